@@ -1,0 +1,35 @@
+//! ISO 3166 countries (alpha-3, alpha-2, continent) and ISO 4217 currencies, for validation and
+//! rate zones. Data from the ISO lists, in `data/`.
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+#[derive(Debug, Clone, Copy)]
+pub struct Country {
+    pub alpha3: &'static str,
+    pub alpha2: &'static str,
+    /// Continent code: AF, AN, AS, EU, NA, OC, SA.
+    pub continent: &'static str,
+}
+
+fn table() -> &'static HashMap<&'static str, Country> {
+    static T: OnceLock<HashMap<&'static str, Country>> = OnceLock::new();
+    T.get_or_init(|| {
+        include_str!("../data/countries.txt")
+            .lines()
+            .filter_map(|l| {
+                let mut it = l.split(' ');
+                let c = Country { alpha3: it.next()?, alpha2: it.next()?, continent: it.next()? };
+                Some((c.alpha3, c))
+            })
+            .collect()
+    })
+}
+
+pub fn country(alpha3: &str) -> Option<Country> {
+    table().get(alpha3).copied()
+}
+
+pub fn is_currency(code: &str) -> bool {
+    include_str!("../data/currencies.txt").split_whitespace().any(|c| c == code)
+}

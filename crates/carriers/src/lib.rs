@@ -1,0 +1,9 @@
+//! The one source of truth for carrier rules. The API validates with it and serves it to the UI; no
+//! other crate writes a carrier rule down.
+
+pub mod countries;
+pub mod rates;
+pub mod registry;
+pub mod tracking;
+
+pub use registry::{carrier, registry, service_type, Carrier, ServiceTypeDef, TrackingPool};

@@ -1,0 +1,194 @@
+//! The one error type of the core, and the contract's error codes.
+
+use serde::Serialize;
+
+/// The contract's `meta.code` values with their fixed message and retryable flag.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorCode {
+    InvalidApiKey,
+    NotFoundRoute,
+    MethodNotAllowed,
+    PayloadTooLarge,
+    Internal,
+    InternalRetry,
+    InvalidRequest,
+    InvalidJson,
+    ShipperAccountNotFound,
+    ItemNotFound,
+    AccountLocked,
+    OperationNotAllowed,
+    RatesPartiallyFailed,
+    AddressTooLong,
+    AlreadyCancelled,
+    AlreadyManifested,
+    NothingToManifest,
+    TrackingNumbersExhausted,
+    DuplicateOrderNumber,
+    ServiceTypeUnavailable,
+    ServiceOptionUnavailable,
+}
+
+impl ErrorCode {
+    pub fn code(self) -> u32 {
+        use ErrorCode::*;
+        match self {
+            InvalidApiKey => 401,
+            NotFoundRoute => 404,
+            MethodNotAllowed => 405,
+            PayloadTooLarge => 413,
+            Internal => 4100,
+            InternalRetry => 4101,
+            InvalidRequest => 4104,
+            InvalidJson => 4109,
+            ShipperAccountNotFound => 4140,
+            ItemNotFound => 4153,
+            AccountLocked => 4155,
+            OperationNotAllowed => 4171,
+            RatesPartiallyFailed => 4713,
+            AddressTooLong => 4716,
+            AlreadyCancelled => 4722,
+            AlreadyManifested => 4724,
+            NothingToManifest => 4725,
+            TrackingNumbersExhausted => 4730,
+            DuplicateOrderNumber => 4801,
+            ServiceTypeUnavailable => 4802,
+            ServiceOptionUnavailable => 4803,
+        }
+    }
+
+    pub fn message(self) -> &'static str {
+        use ErrorCode::*;
+        match self {
+            InvalidApiKey => "Invalid API key.",
+            NotFoundRoute => "The requested resource does not exist.",
+            MethodNotAllowed => "The method is not allowed on this resource.",
+            PayloadTooLarge => "The request body is too large.",
+            Internal => "Internal Error.",
+            InternalRetry => "Internal Error, please try again.",
+            InvalidRequest => "The request was invalid or cannot be otherwise served.",
+            InvalidJson => "Invalid JSON.",
+            ShipperAccountNotFound => "Shipper account not found.",
+            ItemNotFound => "Item does not exist.",
+            AccountLocked => "Access to shipper_account locked during manifest/cancel-label operation.",
+            OperationNotAllowed => "Operation is not allowed on this courier.",
+            RatesPartiallyFailed => "All or partial failed in rate request.",
+            AddressTooLong => "The address length is too long.",
+            AlreadyCancelled => "The tracking number is already canceled, it can not be canceled again.",
+            AlreadyManifested => "The tracking number is manifested, so can not be canceled.",
+            NothingToManifest => "There is no shipments to manifest.",
+            TrackingNumbersExhausted => "No more pre-assigned tracking numbers available in this shipper account. Please input the new tracking numbers in your shipper account setting page.",
+            DuplicateOrderNumber => "Duplicate order_number, please specify a different order_number and try again.",
+            ServiceTypeUnavailable => "The service_type is not available for this shipment.",
+            ServiceOptionUnavailable => "The service_type and service_option are not available for this shipment.",
+        }
+    }
+
+    pub fn retryable(self) -> bool {
+        matches!(self, ErrorCode::InternalRetry | ErrorCode::AccountLocked)
+    }
+
+    /// The HTTP status that carries the envelope: transport errors keep their own status, business
+    /// errors come with 200, as the real service does.
+    pub fn http_status(self) -> u16 {
+        use ErrorCode::*;
+        match self {
+            InvalidApiKey => 401,
+            NotFoundRoute => 404,
+            MethodNotAllowed => 405,
+            PayloadTooLarge => 413,
+            _ => 200,
+        }
+    }
+}
+
+/// Where in the request a problem is (`shipment.parcels[0].weight.unit`) and what is wrong there.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct Detail {
+    pub path: String,
+    pub info: String,
+}
+
+/// The core's single failure type; the HTTP face turns it into the error envelope.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServiceError {
+    pub code: ErrorCode,
+    pub details: Vec<Detail>,
+}
+
+impl ServiceError {
+    pub fn new(code: ErrorCode) -> Self {
+        ServiceError { code, details: Vec::new() }
+    }
+
+    pub fn at(code: ErrorCode, path: impl Into<String>, info: impl Into<String>) -> Self {
+        ServiceError { code, details: vec![Detail { path: path.into(), info: info.into() }] }
+    }
+
+    pub fn invalid(path: impl Into<String>, info: impl Into<String>) -> Self {
+        Self::at(ErrorCode::InvalidRequest, path, info)
+    }
+
+    pub fn internal(why: impl std::fmt::Display) -> Self {
+        Self::at(ErrorCode::Internal, "", why.to_string())
+    }
+
+    /// The `meta` object of the envelope.
+    pub fn meta(&self) -> serde_json::Value {
+        serde_json::json!({
+            "code": self.code.code(),
+            "message": self.code.message(),
+            "details": self.details,
+            "retryable": self.code.retryable(),
+        })
+    }
+
+    /// The whole failure envelope: `meta` plus an empty `data`.
+    pub fn envelope(&self) -> serde_json::Value {
+        serde_json::json!({ "meta": self.meta(), "data": {} })
+    }
+}
+
+impl std::fmt::Display for ServiceError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {}", self.code.code(), self.code.message())?;
+        for d in &self.details {
+            write!(f, " [{}: {}]", d.path, d.info)?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ServiceError {}
+
+/// Collects every problem of a request before answering, so a user fixes them all in one go.
+/// The code of the answer is the first business code found (4716, 4803, ...) or 4104.
+#[derive(Debug, Default)]
+pub struct Problems {
+    code: Option<ErrorCode>,
+    details: Vec<Detail>,
+}
+
+impl Problems {
+    pub fn add(&mut self, code: ErrorCode, path: impl Into<String>, info: impl Into<String>) {
+        // 4104 is the generic code; a more specific one found later takes its place.
+        if self.code.is_none() || self.code == Some(ErrorCode::InvalidRequest) {
+            self.code = Some(code);
+        }
+        self.details.push(Detail { path: path.into(), info: info.into() });
+    }
+
+    pub fn invalid(&mut self, path: impl Into<String>, info: impl Into<String>) {
+        self.add(ErrorCode::InvalidRequest, path, info)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.details.is_empty()
+    }
+
+    pub fn into_result(self) -> Result<(), ServiceError> {
+        match self.code {
+            None => Ok(()),
+            Some(code) => Err(ServiceError { code, details: self.details }),
+        }
+    }
+}

@@ -1,0 +1,9 @@
+//! The interface of Packdesk as Rust types. Every face (HTTP, desktop, UI) speaks these shapes;
+//! the JSON Schemas in `schemas/` are generated from them (`cargo test -p packdesk-model`).
+
+pub mod error;
+pub mod request;
+pub mod record;
+pub mod schema;
+
+pub use error::{Detail, ErrorCode, ServiceError};

@@ -1,0 +1,182 @@
+//! Records returned by the interface (the `data` of an envelope).
+
+use crate::request::{Address, IdRef, ServiceOption, ShipperAccountSettings};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct FileRef {
+    pub paper_size: String,
+    pub url: String,
+    pub file_type: String,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct LabelFiles {
+    pub label: Option<FileRef>,
+    pub qr_code: Option<FileRef>,
+    pub invoice: Option<FileRef>,
+    pub customs_declaration: Option<FileRef>,
+    pub packing_slip: Option<FileRef>,
+    pub manifest: Option<FileRef>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct AccountRef {
+    pub id: String,
+    pub slug: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct AccountRefDescribed {
+    pub id: String,
+    pub slug: String,
+    pub description: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct Amount {
+    pub amount: f64,
+    pub currency: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct WeightValue {
+    pub value: f64,
+    pub unit: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct DetailedCharge {
+    #[serde(rename = "type")]
+    pub charge_type: String,
+    pub charge: Amount,
+}
+
+/// One priced service of one shipper account. A failed entry has every field but
+/// `shipper_account` null and `detailed_charges` empty.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct RateEntry {
+    pub shipper_account: AccountRefDescribed,
+    pub service_type: Option<String>,
+    pub service_name: Option<String>,
+    pub pickup_deadline: Option<String>,
+    pub booking_cut_off: Option<String>,
+    pub delivery_date: Option<String>,
+    /// Days in transit.
+    pub transit_time: Option<u32>,
+    pub error_message: Option<String>,
+    pub info_message: Option<String>,
+    pub charge_weight: Option<WeightValue>,
+    pub total_charge: Option<Amount>,
+    pub detailed_charges: Vec<DetailedCharge>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct Label {
+    pub id: String,
+    /// creating, created, cancelling, cancelled, manifesting, manifested, failed
+    pub status: String,
+    pub ship_date: String,
+    pub tracking_numbers: Vec<String>,
+    pub files: Option<LabelFiles>,
+    pub rate: Option<RateEntry>,
+    pub references: Vec<String>,
+    pub shipper_account: AccountRef,
+    pub service_type: String,
+    pub service_options: Vec<ServiceOption>,
+    pub order_number: Option<String>,
+    pub order_id: Option<String>,
+    pub created_at: String,
+    pub updated_at: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct ShipperAccount {
+    pub id: String,
+    pub slug: String,
+    /// enabled, disabled, deleted
+    pub status: String,
+    pub description: String,
+    /// `user`: the account links the user's own carrier account.
+    #[serde(rename = "type")]
+    pub account_type: String,
+    pub timezone: String,
+    pub address: Option<Address>,
+    pub settings: ShipperAccountSettings,
+    /// How many tracking numbers are left in each pool (sandbox: the sample range).
+    pub tracking_numbers_left: std::collections::BTreeMap<String, u64>,
+    pub created_at: String,
+    pub updated_at: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct CancelLabel {
+    pub id: String,
+    /// cancelling, cancelled, failed
+    pub status: String,
+    pub label: IdRef,
+    pub created_at: String,
+    pub updated_at: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct ManifestedLabel {
+    pub id: String,
+    pub manifested: bool,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct ManifestFiles {
+    pub manifest: Option<FileRef>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct Manifest {
+    pub id: String,
+    /// manifesting, manifested, failed
+    pub status: String,
+    pub shipper_account: AccountRefDescribed,
+    pub labels: Vec<ManifestedLabel>,
+    pub files: ManifestFiles,
+    pub created_at: String,
+    pub updated_at: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct BulkFiles {
+    pub label: Option<FileRef>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct BulkDownload {
+    pub id: String,
+    /// creating, created, failed
+    pub status: String,
+    pub labels: Vec<IdRef>,
+    pub invalid_labels: Vec<IdRef>,
+    pub files: BulkFiles,
+    pub created_at: String,
+    pub updated_at: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct RateRecord {
+    pub id: String,
+    /// calculating, calculated, failed
+    pub status: String,
+    pub rates: Vec<RateEntry>,
+    pub created_at: String,
+    pub updated_at: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct AddressValidation {
+    pub id: String,
+    /// valid, invalid
+    pub status: String,
+    pub address: Address,
+    pub recommended_address: Option<Address>,
+    pub created_at: String,
+    pub updated_at: String,
+}

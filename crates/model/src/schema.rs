@@ -1,0 +1,40 @@
+//! The entity JSON Schemas, generated from the Rust types. `schemas/*.json` in this crate are the
+//! published copies; a test keeps them equal to what the types generate.
+
+use schemars::{schema_for, Schema};
+
+/// Every published schema: (file stem, schema).
+pub fn all() -> Vec<(&'static str, Schema)> {
+    use crate::{record::*, request::*};
+    vec![
+        ("label-request", schema_for!(LabelRequest)),
+        ("label", schema_for!(Label)),
+        ("shipment", schema_for!(Shipment)),
+        ("address", schema_for!(Address)),
+        ("parcel", schema_for!(Parcel)),
+        ("item", schema_for!(Item)),
+        ("billing", schema_for!(Billing)),
+        ("customs", schema_for!(Customs)),
+        ("invoice", schema_for!(Invoice)),
+        ("service-option", schema_for!(ServiceOption)),
+        ("shipper-account-create", schema_for!(ShipperAccountCreate)),
+        ("shipper-account", schema_for!(ShipperAccount)),
+        ("rate", schema_for!(RateEntry)),
+        ("rate-record", schema_for!(RateRecord)),
+        ("cancel-label", schema_for!(CancelLabel)),
+        ("manifest", schema_for!(Manifest)),
+        ("bulk-download", schema_for!(BulkDownload)),
+        ("address-validation", schema_for!(AddressValidation)),
+    ]
+}
+
+/// The schema of one entity as pretty JSON, by file stem.
+pub fn by_name(name: &str) -> Option<String> {
+    all().into_iter().find(|(n, _)| *n == name).map(|(_, s)| pretty(&s))
+}
+
+pub fn pretty(s: &Schema) -> String {
+    let mut out = serde_json::to_string_pretty(s).unwrap_or_default();
+    out.push('\n');
+    out
+}
