@@ -1,0 +1,22 @@
+//! Documents are pure functions of their data: the same input gives the same bytes (no clock, no
+//! randomness inside; dates come in as text). Tests check them by decoding what they print.
+
+pub mod barcode;
+pub mod customs;
+pub mod invoice;
+pub mod label;
+pub mod pdf;
+
+pub use label::{render_label_pdf, render_label_zpl, LabelPage};
+
+/// Paper in millimetres (width, height).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Paper {
+    pub width_mm: f32,
+    pub height_mm: f32,
+}
+
+impl Paper {
+    pub const A4: Paper = Paper { width_mm: 210.0, height_mm: 297.0 };
+    pub const IN4X6: Paper = Paper { width_mm: 101.6, height_mm: 152.4 };
+}

@@ -1,0 +1,45 @@
+//! Document files (labels, invoices, customs declarations, ...), stored as bytes so that a reprint
+//! is the very same document.
+
+use rusqlite::{params, Connection, OptionalExtension};
+
+#[derive(Debug, Clone)]
+pub struct FileRow {
+    pub id: String,
+    pub env: String,
+    pub owner_id: String,
+    /// label, invoice, customs_declaration, manifest, ...
+    pub kind: String,
+    pub file_type: String,
+    pub paper_size: String,
+    pub bytes: Vec<u8>,
+    pub created_at: i64,
+}
+
+pub fn insert(conn: &Connection, f: &FileRow) -> rusqlite::Result<()> {
+    conn.prepare_cached(
+        "INSERT INTO files (id, env, owner_id, kind, file_type, paper_size, bytes, created_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+    )?
+    .execute(params![f.id, f.env, f.owner_id, f.kind, f.file_type, f.paper_size, f.bytes, f.created_at])?;
+    Ok(())
+}
+
+pub fn get(conn: &Connection, env: &str, id: &str) -> rusqlite::Result<Option<FileRow>> {
+    conn.prepare_cached(
+        "SELECT id, env, owner_id, kind, file_type, paper_size, bytes, created_at FROM files WHERE id = ?1 AND env = ?2",
+    )?
+    .query_row(params![id, env], |r| {
+        Ok(FileRow {
+            id: r.get(0)?,
+            env: r.get(1)?,
+            owner_id: r.get(2)?,
+            kind: r.get(3)?,
+            file_type: r.get(4)?,
+            paper_size: r.get(5)?,
+            bytes: r.get(6)?,
+            created_at: r.get(7)?,
+        })
+    })
+    .optional()
+}

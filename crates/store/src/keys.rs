@@ -1,0 +1,30 @@
+//! API keys: a hash to authenticate with, and the key sealed by the vault so the desk can show it.
+
+use rusqlite::{params, Connection};
+
+#[derive(Debug, Clone)]
+pub struct KeyRow {
+    pub env: String,
+    pub key_hash: Vec<u8>,
+    pub key_sealed: Vec<u8>,
+    pub created_at: i64,
+}
+
+pub fn all(conn: &Connection) -> rusqlite::Result<Vec<KeyRow>> {
+    let mut st = conn.prepare_cached("SELECT env, key_hash, key_sealed, created_at FROM api_keys ORDER BY env")?;
+    let rows = st.query_map([], |r| {
+        Ok(KeyRow { env: r.get(0)?, key_hash: r.get(1)?, key_sealed: r.get(2)?, created_at: r.get(3)? })
+    })?;
+    rows.collect()
+}
+
+/// Inserts or replaces (rotation) the key of one environment.
+pub fn put(conn: &Connection, k: &KeyRow) -> rusqlite::Result<()> {
+    conn.execute(
+        "INSERT INTO api_keys (env, key_hash, key_sealed, created_at) VALUES (?1, ?2, ?3, ?4)
+         ON CONFLICT (env) DO UPDATE SET key_hash = excluded.key_hash, key_sealed = excluded.key_sealed,
+         created_at = excluded.created_at",
+        params![k.env, k.key_hash, k.key_sealed, k.created_at],
+    )?;
+    Ok(())
+}

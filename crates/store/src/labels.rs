@@ -1,0 +1,133 @@
+//! Labels. `record` holds the label record as JSON; `status` and `updated_at` are columns (they
+//! change) and are written into the record when it is read.
+
+use crate::paging::Cursor;
+use rusqlite::{params, params_from_iter, types::Value, Connection, OptionalExtension, Row};
+
+#[derive(Debug, Clone)]
+pub struct LabelRow {
+    pub id: String,
+    pub env: String,
+    pub shipper_account_id: String,
+    pub status: String,
+    pub order_number: Option<String>,
+    /// Tracking numbers and references, space separated, for the `s` search.
+    pub search_text: String,
+    pub manifest_id: Option<String>,
+    /// The request as received (JSON), kept for async work and audits.
+    pub request: String,
+    /// The label record (JSON).
+    pub record: String,
+    pub created_at: i64,
+    pub updated_at: i64,
+}
+
+const COLS: &str =
+    "id, env, shipper_account_id, status, order_number, search_text, manifest_id, request, record, created_at, updated_at";
+
+fn from_row(r: &Row) -> rusqlite::Result<LabelRow> {
+    Ok(LabelRow {
+        id: r.get(0)?,
+        env: r.get(1)?,
+        shipper_account_id: r.get(2)?,
+        status: r.get(3)?,
+        order_number: r.get(4)?,
+        search_text: r.get(5)?,
+        manifest_id: r.get(6)?,
+        request: r.get(7)?,
+        record: r.get(8)?,
+        created_at: r.get(9)?,
+        updated_at: r.get(10)?,
+    })
+}
+
+#[derive(Debug)]
+pub enum InsertError {
+    /// Another live label of the account has this order_number.
+    DuplicateOrderNumber,
+    Db(rusqlite::Error),
+}
+
+pub fn insert(conn: &Connection, l: &LabelRow) -> Result<(), InsertError> {
+    let res = conn
+        .prepare_cached(&format!("INSERT INTO labels ({COLS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"))
+        .and_then(|mut st| {
+            st.execute(params![
+                l.id, l.env, l.shipper_account_id, l.status, l.order_number, l.search_text, l.manifest_id, l.request,
+                l.record, l.created_at, l.updated_at
+            ])
+        });
+    match res {
+        Ok(_) => Ok(()),
+        Err(e) if e.to_string().contains("labels.shipper_account_id, labels.order_number") => {
+            Err(InsertError::DuplicateOrderNumber)
+        }
+        Err(e) => Err(InsertError::Db(e)),
+    }
+}
+
+pub fn order_number_taken(conn: &Connection, account_id: &str, order_number: &str) -> rusqlite::Result<bool> {
+    conn.prepare_cached(
+        "SELECT 1 FROM labels WHERE shipper_account_id = ?1 AND order_number = ?2 AND status <> 'cancelled'",
+    )?
+    .exists(params![account_id, order_number])
+}
+
+pub fn get(conn: &Connection, env: &str, id: &str) -> rusqlite::Result<Option<LabelRow>> {
+    conn.prepare_cached(&format!("SELECT {COLS} FROM labels WHERE id = ?1 AND env = ?2"))?
+        .query_row(params![id, env], from_row)
+        .optional()
+}
+
+/// Filters of `GET /labels`.
+#[derive(Debug, Clone, Default)]
+pub struct LabelFilter {
+    pub shipper_account_id: Option<String>,
+    pub status: Option<String>,
+    pub created_at_min: i64,
+    pub created_at_max: i64,
+    pub tracking_numbers: Vec<String>,
+    pub search: Option<String>,
+}
+
+/// Newest first, `limit + 1` rows so the caller knows whether there is a next page.
+pub fn list(conn: &Connection, env: &str, f: &LabelFilter, limit: usize, after: Option<&Cursor>) -> rusqlite::Result<Vec<LabelRow>> {
+    let mut sql = format!("SELECT {COLS} FROM labels WHERE env = ? AND created_at >= ? AND created_at <= ?");
+    let mut args: Vec<Value> = vec![env.to_string().into(), f.created_at_min.into(), f.created_at_max.into()];
+    if let Some(a) = &f.shipper_account_id {
+        sql.push_str(" AND shipper_account_id = ?");
+        args.push(a.clone().into());
+    }
+    if let Some(s) = &f.status {
+        sql.push_str(" AND status = ?");
+        args.push(s.clone().into());
+    }
+    if !f.tracking_numbers.is_empty() {
+        let marks = vec!["?"; f.tracking_numbers.len()].join(", ");
+        sql.push_str(&format!(" AND id IN (SELECT label_id FROM tracking_numbers WHERE env = ? AND number IN ({marks}))"));
+        args.push(env.to_string().into());
+        args.extend(f.tracking_numbers.iter().map(|t| Value::from(t.clone())));
+    }
+    if let Some(s) = &f.search {
+        // A partial match; LIKE's wildcards in the search text are taken literally.
+        let escaped = s.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_");
+        sql.push_str(" AND search_text LIKE ? ESCAPE '\\'");
+        args.push(format!("%{escaped}%").into());
+    }
+    if let Some(c) = after {
+        sql.push_str(" AND (created_at, id) < (?, ?)");
+        args.push(c.created_at.into());
+        args.push(c.id.clone().into());
+    }
+    sql.push_str(" ORDER BY created_at DESC, id DESC LIMIT ?");
+    args.push(((limit + 1) as i64).into());
+    let mut st = conn.prepare_cached(&sql)?;
+    let rows = st.query_map(params_from_iter(args), from_row)?;
+    rows.collect()
+}
+
+pub fn set_status(conn: &Connection, id: &str, status: &str, updated_at: i64) -> rusqlite::Result<()> {
+    conn.prepare_cached("UPDATE labels SET status = ?2, updated_at = ?3 WHERE id = ?1")?
+        .execute(params![id, status, updated_at])?;
+    Ok(())
+}

@@ -1,0 +1,80 @@
+//! Schema migrations, applied in order at open; `PRAGMA user_version` records the last applied.
+
+use rusqlite::Connection;
+
+const MIGRATIONS: &[&str] = &[
+    // 1: keys, shipper accounts, tracking numbers, labels, files.
+    r#"
+    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    CREATE TABLE api_keys (
+        env TEXT PRIMARY KEY CHECK (env IN ('live', 'sandbox')),
+        key_hash BLOB NOT NULL,
+        key_sealed BLOB NOT NULL,
+        created_at INTEGER NOT NULL
+    );
+    CREATE TABLE shipper_accounts (
+        id TEXT PRIMARY KEY,
+        env TEXT NOT NULL,
+        slug TEXT NOT NULL,
+        status TEXT NOT NULL,
+        description TEXT NOT NULL,
+        timezone TEXT NOT NULL,
+        address TEXT,
+        settings TEXT NOT NULL,
+        credentials BLOB NOT NULL,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+    );
+    CREATE INDEX shipper_accounts_page ON shipper_accounts (env, created_at DESC, id DESC);
+    -- Next serial to try, per account and pool (live) or per carrier and pool (sandbox sample range).
+    CREATE TABLE tracking_counters (scope TEXT PRIMARY KEY, next_serial INTEGER NOT NULL);
+    -- Every tracking number ever issued; the key makes a second issue impossible.
+    CREATE TABLE tracking_numbers (
+        env TEXT NOT NULL,
+        slug TEXT NOT NULL,
+        number TEXT NOT NULL,
+        label_id TEXT NOT NULL,
+        PRIMARY KEY (env, slug, number)
+    ) WITHOUT ROWID;
+    CREATE INDEX tracking_numbers_label ON tracking_numbers (label_id);
+    CREATE TABLE labels (
+        id TEXT PRIMARY KEY,
+        env TEXT NOT NULL,
+        shipper_account_id TEXT NOT NULL REFERENCES shipper_accounts (id),
+        status TEXT NOT NULL,
+        order_number TEXT,
+        search_text TEXT NOT NULL,
+        manifest_id TEXT,
+        request TEXT NOT NULL,
+        record TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+    );
+    CREATE UNIQUE INDEX labels_order_number ON labels (shipper_account_id, order_number)
+        WHERE order_number IS NOT NULL AND status <> 'cancelled';
+    CREATE INDEX labels_page ON labels (env, created_at DESC, id DESC);
+    CREATE INDEX labels_account ON labels (shipper_account_id, status, created_at);
+    CREATE TABLE files (
+        id TEXT PRIMARY KEY,
+        env TEXT NOT NULL,
+        owner_id TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        file_type TEXT NOT NULL,
+        paper_size TEXT NOT NULL,
+        bytes BLOB NOT NULL,
+        created_at INTEGER NOT NULL
+    );
+    CREATE INDEX files_owner ON files (owner_id);
+    "#,
+];
+
+pub fn migrate(conn: &mut Connection) -> rusqlite::Result<()> {
+    let done: usize = conn.pragma_query_value(None, "user_version", |r| r.get::<_, i64>(0))? as usize;
+    for (i, sql) in MIGRATIONS.iter().enumerate().skip(done) {
+        let tx = conn.transaction()?;
+        tx.execute_batch(sql)?;
+        tx.pragma_update(None, "user_version", (i + 1) as i64)?;
+        tx.commit()?;
+    }
+    Ok(())
+}
