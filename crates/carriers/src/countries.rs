@@ -10,6 +10,7 @@ pub struct Country {
     pub alpha2: &'static str,
     /// Continent code: AF, AN, AS, EU, NA, OC, SA.
     pub continent: &'static str,
+    pub name: &'static str,
 }
 
 fn table() -> &'static HashMap<&'static str, Country> {
@@ -18,8 +19,8 @@ fn table() -> &'static HashMap<&'static str, Country> {
         include_str!("../data/countries.txt")
             .lines()
             .filter_map(|l| {
-                let mut it = l.split(' ');
-                let c = Country { alpha3: it.next()?, alpha2: it.next()?, continent: it.next()? };
+                let mut it = l.splitn(4, ' ');
+                let c = Country { alpha3: it.next()?, alpha2: it.next()?, continent: it.next()?, name: it.next()? };
                 Some((c.alpha3, c))
             })
             .collect()
@@ -32,4 +33,16 @@ pub fn country(alpha3: &str) -> Option<Country> {
 
 pub fn is_currency(code: &str) -> bool {
     include_str!("../data/currencies.txt").split_whitespace().any(|c| c == code)
+}
+
+/// Countries without a postal-code system, where an address needs none.
+const NO_POSTAL_CODES: &[&str] = &[
+    "ABW", "AGO", "ARE", "ATG", "BDI", "BEN", "BFA", "BHS", "BLZ", "BOL", "BWA", "CAF", "CIV", "CMR", "COD", "COG",
+    "COK", "COM", "DJI", "DMA", "ERI", "FJI", "GHA", "GIN", "GMB", "GNQ", "GRD", "GUY", "HKG", "IRL", "KIR", "KNA",
+    "LCA", "MAC", "MLI", "MRT", "MSR", "MWI", "NIU", "NRU", "PRK", "QAT", "RWA", "SLB", "SLE", "SOM", "SSD", "STP",
+    "SUR", "SYC", "SYR", "TGO", "TKL", "TLS", "TON", "TTO", "TUV", "UGA", "VUT", "YEM", "ZWE",
+];
+
+pub fn has_postal_codes(alpha3: &str) -> bool {
+    !NO_POSTAL_CODES.contains(&alpha3)
 }

@@ -57,8 +57,8 @@ impl Store {
         &self.path
     }
 
-    /// Runs `f` in one write transaction; it commits only if `f` returns Ok.
-    pub fn write<T>(&self, f: impl FnOnce(&Transaction) -> Result<T, ServiceError>) -> Result<T, ServiceError> {
+    /// Runs `f` in one write transaction; it commits only if `f` returns Ok, else rolls back.
+    pub fn write<T, E: From<ServiceError>>(&self, f: impl FnOnce(&Transaction) -> Result<T, E>) -> Result<T, E> {
         let mut conn = self.writer.lock().unwrap_or_else(|p| p.into_inner());
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(db_error)?;
         let out = f(&tx)?;

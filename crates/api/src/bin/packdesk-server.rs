@@ -1,0 +1,135 @@
+//! `packdesk-server [--data-dir DIR] [--listen 127.0.0.1:PORT]`: runs the Packdesk service.
+//! `packdesk-server keys [--data-dir DIR]`: prints `live <key>` and `sandbox <key>`.
+
+use packdesk_service::clock::SystemClock;
+use packdesk_service::Service;
+use std::io::Write;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+const USAGE: &str = "usage:
+  packdesk-server [--data-dir DIR] [--listen 127.0.0.1:PORT]   run the service (port 0 picks a free port)
+  packdesk-server keys [--data-dir DIR]                        print the API keys: live <key>, sandbox <key>
+The data folder defaults to $PACKDESK_DATA_DIR, else the user's data directory (Linux:
+~/.local/share/packdesk). The service listens on 127.0.0.1:4780 unless told otherwise.";
+
+const DEFAULT_LISTEN: &str = "127.0.0.1:4780";
+
+/// The user's data directory for Packdesk, per platform.
+fn default_data_dir() -> PathBuf {
+    if let Some(d) = std::env::var_os("PACKDESK_DATA_DIR").filter(|d| !d.is_empty()) {
+        return PathBuf::from(d);
+    }
+    let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("."));
+    if cfg!(target_os = "macos") {
+        return home.join("Library/Application Support/Packdesk");
+    }
+    if cfg!(windows) {
+        if let Some(a) = std::env::var_os("APPDATA") {
+            return PathBuf::from(a).join("Packdesk");
+        }
+    }
+    match std::env::var_os("XDG_DATA_HOME").filter(|d| !d.is_empty()) {
+        Some(x) => PathBuf::from(x).join("packdesk"),
+        None => home.join(".local/share/packdesk"),
+    }
+}
+
+struct Args {
+    keys: bool,
+    data_dir: PathBuf,
+    listen: String,
+}
+
+fn parse_args() -> Result<Args, String> {
+    let mut args = Args { keys: false, data_dir: default_data_dir(), listen: DEFAULT_LISTEN.into() };
+    let mut it = std::env::args().skip(1);
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "keys" => args.keys = true,
+            "--data-dir" => args.data_dir = PathBuf::from(it.next().ok_or("--data-dir needs a folder")?),
+            "--listen" => args.listen = it.next().ok_or("--listen needs an address like 127.0.0.1:4780")?,
+            "-h" | "--help" => return Err(String::new()),
+            other => {
+                if let Some(v) = other.strip_prefix("--data-dir=") {
+                    args.data_dir = PathBuf::from(v);
+                } else if let Some(v) = other.strip_prefix("--listen=") {
+                    args.listen = v.to_string();
+                } else {
+                    return Err(format!("unknown argument `{other}`"));
+                }
+            }
+        }
+    }
+    Ok(args)
+}
+
+fn main() {
+    let args = match parse_args() {
+        Ok(a) => a,
+        Err(why) => {
+            if !why.is_empty() {
+                eprintln!("packdesk-server: {why}");
+            }
+            eprintln!("{USAGE}");
+            std::process::exit(if why.is_empty() { 0 } else { 2 });
+        }
+    };
+    if args.keys {
+        match Service::reveal_keys(&args.data_dir) {
+            Ok(keys) => {
+                for (env, key) in keys {
+                    println!("{} {key}", env.as_str());
+                }
+            }
+            Err(e) => {
+                eprintln!("packdesk-server: {}", e.details.first().map(|d| d.info.as_str()).unwrap_or("cannot read the keys"));
+                std::process::exit(1);
+            }
+        }
+        return;
+    }
+    let addr: SocketAddr = match args.listen.parse() {
+        Ok(a) => a,
+        Err(_) => {
+            eprintln!("packdesk-server: --listen `{}` is not an address like 127.0.0.1:4780", args.listen);
+            std::process::exit(2);
+        }
+    };
+    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("tokio runtime");
+    rt.block_on(async move {
+        let listener = match tokio::net::TcpListener::bind(addr).await {
+            Ok(l) => l,
+            Err(e) => {
+                eprintln!("packdesk-server: cannot listen on {addr}: {e}");
+                std::process::exit(1);
+            }
+        };
+        let local = listener.local_addr().expect("bound address");
+        let base_url = format!("http://{local}");
+        let opened = match Service::open(&args.data_dir, &base_url, Arc::new(SystemClock)) {
+            Ok(o) => o,
+            Err(e) => {
+                eprintln!("packdesk-server: {}", e.details.first().map(|d| d.info.clone()).unwrap_or_else(|| e.to_string()));
+                std::process::exit(1);
+            }
+        };
+        if !opened.created_keys.is_empty() {
+            println!(
+                "Created the live and sandbox API keys. Show them with: packdesk-server keys --data-dir {}",
+                args.data_dir.display()
+            );
+        }
+        println!("data folder {}", args.data_dir.display());
+        println!("packdesk-server listening on {base_url}");
+        let _ = std::io::stdout().flush();
+        let shutdown = async {
+            let _ = tokio::signal::ctrl_c().await;
+        };
+        if let Err(e) = packdesk_api::serve(listener, Arc::new(opened.service), shutdown).await {
+            eprintln!("packdesk-server: {e}");
+            std::process::exit(1);
+        }
+    });
+}

@@ -1,0 +1,34 @@
+//! The response envelope: `{meta: {code: 200}, data}` or the error envelope of `ServiceError`.
+
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use packdesk_model::{ErrorCode, ServiceError};
+
+pub struct ApiError(pub ServiceError);
+
+impl From<ServiceError> for ApiError {
+    fn from(e: ServiceError) -> Self {
+        ApiError(e)
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let status = StatusCode::from_u16(self.0.code.http_status()).unwrap_or(StatusCode::OK);
+        json_response(status, self.0.envelope().to_string())
+    }
+}
+
+pub fn ok(data: serde_json::Value) -> Response {
+    json_response(StatusCode::OK, serde_json::json!({ "meta": { "code": 200 }, "data": data }).to_string())
+}
+
+pub fn error(code: ErrorCode, path: &str, info: &str) -> Response {
+    ApiError(ServiceError::at(code, path, info)).into_response()
+}
+
+fn json_response(status: StatusCode, body: String) -> Response {
+    let mut r = (status, body).into_response();
+    r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json; charset=utf-8"));
+    r
+}

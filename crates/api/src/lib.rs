@@ -1,0 +1,23 @@
+//! The HTTP face of Packdesk: the spec's `/v3` interface and the desk's own routes (`/desk/...`).
+//! Handlers are thin: authenticate, hand the body to the service on a blocking thread, wrap the
+//! answer in the envelope.
+
+mod envelope;
+mod routes;
+
+pub use routes::router;
+
+use packdesk_service::Service;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+/// Serves `service` on `listener` until the process ends or `shutdown` resolves.
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    service: Arc<Service>,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    axum::serve(listener, router(service).into_make_service_with_connect_info::<SocketAddr>())
+        .with_graceful_shutdown(shutdown)
+        .await
+}

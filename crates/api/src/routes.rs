@@ -1,0 +1,189 @@
+//! Routes. Every route, known or not, needs a valid `service-api-key`; the key decides the
+//! environment (live or sandbox) the request sees.
+
+use crate::envelope::{error, ok, ApiError};
+use axum::body::{to_bytes, Body, Bytes};
+use axum::extract::{FromRequest, Path, Query, Request, State};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Extension, Router};
+use packdesk_model::request::ListQuery;
+use packdesk_model::{ErrorCode, ServiceError};
+use packdesk_service::keys::Env;
+use packdesk_service::Service;
+use std::sync::Arc;
+
+type Shared = Arc<Service>;
+
+/// Largest request body accepted (a 50-parcel, 100-item-per-parcel label fits easily).
+const MAX_BODY: usize = 8 * 1024 * 1024;
+
+pub fn router(service: Shared) -> Router {
+    let v3 = Router::new()
+        .route("/labels", get(list_labels).post(create_label))
+        .route("/labels/{id}", get(get_label))
+        .route("/shipper-accounts", get(list_accounts).post(create_account))
+        .route("/shipper-accounts/{id}", get(get_account).delete(delete_account).put(update_settings))
+        .route("/shipper-accounts/{id}/info", axum::routing::put(update_info))
+        .route("/shipper-accounts/{id}/credentials", axum::routing::put(replace_credentials).patch(merge_credentials))
+        .route("/files/{id}", get(download_file))
+        .route("/schemas", get(list_schemas))
+        .route("/schemas/{name}", get(get_schema));
+    let desk = Router::new().route("/carriers", get(carriers));
+    Router::new()
+        .nest("/v3", v3)
+        .nest("/desk", desk)
+        .fallback(|| async { error(ErrorCode::NotFoundRoute, "", "no such route") })
+        .method_not_allowed_fallback(|| async { error(ErrorCode::MethodNotAllowed, "", "this route does not take that method") })
+        .layer(middleware::from_fn_with_state(service.clone(), authenticate))
+        .with_state(service)
+}
+
+/// Checks `service-api-key` and puts the key's environment into the request.
+async fn authenticate(State(s): State<Shared>, mut req: Request, next: Next) -> Response {
+    let env = req.headers().get("service-api-key").and_then(|v| v.to_str().ok()).and_then(|k| s.authenticate(k));
+    match env {
+        Some(env) => {
+            req.extensions_mut().insert(env);
+            next.run(req).await
+        }
+        None => ApiError(ServiceError::new(ErrorCode::InvalidApiKey)).into_response(),
+    }
+}
+
+/// A JSON request body: UTF-8 only, at most `MAX_BODY` bytes.
+struct JsonBody(Bytes);
+
+impl<S: Send + Sync> FromRequest<S> for JsonBody {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, _: &S) -> Result<Self, ApiError> {
+        if let Some(ct) = req.headers().get(header::CONTENT_TYPE) {
+            let ct = ct.to_str().unwrap_or("").to_ascii_lowercase();
+            for param in ct.split(';').skip(1) {
+                if let Some(cs) = param.trim().strip_prefix("charset=") {
+                    let cs = cs.trim_matches('"');
+                    if cs != "utf-8" && cs != "utf8" {
+                        return Err(ApiError(ServiceError::invalid(
+                            "headers.content-type",
+                            format!("charset `{cs}` is not supported; send UTF-8 (application/json; charset=utf-8)"),
+                        )));
+                    }
+                }
+            }
+        }
+        let bytes = to_bytes(req.into_body(), MAX_BODY)
+            .await
+            .map_err(|_| ApiError(ServiceError::at(ErrorCode::PayloadTooLarge, "", format!("the body is over {MAX_BODY} bytes"))))?;
+        Ok(JsonBody(bytes))
+    }
+}
+
+/// Runs a service call on a blocking thread (SQLite, rendering) and wraps its answer.
+async fn run(s: Shared, f: impl FnOnce(&Service) -> Result<serde_json::Value, ServiceError> + Send + 'static) -> Response {
+    match tokio::task::spawn_blocking(move || f(&s)).await {
+        Ok(Ok(data)) => ok(data),
+        Ok(Err(e)) => ApiError(e).into_response(),
+        Err(_) => error(ErrorCode::Internal, "", "the operation failed unexpectedly"),
+    }
+}
+
+fn query(q: Result<Query<ListQuery>, axum::extract::rejection::QueryRejection>) -> Result<ListQuery, ApiError> {
+    q.map(|Query(q)| q).map_err(|e| ApiError(ServiceError::invalid("query", e.body_text())))
+}
+
+type Q = Result<Query<ListQuery>, axum::extract::rejection::QueryRejection>;
+
+async fn create_label(State(s): State<Shared>, Extension(env): Extension<Env>, JsonBody(b): JsonBody) -> Response {
+    run(s, move |s| s.create_label(env, &b)).await
+}
+
+async fn list_labels(State(s): State<Shared>, Extension(env): Extension<Env>, q: Q) -> Response {
+    match query(q) {
+        Ok(q) => run(s, move |s| s.list_labels(env, &q)).await,
+        Err(e) => e.into_response(),
+    }
+}
+
+async fn get_label(State(s): State<Shared>, Extension(env): Extension<Env>, Path(id): Path<String>) -> Response {
+    run(s, move |s| s.get_label(env, &id)).await
+}
+
+async fn create_account(State(s): State<Shared>, Extension(env): Extension<Env>, JsonBody(b): JsonBody) -> Response {
+    run(s, move |s| s.create_account(env, &b)).await
+}
+
+async fn list_accounts(State(s): State<Shared>, Extension(env): Extension<Env>, q: Q) -> Response {
+    match query(q) {
+        Ok(q) => run(s, move |s| s.list_accounts(env, &q)).await,
+        Err(e) => e.into_response(),
+    }
+}
+
+async fn get_account(State(s): State<Shared>, Extension(env): Extension<Env>, Path(id): Path<String>) -> Response {
+    run(s, move |s| s.get_account(env, &id)).await
+}
+
+async fn delete_account(State(s): State<Shared>, Extension(env): Extension<Env>, Path(id): Path<String>) -> Response {
+    run(s, move |s| s.delete_account(env, &id)).await
+}
+
+async fn update_settings(State(s): State<Shared>, Extension(env): Extension<Env>, Path(id): Path<String>, JsonBody(b): JsonBody) -> Response {
+    run(s, move |s| s.update_account_settings(env, &id, &b)).await
+}
+
+async fn update_info(State(s): State<Shared>, Extension(env): Extension<Env>, Path(id): Path<String>, JsonBody(b): JsonBody) -> Response {
+    run(s, move |s| s.update_account_info(env, &id, &b)).await
+}
+
+async fn replace_credentials(State(s): State<Shared>, Extension(env): Extension<Env>, Path(id): Path<String>, JsonBody(b): JsonBody) -> Response {
+    run(s, move |s| s.update_account_credentials(env, &id, &b, false)).await
+}
+
+async fn merge_credentials(State(s): State<Shared>, Extension(env): Extension<Env>, Path(id): Path<String>, JsonBody(b): JsonBody) -> Response {
+    run(s, move |s| s.update_account_credentials(env, &id, &b, true)).await
+}
+
+/// A document's bytes, as the file URLs of records point to.
+async fn download_file(State(s): State<Shared>, Extension(env): Extension<Env>, Path(id): Path<String>) -> Response {
+    match tokio::task::spawn_blocking(move || s.file(env, &id)).await {
+        Ok(Ok((bytes, mime, name))) => {
+            let mut r = (StatusCode::OK, Body::from(bytes)).into_response();
+            r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static(mime));
+            if let Ok(v) = HeaderValue::from_str(&format!("inline; filename=\"{name}\"")) {
+                r.headers_mut().insert(header::CONTENT_DISPOSITION, v);
+            }
+            r
+        }
+        Ok(Err(e)) => ApiError(e).into_response(),
+        Err(_) => error(ErrorCode::Internal, "", "the download failed unexpectedly"),
+    }
+}
+
+async fn list_schemas(State(s): State<Shared>) -> Response {
+    let base = s.base_url.clone();
+    let names: Vec<serde_json::Value> = packdesk_model::schema::all()
+        .into_iter()
+        .map(|(n, _)| serde_json::json!({ "name": n, "url": format!("{base}/v3/schemas/{n}.json") }))
+        .collect();
+    ok(serde_json::json!({ "schemas": names }))
+}
+
+/// A published JSON Schema file, as is (not enveloped).
+async fn get_schema(Path(name): Path<String>) -> Response {
+    match packdesk_model::schema::by_name(name.trim_end_matches(".json")) {
+        Some(text) => {
+            let mut r = (StatusCode::OK, text).into_response();
+            r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/schema+json"));
+            r
+        }
+        None => error(ErrorCode::NotFoundRoute, "name", "no such schema; see GET /v3/schemas"),
+    }
+}
+
+/// The carrier registry, for the desk UI: it builds its forms from this and never hard-codes a rule.
+async fn carriers(_: HeaderMap) -> Response {
+    ok(serde_json::to_value(packdesk_carriers::registry()).unwrap_or_default())
+}

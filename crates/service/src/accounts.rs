@@ -1,0 +1,314 @@
+//! Shipper accounts: create, list, retrieve, update (info, credentials, settings), delete.
+
+use crate::keys::Env;
+use crate::validate::{check_address, is_uuid, parse_body};
+use crate::Service;
+use packdesk_carriers::tracking::{max_serial, sample_range};
+use packdesk_carriers::{carrier, Carrier};
+use packdesk_model::error::Problems;
+use packdesk_model::record::ShipperAccount;
+use packdesk_model::request::*;
+use packdesk_model::{ErrorCode, ServiceError};
+use packdesk_store::accounts::{self as table, AccountRow};
+use packdesk_store::{db_error, paging};
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+
+pub(crate) fn not_found(path: &str, id: &str) -> ServiceError {
+    ServiceError::at(ErrorCode::ShipperAccountNotFound, path, format!("no shipper account {id} for this key"))
+}
+
+fn check_timezone(p: &mut Problems, path: &str, tz: &str) {
+    if tz.parse::<chrono_tz::Tz>().is_err() {
+        p.invalid(path, format!("`{tz}` is not an IANA timezone (e.g. Europe/London)"));
+    }
+}
+
+/// Every credential field the carrier requires is a non-empty string; no other keys.
+fn check_credentials(p: &mut Problems, c: &Carrier, creds: &Map<String, Value>, partial: bool) {
+    for f in &c.credential_fields {
+        let v = creds.get(&f.name);
+        let empty = match v {
+            None | Some(Value::Null) => true,
+            Some(Value::String(s)) => s.trim().is_empty(),
+            Some(_) => false,
+        };
+        if f.required && empty && !(partial && v.is_none()) {
+            p.invalid(format!("credentials.{}", f.name), format!("{} ({}) is required by {}", f.label, f.name, c.name));
+        }
+        if let Some(v) = v {
+            if !(v.is_string() || v.is_number() || v.is_boolean() || v.is_null()) {
+                p.invalid(format!("credentials.{}", f.name), "must be a string");
+            }
+        }
+    }
+    for k in creds.keys() {
+        if !c.credential_fields.iter().any(|f| &f.name == k) {
+            let fields: Vec<&str> = c.credential_fields.iter().map(|f| f.name.as_str()).collect();
+            let known = if fields.is_empty() { "none".to_string() } else { fields.join(", ") };
+            p.invalid(format!("credentials.{k}"), format!("not a credential of {} (fields: {known})", c.name));
+        }
+    }
+}
+
+fn check_settings(p: &mut Problems, c: &Carrier, s: &ShipperAccountSettings) {
+    if let Some(ranges) = &s.tracking_ranges {
+        for (pool, r) in ranges {
+            let path = format!("settings.tracking_ranges.{pool}");
+            match c.pool(pool) {
+                None => {
+                    let pools: Vec<&str> = c.tracking_pools.iter().map(|p| p.name.as_str()).collect();
+                    p.invalid(path, format!("{} has no tracking-number pool `{pool}` (pools: {})", c.name, pools.join(", ")));
+                }
+                Some(tp) => {
+                    let max = max_serial(&tp.scheme);
+                    if r.start > r.end {
+                        p.invalid(format!("{path}.end"), "must not be below start");
+                    }
+                    if r.end > max {
+                        p.invalid(format!("{path}.end"), format!("serials of {} have at most {} digits (max {max})", c.name, max.to_string().len()));
+                    }
+                }
+            }
+        }
+    }
+    if let Some(ps) = s.default_paper_size {
+        if !c.allows_paper(ps) {
+            p.invalid("settings.default_paper_size", format!("`{}` is not available for {}; allowed: {}", ps.as_str(), c.name, c.paper_sizes.join(", ")));
+        }
+    }
+}
+
+fn registry_carrier(slug: &str) -> Result<&'static Carrier, ServiceError> {
+    carrier(slug).ok_or_else(|| ServiceError::internal(format!("stored account of unknown carrier {slug}")))
+}
+
+/// The tracking scope of a pool: the account's own range (live) or the carrier's sample range
+/// shared by every sandbox account (sandbox).
+pub(crate) fn tracking_scope(env: Env, account_id: &str, slug: &str, pool: &str) -> String {
+    match env {
+        Env::Live => format!("account:{account_id}:{pool}"),
+        Env::Sandbox => format!("sample:{slug}:{pool}"),
+    }
+}
+
+pub(crate) fn settings_of(row: &AccountRow) -> ShipperAccountSettings {
+    serde_json::from_str(&row.settings).unwrap_or_default()
+}
+
+/// The range a pool draws from: the carrier-assigned one (live) or the sample one (sandbox).
+pub(crate) fn pool_range(env: Env, settings: &ShipperAccountSettings, pool: &packdesk_carriers::TrackingPool) -> Option<TrackingRange> {
+    match env {
+        Env::Sandbox => Some(sample_range(&pool.scheme)),
+        Env::Live => settings.tracking_ranges.as_ref().and_then(|r| r.get(&pool.name)).copied(),
+    }
+}
+
+impl Service {
+    pub(crate) fn account_row(&self, env: Env, id: &str, path: &str) -> Result<AccountRow, ServiceError> {
+        if !is_uuid(id) {
+            return Err(ServiceError::invalid(path, "must be a UUID"));
+        }
+        self.store
+            .read(|c| table::get(c, env.as_str(), id).map_err(db_error))?
+            .ok_or_else(|| not_found(path, id))
+    }
+
+    fn account_record(&self, env: Env, row: &AccountRow) -> Result<ShipperAccount, ServiceError> {
+        let c = registry_carrier(&row.slug)?;
+        let settings = settings_of(row);
+        let mut left = BTreeMap::new();
+        for pool in &c.tracking_pools {
+            let scope = tracking_scope(env, &row.id, &row.slug, &pool.name);
+            let n = match pool_range(env, &settings, pool) {
+                None => 0,
+                Some(r) => {
+                    let stored = self.store.read(|conn| packdesk_store::tracking::counter(conn, &scope).map_err(db_error))?;
+                    let next = self.allocator.peek(&scope).max(stored).unwrap_or(0).max(r.start);
+                    if next > r.end { 0 } else { r.end - next + 1 }
+                }
+            };
+            left.insert(pool.name.clone(), n);
+        }
+        Ok(ShipperAccount {
+            id: row.id.clone(),
+            slug: row.slug.clone(),
+            status: row.status.clone(),
+            description: row.description.clone(),
+            account_type: "user".into(),
+            timezone: row.timezone.clone(),
+            address: row.address.as_deref().and_then(|a| serde_json::from_str(a).ok()),
+            settings,
+            tracking_numbers_left: left,
+            created_at: crate::clock::iso_micros(row.created_at),
+            updated_at: crate::clock::iso_micros(row.updated_at),
+        })
+    }
+
+    fn account_json(&self, env: Env, row: &AccountRow) -> Result<Value, ServiceError> {
+        serde_json::to_value(self.account_record(env, row)?).map_err(ServiceError::internal)
+    }
+
+    pub fn create_account(&self, env: Env, body: &[u8]) -> Result<Value, ServiceError> {
+        let req: ShipperAccountCreate = parse_body(body)?;
+        let Some(c) = carrier(&req.slug) else {
+            let slugs: Vec<&str> = packdesk_carriers::registry().carriers.iter().map(|c| c.slug.as_str()).collect();
+            return Err(ServiceError::invalid("slug", format!("unknown carrier `{}`; one of: {}", req.slug, slugs.join(", "))));
+        };
+        let mut p = Problems::default();
+        let n = req.description.trim().chars().count();
+        if !(1..=200).contains(&n) {
+            p.invalid("description", "length must be 1..200 characters");
+        }
+        check_credentials(&mut p, c, &req.credentials, false);
+        if let Some(a) = &req.address {
+            check_address(&mut p, "address", a, Some(c), false);
+        }
+        let timezone = req.timezone.clone().unwrap_or_else(|| "UTC".into());
+        check_timezone(&mut p, "timezone", &timezone);
+        let settings = req.settings.clone().unwrap_or_default();
+        check_settings(&mut p, c, &settings);
+        p.into_result()?;
+
+        let now = self.now_us();
+        let creds = serde_json::to_vec(&req.credentials).map_err(ServiceError::internal)?;
+        let row = AccountRow {
+            id: uuid::Uuid::new_v4().to_string(),
+            env: env.as_str().into(),
+            slug: c.slug.clone(),
+            status: "enabled".into(),
+            description: req.description.trim().to_string(),
+            timezone,
+            address: req.address.as_ref().map(|a| serde_json::to_string(a).unwrap_or_default()),
+            settings: serde_json::to_string(&settings).map_err(ServiceError::internal)?,
+            credentials: self.vault.seal(&creds),
+            created_at: now,
+            updated_at: now,
+        };
+        self.store.write(|tx| table::insert(tx, &row).map_err(db_error))?;
+        self.account_json(env, &row)
+    }
+
+    pub fn get_account(&self, env: Env, id: &str) -> Result<Value, ServiceError> {
+        let row = self.account_row(env, id, "id")?;
+        self.account_json(env, &row)
+    }
+
+    pub fn list_accounts(&self, env: Env, q: &ListQuery) -> Result<Value, ServiceError> {
+        let w = crate::list::window(q, self.clock.now())?;
+        let rows = self.store.read(|c| table::list(c, env.as_str(), q.slug.as_deref(), w.limit, w.after.as_ref()).map_err(db_error))?;
+        let page = paging::page(rows, w.limit, |r| paging::Cursor { created_at: r.created_at, id: r.id.clone() });
+        let items = page.items.iter().map(|r| self.account_json(env, r)).collect::<Result<Vec<_>, _>>()?;
+        Ok(serde_json::json!({ "next_token": page.next_token, "limit": w.limit, "shipper_accounts": items }))
+    }
+
+    /// Loads, changes and writes back an account in one transaction.
+    fn modify_account(&self, env: Env, id: &str, change: impl FnOnce(&mut AccountRow) -> Result<(), ServiceError>) -> Result<AccountRow, ServiceError> {
+        if !is_uuid(id) {
+            return Err(ServiceError::invalid("id", "must be a UUID"));
+        }
+        let now = self.now_us();
+        self.store.write(|tx| {
+            let mut row = table::get(tx, env.as_str(), id).map_err(db_error)?.ok_or_else(|| not_found("id", id))?;
+            change(&mut row)?;
+            row.updated_at = now;
+            table::update(tx, &row).map_err(db_error)?;
+            Ok(row)
+        })
+    }
+
+    pub fn update_account_info(&self, env: Env, id: &str, body: &[u8]) -> Result<Value, ServiceError> {
+        let req: ShipperAccountInfoUpdate = parse_body(body)?;
+        let row = self.modify_account(env, id, |row| {
+            let c = registry_carrier(&row.slug)?;
+            let mut p = Problems::default();
+            if let Some(d) = &req.description {
+                if !(1..=200).contains(&d.trim().chars().count()) {
+                    p.invalid("description", "length must be 1..200 characters");
+                }
+                row.description = d.trim().to_string();
+            }
+            if let Some(a) = &req.address {
+                check_address(&mut p, "address", a, Some(c), false);
+                row.address = Some(serde_json::to_string(a).map_err(ServiceError::internal)?);
+            }
+            if let Some(tz) = &req.timezone {
+                check_timezone(&mut p, "timezone", tz);
+                row.timezone = tz.clone();
+            }
+            p.into_result()
+        })?;
+        self.account_json(env, &row)
+    }
+
+    /// Replaces (PUT) or merges (PATCH) the credentials; answers `{id}`.
+    pub fn update_account_credentials(&self, env: Env, id: &str, body: &[u8], merge: bool) -> Result<Value, ServiceError> {
+        let req: ShipperAccountCredentialsUpdate = parse_body(body)?;
+        let row = self.modify_account(env, id, |row| {
+            let c = registry_carrier(&row.slug)?;
+            let mut creds = req.credentials.clone();
+            if merge {
+                let old: Map<String, Value> = serde_json::from_slice(&self.vault.open_sealed(&row.credentials)?).unwrap_or_default();
+                for (k, v) in old {
+                    creds.entry(k).or_insert(v);
+                }
+            }
+            let mut p = Problems::default();
+            check_credentials(&mut p, c, &creds, false);
+            p.into_result()?;
+            row.credentials = self.vault.seal(&serde_json::to_vec(&creds).map_err(ServiceError::internal)?);
+            Ok(())
+        })?;
+        Ok(serde_json::json!({ "id": row.id }))
+    }
+
+    /// Settings: status (enabled/disabled), timezone and settings (tracking ranges, paper).
+    pub fn update_account_settings(&self, env: Env, id: &str, body: &[u8]) -> Result<Value, ServiceError> {
+        let req: ShipperAccountSettingsUpdate = parse_body(body)?;
+        let row = self.modify_account(env, id, |row| {
+            let c = registry_carrier(&row.slug)?;
+            let mut p = Problems::default();
+            if let Some(s) = &req.status {
+                if s == "enabled" || s == "disabled" {
+                    row.status = s.clone();
+                } else {
+                    p.invalid("status", "must be enabled or disabled");
+                }
+            }
+            if let Some(tz) = &req.timezone {
+                check_timezone(&mut p, "timezone", tz);
+                row.timezone = tz.clone();
+            }
+            if let Some(new) = &req.settings {
+                check_settings(&mut p, c, new);
+                let mut s = settings_of(row);
+                if let Some(r) = &new.tracking_ranges {
+                    s.tracking_ranges.get_or_insert_with(BTreeMap::new).extend(r.clone());
+                }
+                if new.default_paper_size.is_some() {
+                    s.default_paper_size = new.default_paper_size;
+                }
+                row.settings = serde_json::to_string(&s).map_err(ServiceError::internal)?;
+            }
+            p.into_result()
+        })?;
+        // A new range is read again on the next label.
+        self.allocator.forget(&format!("account:{}:", row.id));
+        self.account_json(env, &row)
+    }
+
+    /// Deletes an account (its labels stay in the history); answers `{id}`.
+    pub fn delete_account(&self, env: Env, id: &str) -> Result<Value, ServiceError> {
+        let row = self.modify_account(env, id, |row| {
+            row.status = "deleted".into();
+            Ok(())
+        })?;
+        Ok(serde_json::json!({ "id": row.id }))
+    }
+
+    /// The credentials in clear, for a connector that calls the carrier; never leaves the core.
+    pub fn account_credentials(&self, env: Env, id: &str) -> Result<Map<String, Value>, ServiceError> {
+        let row = self.account_row(env, id, "id")?;
+        serde_json::from_slice(&self.vault.open_sealed(&row.credentials)?).map_err(ServiceError::internal)
+    }
+}

@@ -1,0 +1,115 @@
+//! The live and the sandbox API key. Stored as a SHA-256 hash (to authenticate, compared in constant
+//! time) and sealed by the vault (so `packdesk-server keys` and the desk can show them).
+
+use crate::vault::{random_bytes, Vault};
+use packdesk_model::ServiceError;
+use packdesk_store::{db_error, keys, Store};
+use sha2::{Digest, Sha256};
+use std::sync::RwLock;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Env {
+    Live,
+    Sandbox,
+}
+
+impl Env {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Env::Live => "live",
+            Env::Sandbox => "sandbox",
+        }
+    }
+
+    fn parse(s: &str) -> Option<Env> {
+        match s {
+            "live" => Some(Env::Live),
+            "sandbox" => Some(Env::Sandbox),
+            _ => None,
+        }
+    }
+}
+
+pub struct KeyRing {
+    hashes: RwLock<Vec<(Env, [u8; 32])>>,
+}
+
+fn hash(key: &str) -> [u8; 32] {
+    Sha256::digest(key.as_bytes()).into()
+}
+
+fn new_key(env: Env) -> String {
+    let hex: String = random_bytes::<24>().iter().map(|b| format!("{b:02x}")).collect();
+    format!("pdk_{}_{hex}", env.as_str())
+}
+
+/// Equal-time comparison, so the time of a refusal says nothing about how close a guess was.
+fn same(a: &[u8; 32], b: &[u8; 32]) -> bool {
+    a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+impl KeyRing {
+    /// Loads the keys, creating the missing ones; returns the keys created now (to tell the user).
+    pub fn load(store: &Store, vault: &Vault, now_us: i64) -> Result<(KeyRing, Vec<Env>), ServiceError> {
+        let mut created = Vec::new();
+        let rows = store.write(|tx| {
+            let mut rows = keys::all(tx).map_err(db_error)?;
+            for env in [Env::Live, Env::Sandbox] {
+                if !rows.iter().any(|r| r.env == env.as_str()) {
+                    let key = new_key(env);
+                    let row = keys::KeyRow {
+                        env: env.as_str().into(),
+                        key_hash: hash(&key).to_vec(),
+                        key_sealed: vault.seal(key.as_bytes()),
+                        created_at: now_us,
+                    };
+                    keys::put(tx, &row).map_err(db_error)?;
+                    rows.push(row);
+                    created.push(env);
+                }
+            }
+            Ok(rows)
+        })?;
+        let hashes = rows
+            .iter()
+            .filter_map(|r| Some((Env::parse(&r.env)?, <[u8; 32]>::try_from(r.key_hash.as_slice()).ok()?)))
+            .collect();
+        Ok((KeyRing { hashes: RwLock::new(hashes) }, created))
+    }
+
+    /// The environment of `key`, or None for an unknown key.
+    pub fn authenticate(&self, key: &str) -> Option<Env> {
+        let h = hash(key);
+        let hashes = self.hashes.read().unwrap_or_else(|p| p.into_inner());
+        // Compare with every key, found or not.
+        hashes.iter().fold(None, |found, (env, kh)| if same(&h, kh) { Some(*env) } else { found })
+    }
+
+    /// The keys in clear: (env, key).
+    pub fn reveal(store: &Store, vault: &Vault) -> Result<Vec<(Env, String)>, ServiceError> {
+        let rows = store.read(|c| keys::all(c).map_err(db_error))?;
+        rows.iter()
+            .filter_map(|r| Env::parse(&r.env).map(|e| (e, r)))
+            .map(|(env, r)| {
+                let key = vault.open_sealed(&r.key_sealed)?;
+                Ok((env, String::from_utf8_lossy(&key).into_owned()))
+            })
+            .collect()
+    }
+
+    /// Replaces the key of `env`; the old one stops working at once.
+    pub fn rotate(&self, store: &Store, vault: &Vault, env: Env, now_us: i64) -> Result<String, ServiceError> {
+        let key = new_key(env);
+        let row = keys::KeyRow {
+            env: env.as_str().into(),
+            key_hash: hash(&key).to_vec(),
+            key_sealed: vault.seal(key.as_bytes()),
+            created_at: now_us,
+        };
+        store.write(|tx| keys::put(tx, &row).map_err(db_error))?;
+        let mut hashes = self.hashes.write().unwrap_or_else(|p| p.into_inner());
+        hashes.retain(|(e, _)| *e != env);
+        hashes.push((env, hash(&key)));
+        Ok(key)
+    }
+}

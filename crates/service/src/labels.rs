@@ -1,0 +1,451 @@
+//! Create, list and retrieve labels.
+//!
+//! Creating a label: validate; price it from the rate card; reserve tracking serials (in memory);
+//! render the documents (outside any lock, so labels render in parallel); then one transaction
+//! registers the numbers, writes the label and its files. A number found issued already (an
+//! overlapping range) is skipped and the label is drawn again.
+
+use crate::accounts::{pool_range, settings_of, tracking_scope};
+use crate::keys::Env;
+use crate::validate::{check_label_request, parse_body};
+use crate::Service;
+use chrono::{Datelike, NaiveDate};
+use packdesk_carriers::countries::country;
+use packdesk_carriers::rates::{quote, ParcelMeasure, Quote};
+use packdesk_carriers::{carrier, tracking, Carrier, ServiceTypeDef};
+use packdesk_documents::customs::{render_customs_pdf, CustomsDoc};
+use packdesk_documents::invoice::{render_invoice_pdf, DocItem, InvoiceDoc};
+use packdesk_documents::{render_label_pdf, render_label_zpl, LabelPage, Paper};
+use packdesk_model::record::*;
+use packdesk_model::request::*;
+use packdesk_model::{ErrorCode, ServiceError};
+use packdesk_store::accounts::AccountRow;
+use packdesk_store::files::FileRow;
+use packdesk_store::labels::{self as table, InsertError, LabelFilter, LabelRow};
+use packdesk_store::{db_error, paging};
+use serde_json::Value;
+
+pub const LABEL_STATUSES: &[&str] = &["creating", "created", "cancelling", "cancelled", "manifesting", "manifested", "failed"];
+
+/// Why a label write did not commit.
+enum WriteError {
+    /// The serial was issued before (overlapping ranges): skip it and draw again.
+    Taken(u64),
+    Service(ServiceError),
+}
+
+impl From<ServiceError> for WriteError {
+    fn from(e: ServiceError) -> Self {
+        WriteError::Service(e)
+    }
+}
+
+/// Address lines as a label prints them.
+fn address_lines(a: &Address) -> Vec<String> {
+    let mut lines: Vec<String> = [&a.contact_name, &a.company_name, &a.street1, &a.street2, &a.street3]
+        .into_iter()
+        .flatten()
+        .filter(|s| !s.trim().is_empty())
+        .map(|s| s.trim().to_string())
+        .collect();
+    let city_line = [a.postal_code.as_deref(), a.city.as_deref(), a.state.as_deref()]
+        .into_iter()
+        .flatten()
+        .filter(|s| !s.trim().is_empty())
+        .collect::<Vec<_>>()
+        .join(" ");
+    if !city_line.is_empty() {
+        lines.push(city_line);
+    }
+    lines
+}
+
+fn country_name(alpha3: &str) -> String {
+    country(alpha3).map(|c| c.name.to_uppercase()).unwrap_or_else(|| alpha3.to_string())
+}
+
+fn fmt_weight(w: &Weight) -> String {
+    let v = if w.value.fract() == 0.0 { format!("{}", w.value) } else { format!("{:.2}", w.value) };
+    format!("{v} {}", w.unit.as_str())
+}
+
+fn notes(req: &LabelRequest) -> Vec<String> {
+    let mut out = Vec::new();
+    for o in req.service_options.iter().flatten() {
+        match o.variant() {
+            "cod" => {
+                if let Some(m) = &o.cod_value {
+                    out.push(format!("CASH ON DELIVERY {:.2} {}", m.amount, m.currency));
+                }
+            }
+            "insurance" => {
+                if let Some(m) = &o.insured_value {
+                    out.push(format!("INSURED {:.2} {}", m.amount, m.currency));
+                }
+            }
+            "pickup" => out.push(format!("PICKUP {}-{}", o.start_time.as_deref().unwrap_or(""), o.end_time.as_deref().unwrap_or(""))),
+            _ if o.enabled == Some(true) => out.push(o.option_type.replace('_', " ").to_uppercase()),
+            _ => {}
+        }
+    }
+    if req.return_shipment {
+        out.push("RETURN SHIPMENT".into());
+    }
+    if req.is_document {
+        out.push("DOCUMENTS".into());
+    }
+    out
+}
+
+fn paper_of(size: PaperSize) -> Paper {
+    let (w, h) = size.size_mm().unwrap_or((101.6, 152.4));
+    Paper { width_mm: w, height_mm: h }
+}
+
+fn doc_items(req: &LabelRequest) -> Vec<DocItem> {
+    req.shipment
+        .parcels
+        .iter()
+        .flat_map(|p| p.items.iter().flatten())
+        .map(|it| DocItem {
+            description: it.description.clone(),
+            quantity: it.quantity,
+            unit_price: it.price.amount,
+            currency: it.price.currency.clone(),
+            weight_kg: it.weight.kg(),
+            hs_code: it.hs_code.clone(),
+            origin_country: it.origin_country.clone(),
+            sku: it.sku.clone(),
+        })
+        .collect()
+}
+
+/// The rate entry of a quote.
+pub fn rate_entry(account: &AccountRow, service: &ServiceTypeDef, q: &Quote, ship_date: NaiveDate) -> RateEntry {
+    let mut delivery = ship_date;
+    let mut days = q.transit_days;
+    // Transit days are working days.
+    while days > 0 {
+        delivery = delivery.succ_opt().unwrap_or(delivery);
+        if delivery.weekday().number_from_monday() <= 5 {
+            days -= 1;
+        }
+    }
+    RateEntry {
+        shipper_account: AccountRefDescribed { id: account.id.clone(), slug: account.slug.clone(), description: account.description.clone() },
+        service_type: Some(service.service_type.clone()),
+        service_name: Some(service.name.clone()),
+        pickup_deadline: None,
+        booking_cut_off: None,
+        delivery_date: Some(delivery.format("%Y-%m-%d").to_string()),
+        transit_time: Some(q.transit_days),
+        error_message: None,
+        info_message: None,
+        charge_weight: Some(WeightValue { value: q.charge_weight_kg, unit: "kg".into() }),
+        total_charge: Some(Amount { amount: q.total, currency: q.currency.clone() }),
+        detailed_charges: q
+            .charges
+            .iter()
+            .map(|(t, a)| DetailedCharge { charge_type: t.clone(), charge: Amount { amount: *a, currency: q.currency.clone() } })
+            .collect(),
+    }
+}
+
+pub fn parcel_measures(s: &Shipment) -> Vec<ParcelMeasure> {
+    s.parcels
+        .iter()
+        .map(|p| ParcelMeasure { kg: p.weight.kg(), volume_cm3: p.dimension.as_ref().map(|d| d.volume_cm3()) })
+        .collect()
+}
+
+/// Everything a label needs once its numbers are known.
+struct Draft<'a> {
+    env: Env,
+    req: &'a LabelRequest,
+    account: &'a AccountRow,
+    carrier: &'static Carrier,
+    service: &'static ServiceTypeDef,
+    ship_date: NaiveDate,
+    paper: PaperSize,
+    file_type: FileType,
+    rate: RateEntry,
+}
+
+impl Draft<'_> {
+    fn label_pages(&self, numbers: &[String]) -> Vec<LabelPage> {
+        let s = &self.req.shipment;
+        let n = s.parcels.len();
+        s.parcels
+            .iter()
+            .zip(numbers)
+            .enumerate()
+            .map(|(i, (p, tn))| LabelPage {
+                carrier_name: self.carrier.name.clone(),
+                service_name: self.service.name.clone(),
+                tracking_number: tn.clone(),
+                parcel_index: i + 1,
+                parcel_count: n,
+                weight: fmt_weight(&p.weight),
+                ship_from: {
+                    let mut l = address_lines(&s.ship_from);
+                    l.push(country_name(s.ship_from.country.as_deref().unwrap_or("")));
+                    l
+                },
+                ship_to: address_lines(&s.ship_to),
+                ship_to_country: country_name(s.ship_to.country.as_deref().unwrap_or("")),
+                references: self.req.references.clone().unwrap_or_default(),
+                ship_date: self.ship_date.to_string(),
+                order_number: self.req.order_number.clone(),
+                notes: notes(self.req),
+                sample: self.env == Env::Sandbox,
+                paper: paper_of(self.paper),
+            })
+            .collect()
+    }
+
+    /// (kind, file_type, paper_size, bytes) of every document of the label.
+    fn render(&self, numbers: &[String], label_id: &str) -> Vec<(&'static str, &'static str, &'static str, Vec<u8>)> {
+        let pages = self.label_pages(numbers);
+        let mut files = Vec::new();
+        match self.file_type {
+            FileType::Pdf => files.push(("label", "pdf", self.paper.as_str(), render_label_pdf(&pages))),
+            FileType::Zpl => files.push(("label", "zpl", self.paper.as_str(), render_label_zpl(&pages, 203).into_bytes())),
+        }
+        let s = &self.req.shipment;
+        let from = s.ship_from.country.as_deref().unwrap_or("");
+        let to = s.ship_to.country.as_deref().unwrap_or("");
+        let lines = |a: &Address| {
+            let mut l = address_lines(a);
+            l.push(country_name(a.country.as_deref().unwrap_or("")));
+            l
+        };
+        if let Some(inv) = &self.req.invoice {
+            let inv = inv.clone().unwrap_or(Invoice { date: None, number: None, invoice_type: None, number_of_copies: None });
+            let doc = InvoiceDoc {
+                title: if inv.invoice_type == Some(InvoiceType::Proforma) { "PRO FORMA INVOICE" } else { "COMMERCIAL INVOICE" }.into(),
+                number: inv.number.or_else(|| self.req.order_number.clone()).unwrap_or_else(|| label_id[..8].to_uppercase()),
+                date: inv.date.unwrap_or_else(|| self.ship_date.to_string()),
+                copies: inv.number_of_copies.unwrap_or(1).clamp(1, 4) as u32,
+                seller: lines(&s.ship_from),
+                buyer: lines(&s.ship_to),
+                carrier_service: format!("{} {}", self.carrier.name, self.service.name),
+                tracking_numbers: numbers.to_vec(),
+                terms_of_trade: self.req.customs.as_ref().and_then(|c| c.terms_of_trade).map(|t| t.as_str().to_string()),
+                reason: self.req.customs.as_ref().map(|c| c.purpose.as_str().to_string()),
+                items: doc_items(self.req),
+                sample: self.env == Env::Sandbox,
+            };
+            files.push(("invoice", "pdf", "a4", render_invoice_pdf(&doc)));
+        }
+        if let (Some(c), true) = (&self.req.customs, from != to) {
+            let doc = CustomsDoc {
+                tracking_number: numbers.first().cloned().unwrap_or_default(),
+                sender: lines(&s.ship_from),
+                addressee: lines(&s.ship_to),
+                importer: c.importer_address.as_ref().map(lines).unwrap_or_default(),
+                purpose: c.purpose.as_str().into(),
+                terms_of_trade: c.terms_of_trade.map(|t| t.as_str().to_string()),
+                duties_paid_by: c.billing.as_ref().map(|b| format!("{:?}", b.paid_by).to_lowercase()),
+                items: doc_items(self.req),
+                date: self.ship_date.to_string(),
+                sample: self.env == Env::Sandbox,
+            };
+            files.push(("customs_declaration", "pdf", "a4", render_customs_pdf(&doc)));
+        }
+        files
+    }
+}
+
+impl Service {
+    pub fn create_label(&self, env: Env, body: &[u8]) -> Result<Value, ServiceError> {
+        let req: LabelRequest = parse_body(body)?;
+        if req.is_async {
+            return Err(ServiceError::invalid("async", "async mode is not available in this version; send async: false"));
+        }
+        let account = self.account_row(env, &req.shipper_account.id, "shipper_account.id")?;
+        if account.status != "enabled" {
+            return Err(ServiceError::invalid("shipper_account.id", "the shipper account is disabled"));
+        }
+        let c = carrier(&account.slug).ok_or_else(|| ServiceError::internal("account of an unknown carrier"))?;
+        let tz: chrono_tz::Tz = account.timezone.parse().unwrap_or(chrono_tz::UTC);
+        let today = self.clock.now().with_timezone(&tz).date_naive();
+        check_label_request(&req, c, today)?;
+        let service = c.service(&req.service_type).ok_or_else(|| ServiceError::internal("service vanished after validation"))?;
+        if let Some(o) = &req.order_number {
+            let taken = self.store.read(|conn| table::order_number_taken(conn, &account.id, o).map_err(db_error))?;
+            if taken {
+                return Err(ServiceError::at(ErrorCode::DuplicateOrderNumber, "order_number", format!("`{o}` is on another label of this shipper account")));
+            }
+        }
+        let ship_date = req.ship_date.as_deref().and_then(crate::validate::parse_date).unwrap_or(today);
+        let from = req.shipment.ship_from.country.as_deref().unwrap_or("");
+        let to = req.shipment.ship_to.country.as_deref().unwrap_or("");
+        let options = req.service_options.clone().unwrap_or_default();
+        let q = quote(c, service, from, to, &parcel_measures(&req.shipment), &options)
+            .map_err(|why| ServiceError::at(ErrorCode::ServiceTypeUnavailable, "service_type", why))?;
+        let settings = settings_of(&account);
+        let paper = c.resolve_paper(req.paper_size.or(settings.default_paper_size).unwrap_or(PaperSize::Default));
+        let draft = Draft {
+            env,
+            req: &req,
+            account: &account,
+            carrier: c,
+            service,
+            ship_date,
+            paper,
+            file_type: req.file_type.unwrap_or(FileType::Pdf),
+            rate: rate_entry(&account, service, &q, ship_date),
+        };
+        let cod = options.iter().any(|o| o.variant() == "cod");
+        let pool = c.pool_for(cod, to);
+        let range = pool_range(env, &settings, pool).ok_or_else(|| {
+            ServiceError::at(
+                ErrorCode::TrackingNumbersExhausted,
+                "shipper_account.id",
+                format!("no tracking-number range is set for pool `{}` of this account (settings.tracking_ranges.{})", pool.name, pool.name),
+            )
+        })?;
+        let scope = tracking_scope(env, &account.id, &account.slug, &pool.name);
+        let count = req.shipment.parcels.len() as u64;
+        for _ in 0..16 {
+            let serials = self.allocator.reserve(&scope, count, range, || {
+                self.store.read(|conn| packdesk_store::tracking::counter(conn, &scope).map_err(db_error))
+            })?;
+            let numbers: Vec<String> = serials.iter().map(|s| tracking::format(&pool.scheme, *s)).collect();
+            match self.write_label(&draft, &scope, &serials, &numbers) {
+                Ok(v) => return Ok(v),
+                Err(WriteError::Taken(serial)) => self.allocator.skip_past(&scope, serial),
+                Err(WriteError::Service(e)) => return Err(e),
+            }
+        }
+        Err(ServiceError::at(ErrorCode::InternalRetry, "shipper_account.id", "the tracking-number range overlaps numbers issued elsewhere; try again"))
+    }
+
+    fn write_label(&self, d: &Draft, scope: &str, serials: &[u64], numbers: &[String]) -> Result<Value, WriteError> {
+        let id = uuid::Uuid::new_v4().to_string();
+        let rendered = d.render(numbers, &id);
+        let now = self.now_us();
+        let mut files = LabelFiles::default();
+        let mut rows = Vec::new();
+        for (kind, file_type, paper, bytes) in rendered {
+            let file_id = uuid::Uuid::new_v4().to_string();
+            let r = Some(FileRef { paper_size: paper.into(), url: self.file_url(&file_id), file_type: file_type.into() });
+            match kind {
+                "label" => files.label = r,
+                "invoice" => files.invoice = r,
+                _ => files.customs_declaration = r,
+            }
+            rows.push(FileRow {
+                id: file_id,
+                env: d.env.as_str().into(),
+                owner_id: id.clone(),
+                kind: kind.into(),
+                file_type: file_type.into(),
+                paper_size: paper.into(),
+                bytes,
+                created_at: now,
+            });
+        }
+        let stamp = crate::clock::iso_micros(now);
+        let record = Label {
+            id: id.clone(),
+            status: "created".into(),
+            ship_date: d.ship_date.to_string(),
+            tracking_numbers: numbers.to_vec(),
+            files: Some(files),
+            rate: Some(d.rate.clone()),
+            references: d.req.references.clone().unwrap_or_default(),
+            shipper_account: AccountRef { id: d.account.id.clone(), slug: d.account.slug.clone() },
+            service_type: d.req.service_type.clone(),
+            service_options: d.req.service_options.clone().unwrap_or_default(),
+            order_number: d.req.order_number.clone(),
+            order_id: d.req.order_id.clone(),
+            created_at: stamp.clone(),
+            updated_at: stamp,
+        };
+        let record_json = serde_json::to_value(&record).map_err(ServiceError::internal)?;
+        let mut search = numbers.join(" ");
+        for r in &record.references {
+            search.push(' ');
+            search.push_str(r);
+        }
+        let row = LabelRow {
+            id: id.clone(),
+            env: d.env.as_str().into(),
+            shipper_account_id: d.account.id.clone(),
+            status: "created".into(),
+            order_number: d.req.order_number.clone(),
+            search_text: search,
+            manifest_id: None,
+            request: serde_json::to_string(d.req).map_err(ServiceError::internal)?,
+            record: record_json.to_string(),
+            created_at: now,
+            updated_at: now,
+        };
+        let env = d.env.as_str();
+        let slug = &d.account.slug;
+        self.store.write(|tx| {
+            for (serial, number) in serials.iter().zip(numbers) {
+                if !packdesk_store::tracking::register(tx, env, slug, number, &id).map_err(db_error)? {
+                    return Err(WriteError::Taken(*serial));
+                }
+            }
+            if let Some(last) = serials.last() {
+                packdesk_store::tracking::advance(tx, scope, last + 1).map_err(db_error)?;
+            }
+            table::insert(tx, &row).map_err(|e| match e {
+                InsertError::DuplicateOrderNumber => ServiceError::at(
+                    ErrorCode::DuplicateOrderNumber,
+                    "order_number",
+                    "this order_number is on another label of this shipper account",
+                ),
+                InsertError::Db(e) => db_error(e),
+            })?;
+            for f in &rows {
+                packdesk_store::files::insert(tx, f).map_err(db_error)?;
+            }
+            Ok(())
+        })?;
+        Ok(record_json)
+    }
+
+    fn label_json(row: &LabelRow) -> Result<Value, ServiceError> {
+        let mut v: Value = serde_json::from_str(&row.record).map_err(ServiceError::internal)?;
+        v["status"] = Value::String(row.status.clone());
+        v["updated_at"] = Value::String(crate::clock::iso_micros(row.updated_at));
+        Ok(v)
+    }
+
+    pub fn get_label(&self, env: Env, id: &str) -> Result<Value, ServiceError> {
+        let row = self
+            .store
+            .read(|c| table::get(c, env.as_str(), id).map_err(db_error))?
+            .ok_or_else(|| ServiceError::at(ErrorCode::ItemNotFound, "id", format!("no label {id}")))?;
+        Self::label_json(&row)
+    }
+
+    pub fn list_labels(&self, env: Env, q: &ListQuery) -> Result<Value, ServiceError> {
+        let w = crate::list::window(q, self.clock.now())?;
+        if let Some(s) = q.status.as_deref() {
+            if !LABEL_STATUSES.contains(&s) {
+                return Err(ServiceError::invalid("status", format!("one of: {}", LABEL_STATUSES.join(", "))));
+            }
+        }
+        let filter = LabelFilter {
+            shipper_account_id: q.shipper_account_id.clone().filter(|s| !s.is_empty()),
+            status: q.status.clone().filter(|s| !s.is_empty()),
+            created_at_min: w.created_at_min.timestamp_micros(),
+            created_at_max: w.created_at_max.timestamp_micros(),
+            tracking_numbers: q
+                .tracking_numbers
+                .as_deref()
+                .map(|t| t.split(',').map(str::trim).filter(|s| !s.is_empty()).map(String::from).collect())
+                .unwrap_or_default(),
+            search: q.s.clone().filter(|s| !s.trim().is_empty()),
+        };
+        let rows = self.store.read(|c| table::list(c, env.as_str(), &filter, w.limit, w.after.as_ref()).map_err(db_error))?;
+        let page = paging::page(rows, w.limit, |r| paging::Cursor { created_at: r.created_at, id: r.id.clone() });
+        let items = page.items.iter().map(Self::label_json).collect::<Result<Vec<_>, _>>()?;
+        Ok(w.answer("labels", items, page.next_token))
+    }
+}

@@ -1,0 +1,123 @@
+//! The operations of the interface, over the store, the carrier registry and the documents. Every
+//! face calls these; each takes the caller's environment (from its key) and answers records as
+//! JSON values or a `ServiceError`.
+
+pub mod accounts;
+pub mod allocator;
+pub mod clock;
+pub mod keys;
+pub mod labels;
+pub mod list;
+pub mod validate;
+pub mod vault;
+
+use clock::Clock;
+use keys::{Env, KeyRing};
+use packdesk_model::ServiceError;
+use packdesk_store::Store;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use vault::Vault;
+
+pub use packdesk_model as model;
+
+/// The files of a data folder.
+pub struct DataDir(pub PathBuf);
+
+impl DataDir {
+    pub fn database(&self) -> PathBuf {
+        self.0.join("packdesk.sqlite3")
+    }
+    pub fn vault_key(&self) -> PathBuf {
+        self.0.join("vault.key")
+    }
+    pub fn lock_file(&self) -> PathBuf {
+        self.0.join("packdesk.lock")
+    }
+}
+
+pub struct Service {
+    pub store: Store,
+    pub vault: Vault,
+    pub keys: KeyRing,
+    pub clock: Arc<dyn Clock>,
+    /// Where file URLs point: `http://127.0.0.1:PORT`.
+    pub base_url: String,
+    pub data_dir: PathBuf,
+    allocator: allocator::Allocator,
+    _lock: std::fs::File,
+}
+
+/// What `Service::open` found or made.
+pub struct Opened {
+    pub service: Service,
+    /// Keys created at this start (first start: both).
+    pub created_keys: Vec<Env>,
+}
+
+impl Service {
+    /// Opens (or creates) the data folder. Only one Packdesk may use a data folder at a time.
+    pub fn open(data_dir: &Path, base_url: &str, clock: Arc<dyn Clock>) -> Result<Opened, ServiceError> {
+        std::fs::create_dir_all(data_dir)
+            .map_err(|e| ServiceError::internal(format!("cannot create the data folder {}: {e}", data_dir.display())))?;
+        let dir = DataDir(data_dir.to_path_buf());
+        let lock = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(dir.lock_file())
+            .map_err(|e| ServiceError::internal(format!("cannot open {}: {e}", dir.lock_file().display())))?;
+        lock.try_lock().map_err(|_| {
+            ServiceError::internal(format!("another Packdesk is already using the data folder {}", data_dir.display()))
+        })?;
+        let store = Store::open(&dir.database())?;
+        let vault = Vault::open(&dir.vault_key())?;
+        let now = clock.now().timestamp_micros();
+        let (keys, created_keys) = KeyRing::load(&store, &vault, now)?;
+        let service = Service {
+            store,
+            vault,
+            keys,
+            clock,
+            base_url: base_url.trim_end_matches('/').to_string(),
+            data_dir: data_dir.to_path_buf(),
+            allocator: allocator::Allocator::default(),
+            _lock: lock,
+        };
+        Ok(Opened { service, created_keys })
+    }
+
+    /// The keys of a data folder in clear, without taking the folder's lock (the server may run).
+    pub fn reveal_keys(data_dir: &Path) -> Result<Vec<(Env, String)>, ServiceError> {
+        let dir = DataDir(data_dir.to_path_buf());
+        if !dir.database().exists() {
+            return Err(ServiceError::internal(format!("no Packdesk data in {} (start the server once first)", data_dir.display())));
+        }
+        let store = Store::open(&dir.database())?;
+        let vault = Vault::open(&dir.vault_key())?;
+        KeyRing::reveal(&store, &vault)
+    }
+
+    pub fn authenticate(&self, key: &str) -> Option<Env> {
+        self.keys.authenticate(key)
+    }
+
+    pub(crate) fn now_us(&self) -> i64 {
+        self.clock.now().timestamp_micros()
+    }
+
+    pub(crate) fn file_url(&self, file_id: &str) -> String {
+        format!("{}/v3/files/{file_id}", self.base_url)
+    }
+
+    /// A stored document: (bytes, content type, file name).
+    pub fn file(&self, env: Env, id: &str) -> Result<(Vec<u8>, &'static str, String), ServiceError> {
+        let row = self
+            .store
+            .read(|c| packdesk_store::files::get(c, env.as_str(), id).map_err(packdesk_store::db_error))?
+            .ok_or_else(|| ServiceError::at(model::ErrorCode::ItemNotFound, "id", format!("no file {id}")))?;
+        let mime = if row.file_type == "zpl" { "application/zpl" } else { "application/pdf" };
+        let name = format!("{}-{}.{}", row.kind, row.owner_id, row.file_type);
+        Ok((row.bytes, mime, name))
+    }
+}

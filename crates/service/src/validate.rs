@@ -1,0 +1,369 @@
+//! Request validation. Structure and types come from serde (first problem, with its path); value
+//! rules and carrier rules are checked here, every problem reported with its path.
+
+use packdesk_carriers::countries::{country, has_postal_codes, is_currency};
+use packdesk_carriers::Carrier;
+use packdesk_model::error::Problems;
+use packdesk_model::request::*;
+use packdesk_model::{ErrorCode, ServiceError};
+use serde::de::DeserializeOwned;
+
+/// Parses a request body: 4109 when it is not JSON, 4104 with the path of the first structural
+/// problem (unknown key, missing key, wrong type, value outside an enum).
+pub fn parse_body<T: DeserializeOwned>(body: &[u8]) -> Result<T, ServiceError> {
+    let value: serde_json::Value = serde_json::from_slice(body)
+        .map_err(|e| ServiceError::at(ErrorCode::InvalidJson, "", format!("the body is not JSON: {e}")))?;
+    if !value.is_object() {
+        return Err(ServiceError::invalid("", "the body must be a JSON object"));
+    }
+    serde_path_to_error::deserialize(value).map_err(|e| {
+        let mut path = e.path().to_string();
+        if path == "." {
+            path.clear();
+        }
+        let info = e.inner().to_string();
+        // serde reports unknown and missing keys at their parent; point at the key itself.
+        for prefix in ["unknown field `", "missing field `"] {
+            if let Some(rest) = info.strip_prefix(prefix) {
+                if let Some(key) = rest.split('`').next() {
+                    if !path.ends_with(key) {
+                        path = if path.is_empty() { key.to_string() } else { format!("{path}.{key}") };
+                    }
+                }
+            }
+        }
+        ServiceError::invalid(path, info)
+    })
+}
+
+pub fn is_uuid(s: &str) -> bool {
+    uuid::Uuid::parse_str(s).is_ok()
+}
+
+/// YYYY-MM-DD that is a real date.
+pub fn parse_date(s: &str) -> Option<chrono::NaiveDate> {
+    if s.len() != 10 {
+        return None;
+    }
+    chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d").ok()
+}
+
+fn is_time(s: &str) -> bool {
+    s.len() == 8 && chrono::NaiveTime::parse_from_str(s, "%H:%M:%S").is_ok()
+}
+
+fn check_len(p: &mut Problems, path: &str, value: Option<&str>, min: usize, max: usize) {
+    if let Some(v) = value {
+        let n = v.chars().count();
+        if n < min || n > max {
+            p.invalid(path, format!("length must be {min}..{max} characters, is {n}"));
+        }
+    }
+}
+
+fn check_country(p: &mut Problems, path: &str, c: &str) {
+    if country(c).is_none() {
+        p.invalid(path, format!("`{c}` is not an ISO 3166 alpha-3 country code (e.g. USA, GBR, DEU)"));
+    }
+}
+
+fn check_money(p: &mut Problems, path: &str, m: &Money) {
+    if !(m.amount >= 0.0) {
+        p.invalid(format!("{path}.amount"), "must be 0 or more");
+    }
+    if !is_currency(&m.currency) {
+        p.invalid(format!("{path}.currency"), format!("`{}` is not an ISO 4217 currency code", m.currency));
+    }
+}
+
+fn check_weight(p: &mut Problems, path: &str, w: &Weight) {
+    if !(w.value >= 0.0 && w.value <= w.unit.max()) {
+        p.invalid(format!("{path}.value"), format!("must be 0..{} {}", w.unit.max(), w.unit.as_str()));
+    }
+}
+
+/// Checks an address. `required` addresses (sender, recipient) need a name, street, city and
+/// country, and a postal code where the country has them. Lengths over the carrier's limits are 4716.
+pub fn check_address(p: &mut Problems, path: &str, a: &Address, carrier: Option<&Carrier>, required: bool) {
+    if required {
+        for (field, value) in [("contact_name", &a.contact_name), ("street1", &a.street1), ("city", &a.city), ("country", &a.country)] {
+            if value.as_deref().map(str::trim).unwrap_or("").is_empty() {
+                p.invalid(format!("{path}.{field}"), "is required");
+            }
+        }
+        if let Some(c) = a.country.as_deref() {
+            if has_postal_codes(c) && a.postal_code.as_deref().map(str::trim).unwrap_or("").is_empty() {
+                p.invalid(format!("{path}.postal_code"), format!("is required for {c}"));
+            }
+        }
+    }
+    if let Some(c) = a.country.as_deref() {
+        if !c.is_empty() {
+            check_country(p, &format!("{path}.country"), c);
+        }
+    }
+    if let Some(e) = a.email.as_deref() {
+        if !e.is_empty() && !(e.contains('@') && !e.starts_with('@') && !e.ends_with('@')) {
+            p.invalid(format!("{path}.email"), "is not an email address");
+        }
+    }
+    for (field, value) in a.text_fields() {
+        let Some(v) = value else { continue };
+        let limit = carrier.and_then(|c| c.max_len(field)).unwrap_or(255);
+        let n = v.chars().count();
+        if n > limit {
+            let who = carrier.map(|c| c.name.as_str()).unwrap_or("Packdesk");
+            p.add(ErrorCode::AddressTooLong, format!("{path}.{field}"), format!("{n} characters; {who} allows at most {limit}"));
+        }
+    }
+}
+
+fn check_billing(p: &mut Problems, path: &str, b: &Billing) {
+    if b.paid_by == PaidBy::ThirdParty && b.method.is_none() {
+        p.invalid(format!("{path}.method"), "is required when paid_by is third_party ({type: account, account_number})");
+    }
+    if let Some(m) = &b.method {
+        check_len(p, &format!("{path}.method.account_number"), Some(&m.account_number), 1, 50);
+    }
+}
+
+/// Every rule of a label request that does not need the store. `today` is the ship date default.
+pub fn check_label_request(req: &LabelRequest, carrier: &Carrier, today: chrono::NaiveDate) -> Result<(), ServiceError> {
+    let mut p = Problems::default();
+    let name = &carrier.name;
+
+    match carrier.service(&req.service_type) {
+        Some(_) => {}
+        None => match packdesk_carriers::service_type(&req.service_type) {
+            Some((other, _)) => p.invalid(
+                "service_type",
+                format!("`{}` is a service of {}, but the shipper account is {} ({})", req.service_type, other.name, name, carrier.slug),
+            ),
+            None => p.invalid(
+                "service_type",
+                format!(
+                    "unknown service_type `{}`; {} offers: {}",
+                    req.service_type,
+                    name,
+                    carrier.service_types.iter().map(|s| s.service_type.as_str()).collect::<Vec<_>>().join(", ")
+                ),
+            ),
+        },
+    }
+    if let Some(ps) = req.paper_size {
+        if !carrier.allows_paper(ps) {
+            p.invalid("paper_size", format!("`{}` is not available for {name}; allowed: {}", ps.as_str(), carrier.paper_sizes.join(", ")));
+        }
+    }
+    if let Some(ft) = req.file_type {
+        match &carrier.file_types {
+            None => p.invalid("file_type", format!("{name} does not accept file_type (labels are PDF); leave it out")),
+            Some(list) if !carrier.allows_file_type(ft) => {
+                p.invalid("file_type", format!("`{}` is not available for {name}; allowed: {}", ft.as_str(), list.join(", ")))
+            }
+            _ => {}
+        }
+    }
+    if let Some(d) = &req.ship_date {
+        match parse_date(d) {
+            None => p.invalid("ship_date", "must be a date YYYY-MM-DD"),
+            Some(d) if d < today => p.invalid("ship_date", format!("is in the past (today is {today} in the shipper account's timezone)")),
+            Some(d) if d > today + chrono::Duration::days(30) => p.invalid("ship_date", "is more than 30 days ahead"),
+            _ => {}
+        }
+    }
+    if req.return_shipment && !carrier.return_shipment {
+        p.invalid("return_shipment", format!("{name} does not offer return shipments"));
+    }
+    for field in ["order_number", "order_id"] {
+        let value = if field == "order_number" { &req.order_number } else { &req.order_id };
+        if let Some(v) = value {
+            if !carrier.allows_field(field) {
+                let accepted = if carrier.optional_fields.is_empty() { "none".to_string() } else { carrier.optional_fields.join(", ") };
+                p.invalid(field, format!("{name} does not accept {field} (accepted optional fields: {accepted})"));
+            } else {
+                check_len(&mut p, field, Some(v), 1, 50);
+            }
+        }
+    }
+    if let Some(refs) = &req.references {
+        if refs.len() > 3 {
+            p.invalid("references", format!("at most 3 references, got {}", refs.len()));
+        }
+        for (i, r) in refs.iter().enumerate() {
+            check_len(&mut p, &format!("references[{i}]"), Some(r), 1, 100);
+        }
+    }
+    if let Some(opts) = &req.service_options {
+        if opts.len() > 5 {
+            p.invalid("service_options", format!("at most 5 service options, got {}", opts.len()));
+        }
+        for (i, o) in opts.iter().enumerate() {
+            check_service_option(&mut p, &format!("service_options[{i}]"), o, carrier);
+            if opts[..i].iter().any(|prev| prev.option_type == o.option_type) {
+                p.invalid(format!("service_options[{i}].type"), format!("`{}` is given twice", o.option_type));
+            }
+        }
+    }
+    if let Some(Some(inv)) = &req.invoice {
+        if let Some(d) = &inv.date {
+            if parse_date(d).is_none() {
+                p.invalid("invoice.date", "must be a date YYYY-MM-DD");
+            }
+        }
+        check_len(&mut p, "invoice.number", inv.number.as_deref(), 1, 50);
+        if let Some(n) = inv.number_of_copies {
+            if !(1..=4).contains(&n) {
+                p.invalid("invoice.number_of_copies", "must be 1..4");
+            }
+        }
+    }
+    if let Some(b) = &req.billing {
+        check_billing(&mut p, "billing", b);
+    }
+    if let Some(c) = &req.customs {
+        if let Some(b) = &c.billing {
+            check_billing(&mut p, "customs.billing", b);
+        }
+        if let Some(a) = &c.importer_address {
+            check_address(&mut p, "customs.importer_address", a, Some(carrier), false);
+        }
+    }
+    check_shipment(&mut p, &req.shipment, carrier);
+
+    // Route checks last: they only mean something for a well-formed request.
+    if p.is_empty() {
+        let from = req.shipment.ship_from.country.as_deref().unwrap_or("");
+        let to = req.shipment.ship_to.country.as_deref().unwrap_or("");
+        if !carrier.ship_from.allows(from) {
+            p.add(ErrorCode::ServiceTypeUnavailable, "shipment.ship_from.country", format!("{name} ships from {} only", carrier.ship_from.describe()));
+        } else if !carrier.ship_to.allows(to) {
+            p.add(ErrorCode::ServiceTypeUnavailable, "shipment.ship_to.country", format!("{name} ships to {} only", carrier.ship_to.describe()));
+        } else if let Some(s) = carrier.service(&req.service_type) {
+            if !s.serves(from == to) {
+                p.add(ErrorCode::ServiceTypeUnavailable, "service_type", format!("{} is a {} service; this shipment goes {from} to {to}", s.name, s.scope));
+            }
+        }
+    }
+    p.into_result()
+}
+
+fn check_service_option(p: &mut Problems, path: &str, o: &ServiceOption, carrier: &Carrier) {
+    let variant = o.variant();
+    if variant == "general" && !GENERAL_OPTION_TYPES.contains(&o.option_type.as_str()) {
+        p.invalid(format!("{path}.type"), format!("unknown service option `{}`; known: cod, insurance, pickup, {}", o.option_type, GENERAL_OPTION_TYPES.join(", ")));
+        return;
+    }
+    if !carrier.allows_option_variant(variant) {
+        let allowed = if carrier.service_options.is_empty() { "none".to_string() } else { carrier.service_options.join(", ") };
+        p.add(ErrorCode::ServiceOptionUnavailable, format!("{path}.type"), format!("{} does not offer `{}` options (offers: {allowed})", carrier.name, o.option_type));
+    }
+    let needs = |p: &mut Problems, field: &str, present: bool| {
+        if !present {
+            p.invalid(format!("{path}.{field}"), format!("is required for a {} option", o.option_type));
+        }
+    };
+    let stray = |p: &mut Problems, field: &str, present: bool| {
+        if present {
+            p.invalid(format!("{path}.{field}"), format!("does not belong to a {} option", o.option_type));
+        }
+    };
+    match variant {
+        "cod" => {
+            needs(p, "cod_value", o.cod_value.is_some());
+            if let Some(m) = &o.cod_value {
+                check_money(p, &format!("{path}.cod_value"), m);
+            }
+            stray(p, "insured_value", o.insured_value.is_some());
+        }
+        "insurance" => {
+            needs(p, "insured_value", o.insured_value.is_some());
+            if let Some(m) = &o.insured_value {
+                check_money(p, &format!("{path}.insured_value"), m);
+            }
+            stray(p, "cod_value", o.cod_value.is_some());
+        }
+        "pickup" => {
+            for (field, v) in [("start_time", &o.start_time), ("end_time", &o.end_time)] {
+                match v {
+                    None => needs(p, field, false),
+                    Some(t) if !is_time(t) => p.invalid(format!("{path}.{field}"), "must be a time of day HH:MM:SS"),
+                    _ => {}
+                }
+            }
+            if let (Some(a), Some(b)) = (&o.start_time, &o.end_time) {
+                if is_time(a) && is_time(b) && a >= b {
+                    p.invalid(format!("{path}.end_time"), "must be after start_time");
+                }
+            }
+        }
+        _ => needs(p, "enabled", o.enabled.is_some()),
+    }
+}
+
+fn check_shipment(p: &mut Problems, s: &Shipment, carrier: &Carrier) {
+    check_address(p, "shipment.ship_from", &s.ship_from, Some(carrier), true);
+    check_address(p, "shipment.ship_to", &s.ship_to, Some(carrier), true);
+    check_len(p, "shipment.delivery_instructions", s.delivery_instructions.as_deref(), 0, 128);
+    if s.parcels.is_empty() || s.parcels.len() > 50 {
+        p.invalid("shipment.parcels", format!("must hold 1..50 parcels, holds {}", s.parcels.len()));
+    }
+    for (i, parcel) in s.parcels.iter().enumerate().take(50) {
+        let path = format!("shipment.parcels[{i}]");
+        check_weight(p, &format!("{path}.weight"), &parcel.weight);
+        check_len(p, &format!("{path}.description"), parcel.description.as_deref(), 0, 255);
+        if let Some(d) = &parcel.dimension {
+            for (field, v) in [("width", d.width), ("height", d.height), ("depth", d.depth)] {
+                if !(v > 0.0 && v < 100_000.0) {
+                    p.invalid(format!("{path}.dimension.{field}"), "must be more than 0");
+                }
+            }
+        }
+        if let Some(items) = &parcel.items {
+            if items.is_empty() || items.len() > 100 {
+                p.invalid(format!("{path}.items"), format!("must hold 1..100 items, holds {}", items.len()));
+            }
+            for (j, it) in items.iter().enumerate().take(100) {
+                let ipath = format!("{path}.items[{j}]");
+                check_len(p, &format!("{ipath}.description"), Some(&it.description), 1, 255);
+                if it.quantity < 1 {
+                    p.invalid(format!("{ipath}.quantity"), "must be 1 or more");
+                }
+                check_money(p, &format!("{ipath}.price"), &it.price);
+                check_weight(p, &format!("{ipath}.weight"), &it.weight);
+                if let Some(c) = &it.origin_country {
+                    check_country(p, &format!("{ipath}.origin_country"), c);
+                }
+                if let Some(hs) = &it.hs_code {
+                    let digits = hs.chars().filter(|c| c.is_ascii_digit()).count();
+                    if !hs.chars().all(|c| c.is_ascii_digit() || c == '.') || !(6..=14).contains(&digits) {
+                        p.invalid(format!("{ipath}.hs_code"), "must be 6 to 14 digits, dots allowed (e.g. 6109.10 or 61091000)");
+                    }
+                }
+                check_len(p, &format!("{ipath}.sku"), it.sku.as_deref(), 0, 100);
+                check_len(p, &format!("{ipath}.item_id"), it.item_id.as_deref(), 0, 100);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse_body_points_at_the_offending_key() {
+        let e = parse_body::<LabelRequest>(b"{nope").unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidJson);
+        let e = parse_body::<LabelRequest>(br#"{"service_type":"x","shipper_account":{"id":"a"},"shipment":{},"colour":1}"#).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidRequest);
+        let e = parse_body::<LabelRequest>(br#"{"service_type":"x","shipper_account":{"id":"a"},"colour":1}"#).unwrap_err();
+        assert_eq!(e.details[0].path, "colour");
+        let e = parse_body::<LabelRequest>(br#"{"service_type":"x","shipper_account":{"id":"a"}}"#).unwrap_err();
+        assert_eq!(e.details[0].path, "shipment");
+        let body = br#"{"service_type":"x","shipper_account":{"id":"a"},"shipment":{"ship_from":{},"ship_to":{},"parcels":[{"weight":{"value":1,"unit":"stone"}}]}}"#;
+        let e = parse_body::<LabelRequest>(body).unwrap_err();
+        assert_eq!(e.details[0].path, "shipment.parcels[0].weight.unit");
+        assert!(e.details[0].info.contains("kg"), "{}", e.details[0].info);
+    }
+}
