@@ -329,7 +329,7 @@ impl Service {
         let mut rows = Vec::new();
         for (kind, file_type, paper, bytes) in rendered {
             let file_id = uuid::Uuid::new_v4().to_string();
-            let r = Some(FileRef { paper_size: paper.into(), url: self.file_url(&file_id), file_type: file_type.into() });
+            let r = Some(FileRef { paper_size: paper.into(), url: Service::file_path(&file_id), file_type: file_type.into() });
             match kind {
                 "label" => files.label = r,
                 "invoice" => files.invoice = r,
@@ -363,7 +363,7 @@ impl Service {
             created_at: stamp.clone(),
             updated_at: stamp,
         };
-        let record_json = serde_json::to_value(&record).map_err(ServiceError::internal)?;
+        let mut record_json = serde_json::to_value(&record).map_err(ServiceError::internal)?;
         let mut search = numbers.join(" ");
         for r in &record.references {
             search.push(' ');
@@ -406,13 +406,15 @@ impl Service {
             }
             Ok(())
         })?;
+        self.absolute_urls(&mut record_json);
         Ok(record_json)
     }
 
-    fn label_json(row: &LabelRow) -> Result<Value, ServiceError> {
+    fn label_json(&self, row: &LabelRow) -> Result<Value, ServiceError> {
         let mut v: Value = serde_json::from_str(&row.record).map_err(ServiceError::internal)?;
         v["status"] = Value::String(row.status.clone());
         v["updated_at"] = Value::String(crate::clock::iso_micros(row.updated_at));
+        self.absolute_urls(&mut v);
         Ok(v)
     }
 
@@ -421,7 +423,7 @@ impl Service {
             .store
             .read(|c| table::get(c, env.as_str(), id).map_err(db_error))?
             .ok_or_else(|| ServiceError::at(ErrorCode::ItemNotFound, "id", format!("no label {id}")))?;
-        Self::label_json(&row)
+        self.label_json(&row)
     }
 
     pub fn list_labels(&self, env: Env, q: &ListQuery) -> Result<Value, ServiceError> {
@@ -445,7 +447,7 @@ impl Service {
         };
         let rows = self.store.read(|c| table::list(c, env.as_str(), &filter, w.limit, w.after.as_ref()).map_err(db_error))?;
         let page = paging::page(rows, w.limit, |r| paging::Cursor { created_at: r.created_at, id: r.id.clone() });
-        let items = page.items.iter().map(Self::label_json).collect::<Result<Vec<_>, _>>()?;
+        let items = page.items.iter().map(|r| self.label_json(r)).collect::<Result<Vec<_>, _>>()?;
         Ok(w.answer("labels", items, page.next_token))
     }
 }

@@ -106,8 +106,23 @@ impl Service {
         self.clock.now().timestamp_micros()
     }
 
-    pub(crate) fn file_url(&self, file_id: &str) -> String {
-        format!("{}/v3/files/{file_id}", self.base_url)
+    /// Records store file URLs as paths (`/v3/files/<id>`); they get the server's current address
+    /// when read, so a restart on another port breaks no link.
+    pub(crate) fn file_path(file_id: &str) -> String {
+        format!("/v3/files/{file_id}")
+    }
+
+    /// Prefixes every `files.*.url` path of a record with the base URL.
+    pub(crate) fn absolute_urls(&self, record: &mut serde_json::Value) {
+        if let Some(files) = record.get_mut("files").and_then(|f| f.as_object_mut()) {
+            for f in files.values_mut() {
+                if let Some(url) = f.get_mut("url") {
+                    if let Some(path) = url.as_str().filter(|u| u.starts_with('/')) {
+                        *url = serde_json::Value::String(format!("{}{path}", self.base_url));
+                    }
+                }
+            }
+        }
     }
 
     /// A stored document: (bytes, content type, file name).

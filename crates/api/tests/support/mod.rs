@@ -1,0 +1,123 @@
+//! A real `packdesk-server` process on 127.0.0.1:0 with a temporary data folder, and a small
+//! blocking HTTP client for it.
+#![allow(dead_code)]
+
+use serde_json::{json, Value};
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+
+pub struct Server {
+    child: Child,
+    pub base: String,
+    pub live: String,
+    pub sandbox: String,
+    pub data_dir: PathBuf,
+    _tmp: Option<tempfile::TempDir>,
+}
+
+const BIN: &str = env!("CARGO_BIN_EXE_packdesk-server");
+
+fn start(data_dir: &Path) -> (Child, String) {
+    let mut child = Command::new(BIN)
+        .args(["--data-dir", data_dir.to_str().unwrap(), "--listen", "127.0.0.1:0"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("start packdesk-server");
+    let out = child.stdout.take().unwrap();
+    let mut lines = BufReader::new(out).lines();
+    let base = loop {
+        let line = lines.next().expect("server printed its address").unwrap();
+        if let Some(addr) = line.strip_prefix("packdesk-server listening on ") {
+            break addr.to_string();
+        }
+    };
+    // Keep draining stdout so the server never blocks on a full pipe.
+    std::thread::spawn(move || for _ in lines {});
+    (child, base)
+}
+
+pub fn keys(data_dir: &Path) -> (String, String) {
+    let out = Command::new(BIN).args(["keys", "--data-dir", data_dir.to_str().unwrap()]).output().unwrap();
+    assert!(out.status.success(), "keys: {}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let find = |env: &str| {
+        text.lines().find_map(|l| l.strip_prefix(&format!("{env} "))).unwrap_or_else(|| panic!("no {env} key in {text}")).to_string()
+    };
+    (find("live"), find("sandbox"))
+}
+
+impl Server {
+    pub fn start() -> Server {
+        let tmp = tempfile::tempdir().unwrap();
+        let data_dir = tmp.path().join("data");
+        let (child, base) = start(&data_dir);
+        let (live, sandbox) = keys(&data_dir);
+        Server { child, base, live, sandbox, data_dir, _tmp: Some(tmp) }
+    }
+
+    /// Kills the process (SIGKILL: no chance to tidy up) and starts it again on the same data.
+    pub fn kill_and_restart(&mut self) {
+        self.child.kill().unwrap();
+        self.child.wait().unwrap();
+        let (child, base) = start(&self.data_dir);
+        self.child = child;
+        self.base = base;
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    pub fn call(&self, method: &str, path: &str, key: &str, body: Option<&Value>) -> (u16, Value) {
+        let client = reqwest::blocking::Client::new();
+        let mut req = client.request(method.parse().unwrap(), self.url(path)).header("service-api-key", key);
+        if let Some(b) = body {
+            req = req.header("content-type", "application/json").body(b.to_string());
+        }
+        let resp = req.send().expect("request");
+        let status = resp.status().as_u16();
+        let text = resp.text().unwrap();
+        (status, serde_json::from_str(&text).unwrap_or_else(|_| panic!("not JSON: {text}")))
+    }
+
+    pub fn sandbox_ok(&self, method: &str, path: &str, body: Option<&Value>) -> Value {
+        let (status, v) = self.call(method, path, &self.sandbox, body);
+        assert_eq!((status, &v["meta"]), (200, &json!({"code": 200})), "{method} {path}: {v}");
+        v["data"].clone()
+    }
+
+    pub fn download(&self, url: &str, key: &str) -> (String, Vec<u8>) {
+        let resp = reqwest::blocking::Client::new().get(url).header("service-api-key", key).send().unwrap();
+        assert_eq!(resp.status().as_u16(), 200, "download {url}");
+        let ct = resp.headers().get("content-type").unwrap().to_str().unwrap().to_string();
+        (ct, resp.bytes().unwrap().to_vec())
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+pub fn address(name: &str, country: &str, postal: &str) -> Value {
+    json!({"contact_name": name, "street1": "1 Test Street", "city": "Testville", "postal_code": postal, "country": country})
+}
+
+/// A Yodel sandbox account.
+pub fn yodel_account(s: &Server) -> String {
+    let body = json!({"slug": "yodel", "description": "Yodel desk", "credentials": {"identity": "i", "password": "p", "account_number": "1"}, "timezone": "Europe/London"});
+    s.sandbox_ok("POST", "/v3/shipper-accounts", Some(&body))["id"].as_str().unwrap().to_string()
+}
+
+pub fn yodel_label(account: &str, parcels: usize) -> Value {
+    let parcels: Vec<Value> = (0..parcels).map(|i| json!({"weight": {"value": 1.0 + i as f64, "unit": "kg"}})).collect();
+    json!({
+        "service_type": "yodel_std",
+        "shipper_account": {"id": account},
+        "shipment": {"ship_from": address("Sender Co", "GBR", "E16 2AA"), "ship_to": address("Jane Doe", "GBR", "M1 1AE"), "parcels": parcels}
+    })
+}
