@@ -20,6 +20,39 @@ pub struct Store {
     path: PathBuf,
     writer: Mutex<Connection>,
     readers: Mutex<Vec<Connection>>,
+    checkpointer: Option<Checkpointer>,
+}
+
+/// Copies the WAL back into the database from a thread of its own (PASSIVE: never waits for or
+/// blocks a writer), so no label's commit pays for a checkpoint.
+struct Checkpointer {
+    stop: std::sync::mpsc::Sender<()>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Checkpointer {
+    fn start(path: &Path) -> Option<Checkpointer> {
+        let conn = open_conn(path).ok()?;
+        let (stop, stopped) = std::sync::mpsc::channel::<()>();
+        let thread = std::thread::Builder::new()
+            .name("packdesk-checkpoint".into())
+            .spawn(move || {
+                while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = stopped.recv_timeout(std::time::Duration::from_millis(200)) {
+                    let _ = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()));
+                }
+            })
+            .ok()?;
+        Some(Checkpointer { stop, thread: Some(thread) })
+    }
+}
+
+impl Drop for Checkpointer {
+    fn drop(&mut self) {
+        let _ = self.stop.send(());
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
 }
 
 /// Turns a database error into the core error: "busy" is worth a retry, anything else is a fault.
@@ -50,11 +83,21 @@ impl Store {
     pub fn open(path: &Path) -> Result<Store, ServiceError> {
         let mut writer = open_conn(path).map_err(db_error)?;
         migrations::migrate(&mut writer).map_err(db_error)?;
-        Ok(Store { path: path.to_path_buf(), writer: Mutex::new(writer), readers: Mutex::new(Vec::new()) })
+        // Commits never checkpoint while the checkpointer thread does (see `Checkpointer`).
+        let checkpointer = Checkpointer::start(path);
+        if checkpointer.is_some() {
+            writer.pragma_update(None, "wal_autocheckpoint", 0).map_err(db_error)?;
+        }
+        Ok(Store { path: path.to_path_buf(), writer: Mutex::new(writer), readers: Mutex::new(Vec::new()), checkpointer })
     }
 
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// Whether the background checkpointer runs (it could not start only if the OS refused a thread).
+    pub fn checkpointing(&self) -> bool {
+        self.checkpointer.is_some()
     }
 
     /// Runs `f` in one write transaction; it commits only if `f` returns Ok, else rolls back.
