@@ -23,6 +23,12 @@ pub fn ok(data: serde_json::Value) -> Response {
     json_response(StatusCode::OK, serde_json::json!({ "meta": { "code": 200 }, "data": data }).to_string())
 }
 
+/// A partial failure that still carries data (rates with a failed account: 4713).
+pub fn partial(code: ErrorCode, data: serde_json::Value) -> Response {
+    let meta = serde_json::json!({"code": code.code(), "message": code.message(), "details": [], "retryable": code.retryable()});
+    json_response(StatusCode::OK, serde_json::json!({ "meta": meta, "data": data }).to_string())
+}
+
 pub fn error(code: ErrorCode, path: &str, info: &str) -> Response {
     ApiError(ServiceError::at(code, path, info)).into_response()
 }

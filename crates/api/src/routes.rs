@@ -1,7 +1,7 @@
 //! Routes. Every route, known or not, needs a valid `service-api-key`; the key decides the
 //! environment (live or sandbox) the request sees.
 
-use crate::envelope::{error, ok, ApiError};
+use crate::envelope::{error, ok, partial, ApiError};
 use axum::body::{to_bytes, Body, Bytes};
 use axum::extract::{FromRequest, Path, Query, Request, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
@@ -28,6 +28,16 @@ pub fn router(service: Shared) -> Router {
         .route("/shipper-accounts/{id}", get(get_account).delete(delete_account).put(update_settings))
         .route("/shipper-accounts/{id}/info", axum::routing::put(update_info))
         .route("/shipper-accounts/{id}/credentials", axum::routing::put(replace_credentials).patch(merge_credentials))
+        .route("/cancel-labels", get(list_cancel_labels).post(cancel_label))
+        .route("/cancel-labels/{id}", get(get_cancel_label))
+        .route("/manifests", get(list_manifests).post(create_manifest))
+        .route("/manifests/{id}", get(get_manifest))
+        .route("/bulk-downloads", get(list_bulk_downloads).post(create_bulk_download))
+        .route("/bulk-downloads/{id}", get(get_bulk_download))
+        .route("/rates", get(list_rates).post(calculate_rates))
+        .route("/rates/{id}", get(get_rate))
+        .route("/address-validations", get(list_address_validations).post(validate_address))
+        .route("/address-validations/{id}", get(get_address_validation))
         .route("/files/{id}", get(download_file))
         .route("/schemas", get(list_schemas))
         .route("/schemas/{name}", get(get_schema));
@@ -96,34 +106,62 @@ fn query(q: Result<Query<ListQuery>, axum::extract::rejection::QueryRejection>) 
 
 type Q = Result<Query<ListQuery>, axum::extract::rejection::QueryRejection>;
 
-async fn create_label(State(s): State<Shared>, Extension(env): Extension<Env>, JsonBody(b): JsonBody) -> Response {
-    run(s, move |s| s.create_label(env, &b)).await
+/// Handlers that hand a JSON body, a list query or an id to one service method.
+macro_rules! with_body {
+    ($name:ident, $method:ident) => {
+        async fn $name(State(s): State<Shared>, Extension(env): Extension<Env>, JsonBody(b): JsonBody) -> Response {
+            run(s, move |s| s.$method(env, &b)).await
+        }
+    };
+}
+macro_rules! with_query {
+    ($name:ident, $method:ident) => {
+        async fn $name(State(s): State<Shared>, Extension(env): Extension<Env>, q: Q) -> Response {
+            match query(q) {
+                Ok(q) => run(s, move |s| s.$method(env, &q)).await,
+                Err(e) => e.into_response(),
+            }
+        }
+    };
+}
+macro_rules! with_id {
+    ($name:ident, $method:ident) => {
+        async fn $name(State(s): State<Shared>, Extension(env): Extension<Env>, Path(id): Path<String>) -> Response {
+            run(s, move |s| s.$method(env, &id)).await
+        }
+    };
 }
 
-async fn list_labels(State(s): State<Shared>, Extension(env): Extension<Env>, q: Q) -> Response {
-    match query(q) {
-        Ok(q) => run(s, move |s| s.list_labels(env, &q)).await,
-        Err(e) => e.into_response(),
+with_body!(create_label, create_label);
+with_query!(list_labels, list_labels);
+with_id!(get_label, get_label);
+with_body!(create_account, create_account);
+with_query!(list_accounts, list_accounts);
+with_id!(get_account, get_account);
+with_body!(cancel_label, cancel_label);
+with_query!(list_cancel_labels, list_cancel_labels);
+with_id!(get_cancel_label, get_cancel_label);
+with_body!(create_manifest, create_manifest);
+with_query!(list_manifests, list_manifests);
+with_id!(get_manifest, get_manifest);
+with_body!(create_bulk_download, create_bulk_download);
+with_query!(list_bulk_downloads, list_bulk_downloads);
+with_id!(get_bulk_download, get_bulk_download);
+with_query!(list_rates, list_rates);
+with_id!(get_rate, get_rate);
+with_body!(validate_address, validate_address);
+with_query!(list_address_validations, list_address_validations);
+with_id!(get_address_validation, get_address_validation);
+
+/// Rates answer meta 4713 with the rate record when any account failed (the spec's behaviour),
+/// so this one does not go through `run`.
+async fn calculate_rates(State(s): State<Shared>, Extension(env): Extension<Env>, JsonBody(b): JsonBody) -> Response {
+    match tokio::task::spawn_blocking(move || s.calculate_rates(env, &b)).await {
+        Ok(Ok((data, false))) => ok(data),
+        Ok(Ok((data, true))) => partial(ErrorCode::RatesPartiallyFailed, data),
+        Ok(Err(e)) => ApiError(e).into_response(),
+        Err(_) => error(ErrorCode::Internal, "", "the operation failed unexpectedly"),
     }
-}
-
-async fn get_label(State(s): State<Shared>, Extension(env): Extension<Env>, Path(id): Path<String>) -> Response {
-    run(s, move |s| s.get_label(env, &id)).await
-}
-
-async fn create_account(State(s): State<Shared>, Extension(env): Extension<Env>, JsonBody(b): JsonBody) -> Response {
-    run(s, move |s| s.create_account(env, &b)).await
-}
-
-async fn list_accounts(State(s): State<Shared>, Extension(env): Extension<Env>, q: Q) -> Response {
-    match query(q) {
-        Ok(q) => run(s, move |s| s.list_accounts(env, &q)).await,
-        Err(e) => e.into_response(),
-    }
-}
-
-async fn get_account(State(s): State<Shared>, Extension(env): Extension<Env>, Path(id): Path<String>) -> Response {
-    run(s, move |s| s.get_account(env, &id)).await
 }
 
 async fn delete_account(State(s): State<Shared>, Extension(env): Extension<Env>, Path(id): Path<String>) -> Response {

@@ -2,6 +2,7 @@
 //! other crate writes a carrier rule down.
 
 pub mod countries;
+pub mod postal;
 pub mod rates;
 pub mod registry;
 pub mod tracking;

@@ -5,6 +5,8 @@ pub mod barcode;
 pub mod customs;
 pub mod invoice;
 pub mod label;
+pub mod manifest;
+pub mod merge;
 pub mod pdf;
 
 pub use label::{render_label_pdf, render_label_zpl, LabelPage};

@@ -129,6 +129,8 @@ pub struct ManifestedLabel {
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
 pub struct ManifestFiles {
     pub manifest: Option<FileRef>,
+    /// The same lines as CSV, for upload to the carrier.
+    pub manifest_data: Option<FileRef>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]

@@ -552,3 +552,53 @@ pub struct ListQuery {
     pub slug: Option<String>,
     pub next_token: Option<String>,
 }
+
+/// Body of `POST /cancel-labels`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CancelLabelRequest {
+    #[serde(default, rename = "async")]
+    pub is_async: bool,
+    pub label: IdRef,
+}
+
+/// Body of `POST /manifests`: without `label_ids`, every manifestable label of the account.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ManifestRequest {
+    #[serde(default, rename = "async")]
+    pub is_async: bool,
+    pub shipper_account: IdRef,
+    #[serde(default)]
+    pub label_ids: Option<Vec<String>>,
+}
+
+/// Body of `POST /bulk-downloads` (2..100 labels).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BulkDownloadRequest {
+    #[serde(default, rename = "async")]
+    pub is_async: bool,
+    pub labels: Vec<IdRef>,
+}
+
+/// Body of `POST /rates` (1..50 shipper accounts).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RatesRequest {
+    #[serde(default, rename = "async")]
+    pub is_async: bool,
+    #[serde(default)]
+    pub is_document: bool,
+    pub shipper_accounts: Vec<IdRef>,
+    #[serde(default)]
+    pub ship_date: Option<String>,
+    pub shipment: Shipment,
+}
+
+/// Body of `POST /address-validations` (beta).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AddressValidationRequest {
+    pub address: Address,
+}

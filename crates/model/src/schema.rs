@@ -25,6 +25,11 @@ pub fn all() -> Vec<(&'static str, Schema)> {
         ("manifest", schema_for!(Manifest)),
         ("bulk-download", schema_for!(BulkDownload)),
         ("address-validation", schema_for!(AddressValidation)),
+        ("cancel-label-request", schema_for!(CancelLabelRequest)),
+        ("manifest-request", schema_for!(ManifestRequest)),
+        ("bulk-download-request", schema_for!(BulkDownloadRequest)),
+        ("rates-request", schema_for!(RatesRequest)),
+        ("address-validation-request", schema_for!(AddressValidationRequest)),
     ]
 }
 

@@ -3,11 +3,17 @@
 //! JSON values or a `ServiceError`.
 
 pub mod accounts;
+pub mod addresses;
 pub mod allocator;
+pub mod bulk;
+pub mod cancels;
 pub mod clock;
 pub mod keys;
 pub mod labels;
 pub mod list;
+pub mod manifests;
+pub mod rates;
+pub mod records;
 pub mod validate;
 pub mod vault;
 
@@ -131,7 +137,11 @@ impl Service {
             .store
             .read(|c| packdesk_store::files::get(c, env.as_str(), id).map_err(packdesk_store::db_error))?
             .ok_or_else(|| ServiceError::at(model::ErrorCode::ItemNotFound, "id", format!("no file {id}")))?;
-        let mime = if row.file_type == "zpl" { "application/zpl" } else { "application/pdf" };
+        let mime = match row.file_type.as_str() {
+            "zpl" => "application/zpl",
+            "csv" => "text/csv; charset=utf-8",
+            _ => "application/pdf",
+        };
         let name = format!("{}-{}.{}", row.kind, row.owner_id, row.file_type);
         Ok((row.bytes, mime, name))
     }

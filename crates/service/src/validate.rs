@@ -229,7 +229,7 @@ pub fn check_label_request(req: &LabelRequest, carrier: &Carrier, today: chrono:
             check_address(&mut p, "customs.importer_address", a, Some(carrier), false);
         }
     }
-    check_shipment(&mut p, &req.shipment, carrier);
+    check_shipment(&mut p, &req.shipment, Some(carrier));
 
     // Route checks last: they only mean something for a well-formed request.
     if p.is_empty() {
@@ -301,9 +301,9 @@ fn check_service_option(p: &mut Problems, path: &str, o: &ServiceOption, carrier
     }
 }
 
-fn check_shipment(p: &mut Problems, s: &Shipment, carrier: &Carrier) {
-    check_address(p, "shipment.ship_from", &s.ship_from, Some(carrier), true);
-    check_address(p, "shipment.ship_to", &s.ship_to, Some(carrier), true);
+pub fn check_shipment(p: &mut Problems, s: &Shipment, carrier: Option<&Carrier>) {
+    check_address(p, "shipment.ship_from", &s.ship_from, carrier, true);
+    check_address(p, "shipment.ship_to", &s.ship_to, carrier, true);
     check_len(p, "shipment.delivery_instructions", s.delivery_instructions.as_deref(), 0, 128);
     if s.parcels.is_empty() || s.parcels.len() > 50 {
         p.invalid("shipment.parcels", format!("must hold 1..50 parcels, holds {}", s.parcels.len()));

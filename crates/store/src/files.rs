@@ -16,6 +16,19 @@ pub struct FileRow {
     pub created_at: i64,
 }
 
+fn from_row(r: &rusqlite::Row) -> rusqlite::Result<FileRow> {
+    Ok(FileRow {
+        id: r.get(0)?,
+        env: r.get(1)?,
+        owner_id: r.get(2)?,
+        kind: r.get(3)?,
+        file_type: r.get(4)?,
+        paper_size: r.get(5)?,
+        bytes: r.get(6)?,
+        created_at: r.get(7)?,
+    })
+}
+
 pub fn insert(conn: &Connection, f: &FileRow) -> rusqlite::Result<()> {
     conn.prepare_cached(
         "INSERT INTO files (id, env, owner_id, kind, file_type, paper_size, bytes, created_at)
@@ -29,17 +42,16 @@ pub fn get(conn: &Connection, env: &str, id: &str) -> rusqlite::Result<Option<Fi
     conn.prepare_cached(
         "SELECT id, env, owner_id, kind, file_type, paper_size, bytes, created_at FROM files WHERE id = ?1 AND env = ?2",
     )?
-    .query_row(params![id, env], |r| {
-        Ok(FileRow {
-            id: r.get(0)?,
-            env: r.get(1)?,
-            owner_id: r.get(2)?,
-            kind: r.get(3)?,
-            file_type: r.get(4)?,
-            paper_size: r.get(5)?,
-            bytes: r.get(6)?,
-            created_at: r.get(7)?,
-        })
-    })
+    .query_row(params![id, env], from_row)
+    .optional()
+}
+
+/// The file of `kind` that belongs to `owner_id` (a label's label document, say).
+pub fn of_owner(conn: &Connection, env: &str, owner_id: &str, kind: &str) -> rusqlite::Result<Option<FileRow>> {
+    conn.prepare_cached(
+        "SELECT id, env, owner_id, kind, file_type, paper_size, bytes, created_at FROM files
+         WHERE owner_id = ?1 AND env = ?2 AND kind = ?3 ORDER BY created_at LIMIT 1",
+    )?
+    .query_row(params![owner_id, env, kind], from_row)
     .optional()
 }

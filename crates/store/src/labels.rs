@@ -131,3 +131,22 @@ pub fn set_status(conn: &Connection, id: &str, status: &str, updated_at: i64) ->
         .execute(params![id, status, updated_at])?;
     Ok(())
 }
+
+/// Labels of an account that a close-out takes: created, in no manifest, oldest first.
+pub fn manifestable(conn: &Connection, account_id: &str) -> rusqlite::Result<Vec<LabelRow>> {
+    let mut st = conn.prepare_cached(&format!(
+        "SELECT {COLS} FROM labels WHERE shipper_account_id = ?1 AND status = 'created' AND manifest_id IS NULL
+         ORDER BY created_at, id"
+    ))?;
+    let rows = st.query_map([account_id], from_row)?;
+    rows.collect()
+}
+
+/// Moves labels into a manifest.
+pub fn set_manifested(conn: &Connection, ids: &[String], manifest_id: &str, updated_at: i64) -> rusqlite::Result<()> {
+    let mut st = conn.prepare_cached("UPDATE labels SET status = 'manifested', manifest_id = ?2, updated_at = ?3 WHERE id = ?1")?;
+    for id in ids {
+        st.execute(params![id, manifest_id, updated_at])?;
+    }
+    Ok(())
+}

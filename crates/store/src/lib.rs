@@ -7,6 +7,7 @@ pub mod keys;
 pub mod labels;
 pub mod migrations;
 pub mod paging;
+pub mod records;
 pub mod tracking;
 
 use packdesk_model::{ErrorCode, ServiceError};

@@ -66,6 +66,35 @@ const MIGRATIONS: &[&str] = &[
     );
     CREATE INDEX files_owner ON files (owner_id);
     "#,
+    // 2: the records of the other operations; all share one shape (see records.rs).
+    r#"
+    CREATE TABLE cancel_labels (
+        id TEXT PRIMARY KEY, env TEXT NOT NULL, shipper_account_id TEXT, status TEXT NOT NULL,
+        record TEXT NOT NULL, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL
+    );
+    CREATE INDEX cancel_labels_page ON cancel_labels (env, created_at DESC, id DESC);
+    CREATE TABLE manifests (
+        id TEXT PRIMARY KEY, env TEXT NOT NULL, shipper_account_id TEXT, status TEXT NOT NULL,
+        record TEXT NOT NULL, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL
+    );
+    CREATE INDEX manifests_page ON manifests (env, created_at DESC, id DESC);
+    CREATE TABLE bulk_downloads (
+        id TEXT PRIMARY KEY, env TEXT NOT NULL, shipper_account_id TEXT, status TEXT NOT NULL,
+        record TEXT NOT NULL, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL
+    );
+    CREATE INDEX bulk_downloads_page ON bulk_downloads (env, created_at DESC, id DESC);
+    CREATE TABLE rates (
+        id TEXT PRIMARY KEY, env TEXT NOT NULL, shipper_account_id TEXT, status TEXT NOT NULL,
+        record TEXT NOT NULL, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL
+    );
+    CREATE INDEX rates_page ON rates (env, created_at DESC, id DESC);
+    CREATE TABLE address_validations (
+        id TEXT PRIMARY KEY, env TEXT NOT NULL, shipper_account_id TEXT, status TEXT NOT NULL,
+        record TEXT NOT NULL, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL
+    );
+    CREATE INDEX address_validations_page ON address_validations (env, created_at DESC, id DESC);
+    CREATE INDEX labels_manifestable ON labels (shipper_account_id, status, manifest_id);
+    "#,
 ];
 
 pub fn migrate(conn: &mut Connection) -> rusqlite::Result<()> {

@@ -1,0 +1,114 @@
+//! Address validation (beta): offline rules per country (postal-code format, state where the
+//! country has states, street lengths) and a recommended address with normalised case, spacing
+//! and postal-code format.
+
+use crate::keys::Env;
+use crate::records::row;
+use crate::validate::{check_address, parse_body};
+use crate::Service;
+use packdesk_carriers::postal::{normalise_postal_code, STATE_REQUIRED};
+use packdesk_model::error::Problems;
+use packdesk_model::request::{Address, AddressValidationRequest, ListQuery};
+use packdesk_model::ServiceError;
+use packdesk_store::records::{self as records, Kind};
+use packdesk_store::db_error;
+use serde_json::{json, Value};
+
+pub const VALIDATION_STATUSES: &[&str] = &["valid", "invalid"];
+
+/// Trimmed, single-spaced.
+fn tidy(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// "nEW   york" -> "New York" (names of places; streets keep their own case).
+fn title(s: &str) -> String {
+    tidy(s)
+        .split(' ')
+        .map(|w| {
+            let mut c = w.chars();
+            match c.next() {
+                Some(f) => f.to_uppercase().chain(c.flat_map(|x| x.to_lowercase())).collect(),
+                None => String::new(),
+            }
+        })
+        .collect::<Vec<String>>()
+        .join(" ")
+}
+
+/// Street lines longer than this are split by most carriers' label printers.
+const STREET_MAX: usize = 35;
+
+impl Service {
+    pub fn validate_address(&self, env: Env, body: &[u8]) -> Result<Value, ServiceError> {
+        let req: AddressValidationRequest = parse_body(body)?;
+        let a = &req.address;
+        // Structure first: lengths over the hard limit are an error, not a validation result.
+        let mut hard = Problems::default();
+        check_address(&mut hard, "address", a, None, false);
+        hard.into_result()?;
+
+        let mut problems: Vec<Value> = Vec::new();
+        let mut rec = a.clone();
+        for (field, v) in [("contact_name", &a.contact_name), ("street1", &a.street1), ("city", &a.city), ("country", &a.country)] {
+            if v.as_deref().map(str::trim).unwrap_or("").is_empty() {
+                problems.push(json!({"path": format!("address.{field}"), "info": "is required"}));
+            }
+        }
+        let country = a.country.as_deref().map(|c| c.trim().to_uppercase()).unwrap_or_default();
+        if !country.is_empty() {
+            rec.country = Some(country.clone());
+            match a.postal_code.as_deref().map(str::trim).filter(|p| !p.is_empty()) {
+                Some(pc) => match normalise_postal_code(&country, pc) {
+                    Ok(n) => rec.postal_code = Some(n),
+                    Err(why) => problems.push(json!({"path": "address.postal_code", "info": why})),
+                },
+                None if packdesk_carriers::countries::has_postal_codes(&country) => {
+                    problems.push(json!({"path": "address.postal_code", "info": format!("is required for {country}")}))
+                }
+                None => {}
+            }
+            if STATE_REQUIRED.contains(&country.as_str()) && a.state.as_deref().map(str::trim).unwrap_or("").is_empty() {
+                problems.push(json!({"path": "address.state", "info": format!("is required for {country}")}));
+            }
+        }
+        for (field, v) in [("street1", &a.street1), ("street2", &a.street2), ("street3", &a.street3)] {
+            if let Some(s) = v {
+                if tidy(s).chars().count() > STREET_MAX {
+                    problems.push(json!({"path": format!("address.{field}"), "info": format!("longer than {STREET_MAX} characters; split it over street2/street3")}));
+                }
+            }
+        }
+        rec.contact_name = a.contact_name.as_deref().map(tidy);
+        rec.company_name = a.company_name.as_deref().map(tidy);
+        rec.street1 = a.street1.as_deref().map(tidy);
+        rec.street2 = a.street2.as_deref().map(tidy);
+        rec.street3 = a.street3.as_deref().map(tidy);
+        rec.city = a.city.as_deref().map(title);
+        rec.state = a.state.as_deref().map(|s| if s.trim().len() <= 3 { tidy(s).to_uppercase() } else { title(s) });
+        rec.email = a.email.as_deref().map(|e| e.trim().to_lowercase());
+        let valid = problems.is_empty();
+        let now = self.now_us();
+        let stamp = crate::clock::iso_micros(now);
+        let record = json!({
+            "id": uuid::Uuid::new_v4().to_string(),
+            "status": if valid { "valid" } else { "invalid" },
+            "address": a,
+            "recommended_address": if valid || rec != Address::default() { serde_json::to_value(&rec).map_err(ServiceError::internal)? } else { Value::Null },
+            "problems": problems,
+            "created_at": stamp,
+            "updated_at": stamp,
+        });
+        let status = if valid { "valid" } else { "invalid" };
+        self.store.write(|tx| records::insert(tx, Kind::AddressValidation, &row(env, None, status, &record, now)).map_err(db_error))?;
+        Ok(record)
+    }
+
+    pub fn get_address_validation(&self, env: Env, id: &str) -> Result<Value, ServiceError> {
+        self.get_record(Kind::AddressValidation, env, id)
+    }
+
+    pub fn list_address_validations(&self, env: Env, q: &ListQuery) -> Result<Value, ServiceError> {
+        self.list_records(Kind::AddressValidation, env, q, "address_validations", VALIDATION_STATUSES)
+    }
+}

@@ -1,0 +1,99 @@
+//! Bulk downloads: the labels of 2..100 labels merged into one file, in request order.
+
+use crate::keys::Env;
+use crate::records::{refuse_async, row};
+use crate::validate::parse_body;
+use crate::Service;
+use packdesk_documents::merge::merge_pdfs;
+use packdesk_model::request::{BulkDownloadRequest, ListQuery};
+use packdesk_model::ServiceError;
+use packdesk_store::files::FileRow;
+use packdesk_store::records::{self as records, Kind};
+use packdesk_store::{db_error, files, labels};
+use serde_json::{json, Value};
+
+pub const BULK_STATUSES: &[&str] = &["creating", "created", "failed"];
+
+impl Service {
+    pub fn create_bulk_download(&self, env: Env, body: &[u8]) -> Result<Value, ServiceError> {
+        let req: BulkDownloadRequest = parse_body(body)?;
+        refuse_async(req.is_async)?;
+        if !(2..=100).contains(&req.labels.len()) {
+            return Err(ServiceError::invalid("labels", format!("must hold 2..100 labels, holds {}", req.labels.len())));
+        }
+        // Unknown and cancelled labels go to invalid_labels; the rest are merged in request order.
+        let (mut valid, mut invalid, mut docs) = (Vec::new(), Vec::new(), Vec::new());
+        self.store.read(|c| {
+            for l in &req.labels {
+                let label = labels::get(c, env.as_str(), &l.id).map_err(db_error)?;
+                let file = match &label {
+                    Some(lb) if lb.status != "cancelled" && lb.status != "failed" => files::of_owner(c, env.as_str(), &l.id, "label").map_err(db_error)?,
+                    _ => None,
+                };
+                match file {
+                    Some(f) => {
+                        valid.push(json!({"id": l.id}));
+                        docs.push(f);
+                    }
+                    None => invalid.push(json!({"id": l.id})),
+                }
+            }
+            Ok(())
+        })?;
+        if docs.is_empty() {
+            return Err(ServiceError::at(packdesk_model::ErrorCode::ItemNotFound, "labels", "none of the labels exists or can be downloaded"));
+        }
+        let file_type = docs[0].file_type.clone();
+        if let Some(i) = docs.iter().position(|d| d.file_type != file_type) {
+            return Err(ServiceError::invalid(
+                "labels",
+                format!("the labels mix {} and {} files (label {}); a bulk download merges one kind", file_type.to_uppercase(), docs[i].file_type.to_uppercase(), docs[i].owner_id),
+            ));
+        }
+        let bytes = if file_type == "zpl" {
+            docs.iter().flat_map(|d| d.bytes.iter().copied()).collect()
+        } else {
+            let all: Vec<Vec<u8>> = docs.iter().map(|d| d.bytes.clone()).collect();
+            merge_pdfs(&all).map_err(ServiceError::internal)?
+        };
+        let paper = if docs.iter().all(|d| d.paper_size == docs[0].paper_size) { docs[0].paper_size.clone() } else { "mixed".into() };
+        let id = uuid::Uuid::new_v4().to_string();
+        let file_id = uuid::Uuid::new_v4().to_string();
+        let now = self.now_us();
+        let stamp = crate::clock::iso_micros(now);
+        let record = json!({
+            "id": id,
+            "status": "created",
+            "labels": valid,
+            "invalid_labels": invalid,
+            "files": {"label": {"paper_size": paper, "url": Service::file_path(&file_id), "file_type": file_type}},
+            "created_at": stamp,
+            "updated_at": stamp,
+        });
+        self.store.write(|tx| {
+            files::insert(tx, &FileRow {
+                id: file_id.clone(),
+                env: env.as_str().into(),
+                owner_id: id.clone(),
+                kind: "bulk".into(),
+                file_type: file_type.clone(),
+                paper_size: paper.clone(),
+                bytes,
+                created_at: now,
+            })
+            .map_err(db_error)?;
+            records::insert(tx, Kind::BulkDownload, &row(env, None, "created", &record, now)).map_err(db_error)
+        })?;
+        let mut record = record;
+        self.absolute_urls(&mut record);
+        Ok(record)
+    }
+
+    pub fn get_bulk_download(&self, env: Env, id: &str) -> Result<Value, ServiceError> {
+        self.get_record(Kind::BulkDownload, env, id)
+    }
+
+    pub fn list_bulk_downloads(&self, env: Env, q: &ListQuery) -> Result<Value, ServiceError> {
+        self.list_records(Kind::BulkDownload, env, q, "bulk_downloads", BULK_STATUSES)
+    }
+}

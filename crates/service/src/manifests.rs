@@ -1,0 +1,134 @@
+//! End-of-day close-out. One write transaction selects the labels, renders the manifest, stores it
+//! and moves the labels to `manifested`: a concurrent close-out or cancel of the account waits for
+//! it, so no label lands in two manifests.
+
+use crate::keys::Env;
+use crate::records::{refuse_async, row};
+use crate::validate::parse_body;
+use crate::Service;
+use packdesk_carriers::carrier;
+use packdesk_documents::manifest::{render_manifest_csv, render_manifest_pdf, ManifestDoc, ManifestLine};
+use packdesk_model::request::{LabelRequest, ListQuery};
+use packdesk_model::{ErrorCode, ServiceError};
+use packdesk_store::files::FileRow;
+use packdesk_store::labels::{self, LabelRow};
+use packdesk_store::records::{self as records, Kind};
+use packdesk_store::{db_error, files};
+use serde_json::{json, Value};
+
+pub const MANIFEST_STATUSES: &[&str] = &["manifesting", "manifested", "failed"];
+
+fn lines_of(label: &LabelRow) -> Vec<ManifestLine> {
+    let req: Option<LabelRequest> = serde_json::from_str(&label.request).ok();
+    let record: Value = serde_json::from_str(&label.record).unwrap_or_default();
+    let tns: Vec<String> = record["tracking_numbers"].as_array().into_iter().flatten().filter_map(|t| t.as_str().map(String::from)).collect();
+    let Some(req) = req else { return Vec::new() };
+    let to = &req.shipment.ship_to;
+    let service = carrier(record["shipper_account"]["slug"].as_str().unwrap_or(""))
+        .and_then(|c| c.service(&req.service_type))
+        .map(|s| s.name.clone())
+        .unwrap_or_else(|| req.service_type.clone());
+    req.shipment
+        .parcels
+        .iter()
+        .zip(tns)
+        .map(|(p, tn)| ManifestLine {
+            tracking_number: tn,
+            postal_code: to.postal_code.clone().unwrap_or_default(),
+            country: to.country.clone().unwrap_or_default(),
+            weight_kg: p.weight.kg(),
+            service: service.clone(),
+            reference: req.references.as_ref().and_then(|r| r.first().cloned()).unwrap_or_default(),
+        })
+        .collect()
+}
+
+impl Service {
+    pub fn create_manifest(&self, env: Env, body: &[u8]) -> Result<Value, ServiceError> {
+        let req: packdesk_model::request::ManifestRequest = parse_body(body)?;
+        refuse_async(req.is_async)?;
+        let account = self.account_row(env, &req.shipper_account.id, "shipper_account.id")?;
+        let c = carrier(&account.slug).ok_or_else(|| ServiceError::internal("account of an unknown carrier"))?;
+        let tz: chrono_tz::Tz = account.timezone.parse().unwrap_or(chrono_tz::UTC);
+        let manifest_id = uuid::Uuid::new_v4().to_string();
+        self.store.write(|tx| {
+            let now = self.now_us();
+            let chosen: Vec<LabelRow> = match &req.label_ids {
+                None => labels::manifestable(tx, &account.id).map_err(db_error)?,
+                Some(ids) => {
+                    let mut out = Vec::with_capacity(ids.len());
+                    for (i, id) in ids.iter().enumerate() {
+                        let path = format!("label_ids[{i}]");
+                        let l = labels::get(tx, env.as_str(), id)
+                            .map_err(db_error)?
+                            .ok_or_else(|| ServiceError::at(ErrorCode::ItemNotFound, &path, format!("no label {id}")))?;
+                        if l.shipper_account_id != account.id {
+                            return Err(ServiceError::invalid(path, format!("label {id} belongs to another shipper account")));
+                        }
+                        if l.status != "created" || l.manifest_id.is_some() {
+                            return Err(ServiceError::invalid(path, format!("label {id} is {}; only created labels can be manifested", l.status)));
+                        }
+                        if out.iter().any(|o: &LabelRow| o.id == l.id) {
+                            return Err(ServiceError::invalid(path, format!("label {id} is listed twice")));
+                        }
+                        out.push(l);
+                    }
+                    out
+                }
+            };
+            if chosen.is_empty() {
+                return Err(ServiceError::at(ErrorCode::NothingToManifest, "shipper_account.id", "no created label of this account waits for a manifest"));
+            }
+            let doc = ManifestDoc {
+                manifest_id: manifest_id.clone(),
+                carrier: c.name.clone(),
+                account: account.description.clone(),
+                date: self.clock.now().with_timezone(&tz).date_naive().to_string(),
+                lines: chosen.iter().flat_map(lines_of).collect(),
+                sample: env == Env::Sandbox,
+            };
+            let pdf_id = uuid::Uuid::new_v4().to_string();
+            let csv_id = uuid::Uuid::new_v4().to_string();
+            for (id, file_type, bytes) in [(&pdf_id, "pdf", render_manifest_pdf(&doc)), (&csv_id, "csv", render_manifest_csv(&doc).into_bytes())] {
+                files::insert(tx, &FileRow {
+                    id: id.clone(),
+                    env: env.as_str().into(),
+                    owner_id: manifest_id.clone(),
+                    kind: "manifest".into(),
+                    file_type: file_type.into(),
+                    paper_size: "a4".into(),
+                    bytes,
+                    created_at: now,
+                })
+                .map_err(db_error)?;
+            }
+            let ids: Vec<String> = chosen.iter().map(|l| l.id.clone()).collect();
+            labels::set_manifested(tx, &ids, &manifest_id, now).map_err(db_error)?;
+            let stamp = crate::clock::iso_micros(now);
+            let record = json!({
+                "id": manifest_id,
+                "status": "manifested",
+                "shipper_account": {"id": account.id, "slug": account.slug, "description": account.description},
+                "labels": ids.iter().map(|id| json!({"id": id, "manifested": true})).collect::<Vec<_>>(),
+                "files": {
+                    "manifest": {"paper_size": "a4", "url": Service::file_path(&pdf_id), "file_type": "pdf"},
+                    "manifest_data": {"paper_size": "a4", "url": Service::file_path(&csv_id), "file_type": "csv"},
+                },
+                "created_at": stamp,
+                "updated_at": stamp,
+            });
+            records::insert(tx, Kind::Manifest, &row(env, Some(&account.id), "manifested", &record, now)).map_err(db_error)?;
+            let mut record = record;
+            self.absolute_urls(&mut record);
+            Ok(record)
+        })
+    }
+
+    pub fn get_manifest(&self, env: Env, id: &str) -> Result<Value, ServiceError> {
+        self.get_record(Kind::Manifest, env, id)
+    }
+
+    pub fn list_manifests(&self, env: Env, q: &ListQuery) -> Result<Value, ServiceError> {
+        self.list_records(Kind::Manifest, env, q, "manifests", MANIFEST_STATUSES)
+    }
+}

@@ -1,0 +1,109 @@
+//! Rates: every service of every shipper account asked, priced by the carrier's rate card. An
+//! account that cannot rate (unknown, disabled, no service on that route) gets a null entry with
+//! its reason, and the answer carries meta 4713.
+
+use crate::keys::Env;
+use crate::labels::{parcel_measures, rate_entry};
+use crate::records::{refuse_async, row};
+use crate::validate::{check_shipment, parse_body, parse_date};
+use crate::Service;
+use packdesk_carriers::carrier;
+use packdesk_carriers::rates::quote;
+use packdesk_model::error::Problems;
+use packdesk_model::record::{AccountRefDescribed, RateEntry};
+use packdesk_model::request::{ListQuery, RatesRequest};
+use packdesk_model::ServiceError;
+use packdesk_store::records::{self as records, Kind};
+use packdesk_store::{accounts, db_error};
+use serde_json::{json, Value};
+
+pub const RATE_STATUSES: &[&str] = &["calculating", "calculated", "failed"];
+
+fn failed(id: &str, slug: &str, description: &str, why: String) -> RateEntry {
+    RateEntry {
+        shipper_account: AccountRefDescribed { id: id.into(), slug: slug.into(), description: description.into() },
+        service_type: None,
+        service_name: None,
+        pickup_deadline: None,
+        booking_cut_off: None,
+        delivery_date: None,
+        transit_time: None,
+        error_message: Some(why),
+        info_message: None,
+        charge_weight: None,
+        total_charge: None,
+        detailed_charges: vec![],
+    }
+}
+
+impl Service {
+    /// The rate record, and whether any account failed (the answer's meta is then 4713).
+    pub fn calculate_rates(&self, env: Env, body: &[u8]) -> Result<(Value, bool), ServiceError> {
+        let req: RatesRequest = parse_body(body)?;
+        refuse_async(req.is_async)?;
+        let mut p = Problems::default();
+        if !(1..=50).contains(&req.shipper_accounts.len()) {
+            p.invalid("shipper_accounts", format!("must hold 1..50 shipper accounts, holds {}", req.shipper_accounts.len()));
+        }
+        if let Some(d) = &req.ship_date {
+            if parse_date(d).is_none() {
+                p.invalid("ship_date", "must be a date YYYY-MM-DD");
+            }
+        }
+        check_shipment(&mut p, &req.shipment, None);
+        p.into_result()?;
+        let from = req.shipment.ship_from.country.as_deref().unwrap_or("");
+        let to = req.shipment.ship_to.country.as_deref().unwrap_or("");
+        let measures = parcel_measures(&req.shipment);
+        let mut entries = Vec::new();
+        let mut any_failed = false;
+        for acct in &req.shipper_accounts {
+            let row = self.store.read(|c| accounts::get(c, env.as_str(), &acct.id).map_err(db_error))?;
+            let Some(row) = row else {
+                any_failed = true;
+                entries.push(failed(&acct.id, "", "", "Shipper account not found.".into()));
+                continue;
+            };
+            if row.status != "enabled" {
+                any_failed = true;
+                entries.push(failed(&row.id, &row.slug, &row.description, "The shipper account is disabled.".into()));
+                continue;
+            }
+            let Some(c) = carrier(&row.slug) else { continue };
+            let tz: chrono_tz::Tz = row.timezone.parse().unwrap_or(chrono_tz::UTC);
+            let ship_date = req.ship_date.as_deref().and_then(parse_date).unwrap_or_else(|| self.clock.now().with_timezone(&tz).date_naive());
+            let mut reasons = Vec::new();
+            let before = entries.len();
+            for s in &c.service_types {
+                match quote(c, s, from, to, &measures, &[]) {
+                    Ok(q) => entries.push(rate_entry(&row, s, &q, ship_date)),
+                    Err(why) => reasons.push(why),
+                }
+            }
+            if entries.len() == before {
+                any_failed = true;
+                reasons.dedup();
+                entries.push(failed(&row.id, &row.slug, &row.description, format!("No service for this shipment: {}", reasons.join("; "))));
+            }
+        }
+        let now = self.now_us();
+        let stamp = crate::clock::iso_micros(now);
+        let record = json!({
+            "id": uuid::Uuid::new_v4().to_string(),
+            "status": "calculated",
+            "rates": entries,
+            "created_at": stamp,
+            "updated_at": stamp,
+        });
+        self.store.write(|tx| records::insert(tx, Kind::Rate, &row(env, None, "calculated", &record, now)).map_err(db_error))?;
+        Ok((record, any_failed))
+    }
+
+    pub fn get_rate(&self, env: Env, id: &str) -> Result<Value, ServiceError> {
+        self.get_record(Kind::Rate, env, id)
+    }
+
+    pub fn list_rates(&self, env: Env, q: &ListQuery) -> Result<Value, ServiceError> {
+        self.list_records(Kind::Rate, env, q, "rates", RATE_STATUSES)
+    }
+}

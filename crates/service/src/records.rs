@@ -1,0 +1,66 @@
+//! Shared handling of the operation records (cancel labels, manifests, bulk downloads, rates,
+//! address validations): store, retrieve, list.
+
+use crate::keys::Env;
+use crate::Service;
+use packdesk_model::request::ListQuery;
+use packdesk_model::{ErrorCode, ServiceError};
+use packdesk_store::records::{self as table, Kind, RecordFilter, RecordRow};
+use packdesk_store::{db_error, paging};
+use serde_json::Value;
+
+pub(crate) fn row(env: Env, account: Option<&str>, status: &str, record: &Value, now: i64) -> RecordRow {
+    RecordRow {
+        id: record["id"].as_str().unwrap_or_default().to_string(),
+        env: env.as_str().into(),
+        shipper_account_id: account.map(String::from),
+        status: status.into(),
+        record: record.to_string(),
+        created_at: now,
+        updated_at: now,
+    }
+}
+
+impl Service {
+    fn record_json(&self, r: &RecordRow) -> Result<Value, ServiceError> {
+        let mut v: Value = serde_json::from_str(&r.record).map_err(ServiceError::internal)?;
+        v["status"] = Value::String(r.status.clone());
+        self.absolute_urls(&mut v);
+        Ok(v)
+    }
+
+    pub(crate) fn get_record(&self, kind: Kind, env: Env, id: &str) -> Result<Value, ServiceError> {
+        let r = self
+            .store
+            .read(|c| table::get(c, kind, env.as_str(), id).map_err(db_error))?
+            .ok_or_else(|| ServiceError::at(ErrorCode::ItemNotFound, "id", format!("no record {id}")))?;
+        self.record_json(&r)
+    }
+
+    pub(crate) fn list_records(&self, kind: Kind, env: Env, q: &ListQuery, key: &str, statuses: &[&str]) -> Result<Value, ServiceError> {
+        let w = crate::list::window(q, self.clock.now())?;
+        if let Some(s) = q.status.as_deref().filter(|s| !s.is_empty()) {
+            if !statuses.contains(&s) {
+                return Err(ServiceError::invalid("status", format!("one of: {}", statuses.join(", "))));
+            }
+        }
+        let f = RecordFilter {
+            shipper_account_id: q.shipper_account_id.clone().filter(|s| !s.is_empty()),
+            status: q.status.clone().filter(|s| !s.is_empty()),
+            created_at_min: w.created_at_min.timestamp_micros(),
+            created_at_max: w.created_at_max.timestamp_micros(),
+        };
+        let rows = self.store.read(|c| table::list(c, kind, env.as_str(), &f, w.limit, w.after.as_ref()).map_err(db_error))?;
+        let page = paging::page(rows, w.limit, |r| paging::Cursor { created_at: r.created_at, id: r.id.clone() });
+        let items = page.items.iter().map(|r| self.record_json(r)).collect::<Result<Vec<_>, _>>()?;
+        Ok(w.answer(key, items, page.next_token))
+    }
+}
+
+/// The async flag is refused until the async issue lands.
+pub(crate) fn refuse_async(is_async: bool) -> Result<(), ServiceError> {
+    if is_async {
+        return Err(ServiceError::invalid("async", "async mode is not available in this version; send async: false"));
+    }
+    Ok(())
+}

@@ -1,0 +1,88 @@
+//! The records of cancel labels, manifests, bulk downloads, rates and address validations. They
+//! share one shape: the record as JSON plus the columns lists filter and page on.
+
+use crate::paging::Cursor;
+use rusqlite::{params, Connection, OptionalExtension, Row};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    CancelLabel,
+    Manifest,
+    BulkDownload,
+    Rate,
+    AddressValidation,
+}
+
+impl Kind {
+    fn table(self) -> &'static str {
+        match self {
+            Kind::CancelLabel => "cancel_labels",
+            Kind::Manifest => "manifests",
+            Kind::BulkDownload => "bulk_downloads",
+            Kind::Rate => "rates",
+            Kind::AddressValidation => "address_validations",
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct RecordRow {
+    pub id: String,
+    pub env: String,
+    pub shipper_account_id: Option<String>,
+    pub status: String,
+    pub record: String,
+    pub created_at: i64,
+    pub updated_at: i64,
+}
+
+const COLS: &str = "id, env, shipper_account_id, status, record, created_at, updated_at";
+
+fn from_row(r: &Row) -> rusqlite::Result<RecordRow> {
+    Ok(RecordRow {
+        id: r.get(0)?,
+        env: r.get(1)?,
+        shipper_account_id: r.get(2)?,
+        status: r.get(3)?,
+        record: r.get(4)?,
+        created_at: r.get(5)?,
+        updated_at: r.get(6)?,
+    })
+}
+
+pub fn insert(conn: &Connection, kind: Kind, r: &RecordRow) -> rusqlite::Result<()> {
+    conn.prepare_cached(&format!("INSERT INTO {} ({COLS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)", kind.table()))?
+        .execute(params![r.id, r.env, r.shipper_account_id, r.status, r.record, r.created_at, r.updated_at])?;
+    Ok(())
+}
+
+pub fn get(conn: &Connection, kind: Kind, env: &str, id: &str) -> rusqlite::Result<Option<RecordRow>> {
+    conn.prepare_cached(&format!("SELECT {COLS} FROM {} WHERE id = ?1 AND env = ?2", kind.table()))?
+        .query_row(params![id, env], from_row)
+        .optional()
+}
+
+/// Filters of the list routes of these records.
+#[derive(Debug, Clone, Default)]
+pub struct RecordFilter {
+    pub shipper_account_id: Option<String>,
+    pub status: Option<String>,
+    pub created_at_min: i64,
+    pub created_at_max: i64,
+}
+
+/// Newest first, `limit + 1` rows so the caller knows whether there is a next page.
+pub fn list(conn: &Connection, kind: Kind, env: &str, f: &RecordFilter, limit: usize, after: Option<&Cursor>) -> rusqlite::Result<Vec<RecordRow>> {
+    let (t, id) = after.map(|c| (c.created_at, c.id.as_str())).unwrap_or((i64::MAX, ""));
+    let mut st = conn.prepare_cached(&format!(
+        "SELECT {COLS} FROM {} WHERE env = ?1 AND created_at >= ?2 AND created_at <= ?3
+         AND (?4 IS NULL OR shipper_account_id = ?4) AND (?5 IS NULL OR status = ?5)
+         AND (created_at, id) < (?6, ?7) ORDER BY created_at DESC, id DESC LIMIT ?8",
+        kind.table()
+    ))?;
+    let rows = st.query_map(
+        params![env, f.created_at_min, f.created_at_max, f.shipper_account_id, f.status, t, id, (limit + 1) as i64],
+        from_row,
+    )?;
+    rows.collect()
+}
