@@ -1,6 +1,7 @@
 //! Render time of a 1-parcel 4x6 label, PDF and ZPL: `cargo bench -p packdesk-documents`.
 //! Prints mean, p50 and p99 per render.
 
+use packdesk_documents::manifest::{render_manifest_csv, render_manifest_pdf, ManifestDoc, ManifestLine};
 use packdesk_documents::{label::LabelPage, render_label_pdf, render_label_zpl, Paper};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -54,5 +55,22 @@ fn main() {
     });
     measure("label 4x6 PDF", n, |i| {
         black_box(render_label_pdf(&[page(i)]));
+    });
+    let lines: Vec<ManifestLine> = (0..10_000)
+        .map(|i| ManifestLine {
+            tracking_number: format!("9{i:014}"),
+            postal_code: "M1 1AE".into(),
+            country: "GBR".into(),
+            weight_kg: 1.5,
+            service: "UK Express 24".into(),
+            reference: "PO-77".into(),
+        })
+        .collect();
+    let doc = ManifestDoc { manifest_id: "0b8f5e3c-1d2a-4c5b-9e7f-123456789abc".into(), carrier: "Yodel".into(), account: "Desk".into(), date: "2026-11-22".into(), lines, sample: false };
+    measure("manifest PDF, 10,000 lines", (n / 500).max(3), |_| {
+        black_box(render_manifest_pdf(&doc));
+    });
+    measure("manifest CSV, 10,000 lines", (n / 500).max(3), |_| {
+        black_box(render_manifest_csv(&doc));
     });
 }

@@ -52,7 +52,9 @@ impl Page {
     /// Text with its baseline at `y` points from the top.
     pub fn text(&mut self, x: f32, y: f32, size: f32, bold: bool, s: &str) {
         let font = if bold { BuiltinFont::HelveticaBold } else { BuiltinFont::Helvetica };
+        // Text is always black, whatever fill a shaded band before it left behind.
         self.ops.extend([
+            Op::SetFillColor { col: Color::Greyscale(Greyscale { percent: 0.0, icc_profile: None }) },
             Op::StartTextSection,
             Op::SetFont { font: PdfFontHandle::Builtin(font), size: Pt(size) },
             Op::SetTextCursor { pos: Point { x: Pt(x), y: Pt(self.height - y) } },
@@ -143,4 +145,24 @@ fn find_last(hay: &[u8], needle: &[u8]) -> Option<usize> {
 
 fn id_string(bytes: [u8; 16]) -> lopdf::Object {
     lopdf::Object::String(bytes.to_vec(), lopdf::StringFormat::Hexadecimal)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_after_a_shaded_band_prints_black() {
+        let mut p = Page::new(210.0, 297.0);
+        p.fill_rect(10.0, 10.0, 100.0, 14.0, 0.85);
+        p.text(12.0, 20.0, 8.0, true, "Tracking number");
+        let mut fill = None;
+        for op in &p.ops {
+            match op {
+                Op::SetFillColor { col: Color::Greyscale(g) } => fill = Some(g.percent),
+                Op::ShowText { .. } => assert_eq!(fill, Some(0.0), "text drawn with grey {fill:?}"),
+                _ => {}
+            }
+        }
+    }
 }

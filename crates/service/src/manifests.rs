@@ -8,7 +8,7 @@ use crate::validate::parse_body;
 use crate::Service;
 use packdesk_carriers::carrier;
 use packdesk_documents::manifest::{render_manifest_csv, render_manifest_pdf, ManifestDoc, ManifestLine};
-use packdesk_model::request::{LabelRequest, ListQuery};
+use packdesk_model::request::ListQuery;
 use packdesk_model::{ErrorCode, ServiceError};
 use packdesk_store::files::FileRow;
 use packdesk_store::labels::{self, LabelRow};
@@ -18,27 +18,58 @@ use serde_json::{json, Value};
 
 pub const MANIFEST_STATUSES: &[&str] = &["manifesting", "manifested", "failed"];
 
-fn lines_of(label: &LabelRow) -> Vec<ManifestLine> {
-    let req: Option<LabelRequest> = serde_json::from_str(&label.request).ok();
-    let record: Value = serde_json::from_str(&label.record).unwrap_or_default();
-    let tns: Vec<String> = record["tracking_numbers"].as_array().into_iter().flatten().filter_map(|t| t.as_str().map(String::from)).collect();
-    let Some(req) = req else { return Vec::new() };
+/// The parts of a stored label a manifest line needs (serde skips the rest, which keeps a
+/// 10,000-label close-out fast).
+#[derive(serde::Deserialize)]
+struct RequestView {
+    service_type: String,
+    #[serde(default)]
+    references: Option<Vec<String>>,
+    shipment: ShipmentView,
+}
+
+#[derive(serde::Deserialize)]
+struct ShipmentView {
+    ship_to: ToView,
+    parcels: Vec<ParcelView>,
+}
+
+#[derive(serde::Deserialize)]
+struct ToView {
+    #[serde(default)]
+    postal_code: Option<String>,
+    #[serde(default)]
+    country: Option<String>,
+}
+
+#[derive(serde::Deserialize)]
+struct ParcelView {
+    weight: packdesk_model::request::Weight,
+}
+
+#[derive(serde::Deserialize)]
+struct RecordView {
+    tracking_numbers: Vec<String>,
+}
+
+fn lines_of(label: &LabelRow, slug: &str) -> Vec<ManifestLine> {
+    let (Ok(req), Ok(record)) = (serde_json::from_str::<RequestView>(&label.request), serde_json::from_str::<RecordView>(&label.record)) else {
+        return Vec::new();
+    };
     let to = &req.shipment.ship_to;
-    let service = carrier(record["shipper_account"]["slug"].as_str().unwrap_or(""))
-        .and_then(|c| c.service(&req.service_type))
-        .map(|s| s.name.clone())
-        .unwrap_or_else(|| req.service_type.clone());
+    let service = carrier(slug).and_then(|c| c.service(&req.service_type)).map(|s| s.name.clone()).unwrap_or(req.service_type);
+    let reference = req.references.and_then(|r| r.into_iter().next()).unwrap_or_default();
     req.shipment
         .parcels
         .iter()
-        .zip(tns)
+        .zip(record.tracking_numbers)
         .map(|(p, tn)| ManifestLine {
             tracking_number: tn,
             postal_code: to.postal_code.clone().unwrap_or_default(),
             country: to.country.clone().unwrap_or_default(),
             weight_kg: p.weight.kg(),
             service: service.clone(),
-            reference: req.references.as_ref().and_then(|r| r.first().cloned()).unwrap_or_default(),
+            reference: reference.clone(),
         })
         .collect()
 }
@@ -84,7 +115,7 @@ impl Service {
                 carrier: c.name.clone(),
                 account: account.description.clone(),
                 date: self.clock.now().with_timezone(&tz).date_naive().to_string(),
-                lines: chosen.iter().flat_map(lines_of).collect(),
+                lines: chosen.iter().flat_map(|l| lines_of(l, &account.slug)).collect(),
                 sample: env == Env::Sandbox,
             };
             let pdf_id = uuid::Uuid::new_v4().to_string();
