@@ -315,7 +315,7 @@ pub fn check_shipment(p: &mut Problems, s: &Shipment, carrier: Option<&Carrier>)
         if let Some(d) = &parcel.dimension {
             for (field, v) in [("width", d.width), ("height", d.height), ("depth", d.depth)] {
                 if !(v > 0.0 && v < 100_000.0) {
-                    p.invalid(format!("{path}.dimension.{field}"), "must be more than 0");
+                    p.invalid(format!("{path}.dimension.{field}"), "must be more than 0 and less than 100000");
                 }
             }
         }
