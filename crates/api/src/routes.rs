@@ -4,7 +4,7 @@
 use crate::envelope::{error, ok, partial, ApiError};
 use axum::body::{to_bytes, Body, Bytes};
 use axum::extract::{FromRequest, Path, Query, Request, State};
-use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::http::{header, HeaderValue, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -222,6 +222,6 @@ async fn get_schema(Path(name): Path<String>) -> Response {
 }
 
 /// The carrier registry, for the desk UI: it builds its forms from this and never hard-codes a rule.
-async fn carriers(_: HeaderMap) -> Response {
+async fn carriers() -> Response {
     ok(serde_json::to_value(packdesk_carriers::registry()).unwrap_or_default())
 }

@@ -26,7 +26,7 @@ fn main() {
         sample: true,
         paper,
     };
-    let pdf = render_label_pdf(&[page.clone()]);
+    let pdf = render_label_pdf(std::slice::from_ref(&page));
     std::fs::write(format!("{dir}/label.pdf"), &pdf).unwrap();
     let zpl = render_label_zpl(&[page], 203);
     std::fs::write(format!("{dir}/label.zpl"), &zpl).unwrap();

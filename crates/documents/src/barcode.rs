@@ -32,9 +32,8 @@ pub fn symbols(text: &str) -> Vec<u8> {
     let bytes: Vec<u8> = text.bytes().map(|b| if (32..127).contains(&b) { b } else { b'?' }).collect();
     let mut out = Vec::with_capacity(bytes.len() + 3);
     let mut i = 0;
-    // Subset C pays off for a leading run of 4+ digits, or when the whole text is an even digit run.
-    let lead = digit_run(&bytes);
-    let mut in_c = lead >= 4 && (lead % 2 == 0 || lead == bytes.len() || lead >= 5);
+    // Subset C pays off from a leading run of 4 digits (an odd run ends its last digit in B).
+    let mut in_c = digit_run(&bytes) >= 4;
     out.push(if in_c { START_C } else { START_B });
     while i < bytes.len() {
         let run = digit_run(&bytes[i..]);

@@ -113,3 +113,30 @@ impl KeyRing {
         Ok(key)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_key_opens_its_environment_and_a_rotated_key_stops_working_at_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("db.sqlite3")).unwrap();
+        let vault = Vault::open(&dir.path().join("vault.key")).unwrap();
+        let (ring, created) = KeyRing::load(&store, &vault, 0).unwrap();
+        assert_eq!(created, vec![Env::Live, Env::Sandbox]);
+        let keys = KeyRing::reveal(&store, &vault).unwrap();
+        for (env, key) in &keys {
+            assert_eq!(ring.authenticate(key), Some(*env));
+        }
+        assert_eq!(ring.authenticate("pdk_live_guess"), None);
+        let old = keys.iter().find(|(e, _)| *e == Env::Sandbox).unwrap().1.clone();
+        let new = ring.rotate(&store, &vault, Env::Sandbox, 1).unwrap();
+        assert_eq!(ring.authenticate(&old), None);
+        assert_eq!(ring.authenticate(&new), Some(Env::Sandbox));
+        // A second load creates nothing and knows the rotated key.
+        let (again, created) = KeyRing::load(&store, &vault, 2).unwrap();
+        assert!(created.is_empty());
+        assert_eq!(again.authenticate(&new), Some(Env::Sandbox));
+    }
+}

@@ -21,7 +21,8 @@ pub struct Store {
     path: PathBuf,
     writer: Mutex<Connection>,
     readers: Mutex<Vec<Connection>>,
-    checkpointer: Option<Checkpointer>,
+    /// Held for its Drop, which stops the thread.
+    _checkpointer: Option<Checkpointer>,
 }
 
 /// Copies the WAL back into the database from a thread of its own (PASSIVE: never waits for or
@@ -89,16 +90,11 @@ impl Store {
         if checkpointer.is_some() {
             writer.pragma_update(None, "wal_autocheckpoint", 0).map_err(db_error)?;
         }
-        Ok(Store { path: path.to_path_buf(), writer: Mutex::new(writer), readers: Mutex::new(Vec::new()), checkpointer })
+        Ok(Store { path: path.to_path_buf(), writer: Mutex::new(writer), readers: Mutex::new(Vec::new()), _checkpointer: checkpointer })
     }
 
     pub fn path(&self) -> &Path {
         &self.path
-    }
-
-    /// Whether the background checkpointer runs (it could not start only if the OS refused a thread).
-    pub fn checkpointing(&self) -> bool {
-        self.checkpointer.is_some()
     }
 
     /// Runs `f` in one write transaction; it commits only if `f` returns Ok, else rolls back.

@@ -16,7 +16,7 @@ pub fn encode(c: &Cursor) -> String {
 
 pub fn decode(token: &str) -> Result<Cursor, ServiceError> {
     let bad = || ServiceError::invalid("next_token", "not a token this server issued");
-    if token.len() % 2 != 0 || token.len() > 200 {
+    if !token.len().is_multiple_of(2) || token.len() > 200 {
         return Err(bad());
     }
     let bytes: Option<Vec<u8>> = (0..token.len())

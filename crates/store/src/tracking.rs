@@ -26,8 +26,3 @@ pub fn register(conn: &Connection, env: &str, slug: &str, number: &str, label_id
         .execute(params![env, slug, number, label_id])?;
     Ok(n == 1)
 }
-
-pub fn is_issued(conn: &Connection, env: &str, slug: &str, number: &str) -> rusqlite::Result<bool> {
-    conn.prepare_cached("SELECT 1 FROM tracking_numbers WHERE env = ?1 AND slug = ?2 AND number = ?3")?
-        .exists(params![env, slug, number])
-}
