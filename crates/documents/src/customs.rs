@@ -1,6 +1,6 @@
 //! Customs declaration (CN 23 layout), A4, for shipments that cross a border.
 
-use crate::invoice::{address_block, items_table, sample_mark, DocItem, ROWS_PER_PAGE};
+use crate::invoice::{address_block, items_table, sample_mark, totals, DocItem, ROWS_PER_PAGE};
 use crate::pdf::{fit, Page};
 use crate::Paper;
 
@@ -24,9 +24,7 @@ const PURPOSES: [&str; 6] = ["gift", "merchandise", "personal", "sample", "retur
 pub fn render_customs_pdf(doc: &CustomsDoc) -> Vec<u8> {
     let chunks: Vec<&[DocItem]> = if doc.items.is_empty() { vec![&[]] } else { doc.items.chunks(ROWS_PER_PAGE).collect() };
     let mut pages = Vec::new();
-    let currency = doc.items.first().map(|i| i.currency.as_str()).unwrap_or("");
-    let total: f64 = doc.items.iter().map(|i| i.unit_price * i.quantity as f64).sum();
-    let weight: f64 = doc.items.iter().map(|i| i.weight_kg * i.quantity as f64).sum();
+    let (currency, total, weight) = totals(&doc.items);
     for (n, chunk) in chunks.iter().enumerate() {
         let mut p = Page::new(Paper::A4.width_mm, Paper::A4.height_mm);
         if doc.sample {

@@ -34,6 +34,14 @@ pub struct InvoiceDoc {
 
 pub(crate) const ROWS_PER_PAGE: usize = 28;
 
+/// (currency, total value, total weight in kg) of the items.
+pub(crate) fn totals(items: &[DocItem]) -> (&str, f64, f64) {
+    let currency = items.first().map(|i| i.currency.as_str()).unwrap_or("");
+    let value = items.iter().map(|i| i.unit_price * i.quantity as f64).sum();
+    let weight = items.iter().map(|i| i.weight_kg * i.quantity as f64).sum();
+    (currency, value, weight)
+}
+
 /// Draws the item table from `y` (top) and returns the y below it.
 pub(crate) fn items_table(p: &mut Page, mut y: f32, items: &[DocItem]) -> f32 {
     let m = 40.0;
@@ -78,9 +86,7 @@ pub(crate) fn sample_mark(p: &mut Page) {
 pub fn render_invoice_pdf(doc: &InvoiceDoc) -> Vec<u8> {
     let mut pages = Vec::new();
     let chunks: Vec<&[DocItem]> = if doc.items.is_empty() { vec![&[]] } else { doc.items.chunks(ROWS_PER_PAGE).collect() };
-    let currency = doc.items.first().map(|i| i.currency.as_str()).unwrap_or("");
-    let total: f64 = doc.items.iter().map(|i| i.unit_price * i.quantity as f64).sum();
-    let weight: f64 = doc.items.iter().map(|i| i.weight_kg * i.quantity as f64).sum();
+    let (currency, total, weight) = totals(&doc.items);
     for copy in 1..=doc.copies.max(1) {
         for (n, chunk) in chunks.iter().enumerate() {
             let mut p = Page::new(Paper::A4.width_mm, Paper::A4.height_mm);

@@ -64,6 +64,13 @@ fn country_name(alpha3: &str) -> String {
     country(alpha3).map(|c| c.name.to_uppercase()).unwrap_or_else(|| alpha3.to_string())
 }
 
+/// Address lines followed by the country's name, as documents show a full address.
+fn address_with_country(a: &Address) -> Vec<String> {
+    let mut l = address_lines(a);
+    l.push(country_name(a.country.as_deref().unwrap_or("")));
+    l
+}
+
 fn fmt_weight(w: &Weight) -> String {
     let v = if w.value.fract() == 0.0 { format!("{}", w.value) } else { format!("{:.2}", w.value) };
     format!("{v} {}", w.unit.as_str())
@@ -186,11 +193,7 @@ impl Draft<'_> {
                 parcel_index: i + 1,
                 parcel_count: n,
                 weight: fmt_weight(&p.weight),
-                ship_from: {
-                    let mut l = address_lines(&s.ship_from);
-                    l.push(country_name(s.ship_from.country.as_deref().unwrap_or("")));
-                    l
-                },
+                ship_from: address_with_country(&s.ship_from),
                 ship_to: address_lines(&s.ship_to),
                 ship_to_country: country_name(s.ship_to.country.as_deref().unwrap_or("")),
                 references: self.req.references.clone().unwrap_or_default(),
@@ -214,11 +217,6 @@ impl Draft<'_> {
         let s = &self.req.shipment;
         let from = s.ship_from.country.as_deref().unwrap_or("");
         let to = s.ship_to.country.as_deref().unwrap_or("");
-        let lines = |a: &Address| {
-            let mut l = address_lines(a);
-            l.push(country_name(a.country.as_deref().unwrap_or("")));
-            l
-        };
         if let Some(inv) = &self.req.invoice {
             let inv = inv.clone().unwrap_or(Invoice { date: None, number: None, invoice_type: None, number_of_copies: None });
             let doc = InvoiceDoc {
@@ -226,8 +224,8 @@ impl Draft<'_> {
                 number: inv.number.or_else(|| self.req.order_number.clone()).unwrap_or_else(|| label_id[..8].to_uppercase()),
                 date: inv.date.unwrap_or_else(|| self.ship_date.to_string()),
                 copies: inv.number_of_copies.unwrap_or(1).clamp(1, 4) as u32,
-                seller: lines(&s.ship_from),
-                buyer: lines(&s.ship_to),
+                seller: address_with_country(&s.ship_from),
+                buyer: address_with_country(&s.ship_to),
                 carrier_service: format!("{} {}", self.carrier.name, self.service.name),
                 tracking_numbers: numbers.to_vec(),
                 terms_of_trade: self.req.customs.as_ref().and_then(|c| c.terms_of_trade).map(|t| t.as_str().to_string()),
@@ -240,9 +238,9 @@ impl Draft<'_> {
         if let (Some(c), true) = (&self.req.customs, from != to) {
             let doc = CustomsDoc {
                 tracking_number: numbers.first().cloned().unwrap_or_default(),
-                sender: lines(&s.ship_from),
-                addressee: lines(&s.ship_to),
-                importer: c.importer_address.as_ref().map(lines).unwrap_or_default(),
+                sender: address_with_country(&s.ship_from),
+                addressee: address_with_country(&s.ship_to),
+                importer: c.importer_address.as_ref().map(address_with_country).unwrap_or_default(),
                 purpose: c.purpose.as_str().into(),
                 terms_of_trade: c.terms_of_trade.map(|t| t.as_str().to_string()),
                 duties_paid_by: c.billing.as_ref().map(|b| format!("{:?}", b.paid_by).to_lowercase()),
