@@ -1,6 +1,6 @@
 //! Customs declaration (CN 23 layout), A4, for shipments that cross a border.
 
-use crate::invoice::{address_block, items_table, sample_mark, totals, DocItem, ROWS_PER_PAGE};
+use crate::invoice::{address_block, items_table, sample_mark, totals_and_signature, DocItem, ROWS_PER_PAGE};
 use crate::pdf::{fit, Page};
 use crate::Paper;
 
@@ -24,7 +24,6 @@ const PURPOSES: [&str; 6] = ["gift", "merchandise", "personal", "sample", "retur
 pub fn render_customs_pdf(doc: &CustomsDoc) -> Vec<u8> {
     let chunks: Vec<&[DocItem]> = if doc.items.is_empty() { vec![&[]] } else { doc.items.chunks(ROWS_PER_PAGE).collect() };
     let mut pages = Vec::new();
-    let (currency, total, weight) = totals(&doc.items);
     for (n, chunk) in chunks.iter().enumerate() {
         let mut p = Page::new(Paper::A4.width_mm, Paper::A4.height_mm);
         if doc.sample {
@@ -60,12 +59,9 @@ pub fn render_customs_pdf(doc: &CustomsDoc) -> Vec<u8> {
         p.text(40.0, y, 9.0, false, &terms);
         y = items_table(&mut p, y + 10.0, chunk);
         if n + 1 == chunks.len() {
-            p.text(40.0 + 355.0, y + 12.0, 9.0, true, &format!("{weight:.3} kg"));
-            p.text(40.0 + 415.0, y + 12.0, 9.0, true, &format!("Total {total:.2} {currency}"));
             p.text(40.0, y + 50.0, 8.0, false, "I certify that the particulars given in this customs declaration are correct and that this item");
             p.text(40.0, y + 61.0, 8.0, false, "does not contain any dangerous article prohibited by legislation or by postal or customs regulations.");
-            p.line(40.0, y + 110.0, 260.0, y + 110.0, 0.8);
-            p.text(40.0, y + 122.0, 8.0, false, "Date and sender's signature");
+            totals_and_signature(&mut p, y, &doc.items, "Date and sender's signature");
         }
         pages.push(p);
     }

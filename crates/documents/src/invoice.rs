@@ -70,6 +70,16 @@ pub(crate) fn items_table(p: &mut Page, mut y: f32, items: &[DocItem]) -> f32 {
     y + 8.0
 }
 
+/// Under the item table of the last page: total weight and value, and a signature line with its
+/// caption. The declaration above the signature is each document's own.
+pub(crate) fn totals_and_signature(p: &mut Page, y: f32, items: &[DocItem], caption: &str) {
+    let (currency, total, weight) = totals(items);
+    p.text(40.0 + 355.0, y + 12.0, 9.0, true, &format!("{weight:.3} kg"));
+    p.text(40.0 + 415.0, y + 12.0, 9.0, true, &format!("Total {total:.2} {currency}"));
+    p.line(40.0, y + 110.0, 260.0, y + 110.0, 0.8);
+    p.text(40.0, y + 122.0, 8.0, false, caption);
+}
+
 pub(crate) fn address_block(p: &mut Page, x: f32, y: f32, title: &str, lines: &[String]) {
     p.text(x, y, 8.0, true, title);
     for (i, l) in lines.iter().take(7).enumerate() {
@@ -86,7 +96,6 @@ pub(crate) fn sample_mark(p: &mut Page) {
 pub fn render_invoice_pdf(doc: &InvoiceDoc) -> Vec<u8> {
     let mut pages = Vec::new();
     let chunks: Vec<&[DocItem]> = if doc.items.is_empty() { vec![&[]] } else { doc.items.chunks(ROWS_PER_PAGE).collect() };
-    let (currency, total, weight) = totals(&doc.items);
     for copy in 1..=doc.copies.max(1) {
         for (n, chunk) in chunks.iter().enumerate() {
             let mut p = Page::new(Paper::A4.width_mm, Paper::A4.height_mm);
@@ -110,11 +119,8 @@ pub fn render_invoice_pdf(doc: &InvoiceDoc) -> Vec<u8> {
             p.text(40.0, y, 9.0, false, &terms);
             y = items_table(&mut p, y + 14.0, chunk);
             if n + 1 == chunks.len() {
-                p.text(40.0 + 355.0, y + 12.0, 9.0, true, &format!("{weight:.3} kg"));
-                p.text(40.0 + 415.0, y + 12.0, 9.0, true, &format!("Total {total:.2} {currency}"));
                 p.text(40.0, y + 60.0, 9.0, false, "I declare that the information on this invoice is true and correct.");
-                p.line(40.0, y + 110.0, 260.0, y + 110.0, 0.8);
-                p.text(40.0, y + 122.0, 8.0, false, "Signature, name and date");
+                totals_and_signature(&mut p, y, &doc.items, "Signature, name and date");
             }
             pages.push(p);
         }

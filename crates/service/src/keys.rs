@@ -38,9 +38,12 @@ fn hash(key: &str) -> [u8; 32] {
     Sha256::digest(key.as_bytes()).into()
 }
 
-fn new_key(env: Env) -> String {
+/// A fresh key for `env` and the row that stores it (hash to authenticate, sealed to show).
+fn new_key(env: Env, vault: &Vault, now_us: i64) -> (String, keys::KeyRow) {
     let hex: String = random_bytes::<24>().iter().map(|b| format!("{b:02x}")).collect();
-    format!("pdk_{}_{hex}", env.as_str())
+    let key = format!("pdk_{}_{hex}", env.as_str());
+    let row = keys::KeyRow { env: env.as_str().into(), key_hash: hash(&key).to_vec(), key_sealed: vault.seal(key.as_bytes()), created_at: now_us };
+    (key, row)
 }
 
 /// Equal-time comparison, so the time of a refusal says nothing about how close a guess was.
@@ -56,13 +59,7 @@ impl KeyRing {
             let mut rows = keys::all(tx).map_err(db_error)?;
             for env in [Env::Live, Env::Sandbox] {
                 if !rows.iter().any(|r| r.env == env.as_str()) {
-                    let key = new_key(env);
-                    let row = keys::KeyRow {
-                        env: env.as_str().into(),
-                        key_hash: hash(&key).to_vec(),
-                        key_sealed: vault.seal(key.as_bytes()),
-                        created_at: now_us,
-                    };
+                    let (_, row) = new_key(env, vault, now_us);
                     keys::put(tx, &row).map_err(db_error)?;
                     rows.push(row);
                     created.push(env);
@@ -99,13 +96,7 @@ impl KeyRing {
 
     /// Replaces the key of `env`; the old one stops working at once.
     pub fn rotate(&self, store: &Store, vault: &Vault, env: Env, now_us: i64) -> Result<String, ServiceError> {
-        let key = new_key(env);
-        let row = keys::KeyRow {
-            env: env.as_str().into(),
-            key_hash: hash(&key).to_vec(),
-            key_sealed: vault.seal(key.as_bytes()),
-            created_at: now_us,
-        };
+        let (key, row) = new_key(env, vault, now_us);
         store.write(|tx| keys::put(tx, &row).map_err(db_error))?;
         let mut hashes = self.hashes.write().unwrap_or_else(|p| p.into_inner());
         hashes.retain(|(e, _)| *e != env);

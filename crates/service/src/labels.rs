@@ -426,11 +426,7 @@ impl Service {
 
     pub fn list_labels(&self, env: Env, q: &ListQuery) -> Result<Value, ServiceError> {
         let w = crate::list::window(q, self.clock.now())?;
-        if let Some(s) = q.status.as_deref() {
-            if !LABEL_STATUSES.contains(&s) {
-                return Err(ServiceError::invalid("status", format!("one of: {}", LABEL_STATUSES.join(", "))));
-            }
-        }
+        crate::list::check_status(q.status.as_deref(), LABEL_STATUSES)?;
         let filter = LabelFilter {
             shipper_account_id: q.shipper_account_id.clone().filter(|s| !s.is_empty()),
             status: q.status.clone().filter(|s| !s.is_empty()),

@@ -49,6 +49,14 @@ pub fn window(q: &ListQuery, now: DateTime<Utc>) -> Result<Window, ServiceError>
     Ok(Window { limit, created_at_min, created_at_max, after })
 }
 
+/// Refuses a `status` that is not one of `allowed`, naming them.
+pub fn check_status(status: Option<&str>, allowed: &[&str]) -> Result<(), ServiceError> {
+    match status {
+        Some(s) if !allowed.contains(&s) => Err(ServiceError::invalid("status", format!("one of: {}", allowed.join(", ")))),
+        _ => Ok(()),
+    }
+}
+
 impl Window {
     /// The `data` of a list answer around `items` under `key`.
     pub fn answer(&self, key: &str, items: Vec<serde_json::Value>, next_token: Option<String>) -> serde_json::Value {

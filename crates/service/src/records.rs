@@ -39,11 +39,7 @@ impl Service {
 
     pub(crate) fn list_records(&self, kind: Kind, env: Env, q: &ListQuery, key: &str, statuses: &[&str]) -> Result<Value, ServiceError> {
         let w = crate::list::window(q, self.clock.now())?;
-        if let Some(s) = q.status.as_deref().filter(|s| !s.is_empty()) {
-            if !statuses.contains(&s) {
-                return Err(ServiceError::invalid("status", format!("one of: {}", statuses.join(", "))));
-            }
-        }
+        crate::list::check_status(q.status.as_deref().filter(|s| !s.is_empty()), statuses)?;
         let f = RecordFilter {
             shipper_account_id: q.shipper_account_id.clone().filter(|s| !s.is_empty()),
             status: q.status.clone().filter(|s| !s.is_empty()),
