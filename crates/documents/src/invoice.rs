@@ -89,8 +89,9 @@ pub(crate) fn address_block(p: &mut Page, x: f32, y: f32, title: &str, lines: &[
 
 pub(crate) fn sample_mark(p: &mut Page) {
     let w = text_width("SAMPLE - NOT FOR SHIPPING", 14.0, true) + 12.0;
-    p.frame(p.width - 40.0 - w, 30.0, w, 24.0, 2.0);
-    p.text(p.width - 40.0 - w + 6.0, 47.0, 14.0, true, "SAMPLE - NOT FOR SHIPPING");
+    // In the top margin, clear of the title (baseline 70) and the barcode (from 62).
+    p.frame(p.width - 40.0 - w, 12.0, w, 24.0, 2.0);
+    p.text(p.width - 40.0 - w + 6.0, 29.0, 14.0, true, "SAMPLE - NOT FOR SHIPPING");
 }
 
 pub fn render_invoice_pdf(doc: &InvoiceDoc) -> Vec<u8> {
