@@ -23,10 +23,9 @@ pub fn ok(data: serde_json::Value) -> Response {
     json_response(StatusCode::OK, serde_json::json!({ "meta": { "code": 200 }, "data": data }).to_string())
 }
 
-/// A partial failure that still carries data (rates with a failed account: 4713).
-pub fn partial(code: ErrorCode, data: serde_json::Value) -> Response {
-    let meta = serde_json::json!({"code": code.code(), "message": code.message(), "details": [], "retryable": code.retryable()});
-    json_response(StatusCode::OK, serde_json::json!({ "meta": meta, "data": data }).to_string())
+/// An operation's answer: meta 200, 3001 (accepted for async work) or a partial failure with data.
+pub fn reply(r: packdesk_service::Reply) -> Response {
+    json_response(StatusCode::OK, serde_json::json!({ "meta": r.meta(), "data": r.data }).to_string())
 }
 
 pub fn error(code: ErrorCode, path: &str, info: &str) -> Response {

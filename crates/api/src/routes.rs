@@ -1,7 +1,7 @@
 //! Routes. Every route, known or not, needs a valid `service-api-key`; the key decides the
 //! environment (live or sandbox) the request sees.
 
-use crate::envelope::{error, ok, partial, ApiError};
+use crate::envelope::{error, ok, reply, ApiError};
 use axum::body::{to_bytes, Body, Bytes};
 use axum::extract::{FromRequest, Path, Query, Request, State};
 use axum::http::{header, HeaderValue, StatusCode};
@@ -12,7 +12,7 @@ use axum::{Extension, Router};
 use packdesk_model::request::ListQuery;
 use packdesk_model::{ErrorCode, ServiceError};
 use packdesk_service::keys::Env;
-use packdesk_service::Service;
+use packdesk_service::{Reply, Service};
 use std::sync::Arc;
 
 type Shared = Arc<Service>;
@@ -41,7 +41,12 @@ pub fn router(service: Shared) -> Router {
         .route("/files/{id}", get(download_file))
         .route("/schemas", get(list_schemas))
         .route("/schemas/{name}", get(get_schema));
-    let desk = Router::new().route("/carriers", get(carriers));
+    let desk = Router::new()
+        .route("/carriers", get(carriers))
+        .route("/webhook", get(get_webhook).put(set_webhook))
+        .route("/webhook-deliveries", get(list_webhook_deliveries))
+        .route("/webhook-deliveries/{id}", get(get_webhook_delivery))
+        .route("/webhook-deliveries/{id}/resend", axum::routing::post(resend_webhook_delivery));
     Router::new()
         .nest("/v3", v3)
         .nest("/desk", desk)
@@ -100,6 +105,15 @@ async fn run(s: Shared, f: impl FnOnce(&Service) -> Result<serde_json::Value, Se
     }
 }
 
+/// Runs an operation that may be accepted for async work (3001) or partly fail (4713).
+async fn run_reply(s: Shared, f: impl FnOnce(&Service) -> Result<Reply, ServiceError> + Send + 'static) -> Response {
+    match tokio::task::spawn_blocking(move || f(&s)).await {
+        Ok(Ok(r)) => reply(r),
+        Ok(Err(e)) => ApiError(e).into_response(),
+        Err(_) => error(ErrorCode::Internal, "", "the operation failed unexpectedly"),
+    }
+}
+
 fn query(q: Result<Query<ListQuery>, axum::extract::rejection::QueryRejection>) -> Result<ListQuery, ApiError> {
     q.map(|Query(q)| q).map_err(|e| ApiError(ServiceError::invalid("query", e.body_text())))
 }
@@ -111,6 +125,13 @@ macro_rules! with_body {
     ($name:ident, $method:ident) => {
         async fn $name(State(s): State<Shared>, Extension(env): Extension<Env>, JsonBody(b): JsonBody) -> Response {
             run(s, move |s| s.$method(env, &b)).await
+        }
+    };
+}
+macro_rules! with_body_reply {
+    ($name:ident, $method:ident) => {
+        async fn $name(State(s): State<Shared>, Extension(env): Extension<Env>, JsonBody(b): JsonBody) -> Response {
+            run_reply(s, move |s| s.$method(env, &b)).await
         }
     };
 }
@@ -132,19 +153,19 @@ macro_rules! with_id {
     };
 }
 
-with_body!(create_label, create_label);
+with_body_reply!(create_label, create_label);
 with_query!(list_labels, list_labels);
 with_id!(get_label, get_label);
 with_body!(create_account, create_account);
 with_query!(list_accounts, list_accounts);
 with_id!(get_account, get_account);
-with_body!(cancel_label, cancel_label);
+with_body_reply!(cancel_label, cancel_label);
 with_query!(list_cancel_labels, list_cancel_labels);
 with_id!(get_cancel_label, get_cancel_label);
-with_body!(create_manifest, create_manifest);
+with_body_reply!(create_manifest, create_manifest);
 with_query!(list_manifests, list_manifests);
 with_id!(get_manifest, get_manifest);
-with_body!(create_bulk_download, create_bulk_download);
+with_body_reply!(create_bulk_download, create_bulk_download);
 with_query!(list_bulk_downloads, list_bulk_downloads);
 with_id!(get_bulk_download, get_bulk_download);
 with_query!(list_rates, list_rates);
@@ -153,15 +174,14 @@ with_body!(validate_address, validate_address);
 with_query!(list_address_validations, list_address_validations);
 with_id!(get_address_validation, get_address_validation);
 
-/// Rates answer meta 4713 with the rate record when any account failed (the spec's behaviour),
-/// so this one does not go through `run`.
-async fn calculate_rates(State(s): State<Shared>, Extension(env): Extension<Env>, JsonBody(b): JsonBody) -> Response {
-    match tokio::task::spawn_blocking(move || s.calculate_rates(env, &b)).await {
-        Ok(Ok((data, false))) => ok(data),
-        Ok(Ok((data, true))) => partial(ErrorCode::RatesPartiallyFailed, data),
-        Ok(Err(e)) => ApiError(e).into_response(),
-        Err(_) => error(ErrorCode::Internal, "", "the operation failed unexpectedly"),
-    }
+with_body_reply!(calculate_rates, calculate_rates);
+with_body!(set_webhook, set_webhook);
+with_query!(list_webhook_deliveries, list_webhook_deliveries);
+with_id!(get_webhook_delivery, get_webhook_delivery);
+with_id!(resend_webhook_delivery, resend_webhook_delivery);
+
+async fn get_webhook(State(s): State<Shared>, Extension(env): Extension<Env>) -> Response {
+    run(s, move |s| s.webhook_setting(env)).await
 }
 
 async fn delete_account(State(s): State<Shared>, Extension(env): Extension<Env>, Path(id): Path<String>) -> Response {

@@ -551,6 +551,9 @@ pub struct ListQuery {
     pub s: Option<String>,
     pub slug: Option<String>,
     pub next_token: Option<String>,
+    /// Webhook deliveries (a desk route): the event name and the record the delivery is about.
+    pub event: Option<String>,
+    pub record_id: Option<String>,
 }
 
 /// Body of `POST /cancel-labels`.

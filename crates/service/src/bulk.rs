@@ -1,7 +1,9 @@
 //! Bulk downloads: the labels of 2..100 labels merged into one file, in request order.
 
 use crate::keys::Env;
-use crate::records::{refuse_async, row};
+use crate::jobs::{Job, JobKind};
+use crate::records::row;
+use crate::reply::Reply;
 use crate::validate::parse_body;
 use crate::Service;
 use packdesk_documents::merge::merge_pdfs;
@@ -15,12 +17,31 @@ use serde_json::{json, Value};
 pub const BULK_STATUSES: &[&str] = &["creating", "created", "failed"];
 
 impl Service {
-    pub fn create_bulk_download(&self, env: Env, body: &[u8]) -> Result<Value, ServiceError> {
+    pub fn create_bulk_download(&self, env: Env, body: &[u8]) -> Result<Reply, ServiceError> {
         let req: BulkDownloadRequest = parse_body(body)?;
-        refuse_async(req.is_async)?;
         if !(2..=100).contains(&req.labels.len()) {
             return Err(ServiceError::invalid("labels", format!("must hold 2..100 labels, holds {}", req.labels.len())));
         }
+        let id = uuid::Uuid::new_v4().to_string();
+        if req.is_async {
+            let request = serde_json::to_string(&req).map_err(ServiceError::internal)?;
+            return self.accept_job(env, JobKind::BulkDownload, &id, &id, &request, |tx, now| {
+                let stamp = crate::clock::iso_micros(now);
+                let record = json!({"id": id, "status": "creating", "labels": [], "invalid_labels": [], "files": null, "created_at": stamp, "updated_at": stamp});
+                records::put(tx, Kind::BulkDownload, &row(env, None, "creating", &record, now)).map_err(db_error)?;
+                Ok(record)
+            });
+        }
+        self.make_bulk_download(env, &req, &id, None).map(Reply::done)
+    }
+
+    /// Completes an async bulk download (a worker runs this).
+    pub(crate) fn finish_bulk_download(&self, job: &Job) -> Result<(), ServiceError> {
+        let req: BulkDownloadRequest = serde_json::from_str(&job.request).map_err(ServiceError::internal)?;
+        self.make_bulk_download(job.env, &req, &job.id, Some(job)).map(|_| ())
+    }
+
+    fn make_bulk_download(&self, env: Env, req: &BulkDownloadRequest, id: &str, job: Option<&Job>) -> Result<Value, ServiceError> {
         // Unknown and cancelled labels go to invalid_labels; the rest are merged in request order.
         let (mut valid, mut invalid, mut docs) = (Vec::new(), Vec::new(), Vec::new());
         self.store.read(|c| {
@@ -57,24 +78,23 @@ impl Service {
             merge_pdfs(&all).map_err(ServiceError::internal)?
         };
         let paper = if docs.iter().all(|d| d.paper_size == docs[0].paper_size) { docs[0].paper_size.clone() } else { "mixed".into() };
-        let id = uuid::Uuid::new_v4().to_string();
         let file_id = uuid::Uuid::new_v4().to_string();
         let now = self.now_us();
-        let stamp = crate::clock::iso_micros(now);
+        let created = job.map(|j| j.accepted_at).unwrap_or(now);
         let record = json!({
             "id": id,
             "status": "created",
             "labels": valid,
             "invalid_labels": invalid,
             "files": {"label": {"paper_size": paper, "url": Service::file_path(&file_id), "file_type": file_type}},
-            "created_at": stamp,
-            "updated_at": stamp,
+            "created_at": crate::clock::iso_micros(created),
+            "updated_at": crate::clock::iso_micros(now),
         });
         self.store.write(|tx| {
             files::insert(tx, &FileRow {
                 id: file_id.clone(),
                 env: env.as_str().into(),
-                owner_id: id.clone(),
+                owner_id: id.to_string(),
                 kind: "bulk".into(),
                 file_type: file_type.clone(),
                 paper_size: paper.clone(),
@@ -82,7 +102,11 @@ impl Service {
                 created_at: now,
             })
             .map_err(db_error)?;
-            records::insert(tx, Kind::BulkDownload, &row(env, None, "created", &record, now)).map_err(db_error)
+            records::put(tx, Kind::BulkDownload, &row(env, None, "created", &record, now)).map_err(db_error)?;
+            match job {
+                Some(job) => self.complete_job_in(tx, job, json!({"code": 200}), record.clone(), now),
+                None => Ok(()),
+            }
         })?;
         let mut record = record;
         self.absolute_urls(&mut record);

@@ -1,45 +1,90 @@
 //! Cancel a label. Its tracking numbers stay issued (never reused); its order_number is free again.
+//! Async: the label is `cancelling` (no close-out takes it) until the job cancels it.
 
+use crate::jobs::{Job, JobKind};
 use crate::keys::Env;
-use crate::records::{refuse_async, row};
+use crate::records::row;
+use crate::reply::Reply;
 use crate::validate::parse_body;
 use crate::Service;
 use packdesk_model::request::{CancelLabelRequest, ListQuery};
 use packdesk_model::{ErrorCode, ServiceError};
+use packdesk_store::labels::LabelRow;
 use packdesk_store::records::{self as records, Kind};
+use packdesk_store::rusqlite::Connection;
 use packdesk_store::{db_error, labels};
 use serde_json::{json, Value};
 
 pub const CANCEL_STATUSES: &[&str] = &["cancelling", "cancelled", "failed"];
 
+/// The label, if it can be cancelled now.
+fn cancellable(c: &Connection, env: Env, id: &str) -> Result<LabelRow, ServiceError> {
+    let label = labels::get(c, env.as_str(), id)
+        .map_err(db_error)?
+        .ok_or_else(|| ServiceError::at(ErrorCode::ItemNotFound, "label.id", format!("no label {id}")))?;
+    match label.status.as_str() {
+        "cancelled" | "cancelling" => Err(ServiceError::at(ErrorCode::AlreadyCancelled, "label.id", "the label is cancelled already")),
+        "manifested" | "manifesting" => Err(ServiceError::at(ErrorCode::AlreadyManifested, "label.id", "the label is in a manifest")),
+        "created" => Ok(label),
+        other => Err(ServiceError::invalid("label.id", format!("a label in status {other} cannot be cancelled"))),
+    }
+}
+
+fn cancel_record(id: &str, status: &str, label_id: &str, created: i64, now: i64) -> Value {
+    json!({
+        "id": id,
+        "status": status,
+        "label": {"id": label_id},
+        "created_at": crate::clock::iso_micros(created),
+        "updated_at": crate::clock::iso_micros(now),
+    })
+}
+
 impl Service {
-    pub fn cancel_label(&self, env: Env, body: &[u8]) -> Result<Value, ServiceError> {
+    pub fn cancel_label(&self, env: Env, body: &[u8]) -> Result<Reply, ServiceError> {
         let req: CancelLabelRequest = parse_body(body)?;
-        refuse_async(req.is_async)?;
-        let id = req.label.id;
-        let now = self.now_us();
-        let stamp = crate::clock::iso_micros(now);
-        // Check and change in one write transaction: a close-out cannot take the label meanwhile.
-        self.store.write(|tx| {
-            let label = labels::get(tx, env.as_str(), &id)
-                .map_err(db_error)?
-                .ok_or_else(|| ServiceError::at(ErrorCode::ItemNotFound, "label.id", format!("no label {id}")))?;
-            match label.status.as_str() {
-                "cancelled" | "cancelling" => return Err(ServiceError::at(ErrorCode::AlreadyCancelled, "label.id", "the label is cancelled already")),
-                "manifested" | "manifesting" => return Err(ServiceError::at(ErrorCode::AlreadyManifested, "label.id", "the label is in a manifest")),
-                "created" => {}
-                other => return Err(ServiceError::invalid("label.id", format!("a label in status {other} cannot be cancelled"))),
-            }
-            labels::set_status(tx, &id, "cancelled", now).map_err(db_error)?;
-            let record = json!({
-                "id": uuid::Uuid::new_v4().to_string(),
-                "status": "cancelled",
-                "label": {"id": id},
-                "created_at": stamp,
-                "updated_at": stamp,
+        let label_id = req.label.id.clone();
+        let record_id = uuid::Uuid::new_v4().to_string();
+        if req.is_async {
+            let lane = self.store.read(|c| cancellable(c, env, &label_id))?.shipper_account_id;
+            let request = serde_json::to_string(&req).map_err(ServiceError::internal)?;
+            return self.accept_job(env, JobKind::CancelLabel, &record_id, &lane, &request, |tx, now| {
+                let label = cancellable(tx, env, &label_id)?;
+                labels::set_status(tx, &label_id, "cancelling", now).map_err(db_error)?;
+                let record = cancel_record(&record_id, "cancelling", &label_id, now, now);
+                records::put(tx, Kind::CancelLabel, &row(env, Some(&label.shipper_account_id), "cancelling", &record, now)).map_err(db_error)?;
+                Ok(record)
             });
-            records::insert(tx, Kind::CancelLabel, &row(env, Some(&label.shipper_account_id), "cancelled", &record, now)).map_err(db_error)?;
-            Ok(record)
+        }
+        let now = self.now_us();
+        // Check and change in one write transaction: a close-out cannot take the label meanwhile.
+        self.store
+            .write(|tx| {
+                let label = cancellable(tx, env, &label_id)?;
+                labels::set_status(tx, &label_id, "cancelled", now).map_err(db_error)?;
+                let record = cancel_record(&record_id, "cancelled", &label_id, now, now);
+                records::put(tx, Kind::CancelLabel, &row(env, Some(&label.shipper_account_id), "cancelled", &record, now)).map_err(db_error)?;
+                Ok(record)
+            })
+            .map(Reply::done)
+    }
+
+    /// Completes an async cancel (a worker runs this).
+    pub(crate) fn finish_cancel_label(&self, job: &Job) -> Result<(), ServiceError> {
+        let req: CancelLabelRequest = serde_json::from_str(&job.request).map_err(ServiceError::internal)?;
+        let label_id = req.label.id;
+        let now = self.now_us();
+        self.store.write(|tx| {
+            let label = labels::get(tx, job.env.as_str(), &label_id)
+                .map_err(db_error)?
+                .ok_or_else(|| ServiceError::at(ErrorCode::ItemNotFound, "label.id", format!("no label {label_id}")))?;
+            if label.status != "cancelling" {
+                return Err(ServiceError::invalid("label.id", format!("the label is {}, not cancelling", label.status)));
+            }
+            labels::set_status(tx, &label_id, "cancelled", now).map_err(db_error)?;
+            let record = cancel_record(&job.id, "cancelled", &label_id, job.accepted_at, now);
+            records::put(tx, Kind::CancelLabel, &row(job.env, Some(&label.shipper_account_id), "cancelled", &record, now)).map_err(db_error)?;
+            self.complete_job_in(tx, job, json!({"code": 200}), record, now)
         })
     }
 

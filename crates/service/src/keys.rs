@@ -21,7 +21,7 @@ impl Env {
         }
     }
 
-    fn parse(s: &str) -> Option<Env> {
+    pub fn parse(s: &str) -> Option<Env> {
         match s {
             "live" => Some(Env::Live),
             "sandbox" => Some(Env::Sandbox),

@@ -23,7 +23,9 @@ use packdesk_store::accounts::AccountRow;
 use packdesk_store::files::FileRow;
 use packdesk_store::labels::{self as table, InsertError, LabelFilter, LabelRow};
 use packdesk_store::{db_error, paging};
-use serde_json::Value;
+use crate::jobs::{Job, JobKind};
+use crate::reply::Reply;
+use serde_json::{json, Value};
 
 pub const LABEL_STATUSES: &[&str] = &["creating", "created", "cancelling", "cancelled", "manifesting", "manifested", "failed"];
 
@@ -37,6 +39,15 @@ enum WriteError {
 impl From<ServiceError> for WriteError {
     fn from(e: ServiceError) -> Self {
         WriteError::Service(e)
+    }
+}
+
+fn insert_error(e: InsertError) -> ServiceError {
+    match e {
+        InsertError::DuplicateOrderNumber => {
+            ServiceError::at(ErrorCode::DuplicateOrderNumber, "order_number", "this order_number is on another label of this shipper account")
+        }
+        InsertError::Db(e) => db_error(e),
     }
 }
 
@@ -169,13 +180,17 @@ pub fn parcel_measures(s: &Shipment) -> Vec<ParcelMeasure> {
 struct Draft<'a> {
     env: Env,
     req: &'a LabelRequest,
-    account: &'a AccountRow,
+    account: AccountRow,
     carrier: &'static Carrier,
     service: &'static ServiceTypeDef,
     ship_date: NaiveDate,
     paper: PaperSize,
     file_type: FileType,
     rate: RateEntry,
+    /// Where its tracking numbers come from.
+    scheme: &'static packdesk_carriers::registry::Scheme,
+    range: TrackingRange,
+    scope: String,
 }
 
 impl Draft<'_> {
@@ -255,21 +270,38 @@ impl Draft<'_> {
 }
 
 impl Service {
-    pub fn create_label(&self, env: Env, body: &[u8]) -> Result<Value, ServiceError> {
+    /// Creates a label now, or (with `async: true`) accepts it in status `creating` and lets a
+    /// worker create it.
+    pub fn create_label(&self, env: Env, body: &[u8]) -> Result<Reply, ServiceError> {
         let req: LabelRequest = parse_body(body)?;
+        let draft = self.prepare_label(env, &req, None)?;
         if req.is_async {
-            return Err(ServiceError::invalid("async", "async mode is not available in this version; send async: false"));
+            // The job keeps the ship date of the day it was accepted, whenever it runs.
+            let mut stored = req.clone();
+            stored.ship_date = Some(draft.ship_date.to_string());
+            return self.accept_label(&draft, &stored);
         }
+        self.produce_label(&draft, None).map(Reply::done)
+    }
+
+    /// Checks a label request against the account, the carrier's rules and its rate card, and
+    /// resolves what the label will be. For a job, "today" is the day it was accepted and its own
+    /// row already holds the order_number.
+    fn prepare_label<'a>(&self, env: Env, req: &'a LabelRequest, job: Option<&Job>) -> Result<Draft<'a>, ServiceError> {
         let account = self.account_row(env, &req.shipper_account.id, "shipper_account.id")?;
         if account.status != "enabled" {
             return Err(ServiceError::invalid("shipper_account.id", "the shipper account is disabled"));
         }
         let c = carrier(&account.slug).ok_or_else(|| ServiceError::internal("account of an unknown carrier"))?;
         let tz: chrono_tz::Tz = account.timezone.parse().unwrap_or(chrono_tz::UTC);
-        let today = self.clock.now().with_timezone(&tz).date_naive();
-        check_label_request(&req, c, today)?;
+        let now = match job {
+            Some(j) => chrono::DateTime::from_timestamp_micros(j.accepted_at).unwrap_or_else(|| self.clock.now()),
+            None => self.clock.now(),
+        };
+        let today = now.with_timezone(&tz).date_naive();
+        check_label_request(req, c, today)?;
         let service = c.service(&req.service_type).ok_or_else(|| ServiceError::internal("service vanished after validation"))?;
-        if let Some(o) = &req.order_number {
+        if let (Some(o), None) = (&req.order_number, job) {
             let taken = self.store.read(|conn| table::order_number_taken(conn, &account.id, o).map_err(db_error))?;
             if taken {
                 return Err(ServiceError::at(ErrorCode::DuplicateOrderNumber, "order_number", format!("`{o}` is on another label of this shipper account")));
@@ -283,17 +315,6 @@ impl Service {
             .map_err(|why| ServiceError::at(ErrorCode::ServiceTypeUnavailable, "service_type", why))?;
         let settings = settings_of(&account);
         let paper = c.resolve_paper(req.paper_size.or(settings.default_paper_size).unwrap_or(PaperSize::Default));
-        let draft = Draft {
-            env,
-            req: &req,
-            account: &account,
-            carrier: c,
-            service,
-            ship_date,
-            paper,
-            file_type: req.file_type.unwrap_or(FileType::Pdf),
-            rate: rate_entry(&account, service, &q, ship_date),
-        };
         let cod = options.iter().any(|o| o.variant() == "cod");
         let pool = c.pool_for(cod, to);
         let range = pool_range(env, &settings, pool).ok_or_else(|| {
@@ -304,25 +325,95 @@ impl Service {
             )
         })?;
         let scope = tracking_scope(env, &account.id, &account.slug, &pool.name);
-        let count = req.shipment.parcels.len() as u64;
+        let rate = rate_entry(&account, service, &q, ship_date);
+        Ok(Draft {
+            env,
+            req,
+            account,
+            carrier: c,
+            service,
+            ship_date,
+            paper,
+            file_type: req.file_type.unwrap_or(FileType::Pdf),
+            rate,
+            scheme: &pool.scheme,
+            range,
+            scope,
+        })
+    }
+
+    /// Draws the label's tracking numbers and writes it (retrying past numbers issued elsewhere).
+    fn produce_label(&self, draft: &Draft, job: Option<&Job>) -> Result<Value, ServiceError> {
+        let count = draft.req.shipment.parcels.len() as u64;
+        let scope = &draft.scope;
         for _ in 0..16 {
-            let serials = self.allocator.reserve(&scope, count, range, || {
-                self.store.read(|conn| packdesk_store::tracking::counter(conn, &scope).map_err(db_error))
+            let serials = self.allocator.reserve(scope, count, draft.range, || {
+                self.store.read(|conn| packdesk_store::tracking::counter(conn, scope).map_err(db_error))
             })?;
-            let numbers: Vec<String> = serials.iter().map(|s| tracking::format(&pool.scheme, *s)).collect();
-            match self.write_label(&draft, &scope, &serials, &numbers) {
+            let numbers: Vec<String> = serials.iter().map(|s| tracking::format(draft.scheme, *s)).collect();
+            match self.write_label(draft, &serials, &numbers, job) {
                 Ok(v) => return Ok(v),
-                Err(WriteError::Taken(serial)) => self.allocator.skip_past(&scope, serial),
+                Err(WriteError::Taken(serial)) => self.allocator.skip_past(scope, serial),
                 Err(WriteError::Service(e)) => return Err(e),
             }
         }
         Err(ServiceError::at(ErrorCode::InternalRetry, "shipper_account.id", "the tracking-number range overlaps numbers issued elsewhere; try again"))
     }
 
-    fn write_label(&self, d: &Draft, scope: &str, serials: &[u64], numbers: &[String]) -> Result<Value, WriteError> {
+    /// Stores an async label in status `creating` with its job.
+    fn accept_label(&self, d: &Draft, stored: &LabelRequest) -> Result<Reply, ServiceError> {
         let id = uuid::Uuid::new_v4().to_string();
+        let request = serde_json::to_string(stored).map_err(ServiceError::internal)?;
+        self.accept_job(d.env, JobKind::Label, &id, &d.account.id, &request, |tx, now| {
+            let stamp = crate::clock::iso_micros(now);
+            let record = Label {
+                id: id.clone(),
+                status: "creating".into(),
+                ship_date: d.ship_date.to_string(),
+                tracking_numbers: vec![],
+                files: None,
+                rate: None,
+                references: d.req.references.clone().unwrap_or_default(),
+                shipper_account: AccountRef { id: d.account.id.clone(), slug: d.account.slug.clone() },
+                service_type: d.req.service_type.clone(),
+                service_options: d.req.service_options.clone().unwrap_or_default(),
+                order_number: d.req.order_number.clone(),
+                order_id: d.req.order_id.clone(),
+                created_at: stamp.clone(),
+                updated_at: stamp,
+            };
+            let record_json = serde_json::to_value(&record).map_err(ServiceError::internal)?;
+            let row = LabelRow {
+                id: id.clone(),
+                env: d.env.as_str().into(),
+                shipper_account_id: d.account.id.clone(),
+                status: "creating".into(),
+                order_number: d.req.order_number.clone(),
+                search_text: record.references.join(" "),
+                manifest_id: None,
+                request: request.clone(),
+                record: record_json.to_string(),
+                created_at: now,
+                updated_at: now,
+            };
+            table::insert(tx, &row).map_err(insert_error)?;
+            Ok(record_json)
+        })
+    }
+
+    /// Completes an async label (a worker runs this).
+    pub(crate) fn finish_label(&self, job: &Job) -> Result<(), ServiceError> {
+        let req: LabelRequest = serde_json::from_str(&job.request).map_err(ServiceError::internal)?;
+        let draft = self.prepare_label(job.env, &req, Some(job))?;
+        self.produce_label(&draft, Some(job)).map(|_| ())
+    }
+
+    fn write_label(&self, d: &Draft, serials: &[u64], numbers: &[String], job: Option<&Job>) -> Result<Value, WriteError> {
+        let id = job.map(|j| j.id.clone()).unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
         let rendered = d.render(numbers, &id);
         let now = self.now_us();
+        // An async label keeps the time it was accepted as its created_at.
+        let created = job.map(|j| j.accepted_at).unwrap_or(now);
         let mut files = LabelFiles::default();
         let mut rows = Vec::new();
         for (kind, file_type, paper, bytes) in rendered {
@@ -358,7 +449,7 @@ impl Service {
             service_options: d.req.service_options.clone().unwrap_or_default(),
             order_number: d.req.order_number.clone(),
             order_id: d.req.order_id.clone(),
-            created_at: stamp.clone(),
+            created_at: crate::clock::iso_micros(created),
             updated_at: stamp,
         };
         let mut record_json = serde_json::to_value(&record).map_err(ServiceError::internal)?;
@@ -377,10 +468,11 @@ impl Service {
             manifest_id: None,
             request: serde_json::to_string(d.req).map_err(ServiceError::internal)?,
             record: record_json.to_string(),
-            created_at: now,
+            created_at: created,
             updated_at: now,
         };
         let env = d.env.as_str();
+        let scope = d.scope.as_str();
         let slug = &d.account.slug;
         self.store.write(|tx| {
             for (serial, number) in serials.iter().zip(numbers) {
@@ -391,21 +483,24 @@ impl Service {
             if let Some(last) = serials.last() {
                 packdesk_store::tracking::advance(tx, scope, last + 1).map_err(db_error)?;
             }
-            table::insert(tx, &row).map_err(|e| match e {
-                InsertError::DuplicateOrderNumber => ServiceError::at(
-                    ErrorCode::DuplicateOrderNumber,
-                    "order_number",
-                    "this order_number is on another label of this shipper account",
-                ),
-                InsertError::Db(e) => db_error(e),
-            })?;
+            match job {
+                None => table::insert(tx, &row).map_err(insert_error)?,
+                Some(_) => table::complete(tx, &id, "created", &row.record, &row.search_text, now).map_err(db_error)?,
+            }
             for f in &rows {
                 packdesk_store::files::insert(tx, f).map_err(db_error)?;
+            }
+            if let Some(job) = job {
+                self.complete_job_in(tx, job, json!({"code": 200}), record_json.clone(), now)?;
             }
             Ok(())
         })?;
         self.absolute_urls(&mut record_json);
         Ok(record_json)
+    }
+
+    pub(crate) fn label_value(&self, row: &LabelRow) -> Result<Value, ServiceError> {
+        self.label_json(row)
     }
 
     fn label_json(&self, row: &LabelRow) -> Result<Value, ServiceError> {

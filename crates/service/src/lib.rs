@@ -8,14 +8,17 @@ pub mod allocator;
 pub mod bulk;
 pub mod cancels;
 pub mod clock;
+pub mod jobs;
 pub mod keys;
 pub mod labels;
 pub mod list;
 pub mod manifests;
 pub mod rates;
 pub mod records;
+pub mod reply;
 pub mod validate;
 pub mod vault;
+pub mod webhooks;
 
 use clock::Clock;
 use keys::{Env, KeyRing};
@@ -26,6 +29,7 @@ use std::sync::Arc;
 use vault::Vault;
 
 pub use packdesk_model as model;
+pub use reply::{Outcome, Reply};
 
 /// The files of a data folder.
 pub struct DataDir(pub PathBuf);
@@ -51,6 +55,10 @@ pub struct Service {
     pub base_url: String,
     pub data_dir: PathBuf,
     allocator: allocator::Allocator,
+    /// Async jobs waiting for a worker (see `jobs`).
+    pub jobs: jobs::JobQueue,
+    dispatcher: webhooks::DispatcherSignal,
+    sender: webhooks::SenderCell,
     _lock: std::fs::File,
 }
 
@@ -88,8 +96,12 @@ impl Service {
             base_url: base_url.trim_end_matches('/').to_string(),
             data_dir: data_dir.to_path_buf(),
             allocator: allocator::Allocator::default(),
+            jobs: jobs::JobQueue::default(),
+            dispatcher: webhooks::DispatcherSignal::default(),
+            sender: webhooks::SenderCell::new(),
             _lock: lock,
         };
+        service.requeue_unfinished()?;
         Ok(Opened { service, created_keys })
     }
 
@@ -102,6 +114,19 @@ impl Service {
         let store = Store::open(&dir.database())?;
         let vault = Vault::open(&dir.vault_key())?;
         KeyRing::reveal(&store, &vault)
+    }
+
+    /// Shows (`set` None) or changes the webhook of `env` in a data folder, without taking the
+    /// folder's lock: the running server reads the setting at each completion.
+    pub fn webhook_command(data_dir: &Path, env: &str, set: Option<&str>) -> Result<serde_json::Value, ServiceError> {
+        let dir = DataDir(data_dir.to_path_buf());
+        if !dir.database().exists() {
+            return Err(ServiceError::internal(format!("no Packdesk data in {} (start the server once first)", data_dir.display())));
+        }
+        let env = Env::parse(env).ok_or_else(|| ServiceError::invalid("env", "live or sandbox"))?;
+        let store = Store::open(&dir.database())?;
+        let now = chrono::Utc::now().timestamp_micros();
+        webhooks::command(&store, env, set, now)
     }
 
     pub fn authenticate(&self, key: &str) -> Option<Env> {

@@ -3,12 +3,16 @@
 //! it, so no label lands in two manifests.
 
 use crate::keys::Env;
-use crate::records::{refuse_async, row};
+use crate::jobs::{Job, JobKind};
+use crate::records::row;
+use crate::reply::Reply;
 use crate::validate::parse_body;
 use crate::Service;
 use packdesk_carriers::carrier;
 use packdesk_documents::manifest::{render_manifest_csv, render_manifest_pdf, ManifestDoc, ManifestLine};
-use packdesk_model::request::ListQuery;
+use packdesk_model::request::{ListQuery, ManifestRequest};
+use packdesk_store::accounts::AccountRow;
+use packdesk_store::rusqlite::Connection;
 use packdesk_model::{ErrorCode, ServiceError};
 use packdesk_store::files::FileRow;
 use packdesk_store::labels::{self, LabelRow};
@@ -74,85 +78,144 @@ fn lines_of(label: &LabelRow, slug: &str) -> Vec<ManifestLine> {
         .collect()
 }
 
+/// The labels a close-out takes: the given ones (each must be a created label of the account, not
+/// in a manifest) or, without label_ids, every such label of the account.
+fn choose_labels(tx: &Connection, env: Env, account: &AccountRow, label_ids: &Option<Vec<String>>) -> Result<Vec<LabelRow>, ServiceError> {
+    let chosen: Vec<LabelRow> = match label_ids {
+        None => labels::manifestable(tx, &account.id).map_err(db_error)?,
+        Some(ids) => {
+            let mut out = Vec::with_capacity(ids.len());
+            for (i, id) in ids.iter().enumerate() {
+                let path = format!("label_ids[{i}]");
+                let l = labels::get(tx, env.as_str(), id)
+                    .map_err(db_error)?
+                    .ok_or_else(|| ServiceError::at(ErrorCode::ItemNotFound, &path, format!("no label {id}")))?;
+                if l.shipper_account_id != account.id {
+                    return Err(ServiceError::invalid(path, format!("label {id} belongs to another shipper account")));
+                }
+                if l.status != "created" || l.manifest_id.is_some() {
+                    return Err(ServiceError::invalid(path, format!("label {id} is {}; only created labels can be manifested", l.status)));
+                }
+                if out.iter().any(|o: &LabelRow| o.id == l.id) {
+                    return Err(ServiceError::invalid(path, format!("label {id} is listed twice")));
+                }
+                out.push(l);
+            }
+            out
+        }
+    };
+    if chosen.is_empty() {
+        return Err(ServiceError::at(ErrorCode::NothingToManifest, "shipper_account.id", "no created label of this account waits for a manifest"));
+    }
+    Ok(chosen)
+}
+
+fn account_ref(a: &AccountRow) -> Value {
+    json!({"id": a.id, "slug": a.slug, "description": a.description})
+}
+
 impl Service {
-    pub fn create_manifest(&self, env: Env, body: &[u8]) -> Result<Value, ServiceError> {
-        let req: packdesk_model::request::ManifestRequest = parse_body(body)?;
-        refuse_async(req.is_async)?;
+    /// Closes out an account now, or (async) puts its labels in a `manifesting` manifest that a
+    /// worker completes.
+    pub fn create_manifest(&self, env: Env, body: &[u8]) -> Result<Reply, ServiceError> {
+        let req: ManifestRequest = parse_body(body)?;
         let account = self.account_row(env, &req.shipper_account.id, "shipper_account.id")?;
+        let manifest_id = uuid::Uuid::new_v4().to_string();
+        if req.is_async {
+            let request = serde_json::to_string(&req).map_err(ServiceError::internal)?;
+            return self.accept_job(env, JobKind::Manifest, &manifest_id, &account.id, &request, |tx, now| {
+                let chosen = choose_labels(tx, env, &account, &req.label_ids)?;
+                let ids: Vec<String> = chosen.iter().map(|l| l.id.clone()).collect();
+                labels::set_manifesting(tx, &ids, &manifest_id, now).map_err(db_error)?;
+                let stamp = crate::clock::iso_micros(now);
+                let record = json!({
+                    "id": manifest_id,
+                    "status": "manifesting",
+                    "shipper_account": account_ref(&account),
+                    "labels": ids.iter().map(|id| json!({"id": id, "manifested": false})).collect::<Vec<_>>(),
+                    "files": null,
+                    "created_at": stamp,
+                    "updated_at": stamp,
+                });
+                records::put(tx, Kind::Manifest, &row(env, Some(&account.id), "manifesting", &record, now)).map_err(db_error)?;
+                Ok(record)
+            });
+        }
+        self.store
+            .write(|tx| {
+                let now = self.now_us();
+                let chosen = choose_labels(tx, env, &account, &req.label_ids)?;
+                self.close_out(tx, env, &account, &manifest_id, &chosen, now, None)
+            })
+            .map(Reply::done)
+    }
+
+    /// Completes an async close-out (a worker runs this).
+    pub(crate) fn finish_manifest(&self, job: &Job) -> Result<(), ServiceError> {
+        let req: ManifestRequest = serde_json::from_str(&job.request).map_err(ServiceError::internal)?;
+        let account = self.account_row(job.env, &req.shipper_account.id, "shipper_account.id")?;
+        self.store.write(|tx| {
+            let chosen = labels::of_manifest(tx, &job.id).map_err(db_error)?;
+            if chosen.is_empty() {
+                return Err(ServiceError::at(ErrorCode::NothingToManifest, "shipper_account.id", "the labels of this manifest are gone"));
+            }
+            self.close_out(tx, job.env, &account, &job.id, &chosen, job.accepted_at, Some(job)).map(|_| ())
+        })
+    }
+
+    /// Renders and stores the manifest of `chosen` and moves them to `manifested`, in the caller's
+    /// transaction (which a job's completion joins).
+    #[allow(clippy::too_many_arguments)]
+    fn close_out(&self, tx: &Connection, env: Env, account: &AccountRow, manifest_id: &str, chosen: &[LabelRow], created: i64, job: Option<&Job>) -> Result<Value, ServiceError> {
+        let now = self.now_us();
         let c = carrier(&account.slug).ok_or_else(|| ServiceError::internal("account of an unknown carrier"))?;
         let tz: chrono_tz::Tz = account.timezone.parse().unwrap_or(chrono_tz::UTC);
-        let manifest_id = uuid::Uuid::new_v4().to_string();
-        self.store.write(|tx| {
-            let now = self.now_us();
-            let chosen: Vec<LabelRow> = match &req.label_ids {
-                None => labels::manifestable(tx, &account.id).map_err(db_error)?,
-                Some(ids) => {
-                    let mut out = Vec::with_capacity(ids.len());
-                    for (i, id) in ids.iter().enumerate() {
-                        let path = format!("label_ids[{i}]");
-                        let l = labels::get(tx, env.as_str(), id)
-                            .map_err(db_error)?
-                            .ok_or_else(|| ServiceError::at(ErrorCode::ItemNotFound, &path, format!("no label {id}")))?;
-                        if l.shipper_account_id != account.id {
-                            return Err(ServiceError::invalid(path, format!("label {id} belongs to another shipper account")));
-                        }
-                        if l.status != "created" || l.manifest_id.is_some() {
-                            return Err(ServiceError::invalid(path, format!("label {id} is {}; only created labels can be manifested", l.status)));
-                        }
-                        if out.iter().any(|o: &LabelRow| o.id == l.id) {
-                            return Err(ServiceError::invalid(path, format!("label {id} is listed twice")));
-                        }
-                        out.push(l);
-                    }
-                    out
-                }
-            };
-            if chosen.is_empty() {
-                return Err(ServiceError::at(ErrorCode::NothingToManifest, "shipper_account.id", "no created label of this account waits for a manifest"));
-            }
-            let doc = ManifestDoc {
-                manifest_id: manifest_id.clone(),
-                carrier: c.name.clone(),
-                account: account.description.clone(),
-                date: self.clock.now().with_timezone(&tz).date_naive().to_string(),
-                lines: chosen.iter().flat_map(|l| lines_of(l, &account.slug)).collect(),
-                sample: env == Env::Sandbox,
-            };
-            let pdf_id = uuid::Uuid::new_v4().to_string();
-            let csv_id = uuid::Uuid::new_v4().to_string();
-            for (id, file_type, bytes) in [(&pdf_id, "pdf", render_manifest_pdf(&doc)), (&csv_id, "csv", render_manifest_csv(&doc).into_bytes())] {
-                files::insert(tx, &FileRow {
-                    id: id.clone(),
-                    env: env.as_str().into(),
-                    owner_id: manifest_id.clone(),
-                    kind: "manifest".into(),
-                    file_type: file_type.into(),
-                    paper_size: "a4".into(),
-                    bytes,
-                    created_at: now,
-                })
-                .map_err(db_error)?;
-            }
-            let ids: Vec<String> = chosen.iter().map(|l| l.id.clone()).collect();
-            labels::set_manifested(tx, &ids, &manifest_id, now).map_err(db_error)?;
-            let stamp = crate::clock::iso_micros(now);
-            let record = json!({
-                "id": manifest_id,
-                "status": "manifested",
-                "shipper_account": {"id": account.id, "slug": account.slug, "description": account.description},
-                "labels": ids.iter().map(|id| json!({"id": id, "manifested": true})).collect::<Vec<_>>(),
-                "files": {
-                    "manifest": {"paper_size": "a4", "url": Service::file_path(&pdf_id), "file_type": "pdf"},
-                    "manifest_data": {"paper_size": "a4", "url": Service::file_path(&csv_id), "file_type": "csv"},
-                },
-                "created_at": stamp,
-                "updated_at": stamp,
-            });
-            records::insert(tx, Kind::Manifest, &row(env, Some(&account.id), "manifested", &record, now)).map_err(db_error)?;
-            let mut record = record;
-            self.absolute_urls(&mut record);
-            Ok(record)
-        })
+        let doc = ManifestDoc {
+            manifest_id: manifest_id.to_string(),
+            carrier: c.name.clone(),
+            account: account.description.clone(),
+            date: self.clock.now().with_timezone(&tz).date_naive().to_string(),
+            lines: chosen.iter().flat_map(|l| lines_of(l, &account.slug)).collect(),
+            sample: env == Env::Sandbox,
+        };
+        let pdf_id = uuid::Uuid::new_v4().to_string();
+        let csv_id = uuid::Uuid::new_v4().to_string();
+        for (id, file_type, bytes) in [(&pdf_id, "pdf", render_manifest_pdf(&doc)), (&csv_id, "csv", render_manifest_csv(&doc).into_bytes())] {
+            files::insert(tx, &FileRow {
+                id: id.clone(),
+                env: env.as_str().into(),
+                owner_id: manifest_id.to_string(),
+                kind: "manifest".into(),
+                file_type: file_type.into(),
+                paper_size: "a4".into(),
+                bytes,
+                created_at: now,
+            })
+            .map_err(db_error)?;
+        }
+        let ids: Vec<String> = chosen.iter().map(|l| l.id.clone()).collect();
+        labels::set_manifested(tx, &ids, manifest_id, now).map_err(db_error)?;
+        let record = json!({
+            "id": manifest_id,
+            "status": "manifested",
+            "shipper_account": account_ref(account),
+            "labels": ids.iter().map(|id| json!({"id": id, "manifested": true})).collect::<Vec<_>>(),
+            "files": {
+                "manifest": {"paper_size": "a4", "url": Service::file_path(&pdf_id), "file_type": "pdf"},
+                "manifest_data": {"paper_size": "a4", "url": Service::file_path(&csv_id), "file_type": "csv"},
+            },
+            "created_at": crate::clock::iso_micros(created),
+            "updated_at": crate::clock::iso_micros(now),
+        });
+        let mut stored = row(env, Some(&account.id), "manifested", &record, now);
+        stored.created_at = created;
+        records::put(tx, Kind::Manifest, &stored).map_err(db_error)?;
+        if let Some(job) = job {
+            self.complete_job_in(tx, job, json!({"code": 200}), record.clone(), now)?;
+        }
+        let mut record = record;
+        self.absolute_urls(&mut record);
+        Ok(record)
     }
 
     pub fn get_manifest(&self, env: Env, id: &str) -> Result<Value, ServiceError> {

@@ -4,7 +4,9 @@
 
 use crate::keys::Env;
 use crate::labels::{parcel_measures, rate_entry};
-use crate::records::{refuse_async, row};
+use crate::jobs::{Job, JobKind};
+use crate::records::row;
+use crate::reply::{Outcome, Reply};
 use crate::validate::{check_shipment, parse_body, parse_date};
 use crate::Service;
 use packdesk_carriers::carrier;
@@ -12,7 +14,7 @@ use packdesk_carriers::rates::quote;
 use packdesk_model::error::Problems;
 use packdesk_model::record::{AccountRefDescribed, RateEntry};
 use packdesk_model::request::{ListQuery, RatesRequest};
-use packdesk_model::ServiceError;
+use packdesk_model::{ErrorCode, ServiceError};
 use packdesk_store::records::{self as records, Kind};
 use packdesk_store::{accounts, db_error};
 use serde_json::{json, Value};
@@ -37,10 +39,9 @@ fn failed(id: &str, slug: &str, description: &str, why: String) -> RateEntry {
 }
 
 impl Service {
-    /// The rate record, and whether any account failed (the answer's meta is then 4713).
-    pub fn calculate_rates(&self, env: Env, body: &[u8]) -> Result<(Value, bool), ServiceError> {
+    /// The rate record; when any account failed the answer's meta is 4713 (with the record).
+    pub fn calculate_rates(&self, env: Env, body: &[u8]) -> Result<Reply, ServiceError> {
         let req: RatesRequest = parse_body(body)?;
-        refuse_async(req.is_async)?;
         let mut p = Problems::default();
         if !(1..=50).contains(&req.shipper_accounts.len()) {
             p.invalid("shipper_accounts", format!("must hold 1..50 shipper accounts, holds {}", req.shipper_accounts.len()));
@@ -52,6 +53,26 @@ impl Service {
         }
         check_shipment(&mut p, &req.shipment, None);
         p.into_result()?;
+        let id = uuid::Uuid::new_v4().to_string();
+        if req.is_async {
+            let request = serde_json::to_string(&req).map_err(ServiceError::internal)?;
+            return self.accept_job(env, JobKind::Rate, &id, &id, &request, |tx, now| {
+                let stamp = crate::clock::iso_micros(now);
+                let record = json!({"id": id, "status": "calculating", "rates": [], "created_at": stamp, "updated_at": stamp});
+                records::put(tx, Kind::Rate, &row(env, None, "calculating", &record, now)).map_err(db_error)?;
+                Ok(record)
+            });
+        }
+        self.rate(env, &req, &id, None)
+    }
+
+    /// Completes async rates (a worker runs this).
+    pub(crate) fn finish_rates(&self, job: &Job) -> Result<(), ServiceError> {
+        let req: RatesRequest = serde_json::from_str(&job.request).map_err(ServiceError::internal)?;
+        self.rate(job.env, &req, &job.id, Some(job)).map(|_| ())
+    }
+
+    fn rate(&self, env: Env, req: &RatesRequest, id: &str, job: Option<&Job>) -> Result<Reply, ServiceError> {
         let from = req.shipment.ship_from.country.as_deref().unwrap_or("");
         let to = req.shipment.ship_to.country.as_deref().unwrap_or("");
         let measures = parcel_measures(&req.shipment);
@@ -87,16 +108,26 @@ impl Service {
             }
         }
         let now = self.now_us();
-        let stamp = crate::clock::iso_micros(now);
+        let created = job.map(|j| j.accepted_at).unwrap_or(now);
         let record = json!({
-            "id": uuid::Uuid::new_v4().to_string(),
+            "id": id,
             "status": "calculated",
             "rates": entries,
-            "created_at": stamp,
-            "updated_at": stamp,
+            "created_at": crate::clock::iso_micros(created),
+            "updated_at": crate::clock::iso_micros(now),
         });
-        self.store.write(|tx| records::insert(tx, Kind::Rate, &row(env, None, "calculated", &record, now)).map_err(db_error))?;
-        Ok((record, any_failed))
+        let reply = match any_failed {
+            true => Reply { outcome: Outcome::Partial(ErrorCode::RatesPartiallyFailed), data: record },
+            false => Reply::done(record),
+        };
+        self.store.write(|tx| {
+            records::put(tx, Kind::Rate, &row(env, None, "calculated", &reply.data, now)).map_err(db_error)?;
+            match job {
+                Some(job) => self.complete_job_in(tx, job, reply.meta(), reply.data.clone(), now),
+                None => Ok(()),
+            }
+        })?;
+        Ok(reply)
     }
 
     pub fn get_rate(&self, env: Env, id: &str) -> Result<Value, ServiceError> {

@@ -52,11 +52,3 @@ impl Service {
         Ok(w.answer(key, items, page.next_token))
     }
 }
-
-/// The async flag is refused until the async issue lands.
-pub(crate) fn refuse_async(is_async: bool) -> Result<(), ServiceError> {
-    if is_async {
-        return Err(ServiceError::invalid("async", "async mode is not available in this version; send async: false"));
-    }
-    Ok(())
-}

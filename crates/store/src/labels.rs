@@ -68,7 +68,7 @@ pub fn insert(conn: &Connection, l: &LabelRow) -> Result<(), InsertError> {
 
 pub fn order_number_taken(conn: &Connection, account_id: &str, order_number: &str) -> rusqlite::Result<bool> {
     conn.prepare_cached(
-        "SELECT 1 FROM labels WHERE shipper_account_id = ?1 AND order_number = ?2 AND status <> 'cancelled'",
+        "SELECT 1 FROM labels WHERE shipper_account_id = ?1 AND order_number = ?2 AND status NOT IN ('cancelled', 'failed')",
     )?
     .exists(params![account_id, order_number])
 }
@@ -148,5 +148,35 @@ pub fn set_manifested(conn: &Connection, ids: &[String], manifest_id: &str, upda
     for id in ids {
         st.execute(params![id, manifest_id, updated_at])?;
     }
+    Ok(())
+}
+
+/// Completes a label accepted in `creating`: its final status, record and search text.
+pub fn complete(conn: &Connection, id: &str, status: &str, record: &str, search_text: &str, updated_at: i64) -> rusqlite::Result<()> {
+    conn.prepare_cached("UPDATE labels SET status = ?2, record = ?3, search_text = ?4, updated_at = ?5 WHERE id = ?1")?
+        .execute(params![id, status, record, search_text, updated_at])?;
+    Ok(())
+}
+
+/// Puts labels into a manifest being made (async close-out): no cancel or other close-out takes them.
+pub fn set_manifesting(conn: &Connection, ids: &[String], manifest_id: &str, updated_at: i64) -> rusqlite::Result<()> {
+    let mut st = conn.prepare_cached("UPDATE labels SET status = 'manifesting', manifest_id = ?2, updated_at = ?3 WHERE id = ?1")?;
+    for id in ids {
+        st.execute(params![id, manifest_id, updated_at])?;
+    }
+    Ok(())
+}
+
+/// The labels of a manifest, oldest first.
+pub fn of_manifest(conn: &Connection, manifest_id: &str) -> rusqlite::Result<Vec<LabelRow>> {
+    let mut st = conn.prepare_cached(&format!("SELECT {COLS} FROM labels WHERE manifest_id = ?1 ORDER BY created_at, id"))?;
+    let rows = st.query_map([manifest_id], from_row)?;
+    rows.collect()
+}
+
+/// Takes labels back out of a manifest that failed.
+pub fn release_manifest(conn: &Connection, manifest_id: &str, updated_at: i64) -> rusqlite::Result<()> {
+    conn.prepare_cached("UPDATE labels SET status = 'created', manifest_id = NULL, updated_at = ?2 WHERE manifest_id = ?1 AND status = 'manifesting'")?
+        .execute(params![manifest_id, updated_at])?;
     Ok(())
 }

@@ -3,12 +3,14 @@
 
 pub mod accounts;
 pub mod files;
+pub mod jobs;
 pub mod keys;
 pub mod labels;
 pub mod migrations;
 pub mod paging;
 pub mod records;
 pub mod tracking;
+pub mod webhooks;
 
 use packdesk_model::{ErrorCode, ServiceError};
 use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};

@@ -95,6 +95,58 @@ const MIGRATIONS: &[&str] = &[
     CREATE INDEX address_validations_page ON address_validations (env, created_at DESC, id DESC);
     CREATE INDEX labels_manifestable ON labels (shipper_account_id, status, manifest_id);
     "#,
+    // 3: async jobs, webhook settings, deliveries and their attempts. A failed label frees its
+    // order_number like a cancelled one (so the request can be sent again).
+    r#"
+    DROP INDEX labels_order_number;
+    CREATE UNIQUE INDEX labels_order_number ON labels (shipper_account_id, order_number)
+        WHERE order_number IS NOT NULL AND status NOT IN ('cancelled', 'failed');
+    -- One row per accepted async request; seq is the order of acceptance.
+    CREATE TABLE jobs (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        id TEXT NOT NULL UNIQUE,
+        env TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        lane TEXT NOT NULL,
+        request TEXT NOT NULL,
+        state TEXT NOT NULL CHECK (state IN ('queued', 'done')),
+        accepted_at INTEGER NOT NULL,
+        finished_at INTEGER
+    );
+    CREATE INDEX jobs_queued ON jobs (state, seq);
+    CREATE TABLE webhook_settings (
+        env TEXT PRIMARY KEY CHECK (env IN ('live', 'sandbox')),
+        url TEXT NOT NULL,
+        enabled INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+    );
+    CREATE TABLE webhook_deliveries (
+        id TEXT PRIMARY KEY,
+        env TEXT NOT NULL,
+        event TEXT NOT NULL,
+        record_id TEXT NOT NULL,
+        url TEXT NOT NULL,
+        body TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('pending', 'delivered', 'failed')),
+        attempts INTEGER NOT NULL,
+        round_failures INTEGER NOT NULL,
+        next_attempt_at INTEGER,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+    );
+    CREATE INDEX webhook_deliveries_due ON webhook_deliveries (status, next_attempt_at);
+    CREATE INDEX webhook_deliveries_page ON webhook_deliveries (env, created_at DESC, id DESC);
+    CREATE TABLE webhook_attempts (
+        delivery_id TEXT NOT NULL,
+        attempt INTEGER NOT NULL,
+        at INTEGER NOT NULL,
+        url TEXT NOT NULL,
+        status_code INTEGER,
+        error TEXT,
+        duration_us INTEGER NOT NULL,
+        PRIMARY KEY (delivery_id, attempt)
+    ) WITHOUT ROWID;
+    "#,
 ];
 
 pub fn migrate(conn: &mut Connection) -> rusqlite::Result<()> {

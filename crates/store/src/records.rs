@@ -56,6 +56,18 @@ pub fn insert(conn: &Connection, kind: Kind, r: &RecordRow) -> rusqlite::Result<
     Ok(())
 }
 
+/// Inserts the record, or replaces status, record and updated_at of the one with its id (an
+/// async record reaching its final state keeps its created_at).
+pub fn put(conn: &Connection, kind: Kind, r: &RecordRow) -> rusqlite::Result<()> {
+    conn.prepare_cached(&format!(
+        "INSERT INTO {} ({COLS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+         ON CONFLICT (id) DO UPDATE SET status = excluded.status, record = excluded.record, updated_at = excluded.updated_at",
+        kind.table()
+    ))?
+    .execute(params![r.id, r.env, r.shipper_account_id, r.status, r.record, r.created_at, r.updated_at])?;
+    Ok(())
+}
+
 pub fn get(conn: &Connection, kind: Kind, env: &str, id: &str) -> rusqlite::Result<Option<RecordRow>> {
     conn.prepare_cached(&format!("SELECT {COLS} FROM {} WHERE id = ?1 AND env = ?2", kind.table()))?
         .query_row(params![id, env], from_row)

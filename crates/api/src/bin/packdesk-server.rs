@@ -1,5 +1,6 @@
 //! `packdesk-server [--data-dir DIR] [--listen 127.0.0.1:PORT]`: runs the Packdesk service.
 //! `packdesk-server keys [--data-dir DIR]`: prints `live <key>` and `sandbox <key>`.
+//! `packdesk-server webhook ...`: shows or sets the webhook of an environment.
 
 use packdesk_service::clock::SystemClock;
 use packdesk_service::Service;
@@ -11,6 +12,8 @@ use std::sync::Arc;
 const USAGE: &str = "usage:
   packdesk-server [--data-dir DIR] [--listen 127.0.0.1:PORT]   run the service (port 0 picks a free port)
   packdesk-server keys [--data-dir DIR]                        print the API keys: live <key>, sandbox <key>
+  packdesk-server webhook (live|sandbox) [--url URL] [--on|--off] [--data-dir DIR]
+                                                               show or set where async results are POSTed
 The data folder defaults to $PACKDESK_DATA_DIR, else the user's data directory (Linux:
 ~/.local/share/packdesk). The service listens on 127.0.0.1:4780 unless told otherwise.";
 
@@ -38,16 +41,29 @@ fn default_data_dir() -> PathBuf {
 
 struct Args {
     keys: bool,
+    /// `webhook ENV`: (env, new url, on/off).
+    webhook: Option<(String, Option<String>, Option<bool>)>,
     data_dir: PathBuf,
     listen: String,
 }
 
 fn parse_args() -> Result<Args, String> {
-    let mut args = Args { keys: false, data_dir: default_data_dir(), listen: DEFAULT_LISTEN.into() };
+    let mut args = Args { keys: false, webhook: None, data_dir: default_data_dir(), listen: DEFAULT_LISTEN.into() };
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
         match a.as_str() {
             "keys" => args.keys = true,
+            "webhook" => {
+                let env = it.next().filter(|e| e == "live" || e == "sandbox").ok_or("webhook needs an environment: live or sandbox")?;
+                args.webhook = Some((env, None, None));
+            }
+            "--url" => {
+                let url = it.next().ok_or("--url needs a URL")?;
+                args.webhook.as_mut().ok_or("--url goes after `webhook live|sandbox`")?.1 = Some(url);
+            }
+            "--on" | "--off" => {
+                args.webhook.as_mut().ok_or("--on/--off go after `webhook live|sandbox`")?.2 = Some(a == "--on");
+            }
             "--data-dir" => args.data_dir = PathBuf::from(it.next().ok_or("--data-dir needs a folder")?),
             "--listen" => args.listen = it.next().ok_or("--listen needs an address like 127.0.0.1:4780")?,
             "-h" | "--help" => return Err(String::new()),
@@ -90,6 +106,30 @@ fn main() {
         }
         return;
     }
+    if let Some((env, url, enabled)) = &args.webhook {
+        let set = if url.is_some() || enabled.is_some() {
+            let mut body = serde_json::Map::new();
+            if let Some(u) = url {
+                body.insert("url".into(), serde_json::Value::String(u.clone()));
+            }
+            if let Some(e) = enabled {
+                body.insert("enabled".into(), serde_json::Value::Bool(*e));
+            }
+            Some(serde_json::Value::Object(body).to_string())
+        } else {
+            None
+        };
+        match Service::webhook_command(&args.data_dir, env, set.as_deref()) {
+            Ok(v) => println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default()),
+            Err(e) => {
+                for d in &e.details {
+                    eprintln!("packdesk-server: {}: {}", if d.path.is_empty() { "webhook" } else { &d.path }, d.info);
+                }
+                std::process::exit(1);
+            }
+        }
+        return;
+    }
     let addr: SocketAddr = match args.listen.parse() {
         Ok(a) => a,
         Err(_) => {
@@ -127,7 +167,10 @@ fn main() {
         let shutdown = async {
             let _ = tokio::signal::ctrl_c().await;
         };
-        if let Err(e) = packdesk_api::serve(listener, Arc::new(opened.service), shutdown).await {
+        let service = Arc::new(opened.service);
+        // Async jobs left by a previous run resume here; webhooks go out from here.
+        let _background = service.start_background(packdesk_service::jobs::default_workers());
+        if let Err(e) = packdesk_api::serve(listener, service, shutdown).await {
             eprintln!("packdesk-server: {e}");
             std::process::exit(1);
         }

@@ -59,8 +59,18 @@ impl Server {
 
     /// Kills the process (SIGKILL: no chance to tidy up) and starts it again on the same data.
     pub fn kill_and_restart(&mut self) {
+        self.kill();
+        self.restart();
+    }
+
+    /// SIGKILL, and wait for the process to be gone.
+    pub fn kill(&mut self) {
         self.child.kill().unwrap();
         self.child.wait().unwrap();
+    }
+
+    /// Starts the server again on the same data (a new port).
+    pub fn restart(&mut self) {
         let (child, base) = start(&self.data_dir);
         self.child = child;
         self.base = base;

@@ -2,6 +2,8 @@
 //! that satisfy a carrier's rules.
 #![allow(dead_code)]
 
+pub mod receiver;
+
 use packdesk_carriers::{Carrier, ServiceTypeDef};
 use packdesk_service::clock::SystemClock;
 use packdesk_service::keys::Env;
@@ -79,4 +81,12 @@ pub fn option_of(variant: &str) -> Value {
         "pickup" => json!({"type": "pickup", "start_time": "09:00:00", "end_time": "17:00:00"}),
         _ => json!({"type": "saturday_delivery", "enabled": true}),
     }
+}
+
+/// A service whose time moves only when the test says (schedules), shared for background threads.
+pub fn manual_service() -> (Arc<Service>, Arc<packdesk_service::clock::ManualClock>, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = Arc::new(packdesk_service::clock::ManualClock::new(chrono::Utc::now()));
+    let service = Service::open(dir.path(), "http://127.0.0.1:9", clock.clone()).unwrap().service;
+    (Arc::new(service), clock, dir)
 }

@@ -1,0 +1,65 @@
+//! Webhook dispatch rate: 10,000 deliveries (of async rate jobs) POSTed to a receiver on
+//! 127.0.0.1 that answers 200, through the service's own dispatcher (`deliver_due_webhooks`,
+//! 64 in flight, each attempt recorded). `cargo bench -p packdesk-service --bench webhooks`.
+//! Also times the worker pool completing the jobs.
+
+#[path = "../tests/common/receiver.rs"]
+mod receiver;
+
+use packdesk_service::clock::SystemClock;
+use packdesk_service::keys::Env;
+use packdesk_service::{Outcome, Service};
+use serde_json::json;
+use std::sync::Arc;
+use std::time::Instant;
+
+fn main() {
+    let full = std::env::args().any(|a| a == "--bench");
+    let n = if full { 10_000 } else { 200 };
+    let dir = tempfile::tempdir().unwrap();
+    let s = Service::open(dir.path(), "http://127.0.0.1:9", Arc::new(SystemClock)).unwrap().service;
+    let rx = receiver::Receiver::ok();
+    s.set_webhook(Env::Sandbox, json!({"url": rx.url}).to_string().as_bytes()).unwrap();
+    let acct = s
+        .create_account(Env::Sandbox, json!({"slug": "yodel", "description": "bench", "credentials": {"identity": "i", "password": "p", "account_number": "1"}}).to_string().as_bytes())
+        .unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let req = json!({"async": true, "shipper_accounts": [{"id": acct}], "shipment": {
+        "ship_from": {"contact_name": "S", "street1": "1 Dock Road", "city": "London", "postal_code": "E16 2AA", "country": "GBR"},
+        "ship_to": {"contact_name": "R", "street1": "2 High St", "city": "Leeds", "postal_code": "LS1 1AA", "country": "GBR"},
+        "parcels": [{"weight": {"value": 2, "unit": "kg"}}]}})
+    .to_string();
+    let sync_req = req.replace("\"async\":true", "\"async\":false");
+    let t = Instant::now();
+    for _ in 0..n / 10 {
+        assert_eq!(s.calculate_rates(Env::Sandbox, sync_req.as_bytes()).unwrap().outcome, Outcome::Done);
+    }
+    let sync = t.elapsed() * 10;
+    let t = Instant::now();
+    for _ in 0..n {
+        assert_eq!(s.calculate_rates(Env::Sandbox, req.as_bytes()).unwrap().outcome, Outcome::Accepted);
+    }
+    let accept = t.elapsed();
+    let t = Instant::now();
+    assert_eq!(s.run_queued_jobs(), n);
+    let run = t.elapsed();
+    let t = Instant::now();
+    let mut sent = 0;
+    loop {
+        let k = s.deliver_due_webhooks();
+        if k == 0 {
+            break;
+        }
+        sent += k;
+    }
+    let dispatch = t.elapsed();
+    assert_eq!(sent, n);
+    assert_eq!(rx.posts(), n);
+    let rate = |d: std::time::Duration| n as f64 / d.as_secs_f64();
+    println!("sync rates, for comparison           {n} in {:>7.3} s = {:>7.0}/s", sync.as_secs_f64(), rate(sync));
+    println!("async rates accepted (service)      {n} in {:>7.3} s = {:>7.0}/s", accept.as_secs_f64(), rate(accept));
+    println!("async rate jobs completed (1 thread) {n} in {:>7.3} s = {:>7.0}/s", run.as_secs_f64(), rate(run));
+    println!("webhooks delivered and recorded      {n} in {:>7.3} s = {:>7.0}/s", dispatch.as_secs_f64(), rate(dispatch));
+}

@@ -1,0 +1,351 @@
+//! Async mode: the persistent job queue and its bounded worker pool.
+//!
+//! Accepting an async request writes the record in its in-progress status and a `jobs` row in one
+//! transaction, then answers 3001. A worker completes the job: the operation's own finishing
+//! transaction also marks the job done and writes its webhook delivery, so a job's effects and its
+//! webhook commit together or not at all. A crash leaves the job `queued`; the next start runs it
+//! again from its stored request (nothing of an uncommitted run survives, so it runs exactly once).
+//!
+//! Order: jobs of one lane (a shipper account) run one at a time in order of acceptance; lanes
+//! run in parallel on the pool.
+
+use crate::keys::Env;
+use crate::Service;
+use packdesk_model::ServiceError;
+use packdesk_store::{db_error, jobs, records::Kind};
+use packdesk_store::rusqlite::{Connection, Transaction};
+use serde_json::Value;
+use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JobKind {
+    Label,
+    CancelLabel,
+    Manifest,
+    BulkDownload,
+    Rate,
+}
+
+impl JobKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            JobKind::Label => "label",
+            JobKind::CancelLabel => "cancel_label",
+            JobKind::Manifest => "manifest",
+            JobKind::BulkDownload => "bulk_download",
+            JobKind::Rate => "rate",
+        }
+    }
+
+    fn parse(s: &str) -> Option<JobKind> {
+        [JobKind::Label, JobKind::CancelLabel, JobKind::Manifest, JobKind::BulkDownload, JobKind::Rate].into_iter().find(|k| k.as_str() == s)
+    }
+
+    /// The webhook event of a completed job (the spec's names).
+    pub fn event(self) -> &'static str {
+        match self {
+            JobKind::Label => "create_a_label",
+            JobKind::CancelLabel => "cancel_a_label",
+            JobKind::Manifest => "manifest_a_label",
+            JobKind::BulkDownload => "create_a_bulk_download",
+            JobKind::Rate => "calculate_rates",
+        }
+    }
+
+    /// The table of the records this kind completes (labels have their own).
+    fn record_kind(self) -> Option<Kind> {
+        match self {
+            JobKind::Label => None,
+            JobKind::CancelLabel => Some(Kind::CancelLabel),
+            JobKind::Manifest => Some(Kind::Manifest),
+            JobKind::BulkDownload => Some(Kind::BulkDownload),
+            JobKind::Rate => Some(Kind::Rate),
+        }
+    }
+}
+
+/// The job being run, as the finishing transaction of its operation needs it.
+#[derive(Debug, Clone)]
+pub struct Job {
+    pub id: String,
+    pub env: Env,
+    pub kind: JobKind,
+    /// The request as accepted.
+    pub request: String,
+    pub accepted_at: i64,
+}
+
+/// Queued job ids per lane, in acceptance order, and which lanes are at work.
+#[derive(Default)]
+struct Lanes {
+    waiting: HashMap<String, VecDeque<(i64, String)>>,
+    /// (seq of the lane's first waiting job, lane) of every idle lane with work.
+    ready: BTreeSet<(i64, String)>,
+    busy: HashSet<String>,
+    stopping: bool,
+}
+
+#[derive(Default)]
+pub struct JobQueue {
+    lanes: Mutex<Lanes>,
+    wake: Condvar,
+    /// Held from an acceptance's transaction until its job is queued, so the queue sees jobs in
+    /// commit (= seq) order.
+    accepting: Mutex<()>,
+}
+
+impl JobQueue {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Lanes> {
+        self.lanes.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn push(&self, seq: i64, id: String, lane: String) {
+        let mut l = self.lock();
+        let q = l.waiting.entry(lane.clone()).or_default();
+        q.push_back((seq, id));
+        if q.len() == 1 && !l.busy.contains(&lane) {
+            l.ready.insert((seq, lane));
+        }
+        drop(l);
+        self.wake.notify_one();
+    }
+
+    /// The next job of an idle lane (marking the lane busy); waits when `wait` and none is ready.
+    fn take(&self, wait: bool) -> Option<(String, String)> {
+        let mut l = self.lock();
+        loop {
+            if l.stopping {
+                return None;
+            }
+            if let Some((_, lane)) = l.ready.pop_first() {
+                let q = l.waiting.get_mut(&lane)?;
+                let (_, id) = q.pop_front()?;
+                if q.is_empty() {
+                    l.waiting.remove(&lane);
+                }
+                l.busy.insert(lane.clone());
+                return Some((id, lane));
+            }
+            if !wait {
+                return None;
+            }
+            l = self.wake.wait(l).unwrap_or_else(|p| p.into_inner());
+        }
+    }
+
+    fn done(&self, lane: &str) {
+        let mut l = self.lock();
+        l.busy.remove(lane);
+        if let Some(&(seq, _)) = l.waiting.get(lane).and_then(|q| q.front()) {
+            l.ready.insert((seq, lane.to_string()));
+            drop(l);
+            self.wake.notify_one();
+        }
+    }
+
+    fn stop(&self) {
+        self.lock().stopping = true;
+        self.wake.notify_all();
+    }
+
+    /// Jobs waiting (not counting those being run).
+    pub fn waiting(&self) -> usize {
+        self.lock().waiting.values().map(|q| q.len()).sum()
+    }
+}
+
+impl Service {
+    /// Queues the jobs a previous run left unfinished (at open).
+    pub(crate) fn requeue_unfinished(&self) -> Result<usize, ServiceError> {
+        let queued = self.store.read(|c| jobs::queued(c).map_err(db_error))?;
+        let n = queued.len();
+        for (seq, id, lane) in queued {
+            self.jobs.push(seq, id, lane);
+        }
+        Ok(n)
+    }
+
+    /// Accepts an async request: `write` stores the record in its in-progress status in the same
+    /// transaction as the job. Answers what `write` answered (the in-progress record).
+    pub(crate) fn accept_job(
+        &self,
+        env: Env,
+        kind: JobKind,
+        id: &str,
+        lane: &str,
+        request: &str,
+        write: impl FnOnce(&Transaction, i64) -> Result<Value, ServiceError>,
+    ) -> Result<crate::reply::Reply, ServiceError> {
+        let _order = self.jobs.accepting.lock().unwrap_or_else(|p| p.into_inner());
+        let now = self.now_us();
+        let (seq, mut record) = self.store.write(|tx| {
+            let record = write(tx, now)?;
+            let seq = jobs::insert(tx, id, env.as_str(), kind.as_str(), lane, request, now).map_err(db_error)?;
+            Ok::<_, ServiceError>((seq, record))
+        })?;
+        self.jobs.push(seq, id.to_string(), lane.to_string());
+        self.absolute_urls(&mut record);
+        Ok(crate::reply::Reply::accepted(record))
+    }
+
+    /// Marks the job done and writes its webhook delivery, inside the transaction that completes
+    /// the job's record. Fails (so the caller rolls back) if the job was done already.
+    pub(crate) fn complete_job_in(&self, tx: &Connection, job: &Job, meta: Value, mut data: Value, now: i64) -> Result<(), ServiceError> {
+        if !jobs::finish(tx, &job.id, now).map_err(db_error)? {
+            return Err(ServiceError::internal(format!("job {} was finished already", job.id)));
+        }
+        self.absolute_urls(&mut data);
+        self.webhook_delivery_in(tx, job.env, job.kind.event(), &job.id, meta, data, now)
+    }
+
+    /// Runs one job to its end: completed, or failed with its error recorded and delivered.
+    pub fn run_job(&self, id: &str) {
+        let Ok(Some(row)) = self.store.read(|c| jobs::get(c, id).map_err(db_error)) else { return };
+        let (Some(kind), Some(env)) = (JobKind::parse(&row.kind), Env::parse(&row.env)) else { return };
+        if row.state != "queued" {
+            return;
+        }
+        let job = Job { id: row.id, env, kind, request: row.request, accepted_at: row.accepted_at };
+        for attempt in 0..3 {
+            let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match kind {
+                JobKind::Label => self.finish_label(&job),
+                JobKind::CancelLabel => self.finish_cancel_label(&job),
+                JobKind::Manifest => self.finish_manifest(&job),
+                JobKind::BulkDownload => self.finish_bulk_download(&job),
+                JobKind::Rate => self.finish_rates(&job),
+            }));
+            let err = match run {
+                Ok(Ok(())) => break,
+                Ok(Err(e)) => e,
+                Err(_) => ServiceError::internal("the job failed unexpectedly"),
+            };
+            if self.job_done(&job.id) {
+                break;
+            }
+            if err.code.retryable() && attempt < 2 {
+                std::thread::sleep(std::time::Duration::from_millis(100 << attempt));
+                continue;
+            }
+            if let Err(e) = self.fail_job(&job, &err) {
+                eprintln!("packdesk: job {} could not be marked failed: {e}", job.id);
+            }
+            break;
+        }
+        self.wake_dispatcher();
+    }
+
+    fn job_done(&self, id: &str) -> bool {
+        matches!(self.store.read(|c| jobs::get(c, id).map_err(db_error)), Ok(Some(j)) if j.state == "done")
+    }
+
+    /// Records a job's failure: its record goes to `failed` (what it held goes back: a cancel's
+    /// label to `created`, a manifest's labels out of it) and the webhook carries the error's meta
+    /// with the failed record as data, so the receiver knows which request failed.
+    fn fail_job(&self, job: &Job, err: &ServiceError) -> Result<(), ServiceError> {
+        let now = self.now_us();
+        let env = job.env.as_str();
+        self.store.write(|tx| {
+            let data = match job.kind.record_kind() {
+                None => {
+                    packdesk_store::labels::set_status(tx, &job.id, "failed", now).map_err(db_error)?;
+                    let row = packdesk_store::labels::get(tx, env, &job.id).map_err(db_error)?;
+                    row.map(|r| self.label_value(&r)).transpose()?.unwrap_or_default()
+                }
+                Some(kind) => {
+                    let Some(mut row) = packdesk_store::records::get(tx, kind, env, &job.id).map_err(db_error)? else {
+                        return Err(ServiceError::internal("the job's record is gone"));
+                    };
+                    if kind == Kind::CancelLabel {
+                        let mut record: Value = serde_json::from_str(&row.record).map_err(ServiceError::internal)?;
+                        if let Some(label) = record["label"]["id"].as_str() {
+                            if let Some(l) = packdesk_store::labels::get(tx, env, label).map_err(db_error)? {
+                                if l.status == "cancelling" {
+                                    packdesk_store::labels::set_status(tx, label, "created", now).map_err(db_error)?;
+                                }
+                            }
+                        }
+                        record["updated_at"] = Value::String(crate::clock::iso_micros(now));
+                        row.record = record.to_string();
+                    }
+                    if kind == Kind::Manifest {
+                        packdesk_store::labels::release_manifest(tx, &job.id, now).map_err(db_error)?;
+                    }
+                    let mut record: Value = serde_json::from_str(&row.record).map_err(ServiceError::internal)?;
+                    record["status"] = Value::String("failed".into());
+                    record["updated_at"] = Value::String(crate::clock::iso_micros(now));
+                    row.status = "failed".into();
+                    row.record = record.to_string();
+                    row.updated_at = now;
+                    packdesk_store::records::put(tx, kind, &row).map_err(db_error)?;
+                    record
+                }
+            };
+            self.complete_job_in(tx, job, err.meta(), data, now)
+        })
+    }
+
+    /// Runs every queued job on the calling thread, until none is left (tests, tools).
+    pub fn run_queued_jobs(&self) -> usize {
+        let mut n = 0;
+        while let Some((id, lane)) = self.jobs.take(false) {
+            self.run_job(&id);
+            self.jobs.done(&lane);
+            n += 1;
+        }
+        n
+    }
+
+    /// Starts the worker pool and the webhook dispatcher. They stop when the handle is dropped.
+    pub fn start_background(self: &Arc<Self>, workers: usize) -> Background {
+        let stop = Arc::new(AtomicBool::new(false));
+        let mut threads = Vec::new();
+        for i in 0..workers.max(1) {
+            let s = Arc::clone(self);
+            threads.push(
+                std::thread::Builder::new()
+                    .name(format!("packdesk-job-{i}"))
+                    .spawn(move || {
+                        while let Some((id, lane)) = s.jobs.take(true) {
+                            s.run_job(&id);
+                            s.jobs.done(&lane);
+                        }
+                    })
+                    .expect("spawn a job worker"),
+            );
+        }
+        let s = Arc::clone(self);
+        let stopping = Arc::clone(&stop);
+        threads.push(
+            std::thread::Builder::new()
+                .name("packdesk-webhooks".into())
+                .spawn(move || s.dispatch_webhooks_until(&stopping))
+                .expect("spawn the webhook dispatcher"),
+        );
+        Background { service: Arc::clone(self), stop, threads }
+    }
+}
+
+/// The running worker pool and dispatcher; dropping it stops them (after the job in hand).
+pub struct Background {
+    service: Arc<Service>,
+    stop: Arc<AtomicBool>,
+    threads: Vec<std::thread::JoinHandle<()>>,
+}
+
+impl Drop for Background {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        self.service.jobs.stop();
+        self.service.wake_dispatcher();
+        for t in self.threads.drain(..) {
+            let _ = t.join();
+        }
+    }
+}
+
+/// Default size of the worker pool: one per core, at least two.
+pub fn default_workers() -> usize {
+    std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2).max(2)
+}

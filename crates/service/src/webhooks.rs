@@ -1,0 +1,402 @@
+//! Webhooks: the URL and on/off switch per environment, one delivery per completed async job, and
+//! the dispatcher that POSTs them on the contract's schedule.
+//!
+//! Schedule: attempt 0 goes out when the job completes; after attempt k fails, attempt k + 1 is
+//! due 2^k x 30 s later; attempt 14 is the last, then the delivery is `failed`. Only HTTP 200
+//! counts as delivered. Every attempt is recorded (time, URL, status code or error, duration). A
+//! delivery is at-least-once: a crash between a receiver's 200 and its record sends it again.
+
+use crate::keys::Env;
+use crate::Service;
+use packdesk_model::request::ListQuery;
+use packdesk_model::{ErrorCode, ServiceError};
+use packdesk_store::webhooks::{self as table, AttemptRow, DeliveryFilter, DeliveryRow, WebhookSetting};
+use packdesk_store::{db_error, paging, Store};
+use packdesk_store::rusqlite::Connection;
+use serde_json::{json, Value};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Condvar, Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+/// The last attempt: 14 retries after the first delivery.
+pub const LAST_ATTEMPT: i64 = 14;
+/// How long a receiver has to answer one attempt.
+pub const ATTEMPT_TIMEOUT: Duration = Duration::from_secs(10);
+/// Attempts in flight at once.
+const CONCURRENCY: usize = 64;
+/// Deliveries taken per round of the dispatcher.
+const BATCH: usize = 1024;
+pub const DELIVERY_STATUSES: &[&str] = &["pending", "delivered", "failed"];
+
+/// Seconds from the failure of attempt k to attempt k + 1.
+pub fn retry_delay_secs(k: i64) -> i64 {
+    30i64 << k.clamp(0, 20)
+}
+
+/// Wakes the dispatcher when a delivery is written; `generation` tells it it missed nothing.
+#[derive(Default)]
+pub struct DispatcherSignal {
+    generation: Mutex<u64>,
+    wake: Condvar,
+}
+
+/// The HTTP client and the small runtime it runs on (made on first use).
+pub(crate) struct Sender {
+    runtime: tokio::runtime::Runtime,
+    client: reqwest::Client,
+}
+
+fn check_url(url: &str) -> Result<(), String> {
+    let parsed = reqwest::Url::parse(url).map_err(|e| format!("`{url}` is not a URL ({e})"))?;
+    if parsed.scheme() != "http" && parsed.scheme() != "https" {
+        return Err(format!("must be an http or https URL, not {}", parsed.scheme()));
+    }
+    if parsed.host_str().is_none_or(str::is_empty) {
+        return Err("must name a host".into());
+    }
+    if url.len() > 2048 {
+        return Err("must be at most 2048 characters".into());
+    }
+    Ok(())
+}
+
+/// Body of `PUT /desk/webhook`: either key may be left out (keeps its value).
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct WebhookUpdate {
+    #[serde(default)]
+    url: Option<String>,
+    #[serde(default)]
+    enabled: Option<bool>,
+}
+
+fn setting_json(s: Option<&WebhookSetting>) -> Value {
+    match s {
+        Some(s) => json!({"url": s.url, "enabled": s.enabled, "updated_at": crate::clock::iso_micros(s.updated_at)}),
+        None => json!({"url": null, "enabled": false, "updated_at": null}),
+    }
+}
+
+fn iso_opt(us: Option<i64>) -> Value {
+    us.map(|t| Value::String(crate::clock::iso_micros(t))).unwrap_or(Value::Null)
+}
+
+fn attempt_json(a: &AttemptRow) -> Value {
+    json!({
+        "attempt": a.attempt,
+        "at": crate::clock::iso_micros(a.at),
+        "url": a.url,
+        "status_code": a.status_code,
+        "error": a.error,
+        "duration_ms": (a.duration_us as f64 / 1000.0 * 10.0).round() / 10.0,
+    })
+}
+
+fn delivery_json(d: &DeliveryRow, attempts: &[AttemptRow]) -> Value {
+    json!({
+        "id": d.id,
+        "event": d.event,
+        "record_id": d.record_id,
+        "url": d.url,
+        "status": d.status,
+        "attempt_count": d.attempts,
+        "next_attempt_at": if d.status == "pending" { iso_opt(d.next_attempt_at) } else { Value::Null },
+        "attempts": attempts.iter().map(attempt_json).collect::<Vec<_>>(),
+        "created_at": crate::clock::iso_micros(d.created_at),
+        "updated_at": crate::clock::iso_micros(d.updated_at),
+    })
+}
+
+/// What one attempt came to.
+struct Attempted {
+    delivery: DeliveryRow,
+    at: i64,
+    status_code: Option<i64>,
+    error: Option<String>,
+    duration_us: i64,
+}
+
+/// The webhook setting of `env`.
+fn setting_of(store: &Store, env: Env) -> Result<Value, ServiceError> {
+    let s = store.read(|c| table::setting(c, env.as_str()).map_err(db_error))?;
+    Ok(setting_json(s.as_ref()))
+}
+
+/// Sets the URL and/or turns webhooks on or off for `env` (a new URL turns them on unless told).
+fn update_setting(store: &Store, env: Env, body: &[u8], now: i64) -> Result<Value, ServiceError> {
+    let req: WebhookUpdate = crate::validate::parse_body(body)?;
+    let saved = store.write(|tx| {
+        let old = table::setting(tx, env.as_str()).map_err(db_error)?;
+        let url = req.url.clone().or_else(|| old.as_ref().map(|o| o.url.clone()));
+        let enabled = req.enabled.or(old.as_ref().map(|o| o.enabled)).unwrap_or(true);
+        let url = match url {
+            Some(u) => u.trim().to_string(),
+            None => return Err(ServiceError::invalid("url", "no webhook URL is set yet; send one (http or https)")),
+        };
+        check_url(&url).map_err(|why| ServiceError::invalid("url", why))?;
+        let s = WebhookSetting { url, enabled, updated_at: now };
+        table::set_setting(tx, env.as_str(), &s).map_err(db_error)?;
+        Ok(s)
+    })?;
+    Ok(setting_json(Some(&saved)))
+}
+
+/// `packdesk-server webhook`: show, or change with a JSON body like the desk route's.
+pub(crate) fn command(store: &Store, env: Env, set: Option<&str>, now: i64) -> Result<Value, ServiceError> {
+    match set {
+        Some(body) => update_setting(store, env, body.as_bytes(), now),
+        None => setting_of(store, env),
+    }
+}
+
+impl Service {
+    pub fn webhook_setting(&self, env: Env) -> Result<Value, ServiceError> {
+        setting_of(&self.store, env)
+    }
+
+    pub fn set_webhook(&self, env: Env, body: &[u8]) -> Result<Value, ServiceError> {
+        update_setting(&self.store, env, body, self.now_us())
+    }
+
+    /// Writes the delivery of a completed job when webhooks are on (inside the job's transaction).
+    pub(crate) fn webhook_delivery_in(&self, tx: &Connection, env: Env, event: &str, record_id: &str, meta: Value, data: Value, now: i64) -> Result<(), ServiceError> {
+        let Some(setting) = table::setting(tx, env.as_str()).map_err(db_error)?.filter(|s| s.enabled) else {
+            return Ok(());
+        };
+        let body = json!({"event": event, "date_time": crate::clock::iso_micros(now), "meta": meta, "data": data});
+        table::insert_delivery(tx, &DeliveryRow {
+            id: uuid::Uuid::new_v4().to_string(),
+            env: env.as_str().into(),
+            event: event.into(),
+            record_id: record_id.into(),
+            url: setting.url,
+            body: body.to_string(),
+            status: "pending".into(),
+            attempts: 0,
+            round_failures: 0,
+            next_attempt_at: Some(now),
+            created_at: now,
+            updated_at: now,
+        })
+        .map_err(db_error)
+    }
+
+    pub(crate) fn wake_dispatcher(&self) {
+        let mut g = self.dispatcher.generation.lock().unwrap_or_else(|p| p.into_inner());
+        *g += 1;
+        self.dispatcher.wake.notify_all();
+    }
+
+    fn sender(&self) -> Result<&Sender, ServiceError> {
+        if let Some(s) = self.sender.get() {
+            return Ok(s);
+        }
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .thread_name("packdesk-webhook-io")
+            .enable_all()
+            .build()
+            .map_err(ServiceError::internal)?;
+        let client = reqwest::Client::builder()
+            .timeout(ATTEMPT_TIMEOUT)
+            .user_agent(concat!("Packdesk/", env!("CARGO_PKG_VERSION"), " webhook"))
+            .pool_max_idle_per_host(CONCURRENCY)
+            // Headers and body may go in two writes: without this, Nagle + delayed ACK cost 40 ms.
+            .tcp_nodelay(true)
+            .build()
+            .map_err(ServiceError::internal)?;
+        let _ = self.sender.set(Sender { runtime, client });
+        self.sender.get().ok_or_else(|| ServiceError::internal("no webhook sender"))
+    }
+
+    /// Makes one attempt of every delivery due now (up to a batch), records them, and answers how
+    /// many it made. The dispatcher thread calls it in a loop; tests call it with a manual clock.
+    pub fn deliver_due_webhooks(&self) -> usize {
+        let now = self.now_us();
+        let due = match self.store.read(|c| table::due(c, now, BATCH).map_err(db_error)) {
+            Ok(d) if !d.is_empty() => d,
+            _ => return 0,
+        };
+        let sender = match self.sender() {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("packdesk: webhooks cannot be sent: {e}");
+                return 0;
+            }
+        };
+        let clock = self.clock.clone();
+        let client = sender.client.clone();
+        let results: Vec<Attempted> = sender.runtime.block_on(async move {
+            let gate = std::sync::Arc::new(tokio::sync::Semaphore::new(CONCURRENCY));
+            let mut set = tokio::task::JoinSet::new();
+            for (i, d) in due.into_iter().enumerate() {
+                let (client, gate, clock) = (client.clone(), gate.clone(), clock.clone());
+                set.spawn(async move {
+                    let _permit = gate.acquire_owned().await;
+                    let at = clock.now().timestamp_micros();
+                    let started = Instant::now();
+                    let sent = client
+                        .post(&d.url)
+                        .header("content-type", "application/json")
+                        .body(d.body.clone())
+                        .send()
+                        .await;
+                    let (status_code, error) = match sent {
+                        Ok(resp) => {
+                            let code = resp.status().as_u16() as i64;
+                            // Read the answer so the connection can be kept alive.
+                            let _ = resp.bytes().await;
+                            (Some(code), if code == 200 { None } else { Some(format!("the receiver answered HTTP {code}, not 200")) })
+                        }
+                        Err(e) => (None, Some(describe(&e))),
+                    };
+                    (i, Attempted { delivery: d, at, status_code, error, duration_us: started.elapsed().as_micros() as i64 })
+                });
+            }
+            let mut out = Vec::new();
+            while let Some(r) = set.join_next().await {
+                if let Ok(r) = r {
+                    out.push(r);
+                }
+            }
+            out.sort_by_key(|(i, _)| *i);
+            out.into_iter().map(|(_, a)| a).collect()
+        });
+        let n = results.len();
+        if let Err(e) = self.record_attempts(results) {
+            eprintln!("packdesk: webhook attempts could not be recorded (they will be made again): {e}");
+        }
+        n
+    }
+
+    fn record_attempts(&self, results: Vec<Attempted>) -> Result<(), ServiceError> {
+        let now = self.now_us();
+        self.store.write(|tx| {
+            for r in results {
+                let mut d = r.delivery;
+                table::insert_attempt(tx, &AttemptRow {
+                    delivery_id: d.id.clone(),
+                    attempt: d.attempts,
+                    at: r.at,
+                    url: d.url.clone(),
+                    status_code: r.status_code,
+                    error: r.error.clone(),
+                    duration_us: r.duration_us,
+                })
+                .map_err(db_error)?;
+                d.attempts += 1;
+                d.updated_at = now;
+                if r.status_code == Some(200) {
+                    d.status = "delivered".into();
+                    d.next_attempt_at = None;
+                } else if d.round_failures >= LAST_ATTEMPT {
+                    d.status = "failed".into();
+                    d.next_attempt_at = None;
+                } else {
+                    d.next_attempt_at = Some(now + retry_delay_secs(d.round_failures) * 1_000_000);
+                    d.round_failures += 1;
+                }
+                table::update_delivery(tx, &d).map_err(db_error)?;
+            }
+            Ok(())
+        })
+    }
+
+    /// The dispatcher's loop: deliver what is due, else sleep until the next delivery falls due
+    /// (at most a second) or a new one is written.
+    pub(crate) fn dispatch_webhooks_until(&self, stop: &AtomicBool) {
+        while !stop.load(Ordering::SeqCst) {
+            let seen = *self.dispatcher.generation.lock().unwrap_or_else(|p| p.into_inner());
+            if self.deliver_due_webhooks() > 0 {
+                continue;
+            }
+            let next = self.store.read(|c| table::next_due_at(c).map_err(db_error)).ok().flatten();
+            let wait = match next {
+                Some(t) => Duration::from_micros((t - self.now_us()).clamp(0, 1_000_000) as u64),
+                None => Duration::from_secs(1),
+            };
+            let g = self.dispatcher.generation.lock().unwrap_or_else(|p| p.into_inner());
+            if *g == seen && !stop.load(Ordering::SeqCst) {
+                let _ = self.dispatcher.wake.wait_timeout(g, wait);
+            }
+        }
+    }
+
+    pub fn list_webhook_deliveries(&self, env: Env, q: &ListQuery) -> Result<Value, ServiceError> {
+        let w = crate::list::window(q, self.clock.now())?;
+        let nonempty = |o: &Option<String>| o.clone().filter(|s| !s.is_empty());
+        crate::list::check_status(nonempty(&q.status).as_deref(), DELIVERY_STATUSES)?;
+        let f = DeliveryFilter {
+            status: nonempty(&q.status),
+            event: nonempty(&q.event),
+            record_id: nonempty(&q.record_id),
+            created_at_min: w.created_at_min.timestamp_micros(),
+            created_at_max: w.created_at_max.timestamp_micros(),
+        };
+        let (rows, last_attempts) = self.store.read(|c| {
+            let rows = table::list(c, env.as_str(), &f, w.limit, w.after.as_ref()).map_err(db_error)?;
+            let mut last = Vec::new();
+            for r in rows.iter().take(w.limit) {
+                last.push(table::attempts(c, &r.id).map_err(db_error)?.pop());
+            }
+            Ok((rows, last))
+        })?;
+        let page = paging::page(rows, w.limit, |r| paging::Cursor { created_at: r.created_at, id: r.id.clone() });
+        let items = page.items.iter().zip(last_attempts).map(|(d, a)| delivery_json(d, a.as_slice())).collect();
+        Ok(w.answer("webhook_deliveries", items, page.next_token))
+    }
+
+    /// One delivery with every attempt and the body it sends.
+    pub fn get_webhook_delivery(&self, env: Env, id: &str) -> Result<Value, ServiceError> {
+        let (d, attempts) = self.store.read(|c| {
+            let d = table::get_delivery(c, env.as_str(), id)
+                .map_err(db_error)?
+                .ok_or_else(|| ServiceError::at(ErrorCode::ItemNotFound, "id", format!("no webhook delivery {id}")))?;
+            let a = table::attempts(c, id).map_err(db_error)?;
+            Ok((d, a))
+        })?;
+        let mut v = delivery_json(&d, &attempts);
+        v["body"] = serde_json::from_str(&d.body).unwrap_or(Value::Null);
+        Ok(v)
+    }
+
+    /// Sends a delivery again now, to the URL set today, with a fresh retry schedule.
+    pub fn resend_webhook_delivery(&self, env: Env, id: &str) -> Result<Value, ServiceError> {
+        let now = self.now_us();
+        self.store.write(|tx| {
+            let mut d = table::get_delivery(tx, env.as_str(), id)
+                .map_err(db_error)?
+                .ok_or_else(|| ServiceError::at(ErrorCode::ItemNotFound, "id", format!("no webhook delivery {id}")))?;
+            if let Some(s) = table::setting(tx, env.as_str()).map_err(db_error)? {
+                d.url = s.url;
+            }
+            d.status = "pending".into();
+            d.round_failures = 0;
+            d.next_attempt_at = Some(now);
+            d.updated_at = now;
+            table::update_delivery(tx, &d).map_err(db_error)
+        })?;
+        self.wake_dispatcher();
+        self.get_webhook_delivery(env, id)
+    }
+}
+
+/// A transport error in words an operator can act on.
+fn describe(e: &reqwest::Error) -> String {
+    if e.is_timeout() {
+        format!("no answer within {} s", ATTEMPT_TIMEOUT.as_secs())
+    } else if e.is_connect() {
+        let mut why = e.to_string();
+        let mut src = std::error::Error::source(e);
+        while let Some(s) = src {
+            why = s.to_string();
+            src = s.source();
+        }
+        format!("cannot connect: {why}")
+    } else {
+        e.to_string()
+    }
+}
+
+/// Whether `OnceLock` of the sender is set (for the Service struct's field type).
+pub(crate) type SenderCell = OnceLock<Sender>;

@@ -1,0 +1,76 @@
+//! Async jobs: one row per accepted async request, written in the same transaction as the record
+//! in its in-progress state. A job is `queued` until the transaction that completes its record
+//! marks it `done`, so a crash at any moment leaves either a queued job (run again) or a done one.
+
+use rusqlite::{params, Connection, OptionalExtension, Row};
+
+#[derive(Debug, Clone)]
+pub struct JobRow {
+    /// Order of acceptance.
+    pub seq: i64,
+    /// The id of the record the job completes.
+    pub id: String,
+    pub env: String,
+    /// label, cancel_label, manifest, bulk_download, rate
+    pub kind: String,
+    /// Jobs of one lane (a shipper account) run one at a time, in order of acceptance.
+    pub lane: String,
+    /// The request as accepted (JSON).
+    pub request: String,
+    pub state: String,
+    pub accepted_at: i64,
+    pub finished_at: Option<i64>,
+}
+
+const COLS: &str = "seq, id, env, kind, lane, request, state, accepted_at, finished_at";
+
+fn from_row(r: &Row) -> rusqlite::Result<JobRow> {
+    Ok(JobRow {
+        seq: r.get(0)?,
+        id: r.get(1)?,
+        env: r.get(2)?,
+        kind: r.get(3)?,
+        lane: r.get(4)?,
+        request: r.get(5)?,
+        state: r.get(6)?,
+        accepted_at: r.get(7)?,
+        finished_at: r.get(8)?,
+    })
+}
+
+/// Queues a job; answers its seq.
+pub fn insert(conn: &Connection, id: &str, env: &str, kind: &str, lane: &str, request: &str, accepted_at: i64) -> rusqlite::Result<i64> {
+    conn.prepare_cached(
+        "INSERT INTO jobs (id, env, kind, lane, request, state, accepted_at) VALUES (?1, ?2, ?3, ?4, ?5, 'queued', ?6)",
+    )?
+    .execute(params![id, env, kind, lane, request, accepted_at])?;
+    Ok(conn.last_insert_rowid())
+}
+
+pub fn get(conn: &Connection, id: &str) -> rusqlite::Result<Option<JobRow>> {
+    conn.prepare_cached(&format!("SELECT {COLS} FROM jobs WHERE id = ?1"))?.query_row([id], from_row).optional()
+}
+
+/// Marks a queued job done. False when it was done already (the caller must then not commit).
+pub fn finish(conn: &Connection, id: &str, finished_at: i64) -> rusqlite::Result<bool> {
+    let n = conn
+        .prepare_cached("UPDATE jobs SET state = 'done', finished_at = ?2 WHERE id = ?1 AND state = 'queued'")?
+        .execute(params![id, finished_at])?;
+    Ok(n == 1)
+}
+
+/// (seq, id, lane) of every queued job, in order of acceptance: what a restart runs again.
+pub fn queued(conn: &Connection) -> rusqlite::Result<Vec<(i64, String, String)>> {
+    let mut st = conn.prepare_cached("SELECT seq, id, lane FROM jobs WHERE state = 'queued' ORDER BY seq")?;
+    let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+    rows.collect()
+}
+
+/// Counts of jobs by state: (queued, done).
+pub fn counts(conn: &Connection) -> rusqlite::Result<(i64, i64)> {
+    conn.query_row(
+        "SELECT COALESCE(SUM(state = 'queued'), 0), COALESCE(SUM(state = 'done'), 0) FROM jobs",
+        [],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )
+}

@@ -1,0 +1,170 @@
+//! Webhook settings (one URL and an on/off switch per environment), deliveries (one per completed
+//! async job while webhooks are on) and every attempt made to deliver them.
+
+use crate::paging::Cursor;
+use rusqlite::{params, Connection, OptionalExtension, Row};
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct WebhookSetting {
+    pub url: String,
+    pub enabled: bool,
+    pub updated_at: i64,
+}
+
+pub fn setting(conn: &Connection, env: &str) -> rusqlite::Result<Option<WebhookSetting>> {
+    conn.prepare_cached("SELECT url, enabled, updated_at FROM webhook_settings WHERE env = ?1")?
+        .query_row([env], |r| Ok(WebhookSetting { url: r.get(0)?, enabled: r.get(1)?, updated_at: r.get(2)? }))
+        .optional()
+}
+
+pub fn set_setting(conn: &Connection, env: &str, s: &WebhookSetting) -> rusqlite::Result<()> {
+    conn.prepare_cached(
+        "INSERT INTO webhook_settings (env, url, enabled, updated_at) VALUES (?1, ?2, ?3, ?4)
+         ON CONFLICT (env) DO UPDATE SET url = excluded.url, enabled = excluded.enabled, updated_at = excluded.updated_at",
+    )?
+    .execute(params![env, s.url, s.enabled, s.updated_at])?;
+    Ok(())
+}
+
+#[derive(Debug, Clone)]
+pub struct DeliveryRow {
+    pub id: String,
+    pub env: String,
+    pub event: String,
+    pub record_id: String,
+    pub url: String,
+    /// The JSON body POSTed: {event, date_time, meta, data}.
+    pub body: String,
+    /// pending, delivered, failed
+    pub status: String,
+    /// Attempts made so far (all rounds).
+    pub attempts: i64,
+    /// Failed attempts of the current round: the k of the retry delay 2^k x 30 s.
+    pub round_failures: i64,
+    pub next_attempt_at: Option<i64>,
+    pub created_at: i64,
+    pub updated_at: i64,
+}
+
+const COLS: &str = "id, env, event, record_id, url, body, status, attempts, round_failures, next_attempt_at, created_at, updated_at";
+
+fn from_row(r: &Row) -> rusqlite::Result<DeliveryRow> {
+    Ok(DeliveryRow {
+        id: r.get(0)?,
+        env: r.get(1)?,
+        event: r.get(2)?,
+        record_id: r.get(3)?,
+        url: r.get(4)?,
+        body: r.get(5)?,
+        status: r.get(6)?,
+        attempts: r.get(7)?,
+        round_failures: r.get(8)?,
+        next_attempt_at: r.get(9)?,
+        created_at: r.get(10)?,
+        updated_at: r.get(11)?,
+    })
+}
+
+pub fn insert_delivery(conn: &Connection, d: &DeliveryRow) -> rusqlite::Result<()> {
+    conn.prepare_cached(&format!("INSERT INTO webhook_deliveries ({COLS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"))?
+        .execute(params![
+            d.id, d.env, d.event, d.record_id, d.url, d.body, d.status, d.attempts, d.round_failures, d.next_attempt_at,
+            d.created_at, d.updated_at
+        ])?;
+    Ok(())
+}
+
+pub fn get_delivery(conn: &Connection, env: &str, id: &str) -> rusqlite::Result<Option<DeliveryRow>> {
+    conn.prepare_cached(&format!("SELECT {COLS} FROM webhook_deliveries WHERE id = ?1 AND env = ?2"))?
+        .query_row(params![id, env], from_row)
+        .optional()
+}
+
+/// Pending deliveries due at `now`, earliest first.
+pub fn due(conn: &Connection, now: i64, limit: usize) -> rusqlite::Result<Vec<DeliveryRow>> {
+    let mut st = conn.prepare_cached(&format!(
+        "SELECT {COLS} FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= ?1
+         ORDER BY next_attempt_at, created_at LIMIT ?2"
+    ))?;
+    let rows = st.query_map(params![now, limit as i64], from_row)?;
+    rows.collect()
+}
+
+/// When the next pending delivery falls due, if any.
+pub fn next_due_at(conn: &Connection) -> rusqlite::Result<Option<i64>> {
+    conn.query_row("SELECT MIN(next_attempt_at) FROM webhook_deliveries WHERE status = 'pending'", [], |r| r.get(0))
+}
+
+/// The new state of a delivery after an attempt (or a manual resend).
+pub fn update_delivery(conn: &Connection, d: &DeliveryRow) -> rusqlite::Result<()> {
+    conn.prepare_cached(
+        "UPDATE webhook_deliveries SET url = ?2, status = ?3, attempts = ?4, round_failures = ?5, next_attempt_at = ?6,
+         updated_at = ?7 WHERE id = ?1",
+    )?
+    .execute(params![d.id, d.url, d.status, d.attempts, d.round_failures, d.next_attempt_at, d.updated_at])?;
+    Ok(())
+}
+
+#[derive(Debug, Clone)]
+pub struct AttemptRow {
+    pub delivery_id: String,
+    /// 0 for the first delivery, then 1.. for retries (numbering continues over manual resends).
+    pub attempt: i64,
+    pub at: i64,
+    pub url: String,
+    pub status_code: Option<i64>,
+    pub error: Option<String>,
+    pub duration_us: i64,
+}
+
+pub fn insert_attempt(conn: &Connection, a: &AttemptRow) -> rusqlite::Result<()> {
+    conn.prepare_cached(
+        "INSERT INTO webhook_attempts (delivery_id, attempt, at, url, status_code, error, duration_us)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+    )?
+    .execute(params![a.delivery_id, a.attempt, a.at, a.url, a.status_code, a.error, a.duration_us])?;
+    Ok(())
+}
+
+pub fn attempts(conn: &Connection, delivery_id: &str) -> rusqlite::Result<Vec<AttemptRow>> {
+    let mut st = conn.prepare_cached(
+        "SELECT delivery_id, attempt, at, url, status_code, error, duration_us FROM webhook_attempts
+         WHERE delivery_id = ?1 ORDER BY attempt",
+    )?;
+    let rows = st.query_map([delivery_id], |r| {
+        Ok(AttemptRow {
+            delivery_id: r.get(0)?,
+            attempt: r.get(1)?,
+            at: r.get(2)?,
+            url: r.get(3)?,
+            status_code: r.get(4)?,
+            error: r.get(5)?,
+            duration_us: r.get(6)?,
+        })
+    })?;
+    rows.collect()
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct DeliveryFilter {
+    pub status: Option<String>,
+    pub event: Option<String>,
+    pub record_id: Option<String>,
+    pub created_at_min: i64,
+    pub created_at_max: i64,
+}
+
+/// Newest first, `limit + 1` rows so the caller knows whether there is a next page.
+pub fn list(conn: &Connection, env: &str, f: &DeliveryFilter, limit: usize, after: Option<&Cursor>) -> rusqlite::Result<Vec<DeliveryRow>> {
+    let (t, id) = after.map(|c| (c.created_at, c.id.as_str())).unwrap_or((i64::MAX, ""));
+    let mut st = conn.prepare_cached(&format!(
+        "SELECT {COLS} FROM webhook_deliveries WHERE env = ?1 AND created_at >= ?2 AND created_at <= ?3
+         AND (?4 IS NULL OR status = ?4) AND (?5 IS NULL OR event = ?5) AND (?6 IS NULL OR record_id = ?6)
+         AND (created_at, id) < (?7, ?8) ORDER BY created_at DESC, id DESC LIMIT ?9"
+    ))?;
+    let rows = st.query_map(
+        params![env, f.created_at_min, f.created_at_max, f.status, f.event, f.record_id, t, id, (limit + 1) as i64],
+        from_row,
+    )?;
+    rows.collect()
+}
