@@ -13,7 +13,7 @@ type Answer = dyn Fn(usize) -> u16 + Send + Sync;
 
 pub struct Receiver {
     pub url: String,
-    bodies: Arc<Mutex<Vec<serde_json::Value>>>,
+    bodies: Arc<Mutex<Vec<Vec<u8>>>>,
     posts: Arc<AtomicUsize>,
 }
 
@@ -43,8 +43,9 @@ impl Receiver {
         self.posts.load(Ordering::SeqCst)
     }
 
+    /// The bodies received, parsed (kept raw until asked, so the receiver stays cheap).
     pub fn bodies(&self) -> Vec<serde_json::Value> {
-        self.bodies.lock().unwrap().clone()
+        self.bodies.lock().unwrap().iter().map(|b| serde_json::from_slice(b).unwrap_or(serde_json::Value::Null)).collect()
     }
 
     /// Waits (up to `secs`) until at least `n` POSTs arrived.
@@ -60,7 +61,7 @@ impl Receiver {
     }
 }
 
-fn serve(conn: TcpStream, bodies: &Mutex<Vec<serde_json::Value>>, posts: &AtomicUsize, answer: &Answer) {
+fn serve(conn: TcpStream, bodies: &Mutex<Vec<Vec<u8>>>, posts: &AtomicUsize, answer: &Answer) {
     let _ = conn.set_nodelay(true);
     let mut writer = conn.try_clone().unwrap();
     let mut reader = BufReader::new(conn);
@@ -90,7 +91,7 @@ fn serve(conn: TcpStream, bodies: &Mutex<Vec<serde_json::Value>>, posts: &Atomic
             return;
         }
         let n = posts.fetch_add(1, Ordering::SeqCst);
-        bodies.lock().unwrap().push(serde_json::from_slice(&body).unwrap_or(serde_json::Value::Null));
+        bodies.lock().unwrap().push(body);
         let code = answer(n);
         let reply = format!("HTTP/1.1 {code} X\r\ncontent-length: 2\r\n\r\nok");
         if writer.write_all(reply.as_bytes()).is_err() {

@@ -1,0 +1,119 @@
+//! What the HTTP benchmarks share: the real `packdesk-server` on 127.0.0.1 with a temporary data
+//! folder, and a minimal keep-alive client.
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Command, Stdio};
+
+/// A minimal HTTP/1.1 keep-alive client: enough for a load test, and cheap on the CPU the server
+/// needs.
+pub struct Conn {
+    reader: BufReader<TcpStream>,
+    writer: TcpStream,
+}
+
+impl Conn {
+    pub fn open(addr: &str) -> Conn {
+        let s = TcpStream::connect(addr).unwrap();
+        s.set_nodelay(true).unwrap();
+        Conn { reader: BufReader::new(s.try_clone().unwrap()), writer: s }
+    }
+
+    pub fn request(&mut self, method: &str, path: &str, key: &str, body: &str) -> (u16, String) {
+        let head = format!(
+            "{method} {path} HTTP/1.1\r\nhost: bench\r\nservice-api-key: {key}\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n",
+            body.len()
+        );
+        self.writer.write_all(head.as_bytes()).unwrap();
+        self.writer.write_all(body.as_bytes()).unwrap();
+        let mut status = String::new();
+        self.reader.read_line(&mut status).unwrap();
+        let code: u16 = status.split_whitespace().nth(1).unwrap().parse().unwrap();
+        let mut len = 0usize;
+        loop {
+            let mut line = String::new();
+            self.reader.read_line(&mut line).unwrap();
+            if line == "\r\n" {
+                break;
+            }
+            if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                len = v.trim().parse().unwrap();
+            }
+        }
+        let mut buf = vec![0; len];
+        self.reader.read_exact(&mut buf).unwrap();
+        (code, String::from_utf8(buf).unwrap())
+    }
+}
+
+pub struct Server {
+    child: Child,
+    dir: std::path::PathBuf,
+    /// host:port
+    pub addr: String,
+    pub sandbox_key: String,
+}
+
+impl Server {
+    pub fn start(name: &str) -> Server {
+        let dir = std::env::temp_dir().join(format!("packdesk-{name}-{}", std::process::id()));
+        let mut child = Command::new(env!("CARGO_BIN_EXE_packdesk-server"))
+            .args(["--data-dir", dir.to_str().unwrap(), "--listen", "127.0.0.1:0"])
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        let addr = loop {
+            let l = lines.next().unwrap().unwrap();
+            if let Some(a) = l.strip_prefix("packdesk-server listening on http://") {
+                break a.to_string();
+            }
+        };
+        std::thread::spawn(move || for _ in lines {});
+        let keys = Command::new(env!("CARGO_BIN_EXE_packdesk-server")).args(["keys", "--data-dir", dir.to_str().unwrap()]).output().unwrap();
+        let keys = String::from_utf8(keys.stdout).unwrap();
+        let sandbox_key = keys.lines().find_map(|l| l.strip_prefix("sandbox ")).unwrap().to_string();
+        Server { child, dir, addr, sandbox_key }
+    }
+
+    /// A Yodel sandbox account; answers its id.
+    pub fn yodel_account(&self, c: &mut Conn) -> String {
+        let (_, acct) = c.request("POST", "/v3/shipper-accounts", &self.sandbox_key, r#"{"slug":"yodel","description":"bench","credentials":{"identity":"i","password":"p","account_number":"1"}}"#);
+        let acct: serde_json::Value = serde_json::from_str(&acct).unwrap();
+        acct["data"]["id"].as_str().unwrap().to_string()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// A 1-parcel 4x6 label request of `account`.
+pub fn label_body(account: &str, extra: serde_json::Value) -> String {
+    let mut body = serde_json::json!({
+        "service_type": "yodel_std", "shipper_account": {"id": account}, "paper_size": "4x6",
+        "references": ["BENCH"],
+        "shipment": {
+            "ship_from": {"contact_name": "Packdesk Ltd", "street1": "1 Dock Road", "city": "London", "postal_code": "E16 2AA", "country": "GBR"},
+            "ship_to": {"contact_name": "Jane Doe", "street1": "22 High Street", "city": "Manchester", "postal_code": "M1 1AE", "country": "GBR"},
+            "parcels": [{"weight": {"value": 1.5, "unit": "kg"}}]
+        }
+    });
+    if let (Some(b), Some(e)) = (body.as_object_mut(), extra.as_object()) {
+        b.extend(e.clone());
+    }
+    body.to_string()
+}
+
+/// (p50, p99, max) in ms of sorted latencies.
+pub fn percentiles(lat: &mut [std::time::Duration]) -> (f64, f64, f64) {
+    lat.sort();
+    let n = lat.len();
+    let p = |q: f64| lat[((n as f64 * q) as usize).min(n - 1)].as_secs_f64() * 1e3;
+    (p(0.50), p(0.99), lat[n - 1].as_secs_f64() * 1e3)
+}
