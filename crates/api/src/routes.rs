@@ -46,7 +46,18 @@ pub fn router(service: Shared) -> Router {
         .route("/webhook", get(get_webhook).put(set_webhook))
         .route("/webhook-deliveries", get(list_webhook_deliveries))
         .route("/webhook-deliveries/{id}", get(get_webhook_delivery))
-        .route("/webhook-deliveries/{id}/resend", axum::routing::post(resend_webhook_delivery));
+        .route("/webhook-deliveries/{id}/resend", axum::routing::post(resend_webhook_delivery))
+        .route("/system-printers", get(system_printers))
+        .route("/printers", get(list_printers).post(add_printer))
+        .route("/printers/{id}", get(get_printer).put(update_printer).delete(delete_printer))
+        .route("/printers/{id}/test-page", axum::routing::post(print_test_page))
+        .route("/print-profiles", get(list_print_profiles))
+        .route("/print-profiles/{document_type}", axum::routing::put(set_print_profile).delete(delete_print_profile))
+        .route("/print", axum::routing::post(print))
+        .route("/print-jobs", get(list_print_jobs))
+        .route("/print-jobs/{id}", get(get_print_job))
+        .route("/print-jobs/{id}/retry", axum::routing::post(retry_print_job))
+        .route("/files/{id}/preview.png", get(preview));
     Router::new()
         .nest("/v3", v3)
         .nest("/desk", desk)
@@ -179,6 +190,68 @@ with_body!(set_webhook, set_webhook);
 with_query!(list_webhook_deliveries, list_webhook_deliveries);
 with_id!(get_webhook_delivery, get_webhook_delivery);
 with_id!(resend_webhook_delivery, resend_webhook_delivery);
+
+with_body!(print, print);
+with_query!(list_print_jobs, list_print_jobs);
+with_id!(get_print_job, get_print_job);
+with_id!(retry_print_job, retry_print_job);
+
+/// Handlers of the desk's machine-wide printing setup (any valid key).
+macro_rules! desk {
+    ($name:ident, $call:expr) => {
+        async fn $name(State(s): State<Shared>) -> Response {
+            run(s, $call).await
+        }
+    };
+    ($name:ident, id, $call:expr) => {
+        async fn $name(State(s): State<Shared>, Path(id): Path<String>) -> Response {
+            run(s, move |s| $call(s, &id)).await
+        }
+    };
+    ($name:ident, id_body, $call:expr) => {
+        async fn $name(State(s): State<Shared>, Path(id): Path<String>, JsonBody(b): JsonBody) -> Response {
+            run(s, move |s| $call(s, &id, &b)).await
+        }
+    };
+}
+desk!(system_printers, |s: &Service| s.system_printers());
+desk!(list_printers, |s: &Service| s.list_printers());
+desk!(list_print_profiles, |s: &Service| s.list_print_profiles());
+desk!(get_printer, id, |s: &Service, id: &str| s.get_printer(id));
+desk!(delete_printer, id, |s: &Service, id: &str| s.delete_printer(id));
+desk!(delete_print_profile, id, |s: &Service, id: &str| s.delete_print_profile(id));
+desk!(update_printer, id_body, |s: &Service, id: &str, b: &[u8]| s.update_printer(id, b));
+desk!(set_print_profile, id_body, |s: &Service, id: &str, b: &[u8]| s.set_print_profile(id, b));
+
+async fn add_printer(State(s): State<Shared>, JsonBody(b): JsonBody) -> Response {
+    run(s, move |s| s.add_printer(&b)).await
+}
+
+async fn print_test_page(State(s): State<Shared>, Extension(env): Extension<Env>, Path(id): Path<String>, JsonBody(b): JsonBody) -> Response {
+    run(s, move |s| s.print_test_page(env, &id, &b)).await
+}
+
+#[derive(serde::Deserialize)]
+struct PreviewQuery {
+    page: Option<u32>,
+    dpi: Option<u32>,
+}
+
+/// A PNG of a stored document's page, rendered here (no address leaves the machine).
+async fn preview(State(s): State<Shared>, Extension(env): Extension<Env>, Path(id): Path<String>, q: Result<Query<PreviewQuery>, axum::extract::rejection::QueryRejection>) -> Response {
+    let Ok(Query(q)) = q else {
+        return ApiError(ServiceError::invalid("query", "page and dpi are whole numbers")).into_response();
+    };
+    match tokio::task::spawn_blocking(move || s.preview(env, &id, q.page.unwrap_or(1), q.dpi)).await {
+        Ok(Ok(png)) => {
+            let mut r = (StatusCode::OK, Body::from(png)).into_response();
+            r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("image/png"));
+            r
+        }
+        Ok(Err(e)) => ApiError(e).into_response(),
+        Err(_) => error(ErrorCode::Internal, "", "the preview failed unexpectedly"),
+    }
+}
 
 async fn get_webhook(State(s): State<Shared>, Extension(env): Extension<Env>) -> Response {
     run(s, move |s| s.webhook_setting(env)).await

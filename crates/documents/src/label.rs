@@ -30,7 +30,7 @@ pub struct LabelPage {
 }
 
 /// What the layout draws on. Coordinates are points from the top-left corner.
-trait Canvas {
+pub(crate) trait Canvas {
     fn width(&self) -> f32;
     fn height(&self) -> f32;
     fn text(&mut self, x: f32, baseline: f32, size: f32, bold: bool, s: &str);
@@ -157,15 +157,15 @@ pub fn render_label_pdf(pages: &[LabelPage]) -> Vec<u8> {
 }
 
 /// ZPL canvas: points become printer dots at `dpi`.
-struct Zpl {
-    out: String,
-    dpi: f32,
-    width: f32,
-    height: f32,
+pub(crate) struct Zpl {
+    pub(crate) out: String,
+    pub(crate) dpi: f32,
+    pub(crate) width: f32,
+    pub(crate) height: f32,
 }
 
 impl Zpl {
-    fn dots(&self, pt: f32) -> i64 {
+    pub(crate) fn dots(&self, pt: f32) -> i64 {
         (pt * self.dpi / 72.0).round() as i64
     }
 }

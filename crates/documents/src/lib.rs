@@ -8,6 +8,7 @@ pub mod label;
 pub mod manifest;
 pub mod merge;
 pub mod pdf;
+pub mod test_page;
 
 pub use label::{render_label_pdf, render_label_zpl, LabelPage};
 

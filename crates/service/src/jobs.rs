@@ -323,6 +323,14 @@ impl Service {
                 .spawn(move || s.dispatch_webhooks_until(&stopping))
                 .expect("spawn the webhook dispatcher"),
         );
+        let s = Arc::clone(self);
+        let stopping = Arc::clone(&stop);
+        threads.push(
+            std::thread::Builder::new()
+                .name("packdesk-print".into())
+                .spawn(move || s.print_until(&stopping))
+                .expect("spawn the print worker"),
+        );
         Background { service: Arc::clone(self), stop, threads }
     }
 }
@@ -339,6 +347,7 @@ impl Drop for Background {
         self.stop.store(true, Ordering::SeqCst);
         self.service.jobs.stop();
         self.service.wake_dispatcher();
+        self.service.stop_printer();
         for t in self.threads.drain(..) {
             let _ = t.join();
         }

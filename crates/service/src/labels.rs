@@ -281,7 +281,9 @@ impl Service {
             stored.ship_date = Some(draft.ship_date.to_string());
             return self.accept_label(&draft, &stored);
         }
-        self.produce_label(&draft, None).map(Reply::done)
+        let label = self.produce_label(&draft, None)?;
+        self.auto_print_label(env, label["id"].as_str().unwrap_or_default());
+        Ok(Reply::done(label))
     }
 
     /// Checks a label request against the account, the carrier's rules and its rate card, and
@@ -405,7 +407,9 @@ impl Service {
     pub(crate) fn finish_label(&self, job: &Job) -> Result<(), ServiceError> {
         let req: LabelRequest = serde_json::from_str(&job.request).map_err(ServiceError::internal)?;
         let draft = self.prepare_label(job.env, &req, Some(job))?;
-        self.produce_label(&draft, Some(job)).map(|_| ())
+        self.produce_label(&draft, Some(job))?;
+        self.auto_print_label(job.env, &job.id);
+        Ok(())
     }
 
     fn write_label(&self, d: &Draft, serials: &[u64], numbers: &[String], job: Option<&Job>) -> Result<Value, WriteError> {

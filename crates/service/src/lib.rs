@@ -11,6 +11,7 @@ pub mod clock;
 pub mod jobs;
 pub mod keys;
 pub mod labels;
+pub mod printing;
 pub mod list;
 pub mod manifests;
 pub mod rates;
@@ -59,6 +60,7 @@ pub struct Service {
     pub jobs: jobs::JobQueue,
     dispatcher: webhooks::DispatcherSignal,
     sender: webhooks::SenderCell,
+    print_signal: printing::PrintSignal,
     _lock: std::fs::File,
 }
 
@@ -99,9 +101,11 @@ impl Service {
             jobs: jobs::JobQueue::default(),
             dispatcher: webhooks::DispatcherSignal::default(),
             sender: webhooks::SenderCell::new(),
+            print_signal: printing::PrintSignal::default(),
             _lock: lock,
         };
         service.requeue_unfinished()?;
+        service.requeue_interrupted_prints()?;
         Ok(Opened { service, created_keys })
     }
 

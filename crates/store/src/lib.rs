@@ -8,6 +8,7 @@ pub mod keys;
 pub mod labels;
 pub mod migrations;
 pub mod paging;
+pub mod printing;
 pub mod records;
 pub mod tracking;
 pub mod webhooks;

@@ -147,6 +147,48 @@ const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (delivery_id, attempt)
     ) WITHOUT ROWID;
     "#,
+    // 4: printers of the desk, a profile per document type, and every print job.
+    r#"
+    CREATE TABLE printers (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        transport TEXT NOT NULL,
+        address TEXT NOT NULL,
+        format TEXT NOT NULL CHECK (format IN ('pdf', 'zpl')),
+        dpi INTEGER NOT NULL,
+        strip_zpl_setup INTEGER NOT NULL,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+    );
+    CREATE TABLE print_profiles (
+        document_type TEXT PRIMARY KEY,
+        printer_id TEXT NOT NULL REFERENCES printers (id) ON DELETE CASCADE,
+        stock TEXT NOT NULL,
+        copies INTEGER NOT NULL,
+        auto_print INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+    );
+    CREATE TABLE print_jobs (
+        id TEXT PRIMARY KEY,
+        env TEXT NOT NULL,
+        printer_id TEXT NOT NULL,
+        document_type TEXT NOT NULL,
+        owner_id TEXT NOT NULL,
+        file_id TEXT NOT NULL,
+        copies INTEGER NOT NULL,
+        stock TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('queued', 'printing', 'printed', 'failed')),
+        error TEXT,
+        attempts INTEGER NOT NULL,
+        bytes_sent INTEGER,
+        reference TEXT,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        printed_at INTEGER
+    );
+    CREATE INDEX print_jobs_page ON print_jobs (env, created_at DESC, id DESC);
+    CREATE INDEX print_jobs_status ON print_jobs (status, updated_at);
+    "#,
 ];
 
 pub fn migrate(conn: &mut Connection) -> rusqlite::Result<()> {

@@ -1,0 +1,11 @@
+//! Printing, apart from what is printed and why: sending bytes to a printer over a transport,
+//! preparing ZPL for a given printer (resolution, setup commands), listing the printers of this
+//! computer, and rendering offline previews. No network address other than the printer's own is
+//! ever contacted; previews never leave the machine.
+
+pub mod preview;
+pub mod system;
+pub mod transport;
+pub mod zpl;
+
+pub use transport::{send, Delivery, PrintError, PrintOptions, Transport};

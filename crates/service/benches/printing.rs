@@ -1,0 +1,72 @@
+//! Print latency to a raw 9100 printer: from `print` (the desk route's service call) to the last
+//! byte accepted by a listener on 127.0.0.1, for one 1-parcel ZPL label and for a bulk download
+//! of 100. `cargo bench -p packdesk-service --bench printing`.
+
+use packdesk_service::clock::SystemClock;
+use packdesk_service::keys::Env;
+use packdesk_service::Service;
+use serde_json::json;
+use std::io::Read;
+use std::net::TcpListener;
+use std::sync::mpsc;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+fn main() {
+    let full = std::env::args().any(|a| a == "--bench");
+    let rounds = if full { 50 } else { 2 };
+    let dir = tempfile::tempdir().unwrap();
+    let s = Service::open(dir.path(), "http://127.0.0.1:9", Arc::new(SystemClock)).unwrap().service;
+    // The printer: reads each job to its end and reports when the last byte arrived.
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = l.local_addr().unwrap().port();
+    let (tx, rx) = mpsc::channel::<(Instant, usize)>();
+    std::thread::spawn(move || {
+        for mut c in l.incoming().flatten() {
+            let mut all = Vec::new();
+            let _ = c.read_to_end(&mut all);
+            let _ = tx.send((Instant::now(), all.len()));
+        }
+    });
+    let printer = s
+        .add_printer(json!({"name": "bench", "transport": "raw", "address": format!("127.0.0.1:{port}"), "format": "zpl"}).to_string().as_bytes())
+        .unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let acct = s
+        .create_account(Env::Sandbox, json!({"slug": "tipsa", "description": "bench", "credentials": {"password": "p", "agency_code": "1", "customer_code": "2", "department_code": "3"}}).to_string().as_bytes())
+        .unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let address = |pc: &str| json!({"contact_name": "A", "street1": "Calle 1", "city": "Madrid", "postal_code": pc, "country": "ESP"});
+    let body = json!({"service_type": "tipsa_10_horas", "shipper_account": {"id": acct}, "file_type": "zpl",
+        "shipment": {"ship_from": address("28001"), "ship_to": address("08001"), "parcels": [{"weight": {"value": 1, "unit": "kg"}}]}})
+    .to_string();
+    let labels: Vec<String> = (0..100).map(|_| s.create_label(Env::Sandbox, body.as_bytes()).unwrap()["id"].as_str().unwrap().to_string()).collect();
+    let bulk = s
+        .create_bulk_download(Env::Sandbox, json!({"labels": labels.iter().map(|id| json!({"id": id})).collect::<Vec<_>>()}).to_string().as_bytes())
+        .unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    for (name, req) in [
+        ("1 label (1 parcel)", json!({"label_id": labels[0], "printer_id": printer})),
+        ("bulk download of 100 labels", json!({"bulk_download_id": bulk, "printer_id": printer})),
+    ] {
+        let mut times: Vec<Duration> = Vec::new();
+        let mut size = 0;
+        for _ in 0..rounds {
+            let t = Instant::now();
+            let job = s.print(Env::Sandbox, req.to_string().as_bytes()).unwrap();
+            assert_eq!(job["status"], "printed", "{job}");
+            let (last_byte, n) = rx.recv().unwrap();
+            size = n;
+            times.push(last_byte - t);
+        }
+        times.sort();
+        let ms = |d: Duration| d.as_secs_f64() * 1e3;
+        println!("print to raw 9100, {name:<28} {size:>7} bytes   median {:>7.2} ms   worst {:>7.2} ms", ms(times[times.len() / 2]), ms(times[times.len() - 1]));
+    }
+}

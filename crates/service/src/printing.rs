@@ -1,0 +1,535 @@
+//! Printing: the desk's printers, a profile per document type, print jobs (every document sent,
+//! with its outcome), test pages and offline previews.
+//!
+//! Printing never blocks shipping: a label is created whatever its print does; a failed print is
+//! a `failed` print job with the printer's reason, retried on request or by the print worker
+//! (every 15 s, up to 20 attempts: the printer coming back is noticed by the next attempt).
+//! Reprints use the stored bytes, so a reprint is the very same document.
+
+use crate::keys::Env;
+use crate::validate::parse_body;
+use crate::Service;
+use packdesk_documents::test_page::{render_test_page_pdf, render_test_page_zpl};
+use packdesk_documents::Paper;
+use packdesk_model::request::ListQuery;
+use packdesk_model::{ErrorCode, ServiceError};
+use packdesk_print::{zpl, PrintOptions, Transport};
+use packdesk_store::printing::{self as table, JobFilter, PrintJobRow, PrinterRow, ProfileRow};
+use packdesk_store::{db_error, files, paging};
+use serde::Deserialize;
+use serde_json::{json, Value};
+use std::sync::{Condvar, Mutex};
+use std::time::Duration;
+
+/// Document types a profile can be set for.
+pub const DOCUMENT_TYPES: &[&str] = &["label", "invoice", "customs_declaration", "packing_slip", "manifest"];
+pub const STOCKS: &[&str] = &["4x6", "4x4", "4x8", "a4", "letter"];
+pub const PRINT_JOB_STATUSES: &[&str] = &["queued", "printing", "printed", "failed"];
+/// Resolution the stored ZPL is written for.
+pub const STORED_ZPL_DPI: u32 = 203;
+/// How long a printer has to take a job.
+pub const PRINT_TIMEOUT: Duration = Duration::from_secs(10);
+/// Automatic retries of a failed job stop after this many attempts.
+const MAX_AUTO_ATTEMPTS: i64 = 20;
+const RETRY_EVERY: Duration = Duration::from_secs(15);
+
+fn stock_paper(stock: &str) -> Paper {
+    match stock {
+        "4x4" => Paper { width_mm: 101.6, height_mm: 101.6 },
+        "4x8" => Paper { width_mm: 101.6, height_mm: 203.2 },
+        "a4" => Paper::A4,
+        "letter" => Paper { width_mm: 215.9, height_mm: 279.4 },
+        _ => Paper::IN4X6,
+    }
+}
+
+/// The spooler's name of a stock.
+fn media(stock: &str) -> Option<String> {
+    match stock {
+        "4x6" | "4x4" | "4x8" => Some(format!("Custom.{stock}in")),
+        "a4" => Some("A4".into()),
+        "letter" => Some("Letter".into()),
+        _ => None,
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PrinterBody {
+    name: String,
+    transport: String,
+    address: String,
+    format: String,
+    #[serde(default)]
+    dpi: Option<i64>,
+    #[serde(default)]
+    strip_zpl_setup: Option<bool>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ProfileBody {
+    printer_id: String,
+    #[serde(default)]
+    stock: Option<String>,
+    #[serde(default)]
+    copies: Option<i64>,
+    #[serde(default)]
+    auto_print: Option<bool>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct PrintBody {
+    #[serde(default)]
+    label_id: Option<String>,
+    #[serde(default)]
+    manifest_id: Option<String>,
+    #[serde(default)]
+    bulk_download_id: Option<String>,
+    #[serde(default)]
+    document: Option<String>,
+    #[serde(default)]
+    printer_id: Option<String>,
+    #[serde(default)]
+    copies: Option<i64>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct TestPageBody {
+    #[serde(default)]
+    stock: Option<String>,
+}
+
+fn printer_json(p: &PrinterRow) -> Value {
+    json!({
+        "id": p.id, "name": p.name, "transport": p.transport, "address": p.address, "format": p.format,
+        "dpi": p.dpi, "strip_zpl_setup": p.strip_zpl_setup,
+        "created_at": crate::clock::iso_micros(p.created_at), "updated_at": crate::clock::iso_micros(p.updated_at),
+    })
+}
+
+fn profile_json(p: &ProfileRow) -> Value {
+    json!({
+        "document_type": p.document_type, "printer_id": p.printer_id, "stock": p.stock, "copies": p.copies,
+        "auto_print": p.auto_print, "updated_at": crate::clock::iso_micros(p.updated_at),
+    })
+}
+
+fn job_json(j: &PrintJobRow) -> Value {
+    json!({
+        "id": j.id, "printer_id": j.printer_id, "document_type": j.document_type, "owner_id": j.owner_id,
+        "file_id": if j.file_id.is_empty() { Value::Null } else { Value::String(j.file_id.clone()) },
+        "copies": j.copies, "stock": j.stock, "status": j.status, "error": j.error, "attempts": j.attempts, "bytes_sent": j.bytes_sent,
+        "reference": j.reference, "created_at": crate::clock::iso_micros(j.created_at),
+        "updated_at": crate::clock::iso_micros(j.updated_at),
+        "printed_at": j.printed_at.map(crate::clock::iso_micros),
+    })
+}
+
+fn not_found(what: &str, path: &str, id: &str) -> ServiceError {
+    ServiceError::at(ErrorCode::ItemNotFound, path, format!("no {what} {id}"))
+}
+
+/// Wakes the print worker when a job is queued.
+#[derive(Default)]
+pub struct PrintSignal {
+    queued: Mutex<u64>,
+    wake: Condvar,
+}
+
+impl Service {
+    // ----- printers -----
+
+    fn checked_printer(&self, id: String, body: &[u8], created_at: i64) -> Result<PrinterRow, ServiceError> {
+        let b: PrinterBody = parse_body(body)?;
+        let mut p = packdesk_model::error::Problems::default();
+        if b.name.trim().is_empty() || b.name.len() > 100 {
+            p.invalid("name", "1..100 characters");
+        }
+        if let Err(why) = Transport::parse(&b.transport, &b.address) {
+            p.invalid(if why.contains("transport") { "transport" } else { "address" }, why);
+        }
+        if b.format != "pdf" && b.format != "zpl" {
+            p.invalid("format", "pdf or zpl (what the printer takes)");
+        }
+        let dpi = b.dpi.unwrap_or(203);
+        if ![203, 300, 600].contains(&dpi) {
+            p.invalid("dpi", "203, 300 or 600");
+        }
+        p.into_result()?;
+        let now = self.now_us();
+        Ok(PrinterRow {
+            id,
+            name: b.name.trim().into(),
+            transport: b.transport,
+            address: b.address.trim().into(),
+            strip_zpl_setup: b.strip_zpl_setup.unwrap_or(b.format == "zpl"),
+            format: b.format,
+            dpi,
+            created_at: if created_at == 0 { now } else { created_at },
+            updated_at: now,
+        })
+    }
+
+    pub fn add_printer(&self, body: &[u8]) -> Result<Value, ServiceError> {
+        let p = self.checked_printer(uuid::Uuid::new_v4().to_string(), body, 0)?;
+        self.store.write(|tx| table::put_printer(tx, &p).map_err(db_error))?;
+        Ok(printer_json(&p))
+    }
+
+    pub fn update_printer(&self, id: &str, body: &[u8]) -> Result<Value, ServiceError> {
+        let old = self.printer_row(id)?;
+        let p = self.checked_printer(old.id, body, old.created_at)?;
+        self.store.write(|tx| table::put_printer(tx, &p).map_err(db_error))?;
+        Ok(printer_json(&p))
+    }
+
+    pub fn delete_printer(&self, id: &str) -> Result<Value, ServiceError> {
+        let gone = self.store.write(|tx| table::delete_printer(tx, id).map_err(db_error))?;
+        if !gone {
+            return Err(not_found("printer", "id", id));
+        }
+        Ok(json!({"id": id}))
+    }
+
+    fn printer_row(&self, id: &str) -> Result<PrinterRow, ServiceError> {
+        self.store.read(|c| table::printer(c, id).map_err(db_error))?.ok_or_else(|| not_found("printer", "id", id))
+    }
+
+    pub fn get_printer(&self, id: &str) -> Result<Value, ServiceError> {
+        self.printer_row(id).map(|p| printer_json(&p))
+    }
+
+    pub fn list_printers(&self) -> Result<Value, ServiceError> {
+        let rows = self.store.read(|c| table::printers(c).map_err(db_error))?;
+        Ok(json!({"printers": rows.iter().map(printer_json).collect::<Vec<_>>()}))
+    }
+
+    /// The printers of this computer's spooler (to add one as `spooler`).
+    pub fn system_printers(&self) -> Result<Value, ServiceError> {
+        match packdesk_print::system::printers() {
+            Ok(list) => Ok(json!({
+                "printers": list.iter().map(|p| json!({"name": p.name, "device": p.device, "state": p.state, "is_default": p.is_default})).collect::<Vec<_>>(),
+                "note": null,
+            })),
+            Err(why) => Ok(json!({"printers": [], "note": why})),
+        }
+    }
+
+    // ----- profiles -----
+
+    pub fn set_print_profile(&self, document_type: &str, body: &[u8]) -> Result<Value, ServiceError> {
+        if !DOCUMENT_TYPES.contains(&document_type) {
+            return Err(ServiceError::invalid("document_type", format!("one of: {}", DOCUMENT_TYPES.join(", "))));
+        }
+        let b: ProfileBody = parse_body(body)?;
+        let printer = self.store.read(|c| table::printer(c, &b.printer_id).map_err(db_error))?.ok_or_else(|| not_found("printer", "printer_id", &b.printer_id))?;
+        let default_stock = if printer.format == "zpl" || document_type == "label" { "4x6" } else { "a4" };
+        let stock = b.stock.unwrap_or_else(|| default_stock.into());
+        let mut p = packdesk_model::error::Problems::default();
+        if !STOCKS.contains(&stock.as_str()) {
+            p.invalid("stock", format!("one of: {}", STOCKS.join(", ")));
+        }
+        let copies = b.copies.unwrap_or(1);
+        if !(1..=10).contains(&copies) {
+            p.invalid("copies", "1..10");
+        }
+        p.into_result()?;
+        let row = ProfileRow { document_type: document_type.into(), printer_id: printer.id, stock, copies, auto_print: b.auto_print.unwrap_or(false), updated_at: self.now_us() };
+        self.store.write(|tx| table::put_profile(tx, &row).map_err(db_error))?;
+        Ok(profile_json(&row))
+    }
+
+    pub fn delete_print_profile(&self, document_type: &str) -> Result<Value, ServiceError> {
+        if !self.store.write(|tx| table::delete_profile(tx, document_type).map_err(db_error))? {
+            return Err(not_found("print profile", "document_type", document_type));
+        }
+        Ok(json!({"document_type": document_type}))
+    }
+
+    pub fn list_print_profiles(&self) -> Result<Value, ServiceError> {
+        let rows = self.store.read(|c| table::profiles(c).map_err(db_error))?;
+        Ok(json!({"print_profiles": rows.iter().map(profile_json).collect::<Vec<_>>(), "document_types": DOCUMENT_TYPES}))
+    }
+
+    // ----- print jobs -----
+
+    /// Prints a document of a label, manifest or bulk download now, to the printer asked or the
+    /// document type's profile. Answers the print job (printed, or failed with the reason).
+    pub fn print(&self, env: Env, body: &[u8]) -> Result<Value, ServiceError> {
+        let b: PrintBody = parse_body(body)?;
+        let (owner, owner_path, default_doc, file_kind_of): (String, &str, &str, fn(&str) -> &str) =
+            match (&b.label_id, &b.manifest_id, &b.bulk_download_id) {
+                (Some(l), None, None) => (l.clone(), "label_id", "label", |d| d),
+                (None, Some(m), None) => (m.clone(), "manifest_id", "manifest", |_| "manifest"),
+                (None, None, Some(bd)) => (bd.clone(), "bulk_download_id", "label", |_| "bulk"),
+                _ => return Err(ServiceError::invalid("label_id", "name exactly one of label_id, manifest_id, bulk_download_id")),
+            };
+        let document = b.document.clone().unwrap_or_else(|| default_doc.to_string());
+        let allowed: &[&str] = match owner_path {
+            "label_id" => &["label", "invoice", "customs_declaration", "packing_slip"],
+            "manifest_id" => &["manifest"],
+            _ => &["label"],
+        };
+        if !allowed.contains(&document.as_str()) {
+            return Err(ServiceError::invalid("document", format!("for a {} one of: {}", &owner_path[..owner_path.len() - 3], allowed.join(", "))));
+        }
+        let file = self
+            .store
+            .read(|c| files::of_owner(c, env.as_str(), &owner, file_kind_of(&document)).map_err(db_error))?
+            .ok_or_else(|| ServiceError::at(ErrorCode::ItemNotFound, owner_path, format!("{owner} has no {} document", document.replace('_', " "))))?;
+        let copies = b.copies;
+        if let Some(c) = copies {
+            if !(1..=10).contains(&c) {
+                return Err(ServiceError::invalid("copies", "1..10"));
+            }
+        }
+        let job = self.new_print_job(env, &document, &owner, &file, b.printer_id.as_deref(), copies)?;
+        Ok(job_json(&self.execute_print_job(&job.id)?))
+    }
+
+    /// Writes a queued print job for a stored file, checking that the printer takes its format.
+    #[allow(clippy::too_many_arguments)]
+    fn new_print_job(&self, env: Env, document: &str, owner: &str, file: &packdesk_store::files::FileRow, printer_id: Option<&str>, copies: Option<i64>) -> Result<PrintJobRow, ServiceError> {
+        let (file_id, file_type, paper_size) = (file.id.as_str(), file.file_type.as_str(), file.paper_size.as_str());
+        let profile = self.store.read(|c| table::profile(c, document).map_err(db_error))?;
+        let printer_id = match (printer_id, &profile) {
+            (Some(p), _) => p.to_string(),
+            (None, Some(pr)) => pr.printer_id.clone(),
+            (None, None) => {
+                return Err(ServiceError::invalid("printer_id", format!("no printer profile for {document}: set one (PUT /desk/print-profiles/{document}) or name a printer_id")))
+            }
+        };
+        let printer = self.store.read(|c| table::printer(c, &printer_id).map_err(db_error))?.ok_or_else(|| not_found("printer", "printer_id", &printer_id))?;
+        if printer.format != file_type {
+            return Err(ServiceError::invalid(
+                "printer_id",
+                format!("printer {} takes {}; this {} is {}", printer.name, printer.format.to_uppercase(), document.replace('_', " "), file_type.to_uppercase()),
+            ));
+        }
+        let now = self.now_us();
+        let job = PrintJobRow {
+            id: uuid::Uuid::new_v4().to_string(),
+            env: env.as_str().into(),
+            printer_id,
+            document_type: document.into(),
+            owner_id: owner.into(),
+            file_id: file_id.into(),
+            copies: copies.or(profile.as_ref().map(|p| p.copies)).unwrap_or(1),
+            // The stock loaded for this document type on that printer, else the document's own.
+            stock: profile.filter(|p| p.printer_id == printer.id).map(|p| p.stock).unwrap_or_else(|| paper_size.to_string()),
+            status: "queued".into(),
+            error: None,
+            attempts: 0,
+            bytes_sent: None,
+            reference: None,
+            created_at: now,
+            updated_at: now,
+            printed_at: None,
+        };
+        self.store.write(|tx| table::put_job(tx, &job).map_err(db_error))?;
+        Ok(job)
+    }
+
+    /// The bytes a job sends: the stored document (ZPL rescaled for the printer and stripped of
+    /// setup commands when the printer asks), or a fresh test page.
+    fn job_bytes(&self, job: &PrintJobRow, printer: &PrinterRow) -> Result<Vec<u8>, String> {
+        if job.document_type == "test_page" {
+            let paper = stock_paper(&job.stock);
+            return Ok(match printer.format.as_str() {
+                "zpl" => render_test_page_zpl(&printer.name, printer.dpi as u32, paper).into_bytes(),
+                _ => render_test_page_pdf(&printer.name, printer.dpi as u32, paper),
+            });
+        }
+        let env = Env::parse(&job.env).ok_or("bad environment")?;
+        let file = self
+            .store
+            .read(|c| packdesk_store::files::get(c, env.as_str(), &job.file_id).map_err(db_error))
+            .map_err(|e| e.to_string())?
+            .ok_or("the document is gone")?;
+        if printer.format == "zpl" {
+            let text = String::from_utf8_lossy(&file.bytes);
+            let text = if printer.strip_zpl_setup { zpl::strip_setup(&text) } else { text.into_owned() };
+            return Ok(zpl::rescale(&text, STORED_ZPL_DPI, printer.dpi as u32).into_bytes());
+        }
+        Ok(file.bytes)
+    }
+
+    /// Sends a job to its printer now and records the outcome.
+    pub fn execute_print_job(&self, id: &str) -> Result<PrintJobRow, ServiceError> {
+        let mut job = self.store.read(|c| table::job(c, id).map_err(db_error))?.ok_or_else(|| not_found("print job", "id", id))?;
+        job.attempts += 1;
+        job.status = "printing".into();
+        job.updated_at = self.now_us();
+        self.store.write(|tx| table::put_job(tx, &job).map_err(db_error))?;
+        let outcome = (|| -> Result<packdesk_print::Delivery, String> {
+            let printer = self.store.read(|c| table::printer(c, &job.printer_id).map_err(db_error)).map_err(|e| e.to_string())?.ok_or("the printer was removed")?;
+            let bytes = self.job_bytes(&job, &printer)?;
+            let transport = Transport::parse(&printer.transport, &printer.address)?;
+            let options = PrintOptions { format: printer.format.clone(), copies: job.copies as u32, media: media(&job.stock), title: format!("Packdesk {} {}", job.document_type, &job.owner_id), timeout: PRINT_TIMEOUT };
+            packdesk_print::send(&transport, &bytes, &options).map_err(|e| e.0)
+        })();
+        let now = self.now_us();
+        match outcome {
+            Ok(d) => {
+                job.status = "printed".into();
+                job.error = None;
+                job.bytes_sent = Some(d.bytes_sent as i64);
+                job.reference = d.reference;
+                job.printed_at = Some(now);
+            }
+            Err(why) => {
+                job.status = "failed".into();
+                job.error = Some(why);
+            }
+        }
+        job.updated_at = now;
+        self.store.write(|tx| table::put_job(tx, &job).map_err(db_error))?;
+        Ok(job)
+    }
+
+    /// Prints a job again now (failed or not: reprints use the stored bytes).
+    pub fn retry_print_job(&self, env: Env, id: &str) -> Result<Value, ServiceError> {
+        let job = self.store.read(|c| table::job(c, id).map_err(db_error))?.filter(|j| j.env == env.as_str()).ok_or_else(|| not_found("print job", "id", id))?;
+        Ok(job_json(&self.execute_print_job(&job.id)?))
+    }
+
+    pub fn get_print_job(&self, env: Env, id: &str) -> Result<Value, ServiceError> {
+        let job = self.store.read(|c| table::job(c, id).map_err(db_error))?.filter(|j| j.env == env.as_str()).ok_or_else(|| not_found("print job", "id", id))?;
+        Ok(job_json(&job))
+    }
+
+    pub fn list_print_jobs(&self, env: Env, q: &ListQuery) -> Result<Value, ServiceError> {
+        let w = crate::list::window(q, self.clock.now())?;
+        let status = q.status.clone().filter(|s| !s.is_empty());
+        crate::list::check_status(status.as_deref(), PRINT_JOB_STATUSES)?;
+        let f = JobFilter { status, owner_id: q.record_id.clone().filter(|s| !s.is_empty()), created_at_min: w.created_at_min.timestamp_micros(), created_at_max: w.created_at_max.timestamp_micros() };
+        let rows = self.store.read(|c| table::list_jobs(c, env.as_str(), &f, w.limit, w.after.as_ref()).map_err(db_error))?;
+        let page = paging::page(rows, w.limit, |r| paging::Cursor { created_at: r.created_at, id: r.id.clone() });
+        Ok(w.answer("print_jobs", page.items.iter().map(job_json).collect(), page.next_token))
+    }
+
+    /// Prints a printer's test page now.
+    pub fn print_test_page(&self, env: Env, printer_id: &str, body: &[u8]) -> Result<Value, ServiceError> {
+        let b: TestPageBody = if body.iter().all(u8::is_ascii_whitespace) { TestPageBody::default() } else { parse_body(body)? };
+        let printer = self.printer_row(printer_id)?;
+        if let Some(s) = &b.stock {
+            if !STOCKS.contains(&s.as_str()) {
+                return Err(ServiceError::invalid("stock", format!("one of: {}", STOCKS.join(", "))));
+            }
+        }
+        let now = self.now_us();
+        let stock = b.stock.unwrap_or_else(|| if printer.format == "zpl" { "4x6".into() } else { "a4".into() });
+        let job = PrintJobRow {
+            id: uuid::Uuid::new_v4().to_string(),
+            env: env.as_str().into(),
+            printer_id: printer.id.clone(),
+            document_type: "test_page".into(),
+            owner_id: printer.id.clone(),
+            file_id: String::new(),
+            copies: 1,
+            stock,
+            status: "queued".into(),
+            error: None,
+            attempts: 0,
+            bytes_sent: None,
+            reference: None,
+            created_at: now,
+            updated_at: now,
+            printed_at: None,
+        };
+        self.store.write(|tx| table::put_job(tx, &job).map_err(db_error))?;
+        Ok(job_json(&self.execute_print_job(&job.id)?))
+    }
+
+    /// Queues the label's print when the label profile prints automatically (never fails the label).
+    pub(crate) fn auto_print_label(&self, env: Env, label_id: &str) {
+        let Ok(Some(profile)) = self.store.read(|c| table::profile(c, "label").map_err(db_error)) else { return };
+        if !profile.auto_print {
+            return;
+        }
+        let Ok(Some(file)) = self.store.read(|c| files::of_owner(c, env.as_str(), label_id, "label").map_err(db_error)) else { return };
+        match self.new_print_job(env, "label", label_id, &file, None, None) {
+            Ok(_) => self.wake_printer(),
+            Err(e) => eprintln!("packdesk: label {label_id} not printed automatically: {e}"),
+        }
+    }
+
+    fn wake_printer(&self) {
+        *self.print_signal.queued.lock().unwrap_or_else(|p| p.into_inner()) += 1;
+        self.print_signal.wake.notify_all();
+    }
+
+    /// Sends every queued print job (tests, and the print worker's loop). Answers how many.
+    pub fn run_print_jobs(&self) -> usize {
+        let queued = self.store.read(|c| table::jobs_in(c, "queued", 256).map_err(db_error)).unwrap_or_default();
+        for j in &queued {
+            let _ = self.execute_print_job(&j.id);
+        }
+        queued.len()
+    }
+
+    /// Retries failed jobs whose last attempt is older than `RETRY_EVERY` (the printer may be back).
+    pub fn retry_failed_print_jobs(&self) -> usize {
+        let cutoff = self.now_us() - RETRY_EVERY.as_micros() as i64;
+        let failed = self.store.read(|c| table::jobs_in(c, "failed", 256).map_err(db_error)).unwrap_or_default();
+        let due: Vec<_> = failed.into_iter().filter(|j| j.attempts < MAX_AUTO_ATTEMPTS && j.updated_at <= cutoff).collect();
+        for j in &due {
+            let _ = self.execute_print_job(&j.id);
+        }
+        due.len()
+    }
+
+    /// Jobs found `printing` at start were cut off by a stop: they are queued again.
+    pub(crate) fn requeue_interrupted_prints(&self) -> Result<(), ServiceError> {
+        let cut = self.store.read(|c| table::jobs_in(c, "printing", 10_000).map_err(db_error))?;
+        self.store.write(|tx| {
+            for mut j in cut {
+                j.status = "queued".into();
+                table::put_job(tx, &j).map_err(db_error)?;
+            }
+            Ok(())
+        })
+    }
+
+    /// The print worker: queued jobs as they come, failed ones again every `RETRY_EVERY`.
+    pub(crate) fn print_until(&self, stop: &std::sync::atomic::AtomicBool) {
+        use std::sync::atomic::Ordering;
+        while !stop.load(Ordering::SeqCst) {
+            let seen = *self.print_signal.queued.lock().unwrap_or_else(|p| p.into_inner());
+            self.run_print_jobs();
+            self.retry_failed_print_jobs();
+            let g = self.print_signal.queued.lock().unwrap_or_else(|p| p.into_inner());
+            if *g == seen && !stop.load(Ordering::SeqCst) {
+                let _ = self.print_signal.wake.wait_timeout(g, RETRY_EVERY);
+            }
+        }
+    }
+
+    pub(crate) fn stop_printer(&self) {
+        self.wake_printer();
+    }
+
+    // ----- previews -----
+
+    /// A PNG of page `page` of a stored document. ZPL is shown as a printer of `dpi` prints it.
+    pub fn preview(&self, env: Env, file_id: &str, page: u32, dpi: Option<u32>) -> Result<Vec<u8>, ServiceError> {
+        let file = self.store.read(|c| files::get(c, env.as_str(), file_id).map_err(db_error))?.ok_or_else(|| not_found("file", "id", file_id))?;
+        let fail = |why: String| ServiceError::invalid("page", why);
+        match file.file_type.as_str() {
+            "zpl" => {
+                let dpi = dpi.unwrap_or(STORED_ZPL_DPI);
+                if ![203, 300, 600].contains(&dpi) {
+                    return Err(ServiceError::invalid("dpi", "203, 300 or 600"));
+                }
+                let text = zpl::rescale(&String::from_utf8_lossy(&file.bytes), STORED_ZPL_DPI, dpi);
+                let paper = stock_paper(&file.paper_size);
+                packdesk_print::preview::zpl_label_png(&text, page, dpi, paper.width_mm as f64, paper.height_mm as f64).map_err(fail)
+            }
+            "pdf" => packdesk_print::preview::pdf_page_png(&file.bytes, page, dpi.unwrap_or(150)).map_err(fail),
+            other => Err(ServiceError::invalid("id", format!("a {other} file has no preview"))),
+        }
+    }
+}

@@ -1,0 +1,202 @@
+//! Printing against printers of the test's own: a raw TCP 9100 listener on 127.0.0.1 (a thermal
+//! printer's raw port: it takes bytes and answers nothing). Previews are decoded with zbarimg.
+
+mod common;
+use common::*;
+use packdesk_carriers::carrier;
+use packdesk_service::keys::Env;
+use packdesk_service::Service;
+use serde_json::{json, Value};
+use std::io::Read;
+use std::net::TcpListener;
+use std::sync::mpsc;
+
+/// A raw printer port: every connection's bytes, one message per job.
+fn raw_printer() -> (u16, mpsc::Receiver<Vec<u8>>) {
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = l.local_addr().unwrap().port();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for c in l.incoming().flatten() {
+            let mut c = c;
+            let mut all = Vec::new();
+            let _ = c.read_to_end(&mut all);
+            if tx.send(all).is_err() {
+                return;
+            }
+        }
+    });
+    (port, rx)
+}
+
+fn add_printer(s: &Service, port: u16, format: &str, dpi: u32) -> String {
+    let body = json!({"name": format!("Desk {format} {dpi}"), "transport": "raw", "address": format!("127.0.0.1:{port}"), "format": format, "dpi": dpi});
+    s.add_printer(body.to_string().as_bytes()).unwrap()["id"].as_str().unwrap().to_string()
+}
+
+/// A sandbox Tipsa label (Tipsa prints ZPL) with `parcels` parcels.
+fn zpl_label(s: &Service, parcels: usize) -> Value {
+    let c = carrier("tipsa").unwrap();
+    let acct = create_account(s, Env::Sandbox, c, json!({}));
+    let mut body = label_request(&acct, c, &c.service_types[0]);
+    body["file_type"] = json!("zpl");
+    body["shipment"]["parcels"] = json!(vec![json!({"weight": {"value": 1.0, "unit": "kg"}}); parcels]);
+    s.create_label(Env::Sandbox, body.to_string().as_bytes()).unwrap().into_data()
+}
+
+fn stored(s: &Service, label: &Value) -> Vec<u8> {
+    let url = label["files"]["label"]["url"].as_str().unwrap();
+    s.file(Env::Sandbox, url.rsplit('/').next().unwrap()).unwrap().0
+}
+
+fn print(s: &Service, body: Value) -> Value {
+    s.print(Env::Sandbox, body.to_string().as_bytes()).unwrap()
+}
+
+#[test]
+fn zpl_goes_raw_to_the_printer_byte_for_byte_and_scaled_for_300_dpi() {
+    let h = harness();
+    let s = &h.service;
+    let (port, got) = raw_printer();
+    let p203 = add_printer(s, port, "zpl", 203);
+    let label = zpl_label(s, 2);
+    let job = print(s, json!({"label_id": label["id"], "printer_id": p203}));
+    assert_eq!((job["status"].as_str(), job["error"].clone()), (Some("printed"), Value::Null), "{job}");
+    let bytes = got.recv().unwrap();
+    assert_eq!(bytes, stored(s, &label), "no driver, no change: the stored ZPL");
+    assert_eq!(job["bytes_sent"], bytes.len());
+    // A 300 dpi printer gets the same label in its own dots.
+    let p300 = add_printer(s, port, "zpl", 300);
+    print(s, json!({"label_id": label["id"], "printer_id": p300, "copies": 2}));
+    let text = String::from_utf8(got.recv().unwrap()).unwrap();
+    assert_eq!(text.matches("^XA").count(), 4, "2 parcels x 2 copies");
+    assert!(text.contains("^PW1200") && !text.contains("^PW812"), "{text:.200}");
+}
+
+#[test]
+fn a_bulk_download_of_100_labels_prints_as_one_raw_job() {
+    let h = harness();
+    let s = &h.service;
+    let (port, got) = raw_printer();
+    let printer = add_printer(s, port, "zpl", 203);
+    let first = zpl_label(s, 1);
+    let mut body: Value = serde_json::from_value(json!({})).unwrap();
+    let c = carrier("tipsa").unwrap();
+    let acct = first["shipper_account"]["id"].as_str().unwrap();
+    let mut request = label_request(acct, c, &c.service_types[0]);
+    request["file_type"] = json!("zpl");
+    let mut ids = vec![json!({"id": first["id"]})];
+    for _ in 1..100 {
+        ids.push(json!({"id": s.create_label(Env::Sandbox, request.to_string().as_bytes()).unwrap()["id"]}));
+    }
+    body["labels"] = json!(ids);
+    let bulk = s.create_bulk_download(Env::Sandbox, body.to_string().as_bytes()).unwrap();
+    let job = print(s, json!({"bulk_download_id": bulk["id"], "printer_id": printer}));
+    assert_eq!(job["status"], "printed", "{job}");
+    let bytes = got.recv().unwrap();
+    assert_eq!(bytes, stored(s, &bulk), "the merged stream, as stored");
+    assert_eq!(String::from_utf8_lossy(&bytes).matches("^XA").count(), 100);
+}
+
+#[test]
+fn a_printer_that_is_off_leaves_the_label_created_and_a_failed_job_that_retries() {
+    let h = harness();
+    let s = &h.service;
+    // A port nobody listens on yet.
+    let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let printer = add_printer(s, port, "zpl", 203);
+    s.set_print_profile("label", json!({"printer_id": printer, "auto_print": true}).to_string().as_bytes()).unwrap();
+    let label = zpl_label(s, 1);
+    assert_eq!(label["status"], "created");
+    assert_eq!(s.run_print_jobs(), 1, "the label was queued for printing");
+    let q: packdesk_model::request::ListQuery = serde_json::from_value(json!({"record_id": label["id"]})).unwrap();
+    let jobs = s.list_print_jobs(Env::Sandbox, &q).unwrap()["print_jobs"].clone();
+    let job = &jobs[0];
+    assert_eq!(job["status"], "failed");
+    assert!(job["error"].as_str().unwrap().contains("refused"), "{job}");
+    assert_eq!(s.get_label(Env::Sandbox, label["id"].as_str().unwrap()).unwrap()["status"], "created");
+    // The printer comes back on its port: a retry prints the stored bytes.
+    let l = TcpListener::bind(("127.0.0.1", port)).unwrap();
+    let got = std::thread::spawn(move || {
+        let (mut c, _) = l.accept().unwrap();
+        let mut all = Vec::new();
+        c.read_to_end(&mut all).unwrap();
+        all
+    });
+    let again = s.retry_print_job(Env::Sandbox, job["id"].as_str().unwrap()).unwrap();
+    assert_eq!((again["status"].as_str(), again["attempts"].as_i64()), (Some("printed"), Some(2)));
+    assert_eq!(got.join().unwrap(), stored(s, &label));
+}
+
+#[test]
+fn a_printer_gets_only_the_format_it_takes_and_profiles_are_checked() {
+    let h = harness();
+    let s = &h.service;
+    let (port, _got) = raw_printer();
+    let zebra = add_printer(s, port, "zpl", 203);
+    let c = carrier("yodel").unwrap();
+    let acct = create_account(s, Env::Sandbox, c, json!({}));
+    let pdf = s.create_label(Env::Sandbox, label_request(&acct, c, &c.service_types[0]).to_string().as_bytes()).unwrap();
+    let e = s.print(Env::Sandbox, json!({"label_id": pdf["id"], "printer_id": zebra}).to_string().as_bytes()).unwrap_err();
+    assert_eq!(e.details[0].path, "printer_id");
+    assert!(e.details[0].info.contains("takes ZPL"), "{e}");
+    let e = s.print(Env::Sandbox, json!({"label_id": pdf["id"], "document": "invoice"}).to_string().as_bytes()).unwrap_err();
+    assert_eq!(e.details[0].path, "label_id", "{e}");
+    let e = s.print(Env::Sandbox, json!({"label_id": pdf["id"]}).to_string().as_bytes()).unwrap_err();
+    assert!(e.details[0].info.contains("no printer profile for label"), "{e}");
+    let e = s.set_print_profile("label", json!({"printer_id": zebra, "stock": "a5", "copies": 0}).to_string().as_bytes()).unwrap_err();
+    let paths: Vec<&str> = e.details.iter().map(|d| d.path.as_str()).collect();
+    assert_eq!(paths, ["stock", "copies"]);
+    let e = s.add_printer(json!({"name": "x", "transport": "raw", "address": "host:99999", "format": "eps", "dpi": 250}).to_string().as_bytes()).unwrap_err();
+    let paths: Vec<&str> = e.details.iter().map(|d| d.path.as_str()).collect();
+    assert_eq!(paths, ["address", "format", "dpi"]);
+}
+
+#[test]
+fn a_test_page_has_a_one_inch_ruler_in_the_printers_dots() {
+    let h = harness();
+    let s = &h.service;
+    let (port, got) = raw_printer();
+    let p = add_printer(s, port, "zpl", 300);
+    let job = s.print_test_page(Env::Sandbox, &p, b"").unwrap();
+    assert_eq!((job["status"].as_str(), job["document_type"].as_str()), (Some("printed"), Some("test_page")));
+    let text = String::from_utf8(got.recv().unwrap()).unwrap();
+    assert!(text.contains("^GB300,"), "the ruler is 300 dots = 1 inch: {text}");
+    assert!(text.contains("Desk zpl 300"));
+}
+
+fn png_size(png: &[u8]) -> (u32, u32) {
+    assert_eq!(&png[1..4], b"PNG");
+    (u32::from_be_bytes(png[16..20].try_into().unwrap()), u32::from_be_bytes(png[20..24].try_into().unwrap()))
+}
+
+fn decode_png(png: &[u8]) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("p.png");
+    std::fs::write(&path, png).unwrap();
+    let out = std::process::Command::new("zbarimg").args(["--quiet", "--raw", path.to_str().unwrap()]).output().expect("zbarimg (zbar-tools) is needed");
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+#[test]
+fn previews_render_offline_and_decode_to_the_tracking_number() {
+    let h = harness();
+    let s = &h.service;
+    let label = zpl_label(s, 2);
+    let file = label["files"]["label"]["url"].as_str().unwrap().rsplit('/').next().unwrap().to_string();
+    let tn: Vec<&str> = label["tracking_numbers"].as_array().unwrap().iter().map(|t| t.as_str().unwrap()).collect();
+    let p203 = s.preview(Env::Sandbox, &file, 1, None).unwrap();
+    let p300 = s.preview(Env::Sandbox, &file, 2, Some(300)).unwrap();
+    assert_eq!(png_size(&p203), (812, 1218), "4x6 at 8 dots/mm");
+    assert_eq!(png_size(&p300), (1200, 1800), "4x6 at 12 dots/mm");
+    assert_eq!(decode_png(&p203), tn[0]);
+    assert_eq!(decode_png(&p300), tn[1]);
+    assert!(s.preview(Env::Sandbox, &file, 3, None).is_err(), "there is no third label");
+    // A PDF label's page, through pdftoppm.
+    let c = carrier("yodel").unwrap();
+    let acct = create_account(s, Env::Sandbox, c, json!({}));
+    let pdf = s.create_label(Env::Sandbox, label_request(&acct, c, &c.service_types[0]).to_string().as_bytes()).unwrap();
+    let pdf_file = pdf["files"]["label"]["url"].as_str().unwrap().rsplit('/').next().unwrap().to_string();
+    let png = s.preview(Env::Sandbox, &pdf_file, 1, Some(203)).unwrap();
+    assert_eq!(decode_png(&png), pdf["tracking_numbers"][0].as_str().unwrap());
+}

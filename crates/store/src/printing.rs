@@ -1,0 +1,196 @@
+//! Printers (machine-wide: the desk's hardware), print profiles (one per document type) and print
+//! jobs (one per document sent, with its outcome).
+
+use crate::paging::Cursor;
+use rusqlite::{params, Connection, OptionalExtension, Row};
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct PrinterRow {
+    pub id: String,
+    pub name: String,
+    /// spooler, raw, ipp
+    pub transport: String,
+    /// queue name, host:port or ipp URI
+    pub address: String,
+    /// pdf or zpl
+    pub format: String,
+    pub dpi: i64,
+    pub strip_zpl_setup: bool,
+    pub created_at: i64,
+    pub updated_at: i64,
+}
+
+const PRINTER_COLS: &str = "id, name, transport, address, format, dpi, strip_zpl_setup, created_at, updated_at";
+
+fn printer_row(r: &Row) -> rusqlite::Result<PrinterRow> {
+    Ok(PrinterRow {
+        id: r.get(0)?,
+        name: r.get(1)?,
+        transport: r.get(2)?,
+        address: r.get(3)?,
+        format: r.get(4)?,
+        dpi: r.get(5)?,
+        strip_zpl_setup: r.get(6)?,
+        created_at: r.get(7)?,
+        updated_at: r.get(8)?,
+    })
+}
+
+pub fn put_printer(conn: &Connection, p: &PrinterRow) -> rusqlite::Result<()> {
+    conn.prepare_cached(&format!(
+        "INSERT INTO printers ({PRINTER_COLS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+         ON CONFLICT (id) DO UPDATE SET name = excluded.name, transport = excluded.transport, address = excluded.address,
+         format = excluded.format, dpi = excluded.dpi, strip_zpl_setup = excluded.strip_zpl_setup, updated_at = excluded.updated_at"
+    ))?
+    .execute(params![p.id, p.name, p.transport, p.address, p.format, p.dpi, p.strip_zpl_setup, p.created_at, p.updated_at])?;
+    Ok(())
+}
+
+pub fn printer(conn: &Connection, id: &str) -> rusqlite::Result<Option<PrinterRow>> {
+    conn.prepare_cached(&format!("SELECT {PRINTER_COLS} FROM printers WHERE id = ?1"))?.query_row([id], printer_row).optional()
+}
+
+pub fn printers(conn: &Connection) -> rusqlite::Result<Vec<PrinterRow>> {
+    let mut st = conn.prepare_cached(&format!("SELECT {PRINTER_COLS} FROM printers ORDER BY name, id"))?;
+    let rows = st.query_map([], printer_row)?;
+    rows.collect()
+}
+
+/// Deletes a printer (its profiles go with it). False if there was none.
+pub fn delete_printer(conn: &Connection, id: &str) -> rusqlite::Result<bool> {
+    Ok(conn.prepare_cached("DELETE FROM printers WHERE id = ?1")?.execute([id])? == 1)
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProfileRow {
+    pub document_type: String,
+    pub printer_id: String,
+    pub stock: String,
+    pub copies: i64,
+    pub auto_print: bool,
+    pub updated_at: i64,
+}
+
+fn profile_row(r: &Row) -> rusqlite::Result<ProfileRow> {
+    Ok(ProfileRow { document_type: r.get(0)?, printer_id: r.get(1)?, stock: r.get(2)?, copies: r.get(3)?, auto_print: r.get(4)?, updated_at: r.get(5)? })
+}
+
+pub fn put_profile(conn: &Connection, p: &ProfileRow) -> rusqlite::Result<()> {
+    conn.prepare_cached(
+        "INSERT INTO print_profiles (document_type, printer_id, stock, copies, auto_print, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+         ON CONFLICT (document_type) DO UPDATE SET printer_id = excluded.printer_id, stock = excluded.stock,
+         copies = excluded.copies, auto_print = excluded.auto_print, updated_at = excluded.updated_at",
+    )?
+    .execute(params![p.document_type, p.printer_id, p.stock, p.copies, p.auto_print, p.updated_at])?;
+    Ok(())
+}
+
+pub fn profile(conn: &Connection, document_type: &str) -> rusqlite::Result<Option<ProfileRow>> {
+    conn.prepare_cached("SELECT document_type, printer_id, stock, copies, auto_print, updated_at FROM print_profiles WHERE document_type = ?1")?
+        .query_row([document_type], profile_row)
+        .optional()
+}
+
+pub fn profiles(conn: &Connection) -> rusqlite::Result<Vec<ProfileRow>> {
+    let mut st = conn.prepare_cached("SELECT document_type, printer_id, stock, copies, auto_print, updated_at FROM print_profiles ORDER BY document_type")?;
+    let rows = st.query_map([], profile_row)?;
+    rows.collect()
+}
+
+pub fn delete_profile(conn: &Connection, document_type: &str) -> rusqlite::Result<bool> {
+    Ok(conn.prepare_cached("DELETE FROM print_profiles WHERE document_type = ?1")?.execute([document_type])? == 1)
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct PrintJobRow {
+    pub id: String,
+    pub env: String,
+    pub printer_id: String,
+    /// label, invoice, customs_declaration, packing_slip, manifest, bulk_download, test_page
+    pub document_type: String,
+    /// The label, manifest or bulk download the document belongs to (the printer for a test page).
+    pub owner_id: String,
+    /// The stored file printed ("" for a test page, which is made anew).
+    pub file_id: String,
+    pub copies: i64,
+    /// The stock it prints on (4x6, a4, ...).
+    pub stock: String,
+    /// queued, printing, printed, failed
+    pub status: String,
+    pub error: Option<String>,
+    pub attempts: i64,
+    pub bytes_sent: Option<i64>,
+    pub reference: Option<String>,
+    pub created_at: i64,
+    pub updated_at: i64,
+    pub printed_at: Option<i64>,
+}
+
+const JOB_COLS: &str =
+    "id, env, printer_id, document_type, owner_id, file_id, copies, stock, status, error, attempts, bytes_sent, reference, created_at, updated_at, printed_at";
+
+fn job_row(r: &Row) -> rusqlite::Result<PrintJobRow> {
+    Ok(PrintJobRow {
+        id: r.get(0)?,
+        env: r.get(1)?,
+        printer_id: r.get(2)?,
+        document_type: r.get(3)?,
+        owner_id: r.get(4)?,
+        file_id: r.get(5)?,
+        copies: r.get(6)?,
+        stock: r.get(7)?,
+        status: r.get(8)?,
+        error: r.get(9)?,
+        attempts: r.get(10)?,
+        bytes_sent: r.get(11)?,
+        reference: r.get(12)?,
+        created_at: r.get(13)?,
+        updated_at: r.get(14)?,
+        printed_at: r.get(15)?,
+    })
+}
+
+pub fn put_job(conn: &Connection, j: &PrintJobRow) -> rusqlite::Result<()> {
+    conn.prepare_cached(&format!(
+        "INSERT INTO print_jobs ({JOB_COLS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
+         ON CONFLICT (id) DO UPDATE SET printer_id = excluded.printer_id, status = excluded.status, error = excluded.error,
+         attempts = excluded.attempts, bytes_sent = excluded.bytes_sent, reference = excluded.reference,
+         updated_at = excluded.updated_at, printed_at = excluded.printed_at"
+    ))?
+    .execute(params![
+        j.id, j.env, j.printer_id, j.document_type, j.owner_id, j.file_id, j.copies, j.stock, j.status, j.error, j.attempts, j.bytes_sent,
+        j.reference, j.created_at, j.updated_at, j.printed_at
+    ])?;
+    Ok(())
+}
+
+pub fn job(conn: &Connection, id: &str) -> rusqlite::Result<Option<PrintJobRow>> {
+    conn.prepare_cached(&format!("SELECT {JOB_COLS} FROM print_jobs WHERE id = ?1"))?.query_row([id], job_row).optional()
+}
+
+/// Jobs in `status`, oldest change first (the retrier's and a restart's work).
+pub fn jobs_in(conn: &Connection, status: &str, limit: usize) -> rusqlite::Result<Vec<PrintJobRow>> {
+    let mut st = conn.prepare_cached(&format!("SELECT {JOB_COLS} FROM print_jobs WHERE status = ?1 ORDER BY updated_at, id LIMIT ?2"))?;
+    let rows = st.query_map(params![status, limit as i64], job_row)?;
+    rows.collect()
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct JobFilter {
+    pub status: Option<String>,
+    pub owner_id: Option<String>,
+    pub created_at_min: i64,
+    pub created_at_max: i64,
+}
+
+/// Newest first, `limit + 1` rows so the caller knows whether there is a next page.
+pub fn list_jobs(conn: &Connection, env: &str, f: &JobFilter, limit: usize, after: Option<&Cursor>) -> rusqlite::Result<Vec<PrintJobRow>> {
+    let (t, id) = after.map(|c| (c.created_at, c.id.as_str())).unwrap_or((i64::MAX, ""));
+    let mut st = conn.prepare_cached(&format!(
+        "SELECT {JOB_COLS} FROM print_jobs WHERE env = ?1 AND created_at >= ?2 AND created_at <= ?3
+         AND (?4 IS NULL OR status = ?4) AND (?5 IS NULL OR owner_id = ?5)
+         AND (created_at, id) < (?6, ?7) ORDER BY created_at DESC, id DESC LIMIT ?8"
+    ))?;
+    let rows = st.query_map(params![env, f.created_at_min, f.created_at_max, f.status, f.owner_id, t, id, (limit + 1) as i64], job_row)?;
+    rows.collect()
+}
