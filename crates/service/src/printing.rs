@@ -276,9 +276,14 @@ impl Service {
         if !allowed.contains(&document.as_str()) {
             return Err(ServiceError::invalid("document", format!("for a {} one of: {}", &owner_path[..owner_path.len() - 3], allowed.join(", "))));
         }
+        let kind = file_kind_of(&document);
         let file = self
             .store
-            .read(|c| files::of_owner(c, env.as_str(), &owner, file_kind_of(&document)).map_err(db_error))?
+            .read(|c| match kind {
+                // Its PDF for the driver, not the CSV for the carrier.
+                "manifest" => files::of_owner_as(c, env.as_str(), &owner, kind, "pdf").map_err(db_error),
+                _ => files::of_owner(c, env.as_str(), &owner, kind).map_err(db_error),
+            })?
             .ok_or_else(|| ServiceError::at(ErrorCode::ItemNotFound, owner_path, format!("{owner} has no {} document", document.replace('_', " "))))?;
         let copies = b.copies;
         if let Some(c) = copies {

@@ -153,6 +153,21 @@ fn a_printer_gets_only_the_format_it_takes_and_profiles_are_checked() {
 }
 
 #[test]
+fn a_manifest_prints_its_pdf_to_an_office_printer_on_the_raw_port() {
+    let h = harness();
+    let s = &h.service;
+    let (port, got) = raw_printer();
+    let office = add_printer(s, port, "pdf", 600);
+    s.set_print_profile("manifest", json!({"printer_id": office}).to_string().as_bytes()).unwrap();
+    let label = zpl_label(s, 1);
+    let m = s.create_manifest(Env::Sandbox, json!({"shipper_account": {"id": label["shipper_account"]["id"]}}).to_string().as_bytes()).unwrap();
+    let job = print(s, json!({"manifest_id": m["id"]}));
+    assert_eq!((job["status"].as_str(), job["stock"].as_str()), (Some("printed"), Some("a4")), "{job}");
+    let pdf_id = m["files"]["manifest"]["url"].as_str().unwrap().rsplit('/').next().unwrap();
+    assert_eq!(got.recv().unwrap(), s.file(Env::Sandbox, pdf_id).unwrap().0, "the manifest PDF, not its CSV");
+}
+
+#[test]
 fn a_test_page_has_a_one_inch_ruler_in_the_printers_dots() {
     let h = harness();
     let s = &h.service;

@@ -47,6 +47,16 @@ pub fn get(conn: &Connection, env: &str, id: &str) -> rusqlite::Result<Option<Fi
 }
 
 /// The file of `kind` that belongs to `owner_id` (a label's label document, say).
+/// The owner's file of `kind` in `file_type` (a manifest has a PDF and a CSV).
+pub fn of_owner_as(conn: &Connection, env: &str, owner_id: &str, kind: &str, file_type: &str) -> rusqlite::Result<Option<FileRow>> {
+    conn.prepare_cached(
+        "SELECT id, env, owner_id, kind, file_type, paper_size, bytes, created_at FROM files
+         WHERE owner_id = ?1 AND env = ?2 AND kind = ?3 AND file_type = ?4 ORDER BY created_at LIMIT 1",
+    )?
+    .query_row(params![owner_id, env, kind, file_type], from_row)
+    .optional()
+}
+
 pub fn of_owner(conn: &Connection, env: &str, owner_id: &str, kind: &str) -> rusqlite::Result<Option<FileRow>> {
     conn.prepare_cached(
         "SELECT id, env, owner_id, kind, file_type, paper_size, bytes, created_at FROM files
