@@ -194,6 +194,27 @@ struct Draft<'a> {
 }
 
 impl Draft<'_> {
+    /// The label record in `status`, with what is known of it so far.
+    #[allow(clippy::too_many_arguments)]
+    fn record(&self, id: &str, status: &str, numbers: &[String], files: Option<LabelFiles>, rate: Option<RateEntry>, created: i64, now: i64) -> Label {
+        Label {
+            id: id.to_string(),
+            status: status.into(),
+            ship_date: self.ship_date.to_string(),
+            tracking_numbers: numbers.to_vec(),
+            files,
+            rate,
+            references: self.req.references.clone().unwrap_or_default(),
+            shipper_account: AccountRef { id: self.account.id.clone(), slug: self.account.slug.clone() },
+            service_type: self.req.service_type.clone(),
+            service_options: self.req.service_options.clone().unwrap_or_default(),
+            order_number: self.req.order_number.clone(),
+            order_id: self.req.order_id.clone(),
+            created_at: crate::clock::iso_micros(created),
+            updated_at: crate::clock::iso_micros(now),
+        }
+    }
+
     fn label_pages(&self, numbers: &[String]) -> Vec<LabelPage> {
         let s = &self.req.shipment;
         let n = s.parcels.len();
@@ -367,23 +388,7 @@ impl Service {
         let id = uuid::Uuid::new_v4().to_string();
         let request = serde_json::to_string(stored).map_err(ServiceError::internal)?;
         self.accept_job(d.env, JobKind::Label, &id, &d.account.id, &request, |tx, now| {
-            let stamp = crate::clock::iso_micros(now);
-            let record = Label {
-                id: id.clone(),
-                status: "creating".into(),
-                ship_date: d.ship_date.to_string(),
-                tracking_numbers: vec![],
-                files: None,
-                rate: None,
-                references: d.req.references.clone().unwrap_or_default(),
-                shipper_account: AccountRef { id: d.account.id.clone(), slug: d.account.slug.clone() },
-                service_type: d.req.service_type.clone(),
-                service_options: d.req.service_options.clone().unwrap_or_default(),
-                order_number: d.req.order_number.clone(),
-                order_id: d.req.order_id.clone(),
-                created_at: stamp.clone(),
-                updated_at: stamp,
-            };
+            let record = d.record(&id, "creating", &[], None, None, now, now);
             let record_json = serde_json::to_value(&record).map_err(ServiceError::internal)?;
             let row = LabelRow {
                 id: id.clone(),
@@ -439,23 +444,7 @@ impl Service {
                 created_at: now,
             });
         }
-        let stamp = crate::clock::iso_micros(now);
-        let record = Label {
-            id: id.clone(),
-            status: "created".into(),
-            ship_date: d.ship_date.to_string(),
-            tracking_numbers: numbers.to_vec(),
-            files: Some(files),
-            rate: Some(d.rate.clone()),
-            references: d.req.references.clone().unwrap_or_default(),
-            shipper_account: AccountRef { id: d.account.id.clone(), slug: d.account.slug.clone() },
-            service_type: d.req.service_type.clone(),
-            service_options: d.req.service_options.clone().unwrap_or_default(),
-            order_number: d.req.order_number.clone(),
-            order_id: d.req.order_id.clone(),
-            created_at: crate::clock::iso_micros(created),
-            updated_at: stamp,
-        };
+        let record = d.record(&id, "created", numbers, Some(files), Some(d.rate.clone()), created, now);
         let mut record_json = serde_json::to_value(&record).map_err(ServiceError::internal)?;
         let mut search = numbers.join(" ");
         for r in &record.references {

@@ -132,6 +132,29 @@ fn not_found(what: &str, path: &str, id: &str) -> ServiceError {
     ServiceError::at(ErrorCode::ItemNotFound, path, format!("no {what} {id}"))
 }
 
+/// A new print job, queued.
+#[allow(clippy::too_many_arguments)]
+fn queued_job(env: Env, printer_id: &str, document_type: &str, owner_id: &str, file_id: &str, copies: i64, stock: String, now: i64) -> PrintJobRow {
+    PrintJobRow {
+        id: uuid::Uuid::new_v4().to_string(),
+        env: env.as_str().into(),
+        printer_id: printer_id.into(),
+        document_type: document_type.into(),
+        owner_id: owner_id.into(),
+        file_id: file_id.into(),
+        copies,
+        stock,
+        status: "queued".into(),
+        error: None,
+        attempts: 0,
+        bytes_sent: None,
+        reference: None,
+        created_at: now,
+        updated_at: now,
+        printed_at: None,
+    }
+}
+
 /// Wakes the print worker when a job is queued.
 #[derive(Default)]
 pub struct PrintSignal {
@@ -314,26 +337,10 @@ impl Service {
                 format!("printer {} takes {}; this {} is {}", printer.name, printer.format.to_uppercase(), document.replace('_', " "), file_type.to_uppercase()),
             ));
         }
-        let now = self.now_us();
-        let job = PrintJobRow {
-            id: uuid::Uuid::new_v4().to_string(),
-            env: env.as_str().into(),
-            printer_id,
-            document_type: document.into(),
-            owner_id: owner.into(),
-            file_id: file_id.into(),
-            copies: copies.or(profile.as_ref().map(|p| p.copies)).unwrap_or(1),
-            // The stock loaded for this document type on that printer, else the document's own.
-            stock: profile.filter(|p| p.printer_id == printer.id).map(|p| p.stock).unwrap_or_else(|| paper_size.to_string()),
-            status: "queued".into(),
-            error: None,
-            attempts: 0,
-            bytes_sent: None,
-            reference: None,
-            created_at: now,
-            updated_at: now,
-            printed_at: None,
-        };
+        let copies = copies.or(profile.as_ref().map(|p| p.copies)).unwrap_or(1);
+        // The stock loaded for this document type on that printer, else the document's own.
+        let stock = profile.filter(|p| p.printer_id == printer.id).map(|p| p.stock).unwrap_or_else(|| paper_size.to_string());
+        let job = queued_job(env, &printer.id, document, owner, file_id, copies, stock, self.now_us());
         self.store.write(|tx| table::put_job(tx, &job).map_err(db_error))?;
         Ok(job)
     }
@@ -425,26 +432,8 @@ impl Service {
                 return Err(ServiceError::invalid("stock", format!("one of: {}", STOCKS.join(", "))));
             }
         }
-        let now = self.now_us();
         let stock = b.stock.unwrap_or_else(|| if printer.format == "zpl" { "4x6".into() } else { "a4".into() });
-        let job = PrintJobRow {
-            id: uuid::Uuid::new_v4().to_string(),
-            env: env.as_str().into(),
-            printer_id: printer.id.clone(),
-            document_type: "test_page".into(),
-            owner_id: printer.id.clone(),
-            file_id: String::new(),
-            copies: 1,
-            stock,
-            status: "queued".into(),
-            error: None,
-            attempts: 0,
-            bytes_sent: None,
-            reference: None,
-            created_at: now,
-            updated_at: now,
-            printed_at: None,
-        };
+        let job = queued_job(env, &printer.id, "test_page", &printer.id, "", 1, stock, self.now_us());
         self.store.write(|tx| table::put_job(tx, &job).map_err(db_error))?;
         Ok(job_json(&self.execute_print_job(&job.id)?))
     }

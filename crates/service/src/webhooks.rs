@@ -159,6 +159,7 @@ impl Service {
     }
 
     /// Writes the delivery of a completed job when webhooks are on (inside the job's transaction).
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn webhook_delivery_in(&self, tx: &Connection, env: Env, event: &str, record_id: &str, meta: Value, data: Value, now: i64) -> Result<(), ServiceError> {
         let Some(setting) = table::setting(tx, env.as_str()).map_err(db_error)?.filter(|s| s.enabled) else {
             return Ok(());
