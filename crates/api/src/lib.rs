@@ -4,6 +4,7 @@
 
 mod envelope;
 mod routes;
+mod ui;
 
 pub use routes::router;
 
@@ -11,13 +12,15 @@ use packdesk_service::Service;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-/// Serves `service` on `listener` until the process ends or `shutdown` resolves.
+/// Serves `service` (and the desk UI from `ui_dir`, when built) on `listener` until the process ends or `shutdown` resolves.
 pub async fn serve(
     listener: tokio::net::TcpListener,
     service: Arc<Service>,
+    ui_dir: Option<std::path::PathBuf>,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    axum::serve(listener, router(service).into_make_service_with_connect_info::<SocketAddr>())
+    let app = ui::routes(service.clone(), ui_dir).merge(router(service));
+    axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>())
         .with_graceful_shutdown(shutdown)
         .await
 }

@@ -186,3 +186,23 @@ fn schemas_are_served_as_published() {
     let reg = s.sandbox_ok("GET", "/desk/carriers", None);
     assert_eq!(reg["carriers"].as_array().unwrap().len(), 20);
 }
+
+#[test]
+fn the_ui_session_is_for_this_machine_only_and_assets_stay_in_their_folder() {
+    let s = Server::start();
+    let client = reqwest::blocking::Client::new();
+    let session: Value = client.get(s.url("/ui/session")).send().unwrap().json().unwrap();
+    assert_eq!(session["data"]["keys"]["sandbox"], s.sandbox.as_str());
+    assert_eq!(session["data"]["keys"]["live"], s.live.as_str());
+    // A page that reached this server under another name (DNS rebinding) gets nothing.
+    let r = client.get(s.url("/ui/session")).header("host", "evil.example:4780").send().unwrap();
+    let v: Value = r.json().unwrap();
+    assert_eq!(v["meta"]["code"], 401);
+    assert!(v["data"]["keys"].is_null());
+    for path in ["/assets/../../Cargo.toml", "/assets/%2e%2e/Cargo.toml", "/assets/.hidden"] {
+        let r = client.get(s.url(path)).send().unwrap();
+        assert_ne!(r.status().as_u16(), 200, "{path}");
+    }
+    // The API itself still needs its key.
+    assert_eq!(client.get(s.url("/v3/labels")).send().unwrap().status().as_u16(), 401);
+}

@@ -10,7 +10,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 const USAGE: &str = "usage:
-  packdesk-server [--data-dir DIR] [--listen 127.0.0.1:PORT]   run the service (port 0 picks a free port)
+  packdesk-server [--data-dir DIR] [--listen 127.0.0.1:PORT] [--ui-dir ui/dist]
+                                                               run the service and the desk UI (port 0 picks a free port)
   packdesk-server keys [--data-dir DIR]                        print the API keys: live <key>, sandbox <key>
   packdesk-server webhook (live|sandbox) [--url URL] [--on|--off] [--data-dir DIR]
                                                                show or set where async results are POSTed
@@ -39,8 +40,21 @@ fn default_data_dir() -> PathBuf {
     }
 }
 
+/// The built UI: --ui-dir, else $PACKDESK_UI_DIR, else ui/dist of the source tree the binary was
+/// built in (target/<profile>/packdesk-server), else ./ui/dist.
+fn find_ui_dir(given: Option<PathBuf>) -> Option<PathBuf> {
+    let from_exe = std::env::current_exe().ok().and_then(|e| Some(e.parent()?.parent()?.parent()?.join("ui/dist")));
+    given
+        .into_iter()
+        .chain(std::env::var_os("PACKDESK_UI_DIR").map(PathBuf::from))
+        .chain(from_exe)
+        .chain(Some(PathBuf::from("ui/dist")))
+        .find(|d| d.join("index.html").is_file())
+}
+
 struct Args {
     keys: bool,
+    ui_dir: Option<PathBuf>,
     /// `webhook ENV`: (env, new url, on/off).
     webhook: Option<(String, Option<String>, Option<bool>)>,
     data_dir: PathBuf,
@@ -48,7 +62,7 @@ struct Args {
 }
 
 fn parse_args() -> Result<Args, String> {
-    let mut args = Args { keys: false, webhook: None, data_dir: default_data_dir(), listen: DEFAULT_LISTEN.into() };
+    let mut args = Args { keys: false, ui_dir: None, webhook: None, data_dir: default_data_dir(), listen: DEFAULT_LISTEN.into() };
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
         match a.as_str() {
@@ -65,6 +79,7 @@ fn parse_args() -> Result<Args, String> {
                 args.webhook.as_mut().ok_or("--on/--off go after `webhook live|sandbox`")?.2 = Some(a == "--on");
             }
             "--data-dir" => args.data_dir = PathBuf::from(it.next().ok_or("--data-dir needs a folder")?),
+            "--ui-dir" => args.ui_dir = Some(PathBuf::from(it.next().ok_or("--ui-dir needs a folder (ui/dist)")?)),
             "--listen" => args.listen = it.next().ok_or("--listen needs an address like 127.0.0.1:4780")?,
             "-h" | "--help" => return Err(String::new()),
             other => {
@@ -170,7 +185,12 @@ fn main() {
         let service = Arc::new(opened.service);
         // Async jobs left by a previous run resume here; webhooks go out from here.
         let _background = service.start_background(packdesk_service::jobs::default_workers());
-        if let Err(e) = packdesk_api::serve(listener, service, shutdown).await {
+        let ui_dir = find_ui_dir(args.ui_dir.clone());
+        match &ui_dir {
+            Some(d) => println!("desk UI from {} at {base_url}/", d.display()),
+            None => println!("desk UI not built (ui/dist); the API is up"),
+        }
+        if let Err(e) = packdesk_api::serve(listener, service, ui_dir, shutdown).await {
             eprintln!("packdesk-server: {e}");
             std::process::exit(1);
         }

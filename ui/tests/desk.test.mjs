@@ -1,0 +1,115 @@
+// The desk UI in a real browser (Debian's Chromium through playwright-core) against the real
+// packdesk-server serving ui/dist on 127.0.0.1, with a fresh data folder.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = join(here, '..', '..');
+const bin = process.env.PACKDESK_SERVER_BIN ?? join(root, 'target', 'debug', 'packdesk-server');
+let server, base, key, browser, dataDir;
+
+async function api(method, path, body) {
+  const r = await fetch(base + path, {
+    method,
+    headers: { 'service-api-key': key, 'content-type': 'application/json' },
+    body: body && JSON.stringify(body),
+  });
+  return r.json();
+}
+
+before(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'packdesk-ui-'));
+  server = spawn(bin, ['--data-dir', dataDir, '--listen', '127.0.0.1:0', '--ui-dir', join(here, '..', 'dist')]);
+  base = await new Promise((resolve, reject) => {
+    let out = '';
+    server.stdout.on('data', (d) => {
+      out += d;
+      const m = out.match(/listening on (http:\/\/\S+)/);
+      if (m) resolve(m[1]);
+    });
+    server.on('exit', (c) => reject(new Error(`server exited ${c}: ${out}`)));
+  });
+  key = execFileSync(bin, ['keys', '--data-dir', dataDir]).toString().match(/^sandbox (\S+)/m)[1];
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+});
+
+after(async () => {
+  await browser?.close();
+  server?.kill('SIGKILL');
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+test('a first start leads to a sandbox account, then ships with the keyboard and voids from history', async () => {
+  const page = await browser.newPage();
+  await page.goto(base + '/');
+  assert.equal(await page.getByTestId('env').textContent(), 'SANDBOX');
+  // Onboarding: the credential form comes from the carrier's fields.
+  await page.getByTestId('onboard-carrier').selectOption('yodel');
+  const carriers = (await api('GET', '/desk/carriers')).data.carriers;
+  const yodel = carriers.find((c) => c.slug === 'yodel');
+  for (const f of yodel.credential_fields) await page.locator(`[data-field="credentials.${f.name}"]`).fill(`test-${f.name}`);
+  await page.getByTestId('onboard-create').click();
+  // The Ship screen: the cursor is in the scan field; the selects offer what Yodel allows.
+  await page.getByTestId('scan').waitFor();
+  assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('data-testid')), 'scan');
+  const options = async (id) => page.getByTestId(id).locator('option').evaluateAll((os) => os.map((o) => o.value));
+  assert.deepEqual(await options('service'), yodel.service_types.map((s) => s.service_type));
+  assert.deepEqual(await options('paper'), yodel.paper_sizes);
+  assert.deepEqual(await options('file-type'), yodel.file_types ?? ['pdf']);
+  // A wrong field gets its error beside it.
+  const address = { contact_name: 'Jane Doe', street1: '22 High Street', city: 'Manchester', postal_code: 'M1 1AE', country: 'GBR' };
+  const from = { contact_name: 'Packdesk Ltd', street1: '1 Dock Road', city: 'London', postal_code: 'E16 2AA', country: 'GBR' };
+  for (const [k, v] of Object.entries(from)) await page.locator(`[data-field="shipment.ship_from.${k}"]`).fill(v);
+  for (const [k, v] of Object.entries(address)) await page.locator(`[data-field="shipment.ship_to.${k}"]`).fill(v);
+  await page.locator('[data-field="shipment.ship_to.country"]').fill('XX');
+  await page.getByTestId('scan').focus();
+  await page.keyboard.type('ORDER-5001');
+  await page.keyboard.press('Control+Enter');
+  await page.locator('[data-error="shipment.ship_to.country"]').waitFor();
+  // Fixed, then Ctrl+Enter again: the label is made, previewed, and the scan field is ready.
+  await page.locator('[data-field="shipment.ship_to.country"]').fill('GBR');
+  await page.getByTestId('scan').focus();
+  await page.keyboard.press('Control+Enter');
+  await page.getByTestId('tracking').waitFor();
+  const tracking = (await page.getByTestId('tracking').textContent()).trim();
+  await page.getByTestId('preview').waitFor();
+  assert.ok(await page.getByTestId('preview').evaluate((img) => img.complete && img.naturalWidth > 0));
+  assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('data-testid')), 'scan');
+  assert.equal(await page.getByTestId('scan').inputValue(), '');
+  const found = (await api('GET', `/v3/labels?tracking_numbers=${tracking}`)).data.labels;
+  assert.equal(found.length, 1);
+  assert.deepEqual(found[0].references, ['ORDER-5001']);
+  await page.screenshot({ path: join(tmpdir(), 'packdesk-ship.png'), fullPage: true });
+  // History: find it by reference and void it.
+  await page.getByRole('button', { name: 'History' }).click();
+  await page.getByTestId('search').fill('ORDER-5001');
+  await page.getByTestId('search').press('Enter');
+  await page.getByTestId('row').first().waitFor();
+  assert.equal(await page.getByTestId('row').count(), 1);
+  await page.getByTestId('void').click();
+  await page.waitForFunction(() => document.querySelector('[data-testid="status"]')?.textContent === 'cancelled');
+  assert.equal((await api('GET', `/v3/labels/${found[0].id}`)).data.status, 'cancelled');
+});
+
+test('a ZPL carrier offers ZPL, and only the paper sizes it allows', async () => {
+  const tipsa = (await api('GET', '/desk/carriers')).data.carriers.find((c) => c.slug === 'tipsa');
+  const creds = Object.fromEntries(tipsa.credential_fields.map((f) => [f.name, 'x']));
+  const acct = await api('POST', '/v3/shipper-accounts', { slug: 'tipsa', description: 'A Tipsa desk', credentials: creds });
+  assert.equal(acct.meta.code, 200);
+  const page = await browser.newPage();
+  await page.goto(base + '/');
+  await page.getByTestId('account').selectOption(acct.data.id);
+  const options = async (id) => page.getByTestId(id).locator('option').evaluateAll((os) => os.map((o) => o.value));
+  assert.deepEqual(await options('file-type'), ['pdf', 'zpl']);
+  assert.deepEqual(await options('paper'), tipsa.paper_sizes);
+  assert.deepEqual(await options('service'), tipsa.service_types.map((s) => s.service_type));
+});

@@ -1,0 +1,8 @@
+import { defineConfig } from 'vite';
+import { svelte } from '@sveltejs/vite-plugin-svelte';
+
+// The UI is served by packdesk-server (or the desktop shell) from ui/dist, same origin as the API.
+export default defineConfig({
+  plugins: [svelte()],
+  build: { outDir: 'dist', emptyOutDir: true },
+});
