@@ -3,6 +3,7 @@
 //! answer in the envelope.
 
 mod envelope;
+pub mod paths;
 mod routes;
 mod ui;
 

@@ -14,12 +14,15 @@ use packdesk_model::ErrorCode;
 use packdesk_service::keys::KeyRing;
 use packdesk_service::Service;
 use std::path::{Path as FsPath, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 #[derive(Clone)]
 struct Ui {
     service: Arc<Service>,
     dir: Option<PathBuf>,
+    /// UI sessions started since this process began (the desktop smoke test reads it).
+    sessions: Arc<AtomicU64>,
 }
 
 pub fn routes(service: Arc<Service>, dir: Option<PathBuf>) -> Router {
@@ -27,7 +30,8 @@ pub fn routes(service: Arc<Service>, dir: Option<PathBuf>) -> Router {
         .route("/", get(index))
         .route("/assets/{*path}", get(asset))
         .route("/ui/session", get(session))
-        .with_state(Ui { service, dir })
+        .route("/ui/status", get(status))
+        .with_state(Ui { service, dir, sessions: Arc::new(AtomicU64::new(0)) })
 }
 
 fn content_type(path: &FsPath) -> &'static str {
@@ -84,6 +88,7 @@ async fn session(State(ui): State<Ui>, headers: HeaderMap) -> Response {
     if !loopback_host(&headers) {
         return error(ErrorCode::InvalidApiKey, "", "the desk session is for this machine only");
     }
+    ui.sessions.fetch_add(1, Ordering::SeqCst);
     match tokio::task::spawn_blocking(move || KeyRing::reveal(&ui.service.store, &ui.service.vault)).await {
         Ok(Ok(keys)) => {
             let mut m = serde_json::Map::new();
@@ -94,4 +99,9 @@ async fn session(State(ui): State<Ui>, headers: HeaderMap) -> Response {
         }
         _ => error(ErrorCode::Internal, "", "the keys cannot be read"),
     }
+}
+
+/// Whether a UI has started a session with this process (no keys in it).
+async fn status(State(ui): State<Ui>) -> Response {
+    ok(serde_json::json!({ "ui_sessions": ui.sessions.load(Ordering::SeqCst), "ui_built": ui.dir.is_some() }))
 }

@@ -20,38 +20,6 @@ The data folder defaults to $PACKDESK_DATA_DIR, else the user's data directory (
 
 const DEFAULT_LISTEN: &str = "127.0.0.1:4780";
 
-/// The user's data directory for Packdesk, per platform.
-fn default_data_dir() -> PathBuf {
-    if let Some(d) = std::env::var_os("PACKDESK_DATA_DIR").filter(|d| !d.is_empty()) {
-        return PathBuf::from(d);
-    }
-    let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("."));
-    if cfg!(target_os = "macos") {
-        return home.join("Library/Application Support/Packdesk");
-    }
-    if cfg!(windows) {
-        if let Some(a) = std::env::var_os("APPDATA") {
-            return PathBuf::from(a).join("Packdesk");
-        }
-    }
-    match std::env::var_os("XDG_DATA_HOME").filter(|d| !d.is_empty()) {
-        Some(x) => PathBuf::from(x).join("packdesk"),
-        None => home.join(".local/share/packdesk"),
-    }
-}
-
-/// The built UI: --ui-dir, else $PACKDESK_UI_DIR, else ui/dist of the source tree the binary was
-/// built in (target/<profile>/packdesk-server), else ./ui/dist.
-fn find_ui_dir(given: Option<PathBuf>) -> Option<PathBuf> {
-    let from_exe = std::env::current_exe().ok().and_then(|e| Some(e.parent()?.parent()?.parent()?.join("ui/dist")));
-    given
-        .into_iter()
-        .chain(std::env::var_os("PACKDESK_UI_DIR").map(PathBuf::from))
-        .chain(from_exe)
-        .chain(Some(PathBuf::from("ui/dist")))
-        .find(|d| d.join("index.html").is_file())
-}
-
 struct Args {
     keys: bool,
     ui_dir: Option<PathBuf>,
@@ -62,7 +30,7 @@ struct Args {
 }
 
 fn parse_args() -> Result<Args, String> {
-    let mut args = Args { keys: false, ui_dir: None, webhook: None, data_dir: default_data_dir(), listen: DEFAULT_LISTEN.into() };
+    let mut args = Args { keys: false, ui_dir: None, webhook: None, data_dir: packdesk_api::paths::default_data_dir(), listen: DEFAULT_LISTEN.into() };
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
         match a.as_str() {
@@ -185,7 +153,7 @@ fn main() {
         let service = Arc::new(opened.service);
         // Async jobs left by a previous run resume here; webhooks go out from here.
         let _background = service.start_background(packdesk_service::jobs::default_workers());
-        let ui_dir = find_ui_dir(args.ui_dir.clone());
+        let ui_dir = packdesk_api::paths::find_ui_dir(args.ui_dir.clone());
         match &ui_dir {
             Some(d) => println!("desk UI from {} at {base_url}/", d.display()),
             None => println!("desk UI not built (ui/dist); the API is up"),

@@ -1,0 +1,6 @@
+// The desktop app: no console window on Windows release builds.
+#![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
+
+fn main() {
+    packdesk_app::run();
+}
