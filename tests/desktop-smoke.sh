@@ -14,6 +14,7 @@ trap cleanup EXIT
 Xvfb "$display" -screen 0 1366x900x24 -nolisten tcp > "$work/xvfb.log" 2>&1 &
 xvfb=$!
 sleep 1
+started=$(date +%s%N)
 DISPLAY="$display" "$bin" --data-dir "$work/data" --listen 127.0.0.1:0 > "$work/app.log" 2>&1 &
 app=$!
 base=""
@@ -25,14 +26,15 @@ for _ in $(seq 1 100); do
 done
 [ -n "$base" ] || { cat "$work/app.log"; echo "desktop: the app did not start its server"; exit 1; }
 sessions=0
-for _ in $(seq 1 120); do
+for _ in $(seq 1 600); do
   sessions=$(curl -s "$base/ui/status" | grep -o '"ui_sessions":[0-9]*' | cut -d: -f2 || echo 0)
   [ "${sessions:-0}" -ge 1 ] && break
-  sleep 0.5
+  sleep 0.1
 done
+ready_ms=$(( ($(date +%s%N) - started) / 1000000 ))
 [ "${sessions:-0}" -ge 1 ] || { cat "$work/app.log"; echo "desktop: the window's UI never reached its server"; exit 1; }
 sleep 2
 DISPLAY="$display" import -window root "$shot"
 colors=$(convert "$shot" -format '%k' info:)
 [ "$colors" -gt 20 ] || { echo "desktop: the screenshot is blank ($colors colours)"; exit 1; }
-echo "desktop: the window's UI reached its server at $base ($sessions UI session(s)); screenshot $shot ($colors colours)"
+echo "desktop: the window's UI reached its server at $base ($sessions UI session(s)) ${ready_ms} ms after start; screenshot $shot ($colors colours)"

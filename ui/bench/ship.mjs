@@ -1,0 +1,56 @@
+// Benchmark of the desk UI in Debian's Chromium against the real packdesk-server: cold page load
+// to the Ship screen ready (scan field focused), and Ctrl+Enter to the label preview shown.
+// `node ui/bench/ship.mjs [rounds]` (after `npm run --prefix ui build` and a server build).
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const bin = process.env.PACKDESK_SERVER_BIN ?? join(here, '..', '..', 'target', 'release', 'packdesk-server');
+const rounds = Number(process.argv[2] ?? 20);
+const dataDir = mkdtempSync(join(tmpdir(), 'packdesk-uibench-'));
+const server = spawn(bin, ['--data-dir', dataDir, '--listen', '127.0.0.1:0', '--ui-dir', join(here, '..', 'dist')]);
+const base = await new Promise((resolve) => {
+  let out = '';
+  server.stdout.on('data', (d) => {
+    out += d;
+    const m = out.match(/listening on (http:\/\/\S+)/);
+    if (m) resolve(m[1]);
+  });
+});
+const key = execFileSync(bin, ['keys', '--data-dir', dataDir]).toString().match(/^sandbox (\S+)/m)[1];
+await fetch(base + '/v3/shipper-accounts', {
+  method: 'POST',
+  headers: { 'service-api-key': key, 'content-type': 'application/json' },
+  body: JSON.stringify({ slug: 'yodel', description: 'Yodel desk', credentials: { identity: 'i', password: 'p', account_number: '1' },
+    address: { contact_name: 'Packdesk Ltd', street1: '1 Dock Road', city: 'London', postal_code: 'E16 2AA', country: 'GBR' } }),
+});
+const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'] });
+const median = (xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const loads = [];
+const ships = [];
+for (let i = 0; i < rounds; i++) {
+  const page = await browser.newPage();
+  const t0 = performance.now();
+  await page.goto(base + '/');
+  await page.waitForFunction(() => document.activeElement?.getAttribute('data-testid') === 'scan');
+  loads.push(performance.now() - t0);
+  const to = { contact_name: 'Jane Doe', street1: '22 High Street', city: 'Manchester', postal_code: 'M1 1AE', country: 'GBR' };
+  for (const [k, v] of Object.entries(to)) await page.locator(`[data-field="shipment.ship_to.${k}"]`).fill(v);
+  await page.getByTestId('scan').focus();
+  await page.keyboard.type(`BENCH-${i}`);
+  const t1 = performance.now();
+  await page.keyboard.press('Control+Enter');
+  await page.getByTestId('preview').waitFor();
+  await page.waitForFunction(() => document.querySelector('[data-testid="preview"]')?.complete);
+  ships.push(performance.now() - t1);
+  await page.close();
+}
+console.log(`page load to Ship screen ready  median ${median(loads).toFixed(0)} ms  worst ${Math.max(...loads).toFixed(0)} ms  (${rounds} rounds)`);
+console.log(`Ctrl+Enter to preview shown     median ${median(ships).toFixed(0)} ms  worst ${Math.max(...ships).toFixed(0)} ms`);
+await browser.close();
+server.kill('SIGKILL');
+rmSync(dataDir, { recursive: true, force: true });
