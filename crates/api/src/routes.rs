@@ -57,7 +57,10 @@ pub fn router(service: Shared) -> Router {
         .route("/print-jobs", get(list_print_jobs))
         .route("/print-jobs/{id}", get(get_print_job))
         .route("/print-jobs/{id}/retry", axum::routing::post(retry_print_job))
-        .route("/files/{id}/preview.png", get(preview));
+        .route("/files/{id}/preview.png", get(preview))
+        .route("/today", get(today))
+        .route("/end-of-day", get(end_of_day))
+        .route("/close-out", axum::routing::post(close_out));
     Router::new()
         .nest("/v3", v3)
         .nest("/desk", desk)
@@ -229,6 +232,28 @@ async fn add_printer(State(s): State<Shared>, JsonBody(b): JsonBody) -> Response
 
 async fn print_test_page(State(s): State<Shared>, Extension(env): Extension<Env>, Path(id): Path<String>, JsonBody(b): JsonBody) -> Response {
     run(s, move |s| s.print_test_page(env, &id, &b)).await
+}
+
+#[derive(serde::Deserialize)]
+struct TodayQuery {
+    utc_offset_minutes: Option<i64>,
+    days: Option<i64>,
+}
+
+/// Today's counts by carrier and status, and labels per day (the desk's Today screen).
+async fn today(State(s): State<Shared>, Extension(env): Extension<Env>, q: Result<Query<TodayQuery>, axum::extract::rejection::QueryRejection>) -> Response {
+    let Ok(Query(q)) = q else {
+        return ApiError(ServiceError::invalid("query", "utc_offset_minutes and days are whole numbers")).into_response();
+    };
+    run(s, move |s| s.today(env, q.utc_offset_minutes.unwrap_or(0), q.days.unwrap_or(30))).await
+}
+
+async fn end_of_day(State(s): State<Shared>, Extension(env): Extension<Env>) -> Response {
+    run(s, move |s| s.end_of_day(env)).await
+}
+
+async fn close_out(State(s): State<Shared>, Extension(env): Extension<Env>, JsonBody(b): JsonBody) -> Response {
+    run(s, move |s| s.close_out_accounts(env, &b)).await
 }
 
 #[derive(serde::Deserialize)]

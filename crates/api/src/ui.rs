@@ -31,6 +31,7 @@ pub fn routes(service: Arc<Service>, dir: Option<PathBuf>) -> Router {
         .route("/assets/{*path}", get(asset))
         .route("/ui/session", get(session))
         .route("/ui/status", get(status))
+        .route("/ui/keys/{env}/rotate", axum::routing::post(rotate_key))
         .with_state(Ui { service, dir, sessions: Arc::new(AtomicU64::new(0)) })
 }
 
@@ -89,15 +90,36 @@ async fn session(State(ui): State<Ui>, headers: HeaderMap) -> Response {
         return error(ErrorCode::InvalidApiKey, "", "the desk session is for this machine only");
     }
     ui.sessions.fetch_add(1, Ordering::SeqCst);
+    let data_dir = ui.service.data_dir.display().to_string();
     match tokio::task::spawn_blocking(move || KeyRing::reveal(&ui.service.store, &ui.service.vault)).await {
         Ok(Ok(keys)) => {
             let mut m = serde_json::Map::new();
             for (env, key) in keys {
                 m.insert(env.as_str().into(), serde_json::Value::String(key));
             }
-            ok(serde_json::json!({ "keys": m }))
+            ok(serde_json::json!({ "keys": m, "data_dir": data_dir }))
         }
         _ => error(ErrorCode::Internal, "", "the keys cannot be read"),
+    }
+}
+
+/// Replaces an environment's key (Settings): the old key stops working at once. For this machine
+/// only, and only with the current key of that environment, so a page elsewhere cannot do it.
+async fn rotate_key(State(ui): State<Ui>, headers: HeaderMap, Path(env): Path<String>) -> Response {
+    if !loopback_host(&headers) {
+        return error(ErrorCode::InvalidApiKey, "", "keys are rotated on this machine only");
+    }
+    let Some(env) = packdesk_service::keys::Env::parse(&env) else {
+        return error(ErrorCode::NotFoundRoute, "env", "live or sandbox");
+    };
+    let current = headers.get("service-api-key").and_then(|v| v.to_str().ok()).and_then(|k| ui.service.authenticate(k));
+    if current != Some(env) {
+        return error(ErrorCode::InvalidApiKey, "headers.service-api-key", "send the current key of the environment to rotate");
+    }
+    let s = ui.service.clone();
+    match tokio::task::spawn_blocking(move || s.keys.rotate(&s.store, &s.vault, env, s.clock.now().timestamp_micros())).await {
+        Ok(Ok(key)) => ok(serde_json::json!({ "env": env.as_str(), "key": key })),
+        _ => error(ErrorCode::Internal, "", "the key could not be replaced"),
     }
 }
 

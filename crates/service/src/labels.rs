@@ -194,6 +194,18 @@ struct Draft<'a> {
 }
 
 impl Draft<'_> {
+    /// What History's search finds a label by: tracking numbers, references, order number and id,
+    /// the recipient's name, company and postal code (space separated; matched with LIKE).
+    fn search_text(&self, numbers: &[String]) -> String {
+        let to = &self.req.shipment.ship_to;
+        let mut words: Vec<&str> = numbers.iter().map(String::as_str).collect();
+        words.extend(self.req.references.iter().flatten().map(String::as_str));
+        for s in [&self.req.order_number, &self.req.order_id, &to.contact_name, &to.company_name, &to.postal_code].into_iter().flatten() {
+            words.push(s);
+        }
+        words.join(" ")
+    }
+
     /// The label record in `status`, with what is known of it so far.
     #[allow(clippy::too_many_arguments)]
     fn record(&self, id: &str, status: &str, numbers: &[String], files: Option<LabelFiles>, rate: Option<RateEntry>, created: i64, now: i64) -> Label {
@@ -396,7 +408,7 @@ impl Service {
                 shipper_account_id: d.account.id.clone(),
                 status: "creating".into(),
                 order_number: d.req.order_number.clone(),
-                search_text: record.references.join(" "),
+                search_text: d.search_text(&[]),
                 manifest_id: None,
                 request: request.clone(),
                 record: record_json.to_string(),
@@ -446,18 +458,13 @@ impl Service {
         }
         let record = d.record(&id, "created", numbers, Some(files), Some(d.rate.clone()), created, now);
         let mut record_json = serde_json::to_value(&record).map_err(ServiceError::internal)?;
-        let mut search = numbers.join(" ");
-        for r in &record.references {
-            search.push(' ');
-            search.push_str(r);
-        }
         let row = LabelRow {
             id: id.clone(),
             env: d.env.as_str().into(),
             shipper_account_id: d.account.id.clone(),
             status: "created".into(),
             order_number: d.req.order_number.clone(),
-            search_text: search,
+            search_text: d.search_text(numbers),
             manifest_id: None,
             request: serde_json::to_string(d.req).map_err(ServiceError::internal)?,
             record: record_json.to_string(),

@@ -14,6 +14,7 @@ pub mod labels;
 pub mod printing;
 pub mod list;
 pub mod manifests;
+pub mod overview;
 pub mod rates;
 pub mod records;
 pub mod reply;

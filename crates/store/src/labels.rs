@@ -180,3 +180,30 @@ pub fn release_manifest(conn: &Connection, manifest_id: &str, updated_at: i64) -
         .execute(params![manifest_id, updated_at])?;
     Ok(())
 }
+
+/// How many labels of an account wait for a close-out, and when the oldest was made.
+pub fn waiting_for_manifest(conn: &Connection, account_id: &str) -> rusqlite::Result<(i64, Option<i64>)> {
+    conn.prepare_cached(
+        "SELECT COUNT(*), MIN(created_at) FROM labels WHERE shipper_account_id = ?1 AND status = 'created' AND manifest_id IS NULL",
+    )?
+    .query_row([account_id], |r| Ok((r.get(0)?, r.get(1)?)))
+}
+
+/// Labels made since `since` (microseconds) by account and status: (account id, status, count).
+pub fn counts_since(conn: &Connection, env: &str, since: i64) -> rusqlite::Result<Vec<(String, String, i64)>> {
+    let mut st = conn.prepare_cached(
+        "SELECT shipper_account_id, status, COUNT(*) FROM labels WHERE env = ?1 AND created_at >= ?2 GROUP BY 1, 2",
+    )?;
+    let rows = st.query_map(params![env, since], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+    rows.collect()
+}
+
+/// Labels made per day since `since`, days cut at `offset_us` from UTC midnight (the desk's time
+/// zone): (day number since 1970-01-01, count). Reads only the page index.
+pub fn per_day(conn: &Connection, env: &str, since: i64, offset_us: i64) -> rusqlite::Result<Vec<(i64, i64)>> {
+    let mut st = conn.prepare_cached(
+        "SELECT (created_at + ?3) / 86400000000 AS day, COUNT(*) FROM labels WHERE env = ?1 AND created_at >= ?2 GROUP BY day ORDER BY day",
+    )?;
+    let rows = st.query_map(params![env, since, offset_us], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    rows.collect()
+}

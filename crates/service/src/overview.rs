@@ -1,0 +1,153 @@
+//! What the desk shows at a glance: today's labels by carrier and status, labels per day, the
+//! accounts waiting for their end-of-day close-out, and the close-out of many accounts in one call.
+//! Days are the desk's days: the caller gives its offset from UTC in minutes.
+
+use crate::keys::Env;
+use crate::Service;
+use chrono::{Duration, NaiveDate};
+use packdesk_carriers::registry::carrier;
+use packdesk_model::ServiceError;
+use packdesk_store::accounts::{self as account_table, AccountRow};
+use packdesk_store::{db_error, labels};
+use serde::Deserialize;
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+
+const DAY_US: i64 = 86_400_000_000;
+
+/// Offsets run from UTC-12:00 to UTC+14:00.
+fn check_offset(minutes: i64) -> Result<i64, ServiceError> {
+    if (-720..=840).contains(&minutes) {
+        Ok(minutes * 60_000_000)
+    } else {
+        Err(ServiceError::invalid("utc_offset_minutes", "a whole number of minutes from -720 to 840"))
+    }
+}
+
+/// Body of `POST /desk/close-out`: without ids, every account with labels waiting.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CloseOutBody {
+    #[serde(default)]
+    shipper_account_ids: Option<Vec<String>>,
+}
+
+impl Service {
+    fn enabled_accounts(&self, env: Env) -> Result<Vec<AccountRow>, ServiceError> {
+        let mut rows = self.store.read(|c| account_table::list(c, env.as_str(), None, 10_000, None).map_err(db_error))?;
+        rows.retain(|a| a.status == "enabled");
+        rows.reverse(); // oldest first: the order they were set up in
+        Ok(rows)
+    }
+
+    /// Today's labels by carrier and by status, and the last `days` days' label counts.
+    pub fn today(&self, env: Env, utc_offset_minutes: i64, days: i64) -> Result<Value, ServiceError> {
+        let offset = check_offset(utc_offset_minutes)?;
+        if !(1..=366).contains(&days) {
+            return Err(ServiceError::invalid("days", "1..366"));
+        }
+        let now = self.now_us();
+        let today = (now + offset).div_euclid(DAY_US);
+        let start_of = |day: i64| day * DAY_US - offset;
+        let accounts: BTreeMap<String, String> = self
+            .store
+            .read(|c| account_table::list(c, env.as_str(), None, 100_000, None).map_err(db_error))?
+            .into_iter()
+            .map(|a| (a.id, a.slug))
+            .collect();
+        let (counts, per_day) = self.store.read(|c| {
+            let counts = labels::counts_since(c, env.as_str(), start_of(today)).map_err(db_error)?;
+            let per_day = labels::per_day(c, env.as_str(), start_of(today - days + 1), offset).map_err(db_error)?;
+            Ok((counts, per_day))
+        })?;
+        let mut by_carrier: BTreeMap<String, BTreeMap<String, i64>> = BTreeMap::new();
+        let mut by_status: BTreeMap<String, i64> = BTreeMap::new();
+        let mut total = 0;
+        for (account_id, status, n) in counts {
+            let slug = accounts.get(&account_id).cloned().unwrap_or_default();
+            *by_carrier.entry(slug).or_default().entry(status.clone()).or_default() += n;
+            *by_status.entry(status).or_default() += n;
+            total += n;
+        }
+        let carriers: Vec<Value> = by_carrier
+            .into_iter()
+            .map(|(slug, statuses)| {
+                let name = carrier(&slug).map(|c| c.name.clone()).unwrap_or_else(|| slug.clone());
+                json!({"slug": slug, "name": name, "total": statuses.values().sum::<i64>(), "statuses": statuses})
+            })
+            .collect();
+        let made: BTreeMap<i64, i64> = per_day.into_iter().collect();
+        let epoch = NaiveDate::from_ymd_opt(1970, 1, 1).expect("a date");
+        let series: Vec<Value> = (today - days + 1..=today)
+            .map(|d| json!({"date": (epoch + Duration::days(d)).to_string(), "labels": made.get(&d).copied().unwrap_or(0)}))
+            .collect();
+        Ok(json!({
+            "date": (epoch + Duration::days(today)).to_string(),
+            "total": total,
+            "by_carrier": carriers,
+            "by_status": by_status,
+            "days": series,
+        }))
+    }
+
+    /// Every enabled account with the labels that wait for its close-out.
+    pub fn end_of_day(&self, env: Env) -> Result<Value, ServiceError> {
+        let mut out = Vec::new();
+        for a in self.enabled_accounts(env)? {
+            let (waiting, oldest) = self.store.read(|c| labels::waiting_for_manifest(c, &a.id).map_err(db_error))?;
+            let name = carrier(&a.slug).map(|c| c.name.clone()).unwrap_or_default();
+            out.push(json!({
+                "shipper_account": {"id": a.id, "slug": a.slug, "description": a.description, "carrier_name": name},
+                "labels_waiting": waiting,
+                "oldest_label_at": oldest.map(crate::clock::iso_micros),
+            }));
+        }
+        Ok(json!({"accounts": out}))
+    }
+
+    /// Closes out the accounts named (or every account with labels waiting), one manifest each,
+    /// and prints each manifest to the manifest profile when there is one. One account failing
+    /// does not stop the others; each result says what happened.
+    pub fn close_out_accounts(&self, env: Env, body: &[u8]) -> Result<Value, ServiceError> {
+        let b: CloseOutBody = if body.iter().all(u8::is_ascii_whitespace) { CloseOutBody::default() } else { crate::validate::parse_body(body)? };
+        let accounts = self.enabled_accounts(env)?;
+        let chosen: Vec<AccountRow> = match &b.shipper_account_ids {
+            Some(ids) => {
+                let mut out = Vec::new();
+                for (i, id) in ids.iter().enumerate() {
+                    out.push(self.account_row(env, id, &format!("shipper_account_ids[{i}]"))?);
+                }
+                out
+            }
+            None => {
+                let mut out = Vec::new();
+                for a in accounts {
+                    if self.store.read(|c| labels::waiting_for_manifest(c, &a.id).map_err(db_error))?.0 > 0 {
+                        out.push(a);
+                    }
+                }
+                out
+            }
+        };
+        let has_profile = self.store.read(|c| packdesk_store::printing::profile(c, "manifest").map_err(db_error))?.is_some();
+        let mut results = Vec::new();
+        for a in chosen {
+            let account = json!({"id": a.id, "slug": a.slug, "description": a.description});
+            let request = json!({"shipper_account": {"id": a.id}}).to_string();
+            match self.create_manifest(env, request.as_bytes()) {
+                Ok(reply) => {
+                    let manifest = reply.into_data();
+                    let print_job = if has_profile {
+                        let body = json!({"manifest_id": manifest["id"]}).to_string();
+                        Some(self.print(env, body.as_bytes()).unwrap_or_else(|e| json!({"status": "failed", "error": e.to_string()})))
+                    } else {
+                        None
+                    };
+                    results.push(json!({"shipper_account": account, "manifest": manifest, "print_job": print_job, "error": null}));
+                }
+                Err(e) => results.push(json!({"shipper_account": account, "manifest": null, "print_job": null, "error": e.meta()})),
+            }
+        }
+        Ok(json!({"results": results}))
+    }
+}
