@@ -10,10 +10,12 @@ export class ApiError extends Error {
 
 let key = '';
 let env: 'sandbox' | 'live' = 'sandbox';
+let session: { keys: Record<string, string>; data_dir: string } = { keys: {}, data_dir: '' };
 
 export async function startSession(want?: 'sandbox' | 'live'): Promise<'sandbox' | 'live'> {
   const r = await fetch('/ui/session');
   const s = await r.json();
+  session = s.data;
   env = want ?? (localStorage.getItem('packdesk.env') as 'sandbox' | 'live') ?? 'sandbox';
   if (env !== 'live' && env !== 'sandbox') env = 'sandbox';
   key = s.data.keys[env];
@@ -25,6 +27,40 @@ export function environment() {
   return env;
 }
 
+/** The keys and data folder this machine's session was given (Settings shows them). */
+export function sessionInfo() {
+  return session;
+}
+
+/** Replaces an environment's key; the desk goes on with the new one. */
+export async function rotateKey(which: 'sandbox' | 'live'): Promise<string> {
+  const r = await fetch(`/ui/keys/${which}/rotate`, { method: 'POST', headers: { 'service-api-key': session.keys[which] } });
+  const v = await r.json();
+  if (v.meta?.code !== 200) throw new ApiError(v.meta?.code, v.meta?.message ?? 'error', v.meta?.details ?? []);
+  session.keys[which] = v.data.key;
+  if (which === env) key = v.data.key;
+  return v.data.key;
+}
+
+/** Saves a stored file (label, manifest, bulk PDF) through the browser's download. */
+export async function download(url: string, name: string) {
+  const r = await fetch(new URL(url, location.href).pathname, { headers: { 'service-api-key': key } });
+  if (!r.ok) throw new Error(`download failed (${r.status})`);
+  const a = document.createElement('a');
+  a.href = URL.createObjectURL(await r.blob());
+  a.download = name;
+  a.click();
+}
+
+/** The messages of a failure, one line: field paths first. */
+export function describe(e: unknown): string {
+  if (e instanceof ApiError) {
+    const d = e.details.map((x) => (x.path ? `${x.path}: ${x.info}` : x.info)).join('; ');
+    return d ? `${e.message} ${d}` : e.message;
+  }
+  return String(e);
+}
+
 export async function call(method: string, path: string, body?: unknown): Promise<any> {
   const r = await fetch(path, {
     method,
@@ -33,7 +69,8 @@ export async function call(method: string, path: string, body?: unknown): Promis
   });
   const v = await r.json();
   const code = v.meta?.code;
-  if (code !== 200 && code !== 3001) {
+  // 4713 (rates: some accounts failed) still carries the rates that worked.
+  if (code !== 200 && code !== 3001 && code !== 4713) {
     throw new ApiError(code, v.meta?.message ?? 'error', v.meta?.details ?? []);
   }
   return v.data;
