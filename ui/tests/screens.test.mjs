@@ -1,0 +1,319 @@
+// The desk's screens in a real browser (Debian's Chromium through playwright-core) against the
+// real packdesk-server on 127.0.0.1 with a fresh data folder: the Ship form for one carrier group
+// of each kind, customs items and address suggestions, History filters, paging and bulk work,
+// End of day for two accounts, Today's counts, Accounts and Settings. Printers are raw port
+// listeners of the test's own.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = join(here, '..', '..');
+const bin = process.env.PACKDESK_SERVER_BIN ?? join(root, 'target', 'debug', 'packdesk-server');
+let server, base, key, browser, dataDir, carriers;
+
+async function api(method, path, body, withKey = key) {
+  const r = await fetch(base + path, {
+    method,
+    headers: { 'service-api-key': withKey, 'content-type': 'application/json' },
+    body: body && JSON.stringify(body),
+  });
+  return r.json();
+}
+
+/** A raw printer port: resolves each connection's bytes into `jobs`. */
+function rawPrinter() {
+  const jobs = [];
+  const srv = createServer((c) => {
+    const parts = [];
+    c.on('data', (d) => parts.push(d));
+    c.on('end', () => jobs.push(Buffer.concat(parts)));
+  });
+  return new Promise((resolve) => srv.listen(0, '127.0.0.1', () => resolve({ port: srv.address().port, jobs, close: () => srv.close() })));
+}
+
+const creds = (c) => Object.fromEntries(c.credential_fields.map((f) => [f.name, `test-${f.name}`]));
+async function account(slug, description) {
+  const c = carriers.find((x) => x.slug === slug);
+  const r = await api('POST', '/v3/shipper-accounts', { slug, description, credentials: creds(c) });
+  assert.equal(r.meta.code, 200, JSON.stringify(r.meta));
+  return r.data.id;
+}
+const gb = (name) => ({ contact_name: name, street1: '22 High Street', city: 'Manchester', postal_code: 'M1 1AE', country: 'GBR' });
+async function label(accountId, serviceType, references = []) {
+  const r = await api('POST', '/v3/labels', {
+    service_type: serviceType,
+    shipper_account: { id: accountId },
+    references,
+    shipment: { ship_from: gb('Packdesk Ltd'), ship_to: gb('Jane Doe'), parcels: [{ weight: { value: 1, unit: 'kg' } }] },
+  });
+  assert.equal(r.meta.code, 200, JSON.stringify(r.meta));
+  return r.data;
+}
+const yodelService = () => carriers.find((c) => c.slug === 'yodel').service_types.find((s) => s.scope !== 'international').service_type;
+
+before(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'packdesk-screens-'));
+  server = spawn(bin, ['--data-dir', dataDir, '--listen', '127.0.0.1:0', '--ui-dir', join(here, '..', 'dist')]);
+  base = await new Promise((resolve, reject) => {
+    let out = '';
+    server.stdout.on('data', (d) => {
+      out += d;
+      const m = out.match(/listening on (http:\/\/\S+)/);
+      if (m) resolve(m[1]);
+    });
+    server.on('exit', (c) => reject(new Error(`server exited ${c}: ${out}`)));
+  });
+  key = execFileSync(bin, ['keys', '--data-dir', dataDir]).toString().match(/^sandbox (\S+)/m)[1];
+  carriers = (await api('GET', '/desk/carriers')).data.carriers;
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+});
+
+after(async () => {
+  await browser?.close();
+  server?.kill('SIGKILL');
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+const values = (page, id) => page.getByTestId(id).locator('option').evaluateAll((os) => os.map((o) => o.value));
+const OPTION_OF_VARIANT = { cod: 'cod', insurance: 'insurance', pickup: 'pickup', general: 'saturday_delivery' };
+
+test('for one carrier group of each kind the Ship form offers exactly what the carrier allows', async () => {
+  // A kind: what the form offers (file types or none, paper sizes, service option variants).
+  const kinds = new Map();
+  for (const c of carriers) {
+    const kind = JSON.stringify([c.file_types, c.paper_sizes, [...c.service_options].sort()]);
+    if (!kinds.has(kind)) kinds.set(kind, c);
+  }
+  assert.ok(kinds.size >= 8, `${kinds.size} kinds`);
+  const ids = {};
+  for (const c of kinds.values()) ids[c.slug] = await account(c.slug, `${c.name} kind`);
+  const page = await browser.newPage();
+  await page.goto(base + '/');
+  for (const c of kinds.values()) {
+    await page.getByTestId('account').selectOption(ids[c.slug]);
+    assert.deepEqual(await values(page, 'service'), c.service_types.map((s) => s.service_type), c.slug);
+    assert.deepEqual(await values(page, 'paper'), c.paper_sizes, c.slug);
+    assert.deepEqual(await values(page, 'file-type'), c.file_types ?? ['pdf'], c.slug);
+    assert.equal(await page.getByTestId('file-type').isDisabled(), c.file_types === null, `${c.slug}: a group without file types takes none`);
+    const offered = await page.locator('[data-option]').evaluateAll((es) => es.map((e) => e.getAttribute('data-option')));
+    assert.deepEqual(offered.sort(), c.service_options.map((v) => OPTION_OF_VARIANT[v]).sort(), `${c.slug} options`);
+    assert.equal(await page.getByTestId('order-number').count(), c.optional_fields.includes('order_number') ? 1 : 0, `${c.slug} order number`);
+  }
+  // An option the carrier allows goes into the label: DHL Germany with cash on delivery.
+  const dhl = carriers.find((c) => c.slug === 'dhl-germany');
+  await page.getByTestId('account').selectOption(ids['dhl-germany'] ?? (await account('dhl-germany', 'DHL desk')));
+  const de = { contact_name: 'Max Muster', street1: 'Hauptstrasse 5', city: 'Berlin', postal_code: '10115', country: 'DEU' };
+  for (const [k, v] of Object.entries(de)) {
+    await page.locator(`[data-field="shipment.ship_from.${k}"]`).fill(v);
+    await page.locator(`[data-field="shipment.ship_to.${k}"]`).fill(v);
+  }
+  await page.getByTestId('service').selectOption(dhl.service_types.find((s) => s.scope !== 'international').service_type);
+  await page.locator('[data-option="cod"]').check();
+  await page.locator('[data-field="service_options[0].cod_value.amount"]').fill('42.50');
+  await page.getByTestId('scan').focus();
+  await page.keyboard.type('COD-1');
+  await page.keyboard.press('Control+Enter');
+  await page.getByTestId('tracking').waitFor();
+  const tracking = (await page.getByTestId('tracking').textContent()).trim();
+  const made = (await api('GET', `/v3/labels?tracking_numbers=${tracking}`)).data.labels[0];
+  assert.deepEqual(made.service_options, [{ type: 'cod', cod_value: { amount: 42.5, currency: dhl.currency } }]);
+  await page.close();
+});
+
+test('Ship shows rates, suggests a corrected address, and asks for items only across a border', async () => {
+  const id = await account('yodel', 'Yodel desk');
+  const page = await browser.newPage();
+  await page.goto(base + '/');
+  await page.getByTestId('account').selectOption(id);
+  for (const [k, v] of Object.entries(gb('Packdesk Ltd'))) await page.locator(`[data-field="shipment.ship_from.${k}"]`).fill(v);
+  const to = { ...gb('Jane Doe'), postal_code: 'm11ae', city: 'manchester' };
+  for (const [k, v] of Object.entries(to)) await page.locator(`[data-field="shipment.ship_to.${k}"]`).fill(v);
+  await page.locator('[data-field="shipment.ship_to.country"]').press('Tab');
+  // The rate of the chosen service, and of each service in the list.
+  await page.getByTestId('rate').waitFor();
+  assert.match(await page.getByTestId('rate').textContent(), /^\d+\.\d\d [A-Z]{3}$/);
+  assert.match(await page.getByTestId('service').locator('option').first().textContent(), / — \d+\.\d\d [A-Z]{3}$/);
+  // The address check offers the formatted postal code.
+  await page.getByTestId('address-suggestion').waitFor();
+  await page.getByTestId('use-suggestion').click();
+  assert.equal(await page.locator('[data-field="shipment.ship_to.postal_code"]').inputValue(), 'M1 1AE');
+  assert.equal(await page.getByTestId('item').count(), 0, 'a domestic parcel has no customs items');
+  // To France: the items appear; one missing description is shown beside its field.
+  await page.locator('[data-field="shipment.ship_to.country"]').fill('FRA');
+  await page.locator('[data-field="shipment.ship_to.postal_code"]').fill('75001');
+  await page.locator('[data-field="shipment.ship_to.city"]').fill('Paris');
+  await page.getByTestId('item').waitFor();
+  const intl = carriers.find((c) => c.slug === 'yodel').service_types.find((s) => s.scope !== 'domestic');
+  await page.getByTestId('service').selectOption(intl.service_type);
+  await page.locator('[data-field="shipment.parcels[0].items[0].quantity"]').fill('2');
+  await page.locator('[data-field="shipment.parcels[0].items[0].price.amount"]').fill('15');
+  await page.locator('[data-field="shipment.parcels[0].items[0].weight.value"]').fill('0.4');
+  await page.getByTestId('create').click();
+  await page.locator('[data-error="shipment.parcels[0].items[0].description"]').waitFor();
+  await page.locator('[data-field="shipment.parcels[0].items[0].description"]').fill('Cotton T-shirt');
+  await page.getByTestId('invoice').check();
+  await page.getByTestId('create').click();
+  await page.getByTestId('tracking').waitFor();
+  const tracking = (await page.getByTestId('tracking').textContent()).trim();
+  const made = (await api('GET', `/v3/labels?tracking_numbers=${tracking}`)).data.labels[0];
+  assert.ok(made.files.invoice, 'the invoice was asked for and made');
+  await page.close();
+});
+
+test('History filters by account and status, pages through 120 labels, prints and merges a selection with progress', async () => {
+  const a = await account('yodel', 'History A');
+  const b = await account('tipsa', 'History B');
+  const tipsaService = carriers.find((c) => c.slug === 'tipsa').service_types[0].service_type;
+  const tipsaFrom = { contact_name: 'Tienda', street1: 'Calle Mayor 1', city: 'Madrid', postal_code: '28001', country: 'ESP' };
+  const bLabel = (await api('POST', '/v3/labels', {
+    service_type: tipsaService, shipper_account: { id: b }, references: ['ONLY-B'],
+    shipment: { ship_from: tipsaFrom, ship_to: { ...tipsaFrom, contact_name: 'Ana' }, parcels: [{ weight: { value: 1, unit: 'kg' } }] },
+  })).data;
+  assert.ok(bLabel.id);
+  for (let i = 0; i < 120; i++) await label(a, yodelService(), [`H-${i}`]);
+  const printer = await rawPrinter();
+  const p = await api('POST', '/desk/printers', { name: 'Raw', transport: 'raw', address: `127.0.0.1:${printer.port}`, format: 'pdf', dpi: 203 });
+  await api('PUT', '/desk/print-profiles/label', { printer_id: p.data.id });
+
+  const page = await browser.newPage();
+  await page.goto(base + '/');
+  await page.locator('[data-nav="history"]').click();
+  await page.getByTestId('filter-account').selectOption(b);
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="row"]').length === 1);
+  assert.match(await page.getByTestId('row').textContent(), /ONLY-B/);
+  await page.getByTestId('filter-account').selectOption(a);
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="row"]').length === 50);
+  assert.match(await page.getByTestId('row').first().textContent(), /H-119/);
+  await page.getByTestId('next-page').click();
+  await page.waitForFunction(() => document.querySelector('[data-testid="row"]')?.textContent.includes('H-69'));
+  await page.getByTestId('next-page').click();
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="row"]').length === 20);
+  assert.ok(await page.getByTestId('next-page').isDisabled(), 'the last page has no older one');
+  await page.getByTestId('prev-page').click();
+  await page.waitForFunction(() => document.querySelector('[data-testid="row"]')?.textContent.includes('H-69'));
+  await page.getByTestId('filter-status').selectOption('cancelled');
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="row"]').length === 0);
+  assert.equal(await page.getByTestId('page').textContent(), 'Page 1');
+  await page.getByTestId('filter-status').selectOption('');
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="row"]').length === 50);
+
+  // Three chosen: print all (three jobs on the printer), then one PDF of them.
+  for (let i = 0; i < 3; i++) await page.getByTestId('select').nth(i).check();
+  await page.getByTestId('print-selected').click();
+  await page.waitForFunction(() => document.querySelector('[data-testid="progress"]')?.value === 3);
+  await page.getByTestId('history-message').waitFor();
+  assert.equal(await page.getByTestId('history-message').textContent(), '3 labels sent to the printer.');
+  for (let i = 0; i < 50 && printer.jobs.length < 3; i++) await new Promise((r) => setTimeout(r, 50));
+  assert.equal(printer.jobs.length, 3);
+  assert.ok(printer.jobs.every((j) => j.subarray(0, 4).toString() === '%PDF'));
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('download-selected').click()]);
+  const path = await download.path();
+  const pdf = execFileSync('pdfinfo', [path]).toString();
+  assert.match(pdf, /Pages:\s+3/);
+  printer.close();
+  await page.close();
+});
+
+test('End of day closes out two accounts with one button and prints both manifests', async () => {
+  // A fresh environment view: close out what earlier tests left, then two accounts with labels.
+  await api('POST', '/desk/close-out', {});
+  const printer = await rawPrinter();
+  const p = await api('POST', '/desk/printers', { name: 'Office', transport: 'raw', address: `127.0.0.1:${printer.port}`, format: 'pdf', dpi: 300 });
+  await api('PUT', '/desk/print-profiles/manifest', { printer_id: p.data.id });
+  const one = await account('yodel', 'EOD Yodel');
+  const two = await account('dpd-uk', 'EOD DPD');
+  const dpd = carriers.find((c) => c.slug === 'dpd-uk').service_types.find((s) => s.scope !== 'international').service_type;
+  await label(one, yodelService());
+  await label(one, yodelService());
+  await label(two, dpd);
+  const page = await browser.newPage();
+  await page.goto(base + '/');
+  await page.locator('[data-nav="end-of-day"]').click();
+  await page.getByTestId('eod-row').first().waitFor();
+  const rows = await page.getByTestId('eod-row').evaluateAll((rs) => rs.map((r) => [r.cells[0].textContent, r.cells[2].textContent]));
+  assert.deepEqual(rows.filter(([, n]) => n !== '0'), [['EOD Yodel', '2'], ['EOD DPD', '1']]);
+  await page.getByTestId('close-out-all').click();
+  await page.getByTestId('close-out-results').waitFor();
+  const results = await page.getByTestId('close-out-result').allTextContents();
+  assert.equal(results.length, 2);
+  assert.match(results[0], /EOD Yodel\s*2 labels manifested\s*Manifest printed/);
+  assert.match(results[1], /EOD DPD\s*1 labels manifested\s*Manifest printed/);
+  await page.waitForFunction(() => [...document.querySelectorAll('[data-testid="eod-waiting"]')].every((c) => c.textContent === '0'));
+  for (let i = 0; i < 50 && printer.jobs.length < 2; i++) await new Promise((r) => setTimeout(r, 50));
+  assert.equal(printer.jobs.length, 2);
+  const manifests = (await api('GET', '/v3/manifests?limit=10')).data.manifests;
+  assert.deepEqual(new Set(manifests.slice(0, 2).map((m) => m.shipper_account.id)), new Set([one, two]));
+  await api('DELETE', '/desk/print-profiles/manifest');
+  printer.close();
+  await page.close();
+});
+
+test('Today counts the labels by carrier and charts the last 30 days', async () => {
+  const all = (await api('GET', `/desk/today?utc_offset_minutes=${-new Date().getTimezoneOffset()}`)).data;
+  assert.ok(all.total > 100);
+  const page = await browser.newPage();
+  await page.goto(base + '/');
+  await page.locator('[data-nav="today"]').click();
+  await page.getByTestId('today-total').waitFor();
+  assert.equal(await page.getByTestId('today-total').textContent(), String(all.total));
+  assert.equal(await page.getByTestId('today-carrier').count(), all.by_carrier.length);
+  const bars = await page.locator('[data-testid="chart"] rect').evaluateAll((rs) => rs.map((r) => [r.getAttribute('data-date'), Number(r.getAttribute('data-labels')), Number(r.getAttribute('height'))]));
+  assert.equal(bars.length, 30);
+  assert.equal(bars[29][1], all.total);
+  assert.equal(bars[29][2], 140, "today's bar is the tallest");
+  assert.ok(bars.slice(0, 29).every(([, n, h]) => n === 0 && h === 0));
+  await page.close();
+});
+
+test('Accounts shows the numbers left and saves a time zone; a wrong one is refused beside its field', async () => {
+  const page = await browser.newPage();
+  await page.goto(base + '/');
+  await page.locator('[data-nav="accounts"]').click();
+  await page.getByTestId('account-row').first().waitFor();
+  const row = page.getByTestId('account-row').filter({ hasText: 'EOD Yodel' });
+  const left = Number((await row.getByTestId('numbers-left').textContent()).replace(/[^0-9]/g, ''));
+  const acct = (await api('GET', '/v3/shipper-accounts?limit=200')).data.shipper_accounts.find((a) => a.description === 'EOD Yodel');
+  assert.equal(left, acct.tracking_numbers_left.default);
+  await row.getByTestId('edit-account').click();
+  await page.locator('[data-field="timezone"]').fill('Mars/Olympus');
+  await page.getByTestId('save-account').click();
+  await page.getByTestId('account-editor').locator('.err').first().waitFor();
+  await page.locator('[data-field="timezone"]').fill('Europe/London');
+  await page.getByTestId('save-account').click();
+  await page.waitForFunction(() => !document.querySelector('[data-testid="account-editor"]'));
+  assert.equal((await api('GET', `/v3/shipper-accounts/${acct.id}`)).data.timezone, 'Europe/London');
+  await page.close();
+});
+
+test('Settings shows the keys and rotates one: the old key stops working, the desk goes on', async () => {
+  const page = await browser.newPage();
+  await page.goto(base + '/');
+  await page.locator('[data-nav="settings"]').click();
+  await page.getByTestId('key-sandbox').getByTestId('key-show').click();
+  assert.equal(await page.getByTestId('key-sandbox').getByTestId('key-value').textContent(), key);
+  assert.equal(await page.getByTestId('data-dir').textContent(), dataDir);
+  page.once('dialog', (d) => d.accept());
+  await page.getByTestId('key-sandbox').getByTestId('key-rotate').click();
+  await page.waitForFunction((old) => document.querySelector('[data-testid="key-sandbox"] [data-testid="key-value"]')?.textContent !== old, key);
+  const fresh = await page.getByTestId('key-sandbox').getByTestId('key-value').textContent();
+  assert.match(fresh, /^pdk_sandbox_/);
+  assert.equal((await api('GET', '/v3/shipper-accounts')).meta.code, 401);
+  const old = key;
+  key = fresh;
+  assert.equal((await api('GET', '/v3/shipper-accounts')).meta.code, 200);
+  assert.equal((await api('POST', '/ui/keys/sandbox/rotate', undefined, old)).meta.code, 401, 'the old key cannot rotate');
+  // The page keeps working with the new key.
+  await page.locator('[data-nav="history"]').click();
+  await page.getByTestId('row').first().waitFor();
+  await page.close();
+});
