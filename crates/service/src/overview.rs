@@ -15,12 +15,12 @@ use std::collections::BTreeMap;
 
 const DAY_US: i64 = 86_400_000_000;
 
-/// Offsets run from UTC-12:00 to UTC+14:00.
+/// Offsets run from UTC-12:00 to UTC+14:00 in quarter hours (as every time zone's do).
 fn check_offset(minutes: i64) -> Result<i64, ServiceError> {
-    if (-720..=840).contains(&minutes) {
+    if (-720..=840).contains(&minutes) && minutes % 15 == 0 {
         Ok(minutes * 60_000_000)
     } else {
-        Err(ServiceError::invalid("utc_offset_minutes", "a whole number of minutes from -720 to 840"))
+        Err(ServiceError::invalid("utc_offset_minutes", "minutes from UTC, -720 to 840, a multiple of 15"))
     }
 }
 

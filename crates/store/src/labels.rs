@@ -92,8 +92,22 @@ pub struct LabelFilter {
 
 /// Newest first, `limit + 1` rows so the caller knows whether there is a next page.
 pub fn list(conn: &Connection, env: &str, f: &LabelFilter, limit: usize, after: Option<&Cursor>) -> rusqlite::Result<Vec<LabelRow>> {
-    let mut sql = format!("SELECT {COLS} FROM labels WHERE env = ? AND created_at >= ? AND created_at <= ?");
-    let mut args: Vec<Value> = vec![env.to_string().into(), f.created_at_min.into(), f.created_at_max.into()];
+    // A search of 3+ characters starts from the trigram index's hits (CROSS JOIN keeps that
+    // order of loops: otherwise SQLite walks the whole page index probing each row).
+    let trigram = f.search.as_ref().filter(|s| s.chars().count() >= 3);
+    let mut sql = match trigram {
+        Some(_) => format!(
+            "SELECT {COLS} FROM (SELECT rowid AS hit FROM labels_search WHERE labels_search MATCH ?) AS hits \
+             CROSS JOIN labels ON labels.rowid = hits.hit WHERE env = ? AND created_at >= ? AND created_at <= ?"
+        ),
+        None => format!("SELECT {COLS} FROM labels WHERE env = ? AND created_at >= ? AND created_at <= ?"),
+    };
+    let mut args: Vec<Value> = Vec::new();
+    if let Some(s) = trigram {
+        // One phrase: any piece of 3+ characters, case-insensitive; quotes in it are text.
+        args.push(format!("\"{}\"", s.replace('"', "\"\"")).into());
+    }
+    args.extend([Value::from(env.to_string()), f.created_at_min.into(), f.created_at_max.into()]);
     if let Some(a) = &f.shipper_account_id {
         sql.push_str(" AND shipper_account_id = ?");
         args.push(a.clone().into());
@@ -108,8 +122,8 @@ pub fn list(conn: &Connection, env: &str, f: &LabelFilter, limit: usize, after: 
         args.push(env.to_string().into());
         args.extend(f.tracking_numbers.iter().map(|t| Value::from(t.clone())));
     }
-    if let Some(s) = &f.search {
-        // A partial match; LIKE's wildcards in the search text are taken literally.
+    if let Some(s) = f.search.as_ref().filter(|_| trigram.is_none()) {
+        // Too short for trigrams: a partial match over the rows; LIKE's wildcards taken literally.
         let escaped = s.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_");
         sql.push_str(" AND search_text LIKE ? ESCAPE '\\'");
         args.push(format!("%{escaped}%").into());
@@ -198,12 +212,79 @@ pub fn counts_since(conn: &Connection, env: &str, since: i64) -> rusqlite::Resul
     rows.collect()
 }
 
-/// Labels made per day since `since`, days cut at `offset_us` from UTC midnight (the desk's time
-/// zone): (day number since 1970-01-01, count). Reads only the page index.
+/// Labels made per day since `since` (microseconds, on a quarter hour), days cut at `offset_us`
+/// (a whole number of quarter hours) from UTC midnight, the desk's time zone: (day number since
+/// 1970-01-01, count). Reads the quarter-hour counts, not the labels.
 pub fn per_day(conn: &Connection, env: &str, since: i64, offset_us: i64) -> rusqlite::Result<Vec<(i64, i64)>> {
     let mut st = conn.prepare_cached(
-        "SELECT (created_at + ?3) / 86400000000 AS day, COUNT(*) FROM labels WHERE env = ?1 AND created_at >= ?2 GROUP BY day ORDER BY day",
+        "SELECT (quarter * 900000000 + ?3) / 86400000000 AS day, SUM(labels) FROM label_quarters
+         WHERE env = ?1 AND quarter >= ?2 / 900000000 GROUP BY day ORDER BY day",
     )?;
     let rows = st.query_map(params![env, since, offset_us], |r| Ok((r.get(0)?, r.get(1)?)))?;
     rows.collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(n: i64, search: &str) -> LabelRow {
+        LabelRow {
+            id: format!("label-{n}"),
+            env: "sandbox".into(),
+            shipper_account_id: "acct".into(),
+            status: "created".into(),
+            order_number: None,
+            search_text: search.into(),
+            manifest_id: None,
+            request: "{}".into(),
+            record: "{}".into(),
+            created_at: n,
+            updated_at: n,
+        }
+    }
+
+    fn found(conn: &Connection, s: &str) -> Vec<String> {
+        let f = LabelFilter { created_at_min: 0, created_at_max: i64::MAX, search: Some(s.into()), ..Default::default() };
+        list(conn, "sandbox", &f, 10, None).unwrap().into_iter().map(|r| r.id).collect()
+    }
+
+    #[test]
+    fn search_finds_any_piece_of_a_label_and_follows_changes() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = crate::Store::open(&dir.path().join("db.sqlite3")).unwrap();
+        store
+            .write(|tx| -> Result<(), packdesk_model::ServiceError> {
+                tx.execute(
+                    "INSERT INTO shipper_accounts VALUES ('acct', 'sandbox', 'yodel', 'enabled', 'A', 'UTC', NULL, '{}', x'00', 0, 0)",
+                    [],
+                )
+                .unwrap();
+                conn_insert(tx, &row(1, "JD000111222333 ORD-1001 Jane Doe M1 1AE"));
+                conn_insert(tx, &row(2, "JD000111222444 ORD-1002 \"Quoted\" Co 75001"));
+                conn_insert(tx, &row(3, ""));
+                Ok(())
+            })
+            .unwrap();
+        store
+            .read(|c| {
+                assert_eq!(found(c, "222333"), vec!["label-1"], "the end of a tracking number");
+                assert_eq!(found(c, "ord-100"), vec!["label-2", "label-1"], "case-insensitive, newest first");
+                assert_eq!(found(c, "jane doe"), vec!["label-1"], "a name with its space");
+                assert_eq!(found(c, "\"Quoted\""), vec!["label-2"], "quotes are text, not syntax");
+                assert_eq!(found(c, "M1"), vec!["label-1"], "two characters: still found");
+                assert!(found(c, "ORD-9").is_empty());
+                Ok(())
+            })
+            .unwrap();
+        // An async label gets its tracking numbers when it completes: search follows.
+        store.write(|tx| complete(tx, "label-3", "created", "{}", "JD999 ORD-7", 4).map_err(crate::db_error)).unwrap();
+        store.read(|c| Ok(assert_eq!(found(c, "ORD-7"), vec!["label-3"]))).unwrap();
+    }
+
+    fn conn_insert(conn: &Connection, r: &LabelRow) {
+        if let Err(InsertError::Db(e)) = insert(conn, r) {
+            panic!("{e}");
+        }
+    }
 }
