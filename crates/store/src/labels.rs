@@ -279,7 +279,8 @@ mod tests {
             .unwrap();
         // An async label gets its tracking numbers when it completes: search follows.
         store.write(|tx| complete(tx, "label-3", "created", "{}", "JD999 ORD-7", 4).map_err(crate::db_error)).unwrap();
-        store.read(|c| Ok(assert_eq!(found(c, "ORD-7"), vec!["label-3"]))).unwrap();
+        let after = store.read(|c| Ok(found(c, "ORD-7"))).unwrap();
+        assert_eq!(after, vec!["label-3"]);
     }
 
     fn conn_insert(conn: &Connection, r: &LabelRow) {
