@@ -263,7 +263,7 @@ test('Today counts the labels by carrier and charts the last 30 days', async () 
   assert.ok(all.total > 100);
   const page = await browser.newPage();
   await page.goto(base + '/');
-  await page.locator('[data-nav="today"]').click();
+  await page.keyboard.press('Alt+4'); // the Today screen, from the keyboard
   await page.getByTestId('today-total').waitFor();
   assert.equal(await page.getByTestId('today-total').textContent(), String(all.total));
   assert.equal(await page.getByTestId('today-carrier').count(), all.by_carrier.length);
@@ -315,5 +315,62 @@ test('Settings shows the keys and rotates one: the old key stops working, the de
   // The page keeps working with the new key.
   await page.locator('[data-nav="history"]').click();
   await page.getByTestId('row').first().waitFor();
+  await page.close();
+});
+
+test('Printers: add a raw printer, test-print it, make labels auto-print; Ship says the label printed', async () => {
+  const printer = await rawPrinter();
+  const page = await browser.newPage();
+  await page.goto(base + '/');
+  await page.locator('[data-nav="printers"]').click();
+  await page.locator('[data-field="name"]').fill('Zebra at desk 3');
+  await page.locator('[data-field="address"]').fill(`127.0.0.1:${printer.port}`);
+  await page.getByTestId('add-printer').click();
+  const row = page.getByTestId('printer-row').filter({ hasText: 'Zebra at desk 3' });
+  await row.waitFor();
+  await row.getByTestId('test-print').click();
+  await page.getByTestId('printers-message').filter({ hasText: 'Test page sent.' }).waitFor();
+  for (let i = 0; i < 50 && printer.jobs.length < 1; i++) await new Promise((r) => setTimeout(r, 50));
+  assert.match(printer.jobs[0].toString(), /^\^XA/, 'the test page is ZPL for a ZPL printer');
+  // A wrong address is refused beside its field.
+  await page.locator('[data-field="name"]').fill('Broken');
+  await page.locator('[data-field="address"]').fill('127.0.0.1:notaport');
+  await page.getByTestId('add-printer').click();
+  await page.getByTestId('printers-message').filter({ hasText: 'address' }).waitFor();
+  // Labels print to it automatically.
+  const profile = page.getByTestId('profile-label');
+  await profile.getByTestId('profile-printer').selectOption({ label: 'Zebra at desk 3' });
+  await profile.getByTestId('profile-auto').check();
+  await profile.getByTestId('save-profile').click();
+  await page.getByTestId('printers-message').filter({ hasText: 'Profile for label saved.' }).waitFor();
+
+  const tipsa = await account('tipsa', 'Auto-print Tipsa');
+  await page.locator('[data-nav="ship"]').click();
+  await page.getByTestId('account').selectOption(tipsa);
+  await page.getByTestId('file-type').selectOption('zpl');
+  const es = { contact_name: 'Ana Ruiz', street1: 'Calle Mayor 1', city: 'Madrid', postal_code: '28001', country: 'ESP' };
+  for (const [k, v] of Object.entries(es)) {
+    await page.locator(`[data-field="shipment.ship_from.${k}"]`).fill(v);
+    await page.locator(`[data-field="shipment.ship_to.${k}"]`).fill(v);
+  }
+  await page.getByTestId('scan').focus();
+  await page.keyboard.press('Control+Enter');
+  await page.getByTestId('print-note').filter({ hasText: 'Printed.' }).waitFor();
+  const tracking = (await page.getByTestId('tracking').textContent()).trim();
+  for (let i = 0; i < 50 && printer.jobs.length < 2; i++) await new Promise((r) => setTimeout(r, 50));
+  assert.ok(printer.jobs[1].toString().includes(tracking), 'the label on the printer is the one just made');
+  await api('DELETE', '/desk/print-profiles/label');
+  printer.close();
+  await page.close();
+});
+
+test('a sandbox account takes two clicks: choose the carrier, Create', async () => {
+  const page = await browser.newPage();
+  await page.goto(base + '/');
+  await page.locator('[data-nav="accounts"]').click();
+  await page.getByTestId('add-account').click();
+  await page.getByTestId('onboard-carrier').selectOption('mondialrelay');
+  await page.getByTestId('onboard-create').click();
+  await page.getByTestId('account-row').filter({ hasText: 'Mondial Relay desk' }).waitFor();
   await page.close();
 });
