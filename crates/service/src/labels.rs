@@ -534,6 +534,10 @@ impl Service {
                 .unwrap_or_default(),
             search: q.s.clone().filter(|s| !s.trim().is_empty()),
         };
+        if filter.search.is_some() {
+            // The word index catches up with the labels made since the last search.
+            self.store.write(|tx| table::catch_up_words(tx).map_err(db_error))?;
+        }
         let rows = self.store.read(|c| table::list(c, env.as_str(), &filter, w.limit, w.after.as_ref()).map_err(db_error))?;
         let page = paging::page(rows, w.limit, |r| paging::Cursor { created_at: r.created_at, id: r.id.clone() });
         let items = page.items.iter().map(|r| self.label_json(r)).collect::<Result<Vec<_>, _>>()?;

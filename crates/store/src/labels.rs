@@ -92,20 +92,28 @@ pub struct LabelFilter {
 
 /// Newest first, `limit + 1` rows so the caller knows whether there is a next page.
 pub fn list(conn: &Connection, env: &str, f: &LabelFilter, limit: usize, after: Option<&Cursor>) -> rusqlite::Result<Vec<LabelRow>> {
-    // A search of 3+ characters starts from the trigram index's hits (CROSS JOIN keeps that
-    // order of loops: otherwise SQLite walks the whole page index probing each row).
-    let trigram = f.search.as_ref().filter(|s| s.chars().count() >= 3);
-    let mut sql = match trigram {
+    // A search of 3+ characters starts from the word index's hits (CROSS JOIN keeps that order
+    // of loops: otherwise SQLite walks the whole page index probing each row); the LIKE below
+    // then keeps the rows that hold the whole text.
+    let indexed = f.search.as_ref().filter(|s| s.trim().chars().count() >= 3);
+    let mut sql = match indexed {
         Some(_) => format!(
-            "SELECT {COLS} FROM (SELECT rowid AS hit FROM labels_search WHERE labels_search MATCH ?) AS hits \
-             CROSS JOIN labels ON labels.rowid = hits.hit WHERE env = ? AND created_at >= ? AND created_at <= ?"
+            "SELECT {COLS} FROM (SELECT label_id FROM label_words WHERE word >= ? AND word < ? \
+             UNION SELECT label_id FROM label_words WHERE word >= ? AND word < ?) AS hits \
+             CROSS JOIN labels ON labels.id = hits.label_id WHERE env = ? AND created_at >= ? AND created_at <= ?"
         ),
         None => format!("SELECT {COLS} FROM labels WHERE env = ? AND created_at >= ? AND created_at <= ?"),
     };
     let mut args: Vec<Value> = Vec::new();
-    if let Some(s) = trigram {
-        // One phrase: any piece of 3+ characters, case-insensitive; quotes in it are text.
-        args.push(format!("\"{}\"", s.replace('"', "\"\"")).into());
+    if let Some(s) = indexed {
+        // The longest word of the search: words that start with it, or end with it.
+        let longest = s.split_whitespace().max_by_key(|w| w.chars().count()).unwrap_or_default().to_lowercase();
+        let reversed = format!("~{}", longest.chars().rev().collect::<String>());
+        for start in [longest, reversed] {
+            let end = format!("{start}\u{10FFFF}");
+            args.push(start.into());
+            args.push(end.into());
+        }
     }
     args.extend([Value::from(env.to_string()), f.created_at_min.into(), f.created_at_max.into()]);
     if let Some(a) = &f.shipper_account_id {
@@ -122,8 +130,9 @@ pub fn list(conn: &Connection, env: &str, f: &LabelFilter, limit: usize, after: 
         args.push(env.to_string().into());
         args.extend(f.tracking_numbers.iter().map(|t| Value::from(t.clone())));
     }
-    if let Some(s) = f.search.as_ref().filter(|_| trigram.is_none()) {
-        // Too short for trigrams: a partial match over the rows; LIKE's wildcards taken literally.
+    if let Some(s) = f.search.as_deref().map(str::trim) {
+        // The whole text, anywhere (case-insensitive for ASCII); LIKE's wildcards taken literally.
+        // Alone (under 3 characters) this scans the rows.
         let escaped = s.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_");
         sql.push_str(" AND search_text LIKE ? ESCAPE '\\'");
         args.push(format!("%{escaped}%").into());
@@ -167,6 +176,19 @@ pub fn set_manifested(conn: &Connection, ids: &[String], manifest_id: &str, upda
 
 /// Completes a label accepted in `creating`: its final status, record and search text.
 pub fn complete(conn: &Connection, id: &str, status: &str, record: &str, search_text: &str, updated_at: i64) -> rusqlite::Result<()> {
+    // A label the word index has caught up with gets its new words now; a later one is indexed
+    // with its final text when the index next catches up.
+    let old: Option<(i64, String)> =
+        conn.prepare_cached("SELECT rowid, search_text FROM labels WHERE id = ?1")?.query_row([id], |r| Ok((r.get(0)?, r.get(1)?))).optional()?;
+    if let Some((rowid, old_text)) = old {
+        if rowid <= words_indexed_up_to(conn)? && old_text != search_text {
+            let mut st = conn.prepare_cached("DELETE FROM label_words WHERE word = ?1 AND label_id = ?2")?;
+            for w in words(&old_text) {
+                st.execute(params![w, id])?;
+            }
+            index_words(conn, id, search_text)?;
+        }
+    }
     conn.prepare_cached("UPDATE labels SET status = ?2, record = ?3, search_text = ?4, updated_at = ?5 WHERE id = ?1")?
         .execute(params![id, status, record, search_text, updated_at])?;
     Ok(())
@@ -193,6 +215,51 @@ pub fn release_manifest(conn: &Connection, manifest_id: &str, updated_at: i64) -
     conn.prepare_cached("UPDATE labels SET status = 'created', manifest_id = NULL, updated_at = ?2 WHERE manifest_id = ?1 AND status = 'manifesting'")?
         .execute(params![manifest_id, updated_at])?;
     Ok(())
+}
+
+/// The words a search finds a label by: each word of its search text, lower case, and each word
+/// reversed behind `~` (so a search by the end of a word is an index range too).
+fn words(search_text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for w in search_text.split_whitespace() {
+        let w = w.to_lowercase();
+        out.push(format!("~{}", w.chars().rev().collect::<String>()));
+        out.push(w);
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+fn index_words(conn: &Connection, label_id: &str, search_text: &str) -> rusqlite::Result<()> {
+    let mut st = conn.prepare_cached("INSERT OR IGNORE INTO label_words (word, label_id) VALUES (?1, ?2)")?;
+    for w in words(search_text) {
+        st.execute(params![w, label_id])?;
+    }
+    Ok(())
+}
+
+fn words_indexed_up_to(conn: &Connection) -> rusqlite::Result<i64> {
+    conn.prepare_cached("SELECT value FROM meta WHERE key = 'label_words_up_to'")?
+        .query_row([], |r| r.get::<_, String>(0))
+        .optional()
+        .map(|v| v.and_then(|v| v.parse().ok()).unwrap_or(0))
+}
+
+/// Brings the word index up to date: the words of every label stored since it last caught up.
+/// Runs before a search (and at start), in batches, so making a label writes no index pages:
+/// label creation keeps its speed. Answers how many labels it indexed.
+pub fn catch_up_words(conn: &Connection) -> rusqlite::Result<usize> {
+    let from = words_indexed_up_to(conn)?;
+    let mut st = conn.prepare_cached("SELECT rowid, id, search_text FROM labels WHERE rowid > ?1 ORDER BY rowid")?;
+    let rows: Vec<(i64, String, String)> = st.query_map([from], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?.collect::<Result<_, _>>()?;
+    let Some(last) = rows.last().map(|r| r.0) else { return Ok(0) };
+    for (_, id, text) in &rows {
+        index_words(conn, id, text)?;
+    }
+    conn.prepare_cached("INSERT INTO meta (key, value) VALUES ('label_words_up_to', ?1) ON CONFLICT (key) DO UPDATE SET value = excluded.value")?
+        .execute([last.to_string()])?;
+    Ok(rows.len())
 }
 
 /// How many labels of an account wait for a close-out, and when the oldest was made.
@@ -250,7 +317,7 @@ mod tests {
     }
 
     #[test]
-    fn search_finds_any_piece_of_a_label_and_follows_changes() {
+    fn search_finds_the_start_or_end_of_any_word_and_follows_changes() {
         let dir = tempfile::tempdir().unwrap();
         let store = crate::Store::open(&dir.path().join("db.sqlite3")).unwrap();
         store
@@ -266,9 +333,12 @@ mod tests {
                 Ok(())
             })
             .unwrap();
+        store.write(|tx| catch_up_words(tx).map_err(crate::db_error)).unwrap();
         store
             .read(|c| {
                 assert_eq!(found(c, "222333"), vec!["label-1"], "the end of a tracking number");
+                assert_eq!(found(c, "JD000111"), vec!["label-2", "label-1"], "the start of one");
+                assert!(found(c, "0111222").is_empty(), "the middle of a word is not indexed");
                 assert_eq!(found(c, "ord-100"), vec!["label-2", "label-1"], "case-insensitive, newest first");
                 assert_eq!(found(c, "jane doe"), vec!["label-1"], "a name with its space");
                 assert_eq!(found(c, "\"Quoted\""), vec!["label-2"], "quotes are text, not syntax");
@@ -277,8 +347,18 @@ mod tests {
                 Ok(())
             })
             .unwrap();
-        // An async label gets its tracking numbers when it completes: search follows.
+        // An async label gets its tracking numbers when it completes: search follows, whether the
+        // index had caught up with it (label-3) or not (label-5).
         store.write(|tx| complete(tx, "label-3", "created", "{}", "JD999 ORD-7", 4).map_err(crate::db_error)).unwrap();
+        store
+            .write(|tx| {
+                conn_insert(tx, &row(5, ""));
+                complete(tx, "label-5", "created", "{}", "JD555 ORD-8", 6).map_err(crate::db_error)?;
+                assert_eq!(catch_up_words(tx).map_err(crate::db_error)?, 1);
+                Ok::<_, packdesk_model::ServiceError>(())
+            })
+            .unwrap();
+        assert_eq!(store.read(|c| Ok(found(c, "ORD-8"))).unwrap(), vec!["label-5"]);
         let after = store.read(|c| Ok(found(c, "ORD-7"))).unwrap();
         assert_eq!(after, vec!["label-3"]);
     }

@@ -189,25 +189,18 @@ const MIGRATIONS: &[&str] = &[
     CREATE INDEX print_jobs_page ON print_jobs (env, created_at DESC, id DESC);
     CREATE INDEX print_jobs_status ON print_jobs (status, updated_at);
     "#,
-    // 5: the desk's History, Today and End of day at a million labels. Search: a trigram index
-    // of search_text (any 3+ character piece of a tracking number, order, reference, recipient),
-    // kept by triggers and keyed by the labels' rowids (which is why the store never VACUUMs).
-    // Today and End of day: indexes that answer their counts without reading the rows, and labels
-    // made per quarter hour (every time zone's day is whole quarter hours), kept by a trigger.
+    // 5: the desk's History, Today and End of day at a million labels. Search: every word of
+    // search_text, and every word reversed behind `~`, so a search finds the start or the end of
+    // a tracking number, order, reference or name through one index range (written in batches
+    // by labels::catch_up_words; meta `label_words_up_to` is the last label rowid indexed).
+    // Today: labels made per quarter hour (every time zone's day is whole quarter hours), kept by
+    // a trigger. End of day: its count and oldest from the index.
     r#"
-    CREATE VIRTUAL TABLE labels_search USING fts5(search_text, content='labels', content_rowid='rowid', tokenize='trigram');
-    CREATE TRIGGER labels_search_insert AFTER INSERT ON labels BEGIN
-        INSERT INTO labels_search (rowid, search_text) VALUES (new.rowid, new.search_text);
-    END;
-    CREATE TRIGGER labels_search_update AFTER UPDATE OF search_text ON labels BEGIN
-        INSERT INTO labels_search (labels_search, rowid, search_text) VALUES ('delete', old.rowid, old.search_text);
-        INSERT INTO labels_search (rowid, search_text) VALUES (new.rowid, new.search_text);
-    END;
-    CREATE TRIGGER labels_search_delete AFTER DELETE ON labels BEGIN
-        INSERT INTO labels_search (labels_search, rowid, search_text) VALUES ('delete', old.rowid, old.search_text);
-    END;
-    INSERT INTO labels_search (labels_search) VALUES ('rebuild');
-    CREATE INDEX labels_day ON labels (env, created_at, shipper_account_id, status);
+    CREATE TABLE label_words (
+        word TEXT NOT NULL,
+        label_id TEXT NOT NULL,
+        PRIMARY KEY (word, label_id)
+    ) WITHOUT ROWID;
     CREATE TABLE label_quarters (
         env TEXT NOT NULL,
         quarter INTEGER NOT NULL,
