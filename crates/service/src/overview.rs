@@ -49,12 +49,8 @@ impl Service {
         let now = self.now_us();
         let today = (now + offset).div_euclid(DAY_US);
         let start_of = |day: i64| day * DAY_US - offset;
-        let accounts: BTreeMap<String, String> = self
-            .store
-            .read(|c| account_table::list(c, env.as_str(), None, 100_000, None).map_err(db_error))?
-            .into_iter()
-            .map(|a| (a.id, a.slug))
-            .collect();
+        let accounts: BTreeMap<String, String> =
+            self.store.read(|c| account_table::slugs(c, env.as_str()).map_err(db_error))?.into_iter().collect();
         let (counts, per_day) = self.store.read(|c| {
             let counts = labels::counts_since(c, env.as_str(), start_of(today)).map_err(db_error)?;
             let per_day = labels::per_day(c, env.as_str(), start_of(today - days + 1), offset).map_err(db_error)?;

@@ -34,6 +34,8 @@ fn labels_are_counted_on_the_desks_day_by_carrier_and_status() {
     label(&s, &tipsa, "tipsa");
     label(&s, &tipsa, "tipsa");
     s.cancel_label(Env::Sandbox, json!({"label": {"id": a["id"]}}).to_string().as_bytes()).unwrap();
+    // A deleted account's labels still count, under its carrier.
+    s.delete_account(Env::Sandbox, &tipsa).unwrap();
 
     let t = s.today(Env::Sandbox, 60, 3).unwrap();
     assert_eq!(t["date"], "2026-11-22");

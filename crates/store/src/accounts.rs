@@ -77,3 +77,11 @@ pub fn list(conn: &Connection, env: &str, slug: Option<&str>, limit: usize, afte
     let rows = st.query_map(params![env, slug, t, id, (limit + 1) as i64], from_row)?;
     rows.collect()
 }
+
+/// Every account of the environment that ever was (deleted ones too) with its carrier: their
+/// labels stay in the history and in the day's counts.
+pub fn slugs(conn: &Connection, env: &str) -> rusqlite::Result<Vec<(String, String)>> {
+    let mut st = conn.prepare_cached("SELECT id, slug FROM shipper_accounts WHERE env = ?1")?;
+    let rows = st.query_map([env], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    rows.collect()
+}
