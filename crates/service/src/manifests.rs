@@ -110,7 +110,8 @@ fn choose_labels(tx: &Connection, env: Env, account: &AccountRow, label_ids: &Op
     Ok(chosen)
 }
 
-fn account_ref(a: &AccountRow) -> Value {
+/// The `shipper_account` of a manifest record (and of a close-out result).
+pub(crate) fn account_ref(a: &AccountRow) -> Value {
     json!({"id": a.id, "slug": a.slug, "description": a.description})
 }
 

@@ -106,7 +106,6 @@ impl Service {
     /// does not stop the others; each result says what happened.
     pub fn close_out_accounts(&self, env: Env, body: &[u8]) -> Result<Value, ServiceError> {
         let b: CloseOutBody = if body.iter().all(u8::is_ascii_whitespace) { CloseOutBody::default() } else { crate::validate::parse_body(body)? };
-        let accounts = self.enabled_accounts(env)?;
         let chosen: Vec<AccountRow> = match &b.shipper_account_ids {
             Some(ids) => {
                 let mut out = Vec::new();
@@ -117,7 +116,7 @@ impl Service {
             }
             None => {
                 let mut out = Vec::new();
-                for a in accounts {
+                for a in self.enabled_accounts(env)? {
                     if self.store.read(|c| labels::waiting_for_manifest(c, &a.id).map_err(db_error))?.0 > 0 {
                         out.push(a);
                     }
@@ -128,7 +127,7 @@ impl Service {
         let has_profile = self.store.read(|c| packdesk_store::printing::profile(c, "manifest").map_err(db_error))?.is_some();
         let mut results = Vec::new();
         for a in chosen {
-            let account = json!({"id": a.id, "slug": a.slug, "description": a.description});
+            let account = crate::manifests::account_ref(&a);
             let request = json!({"shipper_account": {"id": a.id}}).to_string();
             match self.create_manifest(env, request.as_bytes()) {
                 Ok(reply) => {
