@@ -1,8 +1,8 @@
 //! History at a million labels: `cargo bench -p packdesk-service --bench history`.
 //! Fills a data folder with 1,000,000 label rows over 30 days (copies of one real label, written
-//! straight through the store: making them one by one would take ten minutes), then times what
-//! the desk's History, Today and End of day screens ask for, and the word index catching up. Without `--bench` (as `cargo test`
-//! runs benches) it uses 20,000 rows, once.
+//! straight through the store: making them one by one would take ten minutes), then times the
+//! word index catching up and what the desk's History, Today and End of day screens ask for.
+//! Without `--bench` (as `cargo test` runs benches) it uses 20,000 rows, once.
 
 use packdesk_model::request::ListQuery;
 use packdesk_service::clock::SystemClock;
@@ -79,7 +79,7 @@ fn main() {
     println!("filled {rows} label rows in {:.1} s", t.elapsed().as_secs_f64());
     // What a search does first after the labels were made (in use: those since the last search).
     let t = Instant::now();
-    s.store.write(|tx| labels::catch_up_words(tx).map_err(packdesk_store::db_error)).unwrap();
+    s.catch_up_search(|| true).unwrap();
     println!("word index caught up with {rows} labels in {:.1} s", t.elapsed().as_secs_f64());
 
     let q = |f: &dyn Fn(&mut ListQuery)| {

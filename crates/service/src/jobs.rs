@@ -331,6 +331,20 @@ impl Service {
                 .spawn(move || s.print_until(&stopping))
                 .expect("spawn the print worker"),
         );
+        // History's first search stays quick: the labels of earlier runs are indexed now, off the
+        // start-up path (a data folder upgraded with a million labels takes minutes).
+        let s = Arc::clone(self);
+        let stopping = Arc::clone(&stop);
+        threads.push(
+            std::thread::Builder::new()
+                .name("packdesk-search".into())
+                .spawn(move || {
+                    if let Err(e) = s.catch_up_search(|| !stopping.load(Ordering::SeqCst)) {
+                        eprintln!("packdesk: the search index could not catch up now: {e}");
+                    }
+                })
+                .expect("spawn the search indexer"),
+        );
         Background { service: Arc::clone(self), stop, threads }
     }
 }

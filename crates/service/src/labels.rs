@@ -195,7 +195,7 @@ struct Draft<'a> {
 
 impl Draft<'_> {
     /// What History's search finds a label by: tracking numbers, references, order number and id,
-    /// the recipient's name, company and postal code (space separated; matched with LIKE).
+    /// the recipient's name, company and postal code (space separated; its words are indexed).
     fn search_text(&self, numbers: &[String]) -> String {
         let to = &self.req.shipment.ship_to;
         let mut words: Vec<&str> = numbers.iter().map(String::as_str).collect();
@@ -519,6 +519,22 @@ impl Service {
         self.label_json(&row)
     }
 
+    /// Brings History's word index up to date with the labels made since it last caught up (a
+    /// search does this first; the background does it at start), one batch per transaction so
+    /// label writes never wait behind more than a batch. Stops early when `go_on` says so.
+    pub fn catch_up_search(&self, go_on: impl Fn() -> bool) -> Result<usize, ServiceError> {
+        const BATCH: usize = 5_000;
+        let mut total = 0;
+        while go_on() {
+            let n = self.store.write(|tx| table::catch_up_words(tx, BATCH).map_err(db_error))?;
+            total += n;
+            if n < BATCH {
+                break;
+            }
+        }
+        Ok(total)
+    }
+
     pub fn list_labels(&self, env: Env, q: &ListQuery) -> Result<Value, ServiceError> {
         let w = crate::list::window(q, self.clock.now())?;
         crate::list::check_status(q.status.as_deref(), LABEL_STATUSES)?;
@@ -535,8 +551,7 @@ impl Service {
             search: q.s.clone().filter(|s| !s.trim().is_empty()),
         };
         if filter.search.is_some() {
-            // The word index catches up with the labels made since the last search.
-            self.store.write(|tx| table::catch_up_words(tx).map_err(db_error))?;
+            self.catch_up_search(|| true)?;
         }
         let rows = self.store.read(|c| table::list(c, env.as_str(), &filter, w.limit, w.after.as_ref()).map_err(db_error))?;
         let page = paging::page(rows, w.limit, |r| paging::Cursor { created_at: r.created_at, id: r.id.clone() });

@@ -107,8 +107,6 @@ impl Service {
         };
         service.requeue_unfinished()?;
         service.requeue_interrupted_prints()?;
-        // History's first search of the day stays quick: the labels of the last run are indexed now.
-        service.store.write(|tx| packdesk_store::labels::catch_up_words(tx).map_err(packdesk_store::db_error))?;
         Ok(Opened { service, created_keys })
     }
 

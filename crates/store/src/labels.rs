@@ -246,13 +246,14 @@ fn words_indexed_up_to(conn: &Connection) -> rusqlite::Result<i64> {
         .map(|v| v.and_then(|v| v.parse().ok()).unwrap_or(0))
 }
 
-/// Brings the word index up to date: the words of every label stored since it last caught up.
-/// Runs before a search (and at start), in batches, so making a label writes no index pages:
-/// label creation keeps its speed. Answers how many labels it indexed.
-pub fn catch_up_words(conn: &Connection) -> rusqlite::Result<usize> {
+/// Moves the word index on: the words of up to `max` labels stored since it last caught up, so
+/// making a label writes no index pages and label creation keeps its speed. Answers how many
+/// labels it indexed (0: up to date).
+pub fn catch_up_words(conn: &Connection, max: usize) -> rusqlite::Result<usize> {
     let from = words_indexed_up_to(conn)?;
-    let mut st = conn.prepare_cached("SELECT rowid, id, search_text FROM labels WHERE rowid > ?1 ORDER BY rowid")?;
-    let rows: Vec<(i64, String, String)> = st.query_map([from], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?.collect::<Result<_, _>>()?;
+    let mut st = conn.prepare_cached("SELECT rowid, id, search_text FROM labels WHERE rowid > ?1 ORDER BY rowid LIMIT ?2")?;
+    let limit = i64::try_from(max).unwrap_or(i64::MAX);
+    let rows: Vec<(i64, String, String)> = st.query_map(params![from, limit], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?.collect::<Result<_, _>>()?;
     let Some(last) = rows.last().map(|r| r.0) else { return Ok(0) };
     for (_, id, text) in &rows {
         index_words(conn, id, text)?;
@@ -333,7 +334,7 @@ mod tests {
                 Ok(())
             })
             .unwrap();
-        store.write(|tx| catch_up_words(tx).map_err(crate::db_error)).unwrap();
+        store.write(|tx| catch_up_words(tx, usize::MAX).map_err(crate::db_error)).unwrap();
         store
             .read(|c| {
                 assert_eq!(found(c, "222333"), vec!["label-1"], "the end of a tracking number");
@@ -354,7 +355,7 @@ mod tests {
             .write(|tx| {
                 conn_insert(tx, &row(5, ""));
                 complete(tx, "label-5", "created", "{}", "JD555 ORD-8", 6).map_err(crate::db_error)?;
-                assert_eq!(catch_up_words(tx).map_err(crate::db_error)?, 1);
+                assert_eq!(catch_up_words(tx, usize::MAX).map_err(crate::db_error)?, 1);
                 Ok::<_, packdesk_model::ServiceError>(())
             })
             .unwrap();
