@@ -2,55 +2,22 @@
 // packdesk-server serving ui/dist on 127.0.0.1, with a fresh data folder.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { join } from 'node:path';
+import { startDesk } from './support.mjs';
 
-const here = dirname(fileURLToPath(import.meta.url));
-const root = join(here, '..', '..');
-const bin = process.env.PACKDESK_SERVER_BIN ?? join(root, 'target', 'debug', 'packdesk-server');
-let server, base, key, browser, dataDir;
-
-async function api(method, path, body) {
-  const r = await fetch(base + path, {
-    method,
-    headers: { 'service-api-key': key, 'content-type': 'application/json' },
-    body: body && JSON.stringify(body),
-  });
-  return r.json();
-}
+let desk;
+const api = (...args) => desk.api(...args);
 
 before(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'packdesk-ui-'));
-  server = spawn(bin, ['--data-dir', dataDir, '--listen', '127.0.0.1:0', '--ui-dir', join(here, '..', 'dist')]);
-  base = await new Promise((resolve, reject) => {
-    let out = '';
-    server.stdout.on('data', (d) => {
-      out += d;
-      const m = out.match(/listening on (http:\/\/\S+)/);
-      if (m) resolve(m[1]);
-    });
-    server.on('exit', (c) => reject(new Error(`server exited ${c}: ${out}`)));
-  });
-  key = execFileSync(bin, ['keys', '--data-dir', dataDir]).toString().match(/^sandbox (\S+)/m)[1];
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-  });
+  desk = await startDesk('packdesk-ui-');
 });
 
-after(async () => {
-  await browser?.close();
-  server?.kill('SIGKILL');
-  rmSync(dataDir, { recursive: true, force: true });
-});
+after(() => desk?.stop());
 
 test('a first start leads to a sandbox account, then ships with the keyboard and voids from history', async () => {
-  const page = await browser.newPage();
-  await page.goto(base + '/');
+  const page = await desk.browser.newPage();
+  await page.goto(desk.base + '/');
   assert.equal(await page.getByTestId('env').textContent(), 'SANDBOX');
   // Onboarding: the credential form comes from the carrier's fields.
   await page.getByTestId('onboard-carrier').selectOption('yodel');
@@ -105,8 +72,8 @@ test('a ZPL carrier offers ZPL, and only the paper sizes it allows', async () =>
   const creds = Object.fromEntries(tipsa.credential_fields.map((f) => [f.name, 'x']));
   const acct = await api('POST', '/v3/shipper-accounts', { slug: 'tipsa', description: 'A Tipsa desk', credentials: creds });
   assert.equal(acct.meta.code, 200);
-  const page = await browser.newPage();
-  await page.goto(base + '/');
+  const page = await desk.browser.newPage();
+  await page.goto(desk.base + '/');
   await page.getByTestId('account').selectOption(acct.data.id);
   const options = async (id) => page.getByTestId(id).locator('option').evaluateAll((os) => os.map((o) => o.value));
   assert.deepEqual(await options('file-type'), ['pdf', 'zpl']);

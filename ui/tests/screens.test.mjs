@@ -5,27 +5,12 @@
 // listeners of the test's own.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { startDesk } from './support.mjs';
 
-const here = dirname(fileURLToPath(import.meta.url));
-const root = join(here, '..', '..');
-const bin = process.env.PACKDESK_SERVER_BIN ?? join(root, 'target', 'debug', 'packdesk-server');
-let server, base, key, browser, dataDir, carriers;
-
-async function api(method, path, body, withKey = key) {
-  const r = await fetch(base + path, {
-    method,
-    headers: { 'service-api-key': withKey, 'content-type': 'application/json' },
-    body: body && JSON.stringify(body),
-  });
-  return r.json();
-}
+let desk, carriers;
+const api = (...args) => desk.api(...args);
 
 /** A raw printer port: resolves each connection's bytes into `jobs`. */
 function rawPrinter() {
@@ -59,30 +44,11 @@ async function label(accountId, serviceType, references = []) {
 const yodelService = () => carriers.find((c) => c.slug === 'yodel').service_types.find((s) => s.scope !== 'international').service_type;
 
 before(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'packdesk-screens-'));
-  server = spawn(bin, ['--data-dir', dataDir, '--listen', '127.0.0.1:0', '--ui-dir', join(here, '..', 'dist')]);
-  base = await new Promise((resolve, reject) => {
-    let out = '';
-    server.stdout.on('data', (d) => {
-      out += d;
-      const m = out.match(/listening on (http:\/\/\S+)/);
-      if (m) resolve(m[1]);
-    });
-    server.on('exit', (c) => reject(new Error(`server exited ${c}: ${out}`)));
-  });
-  key = execFileSync(bin, ['keys', '--data-dir', dataDir]).toString().match(/^sandbox (\S+)/m)[1];
+  desk = await startDesk('packdesk-screens-');
   carriers = (await api('GET', '/desk/carriers')).data.carriers;
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-  });
 });
 
-after(async () => {
-  await browser?.close();
-  server?.kill('SIGKILL');
-  rmSync(dataDir, { recursive: true, force: true });
-});
+after(() => desk?.stop());
 
 const values = (page, id) => page.getByTestId(id).locator('option').evaluateAll((os) => os.map((o) => o.value));
 const OPTION_OF_VARIANT = { cod: 'cod', insurance: 'insurance', pickup: 'pickup', general: 'saturday_delivery' };
@@ -97,8 +63,8 @@ test('for one carrier group of each kind the Ship form offers exactly what the c
   assert.ok(kinds.size >= 8, `${kinds.size} kinds`);
   const ids = {};
   for (const c of kinds.values()) ids[c.slug] = await account(c.slug, `${c.name} kind`);
-  const page = await browser.newPage();
-  await page.goto(base + '/');
+  const page = await desk.browser.newPage();
+  await page.goto(desk.base + '/');
   for (const c of kinds.values()) {
     await page.getByTestId('account').selectOption(ids[c.slug]);
     assert.deepEqual(await values(page, 'service'), c.service_types.map((s) => s.service_type), c.slug);
@@ -132,8 +98,8 @@ test('for one carrier group of each kind the Ship form offers exactly what the c
 
 test('Ship shows rates, suggests a corrected address, and asks for items only across a border', async () => {
   const id = await account('yodel', 'Yodel desk');
-  const page = await browser.newPage();
-  await page.goto(base + '/');
+  const page = await desk.browser.newPage();
+  await page.goto(desk.base + '/');
   await page.getByTestId('account').selectOption(id);
   for (const [k, v] of Object.entries(gb('Packdesk Ltd'))) await page.locator(`[data-field="shipment.ship_from.${k}"]`).fill(v);
   const to = { ...gb('Jane Doe'), postal_code: 'm11ae', city: 'manchester' };
@@ -185,8 +151,8 @@ test('History filters by account and status, pages through 120 labels, prints an
   const p = await api('POST', '/desk/printers', { name: 'Raw', transport: 'raw', address: `127.0.0.1:${printer.port}`, format: 'pdf', dpi: 203 });
   await api('PUT', '/desk/print-profiles/label', { printer_id: p.data.id });
 
-  const page = await browser.newPage();
-  await page.goto(base + '/');
+  const page = await desk.browser.newPage();
+  await page.goto(desk.base + '/');
   await page.locator('[data-nav="history"]').click();
   await page.getByTestId('filter-account').selectOption(b);
   await page.waitForFunction(() => document.querySelectorAll('[data-testid="row"]').length === 1);
@@ -236,8 +202,8 @@ test('End of day closes out two accounts with one button and prints both manifes
   await label(one, yodelService());
   await label(one, yodelService());
   await label(two, dpd);
-  const page = await browser.newPage();
-  await page.goto(base + '/');
+  const page = await desk.browser.newPage();
+  await page.goto(desk.base + '/');
   await page.locator('[data-nav="end-of-day"]').click();
   await page.getByTestId('eod-row').first().waitFor();
   const rows = await page.getByTestId('eod-row').evaluateAll((rs) => rs.map((r) => [r.cells[0].textContent, r.cells[2].textContent]));
@@ -261,8 +227,8 @@ test('End of day closes out two accounts with one button and prints both manifes
 test('Today counts the labels by carrier and charts the last 30 days', async () => {
   const all = (await api('GET', `/desk/today?utc_offset_minutes=${-new Date().getTimezoneOffset()}`)).data;
   assert.ok(all.total > 100);
-  const page = await browser.newPage();
-  await page.goto(base + '/');
+  const page = await desk.browser.newPage();
+  await page.goto(desk.base + '/');
   await page.keyboard.press('Alt+4'); // the Today screen, from the keyboard
   await page.getByTestId('today-total').waitFor();
   assert.equal(await page.getByTestId('today-total').textContent(), String(all.total));
@@ -276,8 +242,8 @@ test('Today counts the labels by carrier and charts the last 30 days', async () 
 });
 
 test('Accounts shows the numbers left and saves a time zone; a wrong one is refused beside its field', async () => {
-  const page = await browser.newPage();
-  await page.goto(base + '/');
+  const page = await desk.browser.newPage();
+  await page.goto(desk.base + '/');
   await page.locator('[data-nav="accounts"]').click();
   await page.getByTestId('account-row').first().waitFor();
   const row = page.getByTestId('account-row').filter({ hasText: 'EOD Yodel' });
@@ -296,20 +262,20 @@ test('Accounts shows the numbers left and saves a time zone; a wrong one is refu
 });
 
 test('Settings shows the keys and rotates one: the old key stops working, the desk goes on', async () => {
-  const page = await browser.newPage();
-  await page.goto(base + '/');
+  const page = await desk.browser.newPage();
+  await page.goto(desk.base + '/');
   await page.locator('[data-nav="settings"]').click();
   await page.getByTestId('key-sandbox').getByTestId('key-show').click();
-  assert.equal(await page.getByTestId('key-sandbox').getByTestId('key-value').textContent(), key);
-  assert.equal(await page.getByTestId('data-dir').textContent(), dataDir);
+  assert.equal(await page.getByTestId('key-sandbox').getByTestId('key-value').textContent(), desk.key);
+  assert.equal(await page.getByTestId('data-dir').textContent(), desk.dataDir);
   page.once('dialog', (d) => d.accept());
   await page.getByTestId('key-sandbox').getByTestId('key-rotate').click();
-  await page.waitForFunction((old) => document.querySelector('[data-testid="key-sandbox"] [data-testid="key-value"]')?.textContent !== old, key);
+  await page.waitForFunction((old) => document.querySelector('[data-testid="key-sandbox"] [data-testid="key-value"]')?.textContent !== old, desk.key);
   const fresh = await page.getByTestId('key-sandbox').getByTestId('key-value').textContent();
   assert.match(fresh, /^pdk_sandbox_/);
   assert.equal((await api('GET', '/v3/shipper-accounts')).meta.code, 401);
-  const old = key;
-  key = fresh;
+  const old = desk.key;
+  desk.key = fresh;
   assert.equal((await api('GET', '/v3/shipper-accounts')).meta.code, 200);
   assert.equal((await api('POST', '/ui/keys/sandbox/rotate', undefined, old)).meta.code, 401, 'the old key cannot rotate');
   // The page keeps working with the new key.
@@ -320,8 +286,8 @@ test('Settings shows the keys and rotates one: the old key stops working, the de
 
 test('Printers: add a raw printer, test-print it, make labels auto-print; Ship says the label printed', async () => {
   const printer = await rawPrinter();
-  const page = await browser.newPage();
-  await page.goto(base + '/');
+  const page = await desk.browser.newPage();
+  await page.goto(desk.base + '/');
   await page.locator('[data-nav="printers"]').click();
   await page.locator('[data-field="name"]').fill('Zebra at desk 3');
   await page.locator('[data-field="address"]').fill(`127.0.0.1:${printer.port}`);
@@ -365,8 +331,8 @@ test('Printers: add a raw printer, test-print it, make labels auto-print; Ship s
 });
 
 test('a sandbox account takes two clicks: choose the carrier, Create', async () => {
-  const page = await browser.newPage();
-  await page.goto(base + '/');
+  const page = await desk.browser.newPage();
+  await page.goto(desk.base + '/');
   await page.locator('[data-nav="accounts"]').click();
   await page.getByTestId('add-account').click();
   await page.getByTestId('onboard-carrier').selectOption('mondialrelay');

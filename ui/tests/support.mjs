@@ -1,0 +1,59 @@
+// The desk the UI tests run against: the real packdesk-server on 127.0.0.1 serving ui/dist from a
+// fresh data folder, its sandbox key, and Debian's Chromium through playwright-core.
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const bin = process.env.PACKDESK_SERVER_BIN ?? join(here, '..', '..', 'target', 'debug', 'packdesk-server');
+
+export async function startDesk(prefix) {
+  const dataDir = mkdtempSync(join(tmpdir(), prefix));
+  const server = spawn(bin, ['--data-dir', dataDir, '--listen', '127.0.0.1:0', '--ui-dir', join(here, '..', 'dist')]);
+  const stopServer = () => {
+    server.kill('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  try {
+    const base = await new Promise((resolve, reject) => {
+      let out = '';
+      server.stdout.on('data', (d) => {
+        out += d;
+        const m = out.match(/listening on (http:\/\/\S+)/);
+        if (m) resolve(m[1]);
+      });
+      server.on('exit', (c) => reject(new Error(`server exited ${c}: ${out}`)));
+    });
+    const key = execFileSync(bin, ['keys', '--data-dir', dataDir]).toString().match(/^sandbox (\S+)/m)[1];
+    const browser = await chromium.launch({
+      executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    });
+    const desk = {
+      base,
+      key, // the tests follow a rotation by setting it
+      dataDir,
+      browser,
+      /** A call to the API with the desk's key (or another), answering the envelope. */
+      async api(method, path, body, withKey = desk.key) {
+        const r = await fetch(base + path, {
+          method,
+          headers: { 'service-api-key': withKey, 'content-type': 'application/json' },
+          body: body && JSON.stringify(body),
+        });
+        return r.json();
+      },
+      async stop() {
+        await browser.close();
+        stopServer();
+      },
+    };
+    return desk;
+  } catch (e) {
+    stopServer();
+    throw e;
+  }
+}
