@@ -33,6 +33,20 @@ fn fail(why: String) -> ! {
     std::process::exit(1)
 }
 
+/// Hands a link to the system's browser (the desk window never leaves its own pages).
+fn open_in_system_browser(url: &str) {
+    let opener = if cfg!(target_os = "macos") {
+        "open"
+    } else if cfg!(windows) {
+        "explorer"
+    } else {
+        "xdg-open"
+    };
+    if let Err(e) = std::process::Command::new(opener).arg(url).spawn() {
+        eprintln!("packdesk: cannot open {url} in the browser: {e}");
+    }
+}
+
 pub fn run() {
     let args = args();
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap_or_else(|e| fail(format!("no runtime: {e}")));
@@ -55,9 +69,20 @@ pub fn run() {
     let server = rt.spawn(packdesk_api::serve(listener, service, ui_dir, std::future::pending()));
     println!("packdesk listening on {base} (data folder {})", args.data_dir.display());
     let url: tauri::Url = base.parse().unwrap_or_else(|e| fail(format!("{base}: {e}")));
+    let origin = url.origin();
     let result = tauri::Builder::default()
         .setup(move |app| {
             tauri::WebviewWindowBuilder::new(app, "main", tauri::WebviewUrl::External(url))
+                // The window stays on the desk's own origin; any other link opens in the browser.
+                .on_navigation(move |to| {
+                    if to.origin() == origin {
+                        return true;
+                    }
+                    if matches!(to.scheme(), "http" | "https" | "mailto") {
+                        open_in_system_browser(to.as_str());
+                    }
+                    false
+                })
                 .title("Packdesk")
                 .inner_size(1280.0, 820.0)
                 .min_inner_size(900.0, 600.0)

@@ -1,97 +1,147 @@
 //! The desk UI (ui/dist, built by Vite) served from the same origin as the API, and the session
-//! it starts with. Static files need no key; the session route gives the UI the keys, and answers
-//! only requests addressed to this machine by name (loopback Host), so a page of another site
-//! cannot use it through DNS rebinding, and without CORS headers no other origin can read it.
+//! it starts with. Static files need no key (tower-http's `ServeDir`, behind a check that every
+//! path component is a plain name). The session hands out both API keys, so it and key rotation
+//! answer only a connection from this machine (its peer address is loopback, whatever address the
+//! server listens on) that also names this machine in its Host header (so a page of another site
+//! cannot reach it through DNS rebinding); without CORS headers no other origin can read it.
 
 use crate::envelope::{error, ok};
-use axum::body::Body;
-use axum::extract::{Path, State};
+use axum::extract::{ConnectInfo, Path, Request, State};
+use axum::http::request::Parts;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use axum::routing::{get, get_service};
 use axum::Router;
 use packdesk_model::ErrorCode;
-use packdesk_service::keys::KeyRing;
 use packdesk_service::Service;
-use std::path::{Path as FsPath, PathBuf};
+use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+use tower_http::services::{ServeDir, ServeFile};
+use tower_http::set_header::SetResponseHeaderLayer;
+
+/// What a UI page may load and who may frame it: only this origin, and nobody.
+pub const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; \
+     img-src 'self' blob: data:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; \
+     frame-ancestors 'none'";
 
 #[derive(Clone)]
 struct Ui {
     service: Arc<Service>,
-    dir: Option<PathBuf>,
     /// UI sessions started since this process began (the desktop smoke test reads it).
     sessions: Arc<AtomicU64>,
+    built: bool,
 }
 
 pub fn routes(service: Arc<Service>, dir: Option<PathBuf>) -> Router {
-    Router::new()
-        .route("/", get(index))
-        .route("/assets/{*path}", get(asset))
+    let state = Ui { service, sessions: Arc::new(AtomicU64::new(0)), built: dir.is_some() };
+    let api = Router::new()
         .route("/ui/session", get(session))
         .route("/ui/status", get(status))
         .route("/ui/keys/{env}/rotate", axum::routing::post(rotate_key))
-        .with_state(Ui { service, dir, sessions: Arc::new(AtomicU64::new(0)) })
+        .with_state(state);
+    let files = match dir {
+        Some(dir) => static_files(&dir),
+        None => Router::new().route("/", get(not_built)),
+    };
+    api.merge(files)
 }
 
-fn content_type(path: &FsPath) -> &'static str {
-    match path.extension().and_then(|e| e.to_str()) {
-        Some("html") => "text/html; charset=utf-8",
-        Some("js") => "text/javascript; charset=utf-8",
-        Some("css") => "text/css; charset=utf-8",
-        Some("svg") => "image/svg+xml",
-        Some("png") => "image/png",
-        Some("woff2") => "font/woff2",
-        _ => "application/octet-stream",
-    }
-}
-
-fn file(path: PathBuf) -> Response {
-    match std::fs::read(&path) {
-        Ok(bytes) => {
-            let mut r = (StatusCode::OK, Body::from(bytes)).into_response();
-            r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type(&path)));
-            r
+/// `/`, `/assets/...` and the files at the top of ui/dist (favicon and the like).
+fn static_files(dir: &std::path::Path) -> Router {
+    let mut r = Router::new()
+        .route_service("/", get_service(ServeFile::new(dir.join("index.html"))))
+        .nest_service("/assets", ServeDir::new(dir.join("assets")));
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let name = entry.file_name().to_string_lossy().to_string();
+        if entry.path().is_file() && is_plain_name(&name) {
+            r = r.route_service(&format!("/{name}"), get_service(ServeFile::new(entry.path())));
         }
-        Err(_) => error(ErrorCode::NotFoundRoute, "", "no such file"),
     }
+    r.layer(middleware::from_fn(plain_paths_only))
+        .layer(SetResponseHeaderLayer::overriding(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(CONTENT_SECURITY_POLICY)))
+        .layer(SetResponseHeaderLayer::overriding(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff")))
+        .layer(SetResponseHeaderLayer::overriding(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer")))
 }
 
-async fn index(State(ui): State<Ui>) -> Response {
-    match ui.dir {
-        Some(d) => file(d.join("index.html")),
-        None => (
-            StatusCode::OK,
-            [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
-            "<h1>Packdesk</h1><p>The desk UI is not built. Start Packdesk with <code>bash .ci/app</code>, which builds it.</p>",
-        )
-            .into_response(),
-    }
+/// A path component that names a file in the folder itself: no `.`/`..`, no separator of any OS,
+/// no drive prefix, no hidden file, no control character.
+fn is_plain_name(c: &str) -> bool {
+    !c.is_empty()
+        && !c.starts_with('.')
+        && !c.chars().any(|ch| matches!(ch, '/' | '\\' | ':' | '%') || ch.is_control())
 }
 
-async fn asset(State(ui): State<Ui>, Path(path): Path<String>) -> Response {
-    // Only plain names under assets/: no way out of the folder.
-    let Some(dir) = ui.dir else { return error(ErrorCode::NotFoundRoute, "", "no UI") };
-    if path.split('/').any(|p| p.is_empty() || p == ".." || p.starts_with('.')) {
+/// Decodes `%XX` escapes; None when an escape is malformed or the result is not UTF-8.
+fn percent_decode(s: &str) -> Option<String> {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' {
+            let hex = std::str::from_utf8(b.get(i + 1..i + 3)?).ok()?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+/// Whether every component of a request path (after one round of percent-decoding, so `%2e%2e`,
+/// `%2f` and `%5c` count as what they decode to; a second `%` is refused) is a plain name.
+pub fn is_plain_path(path: &str) -> bool {
+    if path == "/" {
+        return true;
+    }
+    let Some(rest) = path.strip_prefix('/') else { return false };
+    rest.split('/').all(|raw| percent_decode(raw).is_some_and(|c| is_plain_name(&c)))
+}
+
+async fn plain_paths_only(req: Request, next: Next) -> Response {
+    if !is_plain_path(req.uri().path()) {
         return error(ErrorCode::NotFoundRoute, "", "no such file");
     }
-    file(dir.join("assets").join(path))
+    next.run(req).await
+}
+
+async fn not_built() -> Response {
+    (
+        StatusCode::OK,
+        [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
+        "<h1>Packdesk</h1><p>The desk UI is not built. Start Packdesk with <code>bash .ci/app</code>, which builds it.</p>",
+    )
+        .into_response()
 }
 
 fn loopback_host(headers: &HeaderMap) -> bool {
     let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or("");
-    let name = if host.starts_with('[') { host.split(']').next().map(|h| format!("{h}]")).unwrap_or_default() } else { host.split(':').next().unwrap_or("").to_string() };
+    let name = if host.starts_with('[') {
+        host.split(']').next().map(|h| format!("{h}]")).unwrap_or_default()
+    } else {
+        host.split(':').next().unwrap_or("").to_string()
+    };
     matches!(name.as_str(), "127.0.0.1" | "localhost" | "[::1]")
 }
 
-async fn session(State(ui): State<Ui>, headers: HeaderMap) -> Response {
-    if !loopback_host(&headers) {
+/// Whether the request comes from this machine: the connection's peer is a loopback address (the
+/// Host header alone proves nothing: any client may write `Host: 127.0.0.1`), and the Host names
+/// this machine too (a browser tricked by DNS rebinding sends the attacker's host name).
+fn from_this_machine(peer: SocketAddr, req: &Parts) -> bool {
+    peer.ip().to_canonical().is_loopback() && loopback_host(&req.headers)
+}
+
+async fn session(State(ui): State<Ui>, ConnectInfo(peer): ConnectInfo<SocketAddr>, req: Parts) -> Response {
+    if !from_this_machine(peer, &req) {
         return error(ErrorCode::InvalidApiKey, "", "the desk session is for this machine only");
     }
     ui.sessions.fetch_add(1, Ordering::SeqCst);
     let data_dir = ui.service.data_dir.display().to_string();
-    match tokio::task::spawn_blocking(move || KeyRing::reveal(&ui.service.store, &ui.service.vault)).await {
+    match tokio::task::spawn_blocking(move || ui.service.reveal_own_keys()).await {
         Ok(Ok(keys)) => {
             let mut m = serde_json::Map::new();
             for (env, key) in keys {
@@ -105,8 +155,14 @@ async fn session(State(ui): State<Ui>, headers: HeaderMap) -> Response {
 
 /// Replaces an environment's key (Settings): the old key stops working at once. For this machine
 /// only, and only with the current key of that environment, so a page elsewhere cannot do it.
-async fn rotate_key(State(ui): State<Ui>, headers: HeaderMap, Path(env): Path<String>) -> Response {
-    if !loopback_host(&headers) {
+async fn rotate_key(
+    State(ui): State<Ui>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    Path(env): Path<String>,
+    req: Parts,
+) -> Response {
+    let headers = &req.headers;
+    if !from_this_machine(peer, &req) {
         return error(ErrorCode::InvalidApiKey, "", "keys are rotated on this machine only");
     }
     let Some(env) = packdesk_service::keys::Env::parse(&env) else {
@@ -125,5 +181,35 @@ async fn rotate_key(State(ui): State<Ui>, headers: HeaderMap, Path(env): Path<St
 
 /// Whether a UI has started a session with this process (no keys in it).
 async fn status(State(ui): State<Ui>) -> Response {
-    ok(serde_json::json!({ "ui_sessions": ui.sessions.load(Ordering::SeqCst), "ui_built": ui.dir.is_some() }))
+    ok(serde_json::json!({ "ui_sessions": ui.sessions.load(Ordering::SeqCst), "ui_built": ui.built }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_plain_path;
+
+    #[test]
+    fn only_paths_of_plain_names_are_served() {
+        for ok in ["/", "/index.html", "/assets/index-abc.js", "/favicon.svg", "/assets/a%20b.css"] {
+            assert!(is_plain_path(ok), "{ok} should be served");
+        }
+        for bad in [
+            "/assets/../vault.key",
+            "/assets/%2e%2e/vault.key",
+            "/assets/%2E%2E%2Fvault.key",
+            "/assets/..%5cvault.key",
+            "/assets/a\\..\\b",
+            "/assets/C:/Windows/win.ini",
+            "/assets/c%3a%5cwin.ini",
+            "/assets//etc/passwd",
+            "/assets/%252e%252e/x",
+            "/assets/.hidden",
+            "/assets/%00",
+            "/assets/%zz",
+            "/assets/./index.js",
+            "relative",
+        ] {
+            assert!(!is_plain_path(bad), "{bad} must be refused");
+        }
+    }
 }

@@ -144,6 +144,14 @@ fn main() {
                 args.data_dir.display()
             );
         }
+        if !local.ip().to_canonical().is_loopback() {
+            eprintln!(
+                "packdesk-server: WARNING: listening on {local}, reachable from other machines: every /v3 and /desk \
+                 route (labels, accounts, printers) answers anyone who has an API key, over plain HTTP (keys and \
+                 labels can be read on the network). The desk UI's session (both keys) and key rotation still \
+                 answer only connections from this machine. Prefer 127.0.0.1 behind a TLS proxy."
+            );
+        }
         println!("data folder {}", args.data_dir.display());
         println!("packdesk-server listening on {base_url}");
         let _ = std::io::stdout().flush();
