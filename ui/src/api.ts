@@ -62,9 +62,19 @@ export function describe(e: unknown): string {
 }
 
 export async function call(method: string, path: string, body?: unknown): Promise<any> {
+  return send(key, method, path, body);
+}
+
+/** Changes the desk's machine-wide setup (printers, print profiles): the service takes those from
+ * the live key only, whatever mode the desk is in, so the UI sends the live key of its session. */
+export async function callMachineWide(method: string, path: string, body?: unknown): Promise<any> {
+  return send(session.keys.live ?? key, method, path, body);
+}
+
+async function send(withKey: string, method: string, path: string, body?: unknown): Promise<any> {
   const r = await fetch(path, {
     method,
-    headers: { 'service-api-key': key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: { 'service-api-key': withKey, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const v = await r.json();
@@ -84,5 +94,5 @@ export async function previewUrl(fileId: string, page = 1): Promise<string> {
 }
 
 export function fileId(url: string): string {
-  return url.split('/').pop() ?? '';
+  return new URL(url, location.href).pathname.split('/').pop() ?? '';
 }

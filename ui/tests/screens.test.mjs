@@ -148,8 +148,8 @@ test('History filters by account and status, pages through 120 labels, prints an
   assert.ok(bLabel.id);
   for (let i = 0; i < 120; i++) await label(a, yodelService(), [`H-${i}`]);
   const printer = await rawPrinter();
-  const p = await api('POST', '/desk/printers', { name: 'Raw', transport: 'raw', address: `127.0.0.1:${printer.port}`, format: 'pdf', dpi: 203 });
-  await api('PUT', '/desk/print-profiles/label', { printer_id: p.data.id });
+  const p = await api('POST', '/desk/printers', { name: 'Raw', transport: 'raw', address: `127.0.0.1:${printer.port}`, format: 'pdf', dpi: 203 }, desk.liveKey);
+  await api('PUT', '/desk/print-profiles/label', { printer_id: p.data.id }, desk.liveKey);
 
   const page = await desk.browser.newPage();
   await page.goto(desk.base + '/');
@@ -194,8 +194,8 @@ test('End of day closes out two accounts with one button and prints both manifes
   // A fresh environment view: close out what earlier tests left, then two accounts with labels.
   await api('POST', '/desk/close-out', {});
   const printer = await rawPrinter();
-  const p = await api('POST', '/desk/printers', { name: 'Office', transport: 'raw', address: `127.0.0.1:${printer.port}`, format: 'pdf', dpi: 300 });
-  await api('PUT', '/desk/print-profiles/manifest', { printer_id: p.data.id });
+  const p = await api('POST', '/desk/printers', { name: 'Office', transport: 'raw', address: `127.0.0.1:${printer.port}`, format: 'pdf', dpi: 300 }, desk.liveKey);
+  await api('PUT', '/desk/print-profiles/manifest', { printer_id: p.data.id }, desk.liveKey);
   const one = await account('yodel', 'EOD Yodel');
   const two = await account('dpd-uk', 'EOD DPD');
   const dpd = carriers.find((c) => c.slug === 'dpd-uk').service_types.find((s) => s.scope !== 'international').service_type;
@@ -219,7 +219,7 @@ test('End of day closes out two accounts with one button and prints both manifes
   assert.equal(printer.jobs.length, 2);
   const manifests = (await api('GET', '/v3/manifests?limit=10')).data.manifests;
   assert.deepEqual(new Set(manifests.slice(0, 2).map((m) => m.shipper_account.id)), new Set([one, two]));
-  await api('DELETE', '/desk/print-profiles/manifest');
+  await api('DELETE', '/desk/print-profiles/manifest', undefined, desk.liveKey);
   printer.close();
   await page.close();
 });
@@ -325,7 +325,7 @@ test('Printers: add a raw printer, test-print it, make labels auto-print; Ship s
   const tracking = (await page.getByTestId('tracking').textContent()).trim();
   for (let i = 0; i < 50 && printer.jobs.length < 2; i++) await new Promise((r) => setTimeout(r, 50));
   assert.ok(printer.jobs[1].toString().includes(tracking), 'the label on the printer is the one just made');
-  await api('DELETE', '/desk/print-profiles/label');
+  await api('DELETE', '/desk/print-profiles/label', undefined, desk.liveKey);
   printer.close();
   await page.close();
 });

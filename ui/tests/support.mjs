@@ -27,7 +27,9 @@ export async function startDesk(prefix) {
       });
       server.on('exit', (c) => reject(new Error(`server exited ${c}: ${out}`)));
     });
-    const key = execFileSync(bin, ['keys', '--data-dir', dataDir]).toString().match(/^sandbox (\S+)/m)[1];
+    const keys = execFileSync(bin, ['keys', '--data-dir', dataDir]).toString();
+    const key = keys.match(/^sandbox (\S+)/m)[1];
+    const liveKey = keys.match(/^live (\S+)/m)[1];
     const browser = await chromium.launch({
       executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
@@ -35,6 +37,7 @@ export async function startDesk(prefix) {
     const desk = {
       base,
       key, // the tests follow a rotation by setting it
+      liveKey, // printers and print profiles are the desk's: only the live key changes them
       dataDir,
       browser,
       /** A call to the API with the desk's key (or another), answering the envelope. */

@@ -18,7 +18,7 @@ use std::sync::Arc;
 type Shared = Arc<Service>;
 
 /// Largest request body accepted (a 50-parcel, 100-item-per-parcel label fits easily).
-const MAX_BODY: usize = 8 * 1024 * 1024;
+pub(crate) const MAX_BODY: usize = 8 * 1024 * 1024;
 
 pub fn router(service: Shared) -> Router {
     let v3 = Router::new()
@@ -40,7 +40,8 @@ pub fn router(service: Shared) -> Router {
         .route("/address-validations/{id}", get(get_address_validation))
         .route("/files/{id}", get(download_file))
         .route("/schemas", get(list_schemas))
-        .route("/schemas/{name}", get(get_schema));
+        .route("/schemas/{name}", get(get_schema))
+        .layer(middleware::from_fn_with_state(service.clone(), crate::idempotency::idempotent));
     let desk = Router::new()
         .route("/carriers", get(carriers))
         .route("/webhook", get(get_webhook).put(set_webhook))
@@ -70,16 +71,25 @@ pub fn router(service: Shared) -> Router {
         .with_state(service)
 }
 
-/// Checks `service-api-key` and puts the key's environment into the request.
+/// Checks `service-api-key` and puts the key's environment into the request. A GET of a file with
+/// a signed link and no key goes on without an environment: the link itself is checked there.
 async fn authenticate(State(s): State<Shared>, mut req: Request, next: Next) -> Response {
-    let env = req.headers().get("service-api-key").and_then(|v| v.to_str().ok()).and_then(|k| s.authenticate(k));
+    let header = req.headers().get("service-api-key");
+    let env = header.and_then(|v| v.to_str().ok()).and_then(|k| s.authenticate(k));
     match env {
         Some(env) => {
             req.extensions_mut().insert(env);
             next.run(req).await
         }
+        None if header.is_none() && is_signed_file_link(&req) => next.run(req).await,
         None => ApiError(ServiceError::new(ErrorCode::InvalidApiKey)).into_response(),
     }
+}
+
+fn is_signed_file_link(req: &Request) -> bool {
+    req.method() == axum::http::Method::GET
+        && req.uri().path().starts_with("/v3/files/")
+        && req.uri().query().is_some_and(|q| q.split('&').any(|p| p.starts_with("signature=")))
 }
 
 /// A JSON request body: UTF-8 only, at most `MAX_BODY` bytes.
@@ -199,35 +209,70 @@ with_query!(list_print_jobs, list_print_jobs);
 with_id!(get_print_job, get_print_job);
 with_id!(retry_print_job, retry_print_job);
 
-/// Handlers of the desk's machine-wide printing setup (any valid key).
-macro_rules! desk {
-    ($name:ident, $call:expr) => {
-        async fn $name(State(s): State<Shared>) -> Response {
-            run(s, $call).await
-        }
-    };
-    ($name:ident, id, $call:expr) => {
-        async fn $name(State(s): State<Shared>, Path(id): Path<String>) -> Response {
-            run(s, move |s| $call(s, &id)).await
-        }
-    };
-    ($name:ident, id_body, $call:expr) => {
-        async fn $name(State(s): State<Shared>, Path(id): Path<String>, JsonBody(b): JsonBody) -> Response {
-            run(s, move |s| $call(s, &id, &b)).await
-        }
-    };
+/// Reads of the desk's machine-wide printing setup: open to both keys.
+async fn system_printers(State(s): State<Shared>) -> Response {
+    run(s, |s| s.system_printers()).await
 }
-desk!(system_printers, |s: &Service| s.system_printers());
-desk!(list_printers, |s: &Service| s.list_printers());
-desk!(list_print_profiles, |s: &Service| s.list_print_profiles());
-desk!(get_printer, id, |s: &Service, id: &str| s.get_printer(id));
-desk!(delete_printer, id, |s: &Service, id: &str| s.delete_printer(id));
-desk!(delete_print_profile, id, |s: &Service, id: &str| s.delete_print_profile(id));
-desk!(update_printer, id_body, |s: &Service, id: &str, b: &[u8]| s.update_printer(id, b));
-desk!(set_print_profile, id_body, |s: &Service, id: &str, b: &[u8]| s.set_print_profile(id, b));
 
-async fn add_printer(State(s): State<Shared>, JsonBody(b): JsonBody) -> Response {
+async fn list_printers(State(s): State<Shared>) -> Response {
+    run(s, |s| s.list_printers()).await
+}
+
+async fn list_print_profiles(State(s): State<Shared>) -> Response {
+    run(s, |s| s.list_print_profiles()).await
+}
+
+async fn get_printer(State(s): State<Shared>, Path(id): Path<String>) -> Response {
+    run(s, move |s| s.get_printer(&id)).await
+}
+
+/// Printers and print profiles are the machine's, used by live labels too: only the live key
+/// changes them (a sandbox key handed out for testing an integration must not re-point them).
+fn machine_wide(env: Env) -> Result<(), Response> {
+    match env {
+        Env::Live => Ok(()),
+        Env::Sandbox => Err(error(
+            ErrorCode::InvalidApiKey,
+            "headers.service-api-key",
+            "printers, print profiles and desk settings belong to the whole desk (live labels print by them \
+             too): change them with the live key; the sandbox key may read them",
+        )),
+    }
+}
+
+async fn add_printer(State(s): State<Shared>, Extension(env): Extension<Env>, JsonBody(b): JsonBody) -> Response {
+    if let Err(r) = machine_wide(env) {
+        return r;
+    }
     run(s, move |s| s.add_printer(&b)).await
+}
+
+async fn update_printer(State(s): State<Shared>, Extension(env): Extension<Env>, Path(id): Path<String>, JsonBody(b): JsonBody) -> Response {
+    if let Err(r) = machine_wide(env) {
+        return r;
+    }
+    run(s, move |s| s.update_printer(&id, &b)).await
+}
+
+async fn delete_printer(State(s): State<Shared>, Extension(env): Extension<Env>, Path(id): Path<String>) -> Response {
+    if let Err(r) = machine_wide(env) {
+        return r;
+    }
+    run(s, move |s| s.delete_printer(&id)).await
+}
+
+async fn set_print_profile(State(s): State<Shared>, Extension(env): Extension<Env>, Path(id): Path<String>, JsonBody(b): JsonBody) -> Response {
+    if let Err(r) = machine_wide(env) {
+        return r;
+    }
+    run(s, move |s| s.set_print_profile(&id, &b)).await
+}
+
+async fn delete_print_profile(State(s): State<Shared>, Extension(env): Extension<Env>, Path(id): Path<String>) -> Response {
+    if let Err(r) = machine_wide(env) {
+        return r;
+    }
+    run(s, move |s| s.delete_print_profile(&id)).await
 }
 
 async fn print_test_page(State(s): State<Shared>, Extension(env): Extension<Env>, Path(id): Path<String>, JsonBody(b): JsonBody) -> Response {
@@ -302,9 +347,32 @@ async fn merge_credentials(State(s): State<Shared>, Extension(env): Extension<En
     run(s, move |s| s.update_account_credentials(env, &id, &b, true)).await
 }
 
-/// A document's bytes, as the file URLs of records point to.
-async fn download_file(State(s): State<Shared>, Extension(env): Extension<Env>, Path(id): Path<String>) -> Response {
-    match tokio::task::spawn_blocking(move || s.file(env, &id)).await {
+#[derive(serde::Deserialize)]
+struct FileLinkQuery {
+    expires: Option<String>,
+    signature: Option<String>,
+}
+
+/// A document's bytes, as the file URLs of records point to: with the key, or by the link's
+/// signature alone (see `packdesk_service::links`).
+async fn download_file(
+    State(s): State<Shared>,
+    env: Option<Extension<Env>>,
+    Path(id): Path<String>,
+    q: Result<Query<FileLinkQuery>, axum::extract::rejection::QueryRejection>,
+) -> Response {
+    let link = q.map(|Query(q)| q).unwrap_or(FileLinkQuery { expires: None, signature: None });
+    let found = tokio::task::spawn_blocking(move || match env {
+        Some(Extension(env)) => s.file(env, &id),
+        None => {
+            let expires = link.expires.as_deref().and_then(|e| e.parse::<i64>().ok());
+            let Some(expires) = expires else {
+                return Err(ServiceError::at(ErrorCode::InvalidApiKey, "expires", "a file link needs its expires (unix seconds)"));
+            };
+            s.file_by_link(&id, expires, link.signature.as_deref().unwrap_or(""))
+        }
+    });
+    match found.await {
         Ok(Ok((bytes, mime, name))) => {
             let mut r = (StatusCode::OK, Body::from(bytes)).into_response();
             r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static(mime));

@@ -23,9 +23,9 @@ fn a_label_prints_over_http_to_a_raw_printer_and_its_preview_is_a_png() {
         c.read_to_end(&mut all).unwrap();
         all
     });
-    let printer = s.sandbox_ok("POST", "/desk/printers", Some(&json!({"name": "Zebra desk 1", "transport": "raw", "address": format!("127.0.0.1:{port}"), "format": "zpl"})));
+    let printer = s.live_ok("POST", "/desk/printers", Some(&json!({"name": "Zebra desk 1", "transport": "raw", "address": format!("127.0.0.1:{port}"), "format": "zpl"})));
     assert_eq!((printer["dpi"].as_i64(), printer["strip_zpl_setup"].as_bool()), (Some(203), Some(true)));
-    s.sandbox_ok("PUT", "/desk/print-profiles/label", Some(&json!({"printer_id": printer["id"], "stock": "4x6", "auto_print": true})));
+    s.live_ok("PUT", "/desk/print-profiles/label", Some(&json!({"printer_id": printer["id"], "stock": "4x6", "auto_print": true})));
     let account = s.sandbox_ok("POST", "/v3/shipper-accounts", Some(&json!({"slug": "tipsa", "description": "Tipsa", "credentials": {"password": "p", "agency_code": "1", "customer_code": "2", "department_code": "3"}})));
     let mut body = yodel_label(account["id"].as_str().unwrap(), 1);
     body["service_type"] = json!("tipsa_10_horas");
@@ -48,7 +48,7 @@ fn a_label_prints_over_http_to_a_raw_printer_and_its_preview_is_a_png() {
         std::thread::sleep(Duration::from_millis(50));
     };
     assert_eq!(jobs["print_jobs"][0]["status"], "printed", "{jobs}");
-    let file_id = url.rsplit('/').next().unwrap();
+    let file_id = url.split('?').next().unwrap().rsplit('/').next().unwrap();
     let resp = reqwest::blocking::Client::new().get(s.url(&format!("/desk/files/{file_id}/preview.png?page=1&dpi=300"))).header("service-api-key", &s.sandbox).send().unwrap();
     assert_eq!(resp.headers()["content-type"], "image/png");
     assert_eq!(&resp.bytes().unwrap()[1..4], b"PNG");
@@ -97,7 +97,7 @@ fn a_4x6_pdf_label_prints_through_cups_and_ipp_at_its_size() {
     let label = s.sandbox_ok("POST", "/v3/labels", Some(&body));
     let tracking = label["tracking_numbers"][0].as_str().unwrap();
     for (transport, address) in [("spooler", queue.clone()), ("ipp", format!("ipp://localhost:631/printers/{queue}"))] {
-        let printer = s.sandbox_ok("POST", "/desk/printers", Some(&json!({"name": format!("CUPS {transport}"), "transport": transport, "address": address, "format": "pdf"})));
+        let printer = s.live_ok("POST", "/desk/printers", Some(&json!({"name": format!("CUPS {transport}"), "transport": transport, "address": address, "format": "pdf"})));
         let before: Vec<PathBuf> = std::fs::read_dir(&out).map(|d| d.flatten().map(|e| e.path()).collect()).unwrap_or_default();
         let job = s.sandbox_ok("POST", "/desk/print", Some(&json!({"label_id": label["id"], "printer_id": printer["id"]})));
         assert_eq!(job["status"], "printed", "{transport}: {job}");
