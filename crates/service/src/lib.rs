@@ -8,9 +8,11 @@ pub mod allocator;
 pub mod bulk;
 pub mod cancels;
 pub mod clock;
+pub mod idempotency;
 pub mod jobs;
 pub mod keys;
 pub mod labels;
+pub mod links;
 pub mod printing;
 pub mod list;
 pub mod manifests;
@@ -48,6 +50,38 @@ impl DataDir {
     }
 }
 
+/// Creates the data folder for its owner only (0700 on Unix), or tightens an existing one: it holds
+/// the database, the vault key and the lock.
+fn private_dir(dir: &Path) -> Result<(), ServiceError> {
+    let fail = |e: std::io::Error| ServiceError::internal(format!("cannot create the data folder {}: {e}", dir.display()));
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+        builder.mode(0o700);
+        builder.create(dir).map_err(fail)?;
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700)).map_err(fail)?;
+        // Files left readable by an older Packdesk (or copied in) are tightened too.
+        for entry in std::fs::read_dir(dir).map_err(fail)?.flatten() {
+            if entry.file_type().is_ok_and(|t| t.is_file()) {
+                std::fs::set_permissions(entry.path(), std::fs::Permissions::from_mode(0o600)).map_err(fail)?;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    builder.create(dir).map_err(fail)?;
+    Ok(())
+}
+
+/// Whether the database holds anything sealed by the vault (API keys, carrier credentials).
+fn holds_sealed_secrets(store: &Store) -> Result<bool, ServiceError> {
+    store.read(|c| {
+        c.query_row("SELECT EXISTS (SELECT 1 FROM api_keys) OR EXISTS (SELECT 1 FROM shipper_accounts)", [], |r| r.get(0))
+            .map_err(packdesk_store::db_error)
+    })
+}
+
 pub struct Service {
     pub store: Store,
     pub vault: Vault,
@@ -56,6 +90,8 @@ pub struct Service {
     /// Where file URLs point: `http://127.0.0.1:PORT`.
     pub base_url: String,
     pub data_dir: PathBuf,
+    /// Signs the file URLs of records (they work without the key header).
+    pub links: links::FileLinks,
     allocator: allocator::Allocator,
     /// Async jobs waiting for a worker (see `jobs`).
     pub jobs: jobs::JobQueue,
@@ -75,9 +111,9 @@ pub struct Opened {
 impl Service {
     /// Opens (or creates) the data folder. Only one Packdesk may use a data folder at a time.
     pub fn open(data_dir: &Path, base_url: &str, clock: Arc<dyn Clock>) -> Result<Opened, ServiceError> {
-        std::fs::create_dir_all(data_dir)
-            .map_err(|e| ServiceError::internal(format!("cannot create the data folder {}: {e}", data_dir.display())))?;
+        private_dir(data_dir)?;
         let dir = DataDir(data_dir.to_path_buf());
+        packdesk_store::private_file(&dir.lock_file())?;
         let lock = std::fs::OpenOptions::new()
             .create(true)
             .truncate(false)
@@ -88,9 +124,10 @@ impl Service {
             ServiceError::internal(format!("another Packdesk is already using the data folder {}", data_dir.display()))
         })?;
         let store = Store::open(&dir.database())?;
-        let vault = Vault::open(&dir.vault_key())?;
+        let vault = Vault::open_with(&dir.vault_key(), !holds_sealed_secrets(&store)?)?;
         let now = clock.now().timestamp_micros();
         let (keys, created_keys) = KeyRing::load(&store, &vault, now)?;
+        let links = links::FileLinks::load(&store)?;
         let service = Service {
             store,
             vault,
@@ -98,6 +135,7 @@ impl Service {
             clock,
             base_url: base_url.trim_end_matches('/').to_string(),
             data_dir: data_dir.to_path_buf(),
+            links,
             allocator: allocator::Allocator::default(),
             jobs: jobs::JobQueue::default(),
             dispatcher: webhooks::DispatcherSignal::default(),
@@ -117,7 +155,7 @@ impl Service {
             return Err(ServiceError::internal(format!("no Packdesk data in {} (start the server once first)", data_dir.display())));
         }
         let store = Store::open(&dir.database())?;
-        let vault = Vault::open(&dir.vault_key())?;
+        let vault = Vault::open_with(&dir.vault_key(), false)?;
         KeyRing::reveal(&store, &vault)
     }
 
@@ -134,6 +172,11 @@ impl Service {
         webhooks::command(&store, env, set, now)
     }
 
+    /// This service's keys in clear (the desk UI's session, for this machine only).
+    pub fn reveal_own_keys(&self) -> Result<Vec<(Env, String)>, ServiceError> {
+        KeyRing::reveal(&self.store, &self.vault)
+    }
+
     pub fn authenticate(&self, key: &str) -> Option<Env> {
         self.keys.authenticate(key)
     }
@@ -148,17 +191,43 @@ impl Service {
         format!("/v3/files/{file_id}")
     }
 
-    /// Prefixes every `files.*.url` path of a record with the base URL.
+    /// Makes every `files.*.url` path of a record a signed link on the base URL (see `links`).
     pub(crate) fn absolute_urls(&self, record: &mut serde_json::Value) {
+        let now = self.clock.now().timestamp();
         if let Some(files) = record.get_mut("files").and_then(|f| f.as_object_mut()) {
             for f in files.values_mut() {
                 if let Some(url) = f.get_mut("url") {
                     if let Some(path) = url.as_str().filter(|u| u.starts_with('/')) {
-                        *url = serde_json::Value::String(format!("{}{path}", self.base_url));
+                        let id = path.rsplit('/').next().unwrap_or("");
+                        let query = self.links.query(id, now);
+                        *url = serde_json::Value::String(format!("{}{path}?{query}", self.base_url));
                     }
                 }
             }
         }
+    }
+
+    /// A stored document by a signed link (no key): refused when the signature is wrong or the
+    /// link has expired, in words that say which.
+    pub fn file_by_link(&self, id: &str, expires: i64, signature: &str) -> Result<(Vec<u8>, &'static str, String), ServiceError> {
+        match self.links.check(id, expires, signature, self.clock.now().timestamp()) {
+            Ok(()) => {}
+            Err(links::LinkRefused::Expired) => {
+                return Err(ServiceError::at(
+                    model::ErrorCode::InvalidApiKey,
+                    "expires",
+                    "this file link has expired; read the record again for a fresh link, or send the service-api-key header",
+                ))
+            }
+            Err(links::LinkRefused::BadSignature) => {
+                return Err(ServiceError::at(model::ErrorCode::InvalidApiKey, "signature", "this file link is not valid"))
+            }
+        }
+        let row = self
+            .store
+            .read(|c| packdesk_store::files::get_by_id(c, id).map_err(packdesk_store::db_error))?
+            .ok_or_else(|| ServiceError::at(model::ErrorCode::ItemNotFound, "id", format!("no file {id}")))?;
+        Ok(file_answer(row))
     }
 
     /// A stored document: (bytes, content type, file name).
@@ -167,12 +236,17 @@ impl Service {
             .store
             .read(|c| packdesk_store::files::get(c, env.as_str(), id).map_err(packdesk_store::db_error))?
             .ok_or_else(|| ServiceError::at(model::ErrorCode::ItemNotFound, "id", format!("no file {id}")))?;
-        let mime = match row.file_type.as_str() {
-            "zpl" => "application/zpl",
-            "csv" => "text/csv; charset=utf-8",
-            _ => "application/pdf",
-        };
-        let name = format!("{}-{}.{}", row.kind, row.owner_id, row.file_type);
-        Ok((row.bytes, mime, name))
+        Ok(file_answer(row))
     }
+}
+
+/// A file's bytes, content type and download name.
+fn file_answer(row: packdesk_store::files::FileRow) -> (Vec<u8>, &'static str, String) {
+    let mime = match row.file_type.as_str() {
+        "zpl" => "application/zpl",
+        "csv" => "text/csv; charset=utf-8",
+        _ => "application/pdf",
+    };
+    let name = format!("{}-{}.{}", row.kind, row.owner_id, row.file_type);
+    (row.bytes, mime, name)
 }

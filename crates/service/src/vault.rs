@@ -16,9 +16,24 @@ const NONCE_LEN: usize = 24;
 impl Vault {
     /// Loads the key file, or creates it (mode 0600) on first start.
     pub fn open(key_file: &Path) -> Result<Vault, ServiceError> {
+        Vault::open_with(key_file, true)
+    }
+
+    /// Loads the key file; creates it only when `may_create` (nothing sealed exists yet). A missing
+    /// key with sealed secrets in the database is refused: a new key would open none of them.
+    pub fn open_with(key_file: &Path, may_create: bool) -> Result<Vault, ServiceError> {
         let key = match std::fs::read(key_file) {
             Ok(bytes) if bytes.len() == 32 => bytes,
             Ok(_) => return Err(ServiceError::internal(format!("{} is not a Packdesk vault key", key_file.display()))),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && !may_create => {
+                return Err(ServiceError::internal(format!(
+                    "the vault key {} is missing, but the database beside it holds secrets sealed with it \
+                     (the API keys, carrier credentials). Packdesk did not start and made no new key, which \
+                     would open none of them. Put the vault.key of this data folder back (from a backup), \
+                     or move the data folder away to start afresh",
+                    key_file.display()
+                )));
+            }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 let key = XChaCha20Poly1305::generate_key(&mut OsRng).to_vec();
                 write_private(key_file, &key).map_err(|e| ServiceError::internal(format!("writing {}: {e}", key_file.display())))?;
@@ -48,17 +63,27 @@ impl Vault {
     }
 }
 
+/// Writes the key whole or not at all: a private temporary file, synced, renamed over the name,
+/// and the folder synced, so a crash never leaves a short or empty key.
 fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let tmp = path.with_extension(format!("tmp-{}", std::process::id()));
     let mut opts = std::fs::OpenOptions::new();
-    opts.write(true).create_new(true);
+    opts.write(true).create(true).truncate(true);
     #[cfg(unix)]
     {
         use std::os::unix::fs::OpenOptionsExt;
         opts.mode(0o600);
     }
-    let mut f = opts.open(path)?;
+    let mut f = opts.open(&tmp)?;
     f.write_all(bytes)?;
-    f.sync_all()
+    f.sync_all()?;
+    drop(f);
+    std::fs::rename(&tmp, path)?;
+    #[cfg(unix)]
+    if let Some(dir) = path.parent() {
+        std::fs::File::open(dir)?.sync_all()?;
+    }
+    Ok(())
 }
 
 /// Random bytes from the OS.
@@ -88,5 +113,15 @@ mod tests {
             use std::os::unix::fs::PermissionsExt;
             assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
         }
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2, "no temporary file is left behind");
+    }
+
+    #[test]
+    fn a_missing_key_is_not_made_again_when_sealed_secrets_exist() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("vault.key");
+        let e = Vault::open_with(&path, false).err().expect("refused");
+        assert!(e.details[0].info.contains("is missing"), "{:?}", e.details);
+        assert!(!path.exists());
     }
 }

@@ -46,6 +46,13 @@ pub fn get(conn: &Connection, env: &str, id: &str) -> rusqlite::Result<Option<Fi
     .optional()
 }
 
+/// A file by its id alone, whatever its environment (a signed file link names one file).
+pub fn get_by_id(conn: &Connection, id: &str) -> rusqlite::Result<Option<FileRow>> {
+    conn.prepare_cached("SELECT id, env, owner_id, kind, file_type, paper_size, bytes, created_at FROM files WHERE id = ?1")?
+        .query_row(params![id], from_row)
+        .optional()
+}
+
 /// The file of `kind` that belongs to `owner_id` (a label's label document, say).
 /// The owner's file of `kind` in `file_type` (a manifest has a PDF and a CSV).
 pub fn of_owner_as(conn: &Connection, env: &str, owner_id: &str, kind: &str, file_type: &str) -> rusqlite::Result<Option<FileRow>> {

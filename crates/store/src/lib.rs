@@ -3,6 +3,7 @@
 
 pub mod accounts;
 pub mod files;
+pub mod idempotency;
 pub mod jobs;
 pub mod keys;
 pub mod labels;
@@ -66,6 +67,12 @@ pub fn db_error(e: rusqlite::Error) -> ServiceError {
         Some(rusqlite::ErrorCode::DatabaseBusy) | Some(rusqlite::ErrorCode::DatabaseLocked) => {
             ServiceError::at(ErrorCode::InternalRetry, "", "the database is busy")
         }
+        // The transaction rolled back whole; nothing was half-written. Worth a retry once space is freed.
+        Some(rusqlite::ErrorCode::DiskFull) => ServiceError::at(
+            ErrorCode::InternalRetry,
+            "",
+            "the disk of the data folder is full: nothing was saved; free some space and send the request again",
+        ),
         _ => ServiceError::internal(format!("database: {e}")),
     }
 }
@@ -76,18 +83,38 @@ fn open_conn(path: &Path) -> rusqlite::Result<Connection> {
         OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
     )?;
     c.busy_timeout(std::time::Duration::from_secs(5))?;
-    // WAL + NORMAL: a committed transaction survives a process crash; an OS crash may lose the
-    // last commits but never corrupts the file.
+    // WAL + FULL: a committed transaction (a label and its tracking numbers) survives a process
+    // crash and a power cut alike: every commit syncs the WAL.
     c.pragma_update(None, "journal_mode", "WAL")?;
-    c.pragma_update(None, "synchronous", "NORMAL")?;
+    c.pragma_update(None, "synchronous", "FULL")?;
     c.pragma_update(None, "foreign_keys", "ON")?;
     Ok(c)
 }
 
 impl Store {
     pub fn open(path: &Path) -> Result<Store, ServiceError> {
+        private_file(path)?;
         let mut writer = open_conn(path).map_err(db_error)?;
+        let version = migrations::version(&writer).map_err(db_error)?;
+        if version > migrations::LATEST {
+            return Err(ServiceError::internal(format!(
+                "the database {} was written by a newer Packdesk (schema {version}; this one knows up to {}): \
+                 it was not opened, so nothing in it changed. Start the newer Packdesk, or restore a backup made \
+                 with this version",
+                path.display(),
+                migrations::LATEST
+            )));
+        }
         migrations::migrate(&mut writer).map_err(db_error)?;
+        // SQLite gives the WAL and shared-memory files the database file's mode; tighten old ones too.
+        for suffix in ["-wal", "-shm"] {
+            let mut side = path.as_os_str().to_owned();
+            side.push(suffix);
+            let side = PathBuf::from(side);
+            if side.exists() {
+                private_file(&side)?;
+            }
+        }
         // Commits never checkpoint while the checkpointer thread does (see `Checkpointer`).
         let checkpointer = Checkpointer::start(path);
         if checkpointer.is_some() {
@@ -127,6 +154,36 @@ impl Store {
         }
         out
     }
+}
+
+/// A value of the `meta` table (store-wide settings and secrets such as the file link key).
+pub fn meta_get(conn: &Connection, key: &str) -> rusqlite::Result<Option<String>> {
+    use rusqlite::OptionalExtension;
+    conn.prepare_cached("SELECT value FROM meta WHERE key = ?1")?.query_row([key], |r| r.get(0)).optional()
+}
+
+/// Sets `key` unless it is set already; answers the value in force.
+pub fn meta_init(conn: &Connection, key: &str, value: &str) -> rusqlite::Result<String> {
+    conn.prepare_cached("INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO NOTHING")?.execute([key, value])?;
+    conn.prepare_cached("SELECT value FROM meta WHERE key = ?1")?.query_row([key], |r| r.get(0))
+}
+
+/// Creates `path` readable and writable by its owner only (0600 on Unix), or tightens it when it
+/// exists: the database holds the desk's records and sealed secrets.
+pub fn private_file(path: &Path) -> Result<(), ServiceError> {
+    let fail = |e: std::io::Error| ServiceError::internal(format!("cannot make {} private: {e}", path.display()));
+    let mut opts = std::fs::OpenOptions::new();
+    opts.create(true).append(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+        opts.mode(0o600);
+        opts.open(path).map_err(fail)?;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600)).map_err(fail)?;
+    }
+    #[cfg(not(unix))]
+    opts.open(path).map_err(fail)?;
+    Ok(())
 }
 
 /// Microseconds since the Unix epoch: the store's time unit (ordering and paging).

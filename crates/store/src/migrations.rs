@@ -215,10 +215,32 @@ const MIGRATIONS: &[&str] = &[
     DROP INDEX labels_manifestable;
     CREATE INDEX labels_manifestable ON labels (shipper_account_id, status, manifest_id, created_at);
     "#,
+    // 6: Idempotency-Key of POST requests: the request's hash and, once made, the answer to give
+    // again (NULL while the first request runs). Kept 24 hours.
+    r#"
+    CREATE TABLE idempotency_keys (
+        env TEXT NOT NULL,
+        key TEXT NOT NULL,
+        request_hash BLOB NOT NULL,
+        http_status INTEGER,
+        response TEXT,
+        created_at INTEGER NOT NULL,
+        PRIMARY KEY (env, key)
+    ) WITHOUT ROWID;
+    CREATE INDEX idempotency_keys_age ON idempotency_keys (created_at);
+    "#,
 ];
 
+/// The schema version this build writes.
+pub const LATEST: usize = MIGRATIONS.len();
+
+/// The schema version of an open database (0: new).
+pub fn version(conn: &Connection) -> rusqlite::Result<usize> {
+    Ok(conn.pragma_query_value(None, "user_version", |r| r.get::<_, i64>(0))?.max(0) as usize)
+}
+
 pub fn migrate(conn: &mut Connection) -> rusqlite::Result<()> {
-    let done: usize = conn.pragma_query_value(None, "user_version", |r| r.get::<_, i64>(0))? as usize;
+    let done = version(conn)?;
     for (i, sql) in MIGRATIONS.iter().enumerate().skip(done) {
         let tx = conn.transaction()?;
         tx.execute_batch(sql)?;
