@@ -1,0 +1,91 @@
+//! `Idempotency-Key` on POST requests, as Stripe, EasyPost and Shippo clients send it: the same key
+//! with the same request within 24 hours answers the first answer again (no second label, no second
+//! tracking number); the same key with another request is refused. Keys are per environment.
+//!
+//! The key is taken (a row without an answer) before the request runs and given its answer after,
+//! so two requests with one key never both run. A row left without an answer by a crash is taken
+//! again after `STALE`.
+
+use crate::keys::Env;
+use crate::Service;
+use packdesk_model::{ErrorCode, ServiceError};
+use packdesk_store::{db_error, idempotency as table};
+use sha2::{Digest, Sha256};
+
+/// How long a key answers its first answer.
+pub const TTL_US: i64 = 24 * 3600 * 1_000_000;
+/// After this, a key whose request never finished (the process died) may run again.
+pub const STALE_US: i64 = 120 * 1_000_000;
+/// Longest key taken.
+pub const MAX_KEY_LEN: usize = 255;
+
+/// What to do with a request that carries an idempotency key.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Claim {
+    /// First time: run it, then `finish_idempotent`.
+    Run,
+    /// Answer this again: HTTP status and body.
+    Replay(u16, String),
+}
+
+/// The key as sent: printable ASCII, 1..255 characters.
+pub fn check_key(key: &str) -> Result<(), ServiceError> {
+    if key.is_empty() || key.len() > MAX_KEY_LEN || !key.bytes().all(|b| (0x21..=0x7e).contains(&b)) {
+        return Err(ServiceError::invalid(
+            "headers.idempotency-key",
+            format!("an Idempotency-Key is 1..{MAX_KEY_LEN} printable ASCII characters without spaces (a UUID, say)"),
+        ));
+    }
+    Ok(())
+}
+
+fn request_hash(path: &str, body: &[u8]) -> Vec<u8> {
+    let mut h = Sha256::new();
+    h.update(path.as_bytes());
+    h.update([0]);
+    h.update(body);
+    h.finalize().to_vec()
+}
+
+impl Service {
+    /// Takes `key` for the request `path` + `body`, or says which earlier answer to give again.
+    pub fn claim_idempotent(&self, env: Env, key: &str, path: &str, body: &[u8]) -> Result<Claim, ServiceError> {
+        check_key(key)?;
+        let hash = request_hash(path, body);
+        let now = self.now_us();
+        self.store.write(|tx| {
+            table::purge(tx, now - TTL_US).map_err(db_error)?;
+            match table::get(tx, env.as_str(), key).map_err(db_error)? {
+                Some(row) if row.request_hash != hash => Err(ServiceError::invalid(
+                    "headers.idempotency-key",
+                    "this Idempotency-Key was used with another request in the last 24 hours; send a new key for a new request",
+                )),
+                Some(row) => match row.answer {
+                    Some((status, body)) => Ok(Claim::Replay(status, body)),
+                    None if now - row.created_at < STALE_US => Err(ServiceError::at(
+                        ErrorCode::InternalRetry,
+                        "headers.idempotency-key",
+                        "the first request with this Idempotency-Key is still running; send it again in a moment",
+                    )),
+                    None => {
+                        table::reserve(tx, env.as_str(), key, &hash, now).map_err(db_error)?;
+                        Ok(Claim::Run)
+                    }
+                },
+                None => {
+                    table::reserve(tx, env.as_str(), key, &hash, now).map_err(db_error)?;
+                    Ok(Claim::Run)
+                }
+            }
+        })
+    }
+
+    /// Keeps the answer of a request that ran under `key`. `keep` false (a transient failure: the
+    /// request may be sent again and should run then) lets the key go instead.
+    pub fn finish_idempotent(&self, env: Env, key: &str, keep: bool, http_status: u16, body: &str) -> Result<(), ServiceError> {
+        self.store.write(|tx| match keep {
+            true => table::finish(tx, env.as_str(), key, http_status, body).map_err(db_error),
+            false => table::release(tx, env.as_str(), key).map_err(db_error),
+        })
+    }
+}
