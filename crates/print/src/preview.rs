@@ -2,30 +2,90 @@
 //! through `labelize` (pure Rust). Nothing is sent anywhere.
 
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+/// Renders at once at most; more wait (up to `WAIT`) so that a burst of previews cannot take every
+/// core and all the memory of the desk.
+const MAX_AT_ONCE: usize = 2;
+/// How long a preview waits for its turn.
+const WAIT: Duration = Duration::from_secs(10);
+/// How long pdftoppm may take for one page before it is stopped.
+pub const RENDER_TIMEOUT: Duration = Duration::from_secs(10);
+
+static RUNNING: Mutex<usize> = Mutex::new(0);
+static TURN: Condvar = Condvar::new();
+
+/// A turn to render, given back when dropped.
+struct Turn;
+
+impl Turn {
+    fn take() -> Result<Turn, String> {
+        let deadline = Instant::now() + WAIT;
+        let mut running = RUNNING.lock().unwrap_or_else(|p| p.into_inner());
+        while *running >= MAX_AT_ONCE {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Err("the desk is busy rendering other previews; try again in a moment".into());
+            }
+            running = TURN.wait_timeout(running, left).unwrap_or_else(|p| p.into_inner()).0;
+        }
+        *running += 1;
+        Ok(Turn)
+    }
+}
+
+impl Drop for Turn {
+    fn drop(&mut self) {
+        let mut running = RUNNING.lock().unwrap_or_else(|p| p.into_inner());
+        *running -= 1;
+        TURN.notify_one();
+    }
+}
 
 /// Page `page` (1-based) of a PDF at `dpi`.
 pub fn pdf_page_png(pdf: &[u8], page: u32, dpi: u32) -> Result<Vec<u8>, String> {
-    // pdftoppm needs a file it can seek in; the PNG comes back on stdout.
-    static SEQ: AtomicU64 = AtomicU64::new(0);
-    let input = std::env::temp_dir().join(format!("packdesk-preview-{}-{}.pdf", std::process::id(), SEQ.fetch_add(1, Ordering::Relaxed)));
+    let _turn = Turn::take()?;
+    // pdftoppm needs a file it can seek in: a private temporary folder of a random name (no other
+    // user can guess it or plant a link there), removed when done.
+    let dir = tempfile::Builder::new().prefix("packdesk-preview-").tempdir().map_err(|e| format!("cannot make a temporary folder: {e}"))?;
+    let input = dir.path().join("in.pdf");
+    let output = dir.path().join("page");
     std::fs::write(&input, pdf).map_err(|e| format!("cannot write a temporary file: {e}"))?;
     let page = page.max(1).to_string();
-    let out = Command::new("pdftoppm")
+    let mut child = Command::new("pdftoppm")
         .args(["-png", "-r", &dpi.clamp(36, 600).to_string(), "-f", &page, "-l", &page, "-singlefile"])
         .arg(&input)
+        .arg(&output)
         .stdin(Stdio::null())
-        .output();
-    let _ = std::fs::remove_file(&input);
-    let out = out.map_err(|e| format!("PDF previews need pdftoppm (poppler-utils): {e}"))?;
-    if !out.status.success() || out.stdout.is_empty() {
-        return Err(format!("the PDF has no page {page} ({})", String::from_utf8_lossy(&out.stderr).trim()));
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(dir.path().join("err.txt")).map(Stdio::from).unwrap_or_else(|_| Stdio::null()))
+        .spawn()
+        .map_err(|e| format!("PDF previews need pdftoppm (poppler-utils): {e}"))?;
+    let started = Instant::now();
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if started.elapsed() > RENDER_TIMEOUT => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(format!("the page took more than {} s to render and was stopped", RENDER_TIMEOUT.as_secs()));
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(5)),
+            Err(e) => return Err(format!("pdftoppm: {e}")),
+        }
+    };
+    let png = std::fs::read(output.with_extension("png")).unwrap_or_default();
+    if !status.success() || png.is_empty() {
+        let why = std::fs::read_to_string(dir.path().join("err.txt")).unwrap_or_default();
+        return Err(format!("the PDF has no page {page} ({})", why.trim()));
     }
-    Ok(out.stdout)
+    Ok(png)
 }
 
 /// Label `page` (1-based) of a ZPL stream, rendered at the printer's resolution on its stock.
 pub fn zpl_label_png(zpl: &str, page: u32, dpi: u32, width_mm: f64, height_mm: f64) -> Result<Vec<u8>, String> {
+    let _turn = Turn::take()?;
     let labels = crate::zpl::labels(zpl);
     let one = labels.get(page.max(1) as usize - 1).ok_or_else(|| format!("the ZPL has {} labels, not {page}", labels.len()))?;
     let dpmm = match dpi {

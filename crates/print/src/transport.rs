@@ -43,6 +43,14 @@ impl Transport {
     /// Parses (kind, address) as stored; says what is wrong otherwise.
     pub fn parse(kind: &str, address: &str) -> Result<Transport, String> {
         let address = address.trim();
+        // An address ends up in a request line, a Host header or a command's argument: no control
+        // characters (CR/LF would let it write headers of its own).
+        if address.chars().any(|c| c.is_control()) {
+            return Err("the address must not contain control characters (line breaks, tabs)".into());
+        }
+        if address.len() > 1024 {
+            return Err("the address is at most 1024 characters".into());
+        }
         match kind {
             "spooler" => {
                 if address.is_empty() || address.contains(char::is_whitespace) || address.contains('/') {
@@ -248,6 +256,9 @@ fn desk_user() -> String {
         .unwrap_or_else(|| "packdesk".into())
 }
 
+/// The most of an IPP printer's answer read.
+const IPP_ANSWER_MAX: u64 = 64 * 1024;
+
 fn ipp(uri: &str, bytes: &[u8], copies: u32, o: &PrintOptions) -> Result<Option<String>, PrintError> {
     let rest = uri.strip_prefix("ipp://").or_else(|| uri.strip_prefix("http://")).unwrap_or(uri);
     let (hostport, path) = rest.split_once('/').map(|(h, p)| (h, format!("/{p}"))).unwrap_or((rest, "/".into()));
@@ -264,8 +275,13 @@ fn ipp(uri: &str, bytes: &[u8], copies: u32, o: &PrintOptions) -> Result<Option<
         body.len()
     );
     s.write_all(head.as_bytes()).and_then(|_| s.write_all(&body)).map_err(|e| PrintError(format!("IPP printer {hostport} dropped the job: {e}")))?;
+    // A Print-Job answer is a few hundred bytes: read at most IPP_ANSWER_MAX, so a misbehaving
+    // device cannot fill the desk's memory.
     let mut answer = Vec::new();
-    s.read_to_end(&mut answer).map_err(|e| PrintError(format!("IPP printer {hostport} did not answer: {e}")))?;
+    (&mut s)
+        .take(IPP_ANSWER_MAX)
+        .read_to_end(&mut answer)
+        .map_err(|e| PrintError(format!("IPP printer {hostport} did not answer: {e}")))?;
     let split = answer.windows(4).position(|w| w == b"\r\n\r\n").ok_or_else(|| PrintError(format!("IPP printer {hostport} gave no HTTP answer")))?;
     let status_line = String::from_utf8_lossy(&answer[..split]).lines().next().unwrap_or("").to_string();
     if !status_line.contains(" 200") {
@@ -293,6 +309,36 @@ fn find_integer(ipp: &[u8], name: &str) -> Option<i32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn addresses_with_line_breaks_are_refused() {
+        for kind in ["ipp", "raw", "spooler"] {
+            let why = Transport::parse(kind, "ipp://printer:631/ipp\r\nX-Injected: 1").unwrap_err();
+            assert!(why.contains("control characters"), "{kind}: {why}");
+        }
+    }
+
+    #[test]
+    fn an_endless_ipp_answer_is_cut_off_and_refused() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let server = std::thread::spawn(move || {
+            let (mut c, _) = listener.accept().unwrap();
+            let mut buf = [0u8; 65536];
+            let _ = c.read(&mut buf);
+            // An answer that never ends (no header end): the client must stop reading by itself.
+            let junk = vec![b'x'; 1 << 20];
+            for _ in 0..64 {
+                if c.write_all(&junk).is_err() {
+                    break;
+                }
+            }
+        });
+        let o = PrintOptions { format: "pdf".into(), copies: 1, media: None, title: "t".into(), timeout: Duration::from_secs(5) };
+        let why = ipp(&format!("ipp://127.0.0.1:{port}/ipp/print"), b"%PDF-1.4", 1, &o).unwrap_err();
+        assert!(why.0.contains("gave no HTTP answer"), "{}", why.0);
+        drop(server);
+    }
 
     #[test]
     fn addresses_parse_with_clear_errors() {

@@ -303,50 +303,67 @@ impl Service {
         let mut threads = Vec::new();
         for i in 0..workers.max(1) {
             let s = Arc::clone(self);
-            threads.push(
-                std::thread::Builder::new()
-                    .name(format!("packdesk-job-{i}"))
-                    .spawn(move || {
-                        while let Some((id, lane)) = s.jobs.take(true) {
-                            s.run_job(&id);
-                            s.jobs.done(&lane);
-                        }
-                    })
-                    .expect("spawn a job worker"),
-            );
+            threads.push(supervised(format!("packdesk-job-{i}"), &stop, move |_| {
+                while let Some((id, lane)) = s.jobs.take(true) {
+                    // The lane is given back even if the job's code panics (run_job catches its
+                    // own panics; this is the last guard), so the account's next jobs still run.
+                    let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| s.run_job(&id)));
+                    s.jobs.done(&lane);
+                    if let Err(p) = ran {
+                        std::panic::resume_unwind(p);
+                    }
+                }
+            }));
         }
         let s = Arc::clone(self);
-        let stopping = Arc::clone(&stop);
-        threads.push(
-            std::thread::Builder::new()
-                .name("packdesk-webhooks".into())
-                .spawn(move || s.dispatch_webhooks_until(&stopping))
-                .expect("spawn the webhook dispatcher"),
-        );
+        threads.push(supervised("packdesk-webhooks".into(), &stop, move |stopping| s.dispatch_webhooks_until(stopping)));
         let s = Arc::clone(self);
-        let stopping = Arc::clone(&stop);
-        threads.push(
-            std::thread::Builder::new()
-                .name("packdesk-print".into())
-                .spawn(move || s.print_until(&stopping))
-                .expect("spawn the print worker"),
-        );
+        threads.push(supervised("packdesk-print".into(), &stop, move |stopping| s.print_until(stopping)));
         // History's first search stays quick: the labels of earlier runs are indexed now, off the
         // start-up path (a data folder upgraded with a million labels takes minutes).
         let s = Arc::clone(self);
-        let stopping = Arc::clone(&stop);
-        threads.push(
-            std::thread::Builder::new()
-                .name("packdesk-search".into())
-                .spawn(move || {
-                    if let Err(e) = s.catch_up_search(|| !stopping.load(Ordering::SeqCst)) {
-                        eprintln!("packdesk: the search index could not catch up now: {e}");
-                    }
-                })
-                .expect("spawn the search indexer"),
-        );
+        threads.push(supervised("packdesk-search".into(), &stop, move |stopping| {
+            if let Err(e) = s.catch_up_search(|| !stopping.load(Ordering::SeqCst)) {
+                eprintln!("packdesk: the search index could not catch up now: {e}");
+            }
+        }));
         Background { service: Arc::clone(self), stop, threads }
     }
+}
+
+/// Starts a background thread that runs `work` again when it panics (logged, after a pause that
+/// grows to 30 s), until `stop` is set. A normal return ends the thread.
+pub fn supervised(
+    name: String,
+    stop: &Arc<AtomicBool>,
+    work: impl Fn(&AtomicBool) + Send + 'static,
+) -> std::thread::JoinHandle<()> {
+    let stop = Arc::clone(stop);
+    let thread_name = name.clone();
+    std::thread::Builder::new()
+        .name(thread_name)
+        .spawn(move || {
+            let mut panics = 0u32;
+            loop {
+                match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(&stop))) {
+                    Ok(()) => return,
+                    Err(p) => {
+                        panics += 1;
+                        let why = p
+                            .downcast_ref::<&str>()
+                            .map(|s| s.to_string())
+                            .or_else(|| p.downcast_ref::<String>().cloned())
+                            .unwrap_or_default();
+                        eprintln!("packdesk: background work {name} stopped on a bug ({why}); starting it again");
+                        if stop.load(Ordering::SeqCst) {
+                            return;
+                        }
+                        std::thread::sleep(std::time::Duration::from_millis((100u64 << panics.min(8)).min(30_000)));
+                    }
+                }
+            }
+        })
+        .expect("spawn a background thread")
 }
 
 /// The running worker pool and dispatcher; dropping it stops them (after the job in hand).
@@ -371,4 +388,24 @@ impl Drop for Background {
 /// Default size of the worker pool: one per core, at least two.
 pub fn default_workers() -> usize {
     std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2).max(2)
+}
+
+#[cfg(test)]
+mod supervision_tests {
+    use super::*;
+    use std::sync::atomic::AtomicUsize;
+
+    #[test]
+    fn background_work_that_panics_is_started_again() {
+        let stop = Arc::new(AtomicBool::new(false));
+        let runs = Arc::new(AtomicUsize::new(0));
+        let counted = Arc::clone(&runs);
+        let t = supervised("test-worker".into(), &stop, move |_| {
+            if counted.fetch_add(1, Ordering::SeqCst) < 2 {
+                panic!("a bug in background work");
+            }
+        });
+        t.join().expect("the thread itself survives its work's panics");
+        assert_eq!(runs.load(Ordering::SeqCst), 3, "two panics, then a run that returns");
+    }
 }

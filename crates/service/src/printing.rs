@@ -155,11 +155,12 @@ fn queued_job(env: Env, printer_id: &str, document_type: &str, owner_id: &str, f
     }
 }
 
-/// Wakes the print worker when a job is queued.
+/// Wakes the print worker when a job is queued; `busy` holds the printers a sender thread works on.
 #[derive(Default)]
 pub struct PrintSignal {
     queued: Mutex<u64>,
     wake: Condvar,
+    busy: Mutex<std::collections::HashSet<String>>,
 }
 
 impl Service {
@@ -465,11 +466,16 @@ impl Service {
         queued.len()
     }
 
-    /// Retries failed jobs whose last attempt is older than `RETRY_EVERY` (the printer may be back).
-    pub fn retry_failed_print_jobs(&self) -> usize {
+    /// Failed jobs whose last attempt is older than `RETRY_EVERY` (the printer may be back).
+    fn failed_print_jobs_due(&self) -> Vec<PrintJobRow> {
         let cutoff = self.now_us() - RETRY_EVERY.as_micros() as i64;
-        let failed = self.store.read(|c| table::jobs_in(c, "failed", 256).map_err(db_error)).unwrap_or_default();
-        let due: Vec<_> = failed.into_iter().filter(|j| j.attempts < MAX_AUTO_ATTEMPTS && j.updated_at <= cutoff).collect();
+        self.store.read(|c| table::retry_due(c, MAX_AUTO_ATTEMPTS, cutoff, 256).map_err(db_error)).unwrap_or_default()
+    }
+
+    /// Retries the failed jobs that are due, one after another (tests; the worker uses one queue
+    /// per printer).
+    pub fn retry_failed_print_jobs(&self) -> usize {
+        let due = self.failed_print_jobs_due();
         for j in &due {
             let _ = self.execute_print_job(&j.id);
         }
@@ -488,13 +494,41 @@ impl Service {
         })
     }
 
-    /// The print worker: queued jobs as they come, failed ones again every `RETRY_EVERY`.
-    pub(crate) fn print_until(&self, stop: &std::sync::atomic::AtomicBool) {
+    /// The print worker: queued jobs as they come, failed ones again every `RETRY_EVERY`, one queue
+    /// per printer: each printer's jobs go out in order on a sender thread of its own, so a printer
+    /// that is off (10 s timeouts) never holds another.
+    pub(crate) fn print_until(self: &std::sync::Arc<Self>, stop: &std::sync::atomic::AtomicBool) {
         use std::sync::atomic::Ordering;
         while !stop.load(Ordering::SeqCst) {
             let seen = *self.print_signal.queued.lock().unwrap_or_else(|p| p.into_inner());
-            self.run_print_jobs();
-            self.retry_failed_print_jobs();
+            let mut work = self.store.read(|c| table::jobs_in(c, "queued", 256).map_err(db_error)).unwrap_or_default();
+            work.extend(self.failed_print_jobs_due());
+            let mut by_printer: std::collections::BTreeMap<String, Vec<String>> = Default::default();
+            for j in work {
+                by_printer.entry(j.printer_id).or_default().push(j.id);
+            }
+            for (printer, jobs) in by_printer {
+                // A printer with a sender at work gets its new jobs in that sender's next round.
+                if !self.print_signal.busy.lock().unwrap_or_else(|p| p.into_inner()).insert(printer.clone()) {
+                    continue;
+                }
+                let s = std::sync::Arc::clone(self);
+                let printer_again = printer.clone();
+                let spawned = std::thread::Builder::new().name("packdesk-print-send".into()).spawn(move || {
+                    for id in &jobs {
+                        let sent = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| s.execute_print_job(id)));
+                        if sent.is_err() {
+                            eprintln!("packdesk: print job {id} failed unexpectedly (a bug); it stays queued");
+                        }
+                    }
+                    s.print_signal.busy.lock().unwrap_or_else(|p| p.into_inner()).remove(&printer);
+                    s.wake_printer();
+                });
+                if let Err(e) = spawned {
+                    eprintln!("packdesk: no print sender thread: {e}");
+                    self.print_signal.busy.lock().unwrap_or_else(|p| p.into_inner()).remove(&printer_again);
+                }
+            }
             let g = self.print_signal.queued.lock().unwrap_or_else(|p| p.into_inner());
             if *g == seen && !stop.load(Ordering::SeqCst) {
                 let _ = self.print_signal.wake.wait_timeout(g, RETRY_EVERY);

@@ -107,6 +107,45 @@ fn delivery_json(d: &DeliveryRow, attempts: &[AttemptRow]) -> Value {
     })
 }
 
+/// What a round of the dispatcher did.
+#[derive(Default)]
+struct Round {
+    made: usize,
+    /// Some attempts (or the due list) could not be read or recorded.
+    unrecorded: bool,
+}
+
+/// The pause after `n` rounds in a row whose attempts could not be recorded: 1 s, 2 s, 4 s... 60 s.
+pub fn record_backoff(n: u32) -> Duration {
+    Duration::from_secs((1u64 << n.saturating_sub(1).min(6)).min(60))
+}
+
+/// Makes one attempt of a delivery. Only HTTP 200 delivers; redirects are not followed (a 3xx is
+/// a failed attempt, recorded with its status).
+async fn attempt(client: &reqwest::Client, clock: &dyn crate::clock::Clock, d: DeliveryRow) -> Attempted {
+    let at = clock.now().timestamp_micros();
+    let started = Instant::now();
+    let sent = client.post(&d.url).header("content-type", "application/json").body(d.body.clone()).send().await;
+    let (status_code, error) = match sent {
+        Ok(resp) => {
+            let code = resp.status().as_u16() as i64;
+            let location = resp.headers().get("location").and_then(|l| l.to_str().ok()).map(str::to_string);
+            // Read the answer so the connection can be kept alive.
+            let _ = resp.bytes().await;
+            let error = match (code, location) {
+                (200, _) => None,
+                (300..=399, Some(to)) => {
+                    Some(format!("the receiver answered HTTP {code} (a redirect to {to}); webhooks follow no redirects: set the final URL"))
+                }
+                _ => Some(format!("the receiver answered HTTP {code}, not 200")),
+            };
+            (Some(code), error)
+        }
+        Err(e) => (None, Some(describe(&e))),
+    };
+    Attempted { delivery: d, at, status_code, error, duration_us: started.elapsed().as_micros() as i64 }
+}
+
 /// What one attempt came to.
 struct Attempted {
     delivery: DeliveryRow,
@@ -201,6 +240,8 @@ impl Service {
         let client = reqwest::Client::builder()
             .timeout(ATTEMPT_TIMEOUT)
             .user_agent(concat!("Packdesk/", env!("CARGO_PKG_VERSION"), " webhook"))
+            // A redirect is not a delivery: a 302 to a page that answers GET would otherwise count.
+            .redirect(reqwest::redirect::Policy::none())
             .pool_max_idle_per_host(CONCURRENCY)
             // Headers and body may go in two writes: without this, Nagle + delayed ACK cost 40 ms.
             .tcp_nodelay(true)
@@ -213,61 +254,56 @@ impl Service {
     /// Makes one attempt of every delivery due now (up to a batch), records them, and answers how
     /// many it made. The dispatcher thread calls it in a loop; tests call it with a manual clock.
     pub fn deliver_due_webhooks(&self) -> usize {
+        self.deliver_round().made
+    }
+
+    /// One round: attempts run concurrently and each is recorded as soon as it finishes (those that
+    /// finish together share a transaction), so a crash repeats at most the attempts in flight.
+    fn deliver_round(&self) -> Round {
         let now = self.now_us();
         let due = match self.store.read(|c| table::due(c, now, BATCH).map_err(db_error)) {
             Ok(d) if !d.is_empty() => d,
-            _ => return 0,
+            Ok(_) => return Round::default(),
+            Err(e) => {
+                eprintln!("packdesk: webhook deliveries cannot be read: {e}");
+                return Round { made: 0, unrecorded: true };
+            }
         };
         let sender = match self.sender() {
             Ok(s) => s,
             Err(e) => {
                 eprintln!("packdesk: webhooks cannot be sent: {e}");
-                return 0;
+                return Round::default();
             }
         };
         let clock = self.clock.clone();
         let client = sender.client.clone();
-        let results: Vec<Attempted> = sender.runtime.block_on(async move {
+        sender.runtime.block_on(async move {
             let gate = std::sync::Arc::new(tokio::sync::Semaphore::new(CONCURRENCY));
             let mut set = tokio::task::JoinSet::new();
-            for (i, d) in due.into_iter().enumerate() {
+            for d in due {
                 let (client, gate, clock) = (client.clone(), gate.clone(), clock.clone());
                 set.spawn(async move {
                     let _permit = gate.acquire_owned().await;
-                    let at = clock.now().timestamp_micros();
-                    let started = Instant::now();
-                    let sent = client
-                        .post(&d.url)
-                        .header("content-type", "application/json")
-                        .body(d.body.clone())
-                        .send()
-                        .await;
-                    let (status_code, error) = match sent {
-                        Ok(resp) => {
-                            let code = resp.status().as_u16() as i64;
-                            // Read the answer so the connection can be kept alive.
-                            let _ = resp.bytes().await;
-                            (Some(code), if code == 200 { None } else { Some(format!("the receiver answered HTTP {code}, not 200")) })
-                        }
-                        Err(e) => (None, Some(describe(&e))),
-                    };
-                    (i, Attempted { delivery: d, at, status_code, error, duration_us: started.elapsed().as_micros() as i64 })
+                    attempt(&client, clock.as_ref(), d).await
                 });
             }
-            let mut out = Vec::new();
-            while let Some(r) = set.join_next().await {
-                if let Ok(r) = r {
-                    out.push(r);
+            let mut round = Round::default();
+            while let Some(first) = set.join_next().await {
+                let mut finished: Vec<Attempted> = first.into_iter().collect();
+                while let Some(more) = set.try_join_next() {
+                    finished.extend(more);
+                }
+                round.made += finished.len();
+                // A short synchronous write on this (the dispatcher's) thread; the attempts still
+                // in flight go on on the runtime's own threads meanwhile.
+                if let Err(e) = self.record_attempts(finished) {
+                    eprintln!("packdesk: webhook attempts could not be recorded (they will be made again): {e}");
+                    round.unrecorded = true;
                 }
             }
-            out.sort_by_key(|(i, _)| *i);
-            out.into_iter().map(|(_, a)| a).collect()
-        });
-        let n = results.len();
-        if let Err(e) = self.record_attempts(results) {
-            eprintln!("packdesk: webhook attempts could not be recorded (they will be made again): {e}");
-        }
-        n
+            round
+        })
     }
 
     fn record_attempts(&self, results: Vec<Attempted>) -> Result<(), ServiceError> {
@@ -306,9 +342,19 @@ impl Service {
     /// The dispatcher's loop: deliver what is due, else sleep until the next delivery falls due
     /// (at most a second) or a new one is written.
     pub(crate) fn dispatch_webhooks_until(&self, stop: &AtomicBool) {
+        let mut failed_rounds = 0u32;
         while !stop.load(Ordering::SeqCst) {
             let seen = *self.dispatcher.generation.lock().unwrap_or_else(|p| p.into_inner());
-            if self.deliver_due_webhooks() > 0 {
+            let round = self.deliver_round();
+            if round.unrecorded {
+                // The store refuses writes (disk full, locked): wait longer each time instead of
+                // sending the same deliveries again and again.
+                failed_rounds += 1;
+                std::thread::sleep(record_backoff(failed_rounds));
+                continue;
+            }
+            failed_rounds = 0;
+            if round.made > 0 {
                 continue;
             }
             let next = self.store.read(|c| table::next_due_at(c).map_err(db_error)).ok().flatten();

@@ -46,7 +46,7 @@ fn zpl_label(s: &Service, parcels: usize) -> Value {
 
 fn stored(s: &Service, label: &Value) -> Vec<u8> {
     let url = label["files"]["label"]["url"].as_str().unwrap();
-    s.file(Env::Sandbox, url.rsplit('/').next().unwrap()).unwrap().0
+    s.file(Env::Sandbox, url.split('?').next().unwrap().rsplit('/').next().unwrap()).unwrap().0
 }
 
 fn print(s: &Service, body: Value) -> Value {
@@ -163,7 +163,7 @@ fn a_manifest_prints_its_pdf_to_an_office_printer_on_the_raw_port() {
     let m = s.create_manifest(Env::Sandbox, json!({"shipper_account": {"id": label["shipper_account"]["id"]}}).to_string().as_bytes()).unwrap();
     let job = print(s, json!({"manifest_id": m["id"]}));
     assert_eq!((job["status"].as_str(), job["stock"].as_str()), (Some("printed"), Some("a4")), "{job}");
-    let pdf_id = m["files"]["manifest"]["url"].as_str().unwrap().rsplit('/').next().unwrap();
+    let pdf_id = m["files"]["manifest"]["url"].as_str().unwrap().split('?').next().unwrap().rsplit('/').next().unwrap();
     assert_eq!(got.recv().unwrap(), s.file(Env::Sandbox, pdf_id).unwrap().0, "the manifest PDF, not its CSV");
 }
 
@@ -198,7 +198,7 @@ fn previews_render_offline_and_decode_to_the_tracking_number() {
     let h = harness();
     let s = &h.service;
     let label = zpl_label(s, 2);
-    let file = label["files"]["label"]["url"].as_str().unwrap().rsplit('/').next().unwrap().to_string();
+    let file = label["files"]["label"]["url"].as_str().unwrap().split('?').next().unwrap().rsplit('/').next().unwrap().to_string();
     let tn: Vec<&str> = label["tracking_numbers"].as_array().unwrap().iter().map(|t| t.as_str().unwrap()).collect();
     let p203 = s.preview(Env::Sandbox, &file, 1, None).unwrap();
     let p300 = s.preview(Env::Sandbox, &file, 2, Some(300)).unwrap();
@@ -211,7 +211,7 @@ fn previews_render_offline_and_decode_to_the_tracking_number() {
     let c = carrier("yodel").unwrap();
     let acct = create_account(s, Env::Sandbox, c, json!({}));
     let pdf = s.create_label(Env::Sandbox, label_request(&acct, c, &c.service_types[0]).to_string().as_bytes()).unwrap();
-    let pdf_file = pdf["files"]["label"]["url"].as_str().unwrap().rsplit('/').next().unwrap().to_string();
+    let pdf_file = pdf["files"]["label"]["url"].as_str().unwrap().split('?').next().unwrap().rsplit('/').next().unwrap().to_string();
     let png = s.preview(Env::Sandbox, &pdf_file, 1, Some(203)).unwrap();
     assert_eq!(decode_png(&png), pdf["tracking_numbers"][0].as_str().unwrap());
 }

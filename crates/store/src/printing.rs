@@ -175,6 +175,17 @@ pub fn jobs_in(conn: &Connection, status: &str, limit: usize) -> rusqlite::Resul
     rows.collect()
 }
 
+/// Failed jobs worth another try: fewer than `max_attempts` and last tried before `cutoff`, the
+/// longest waiting first (filtered here, so newer failures are never starved by old ones).
+pub fn retry_due(conn: &Connection, max_attempts: i64, cutoff: i64, limit: usize) -> rusqlite::Result<Vec<PrintJobRow>> {
+    let mut st = conn.prepare_cached(&format!(
+        "SELECT {JOB_COLS} FROM print_jobs WHERE status = 'failed' AND attempts < ?1 AND updated_at <= ?2
+         ORDER BY updated_at, id LIMIT ?3"
+    ))?;
+    let rows = st.query_map(params![max_attempts, cutoff, limit as i64], job_row)?;
+    rows.collect()
+}
+
 #[derive(Debug, Clone, Default)]
 pub struct JobFilter {
     pub status: Option<String>,

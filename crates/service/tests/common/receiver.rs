@@ -93,7 +93,10 @@ fn serve(conn: TcpStream, bodies: &Mutex<Vec<Vec<u8>>>, posts: &AtomicUsize, ans
         let n = posts.fetch_add(1, Ordering::SeqCst);
         bodies.lock().unwrap().push(body);
         let code = answer(n);
-        let reply = format!("HTTP/1.1 {code} X\r\ncontent-length: 2\r\n\r\nok");
+        // A redirect points at another page of this receiver (a client that followed it would
+        // come back here).
+        let location = if (300..400).contains(&code) { "location: /moved-here\r\n" } else { "" };
+        let reply = format!("HTTP/1.1 {code} X\r\n{location}content-length: 2\r\n\r\nok");
         if writer.write_all(reply.as_bytes()).is_err() {
             return;
         }
