@@ -24,8 +24,36 @@ fn check_timezone(p: &mut Problems, path: &str, tz: &str) {
     }
 }
 
+/// Most credential fields a carrier without a known list may hold, and their sizes.
+const FREE_FIELDS_MAX: usize = 50;
+const FREE_NAME_MAX: usize = 64;
+const FREE_VALUE_MAX: usize = 4096;
+
+/// A carrier whose credential fields the carrier table does not list takes any string fields (the
+/// user's real credentials, whatever the carrier calls them), sealed like all credentials.
+fn check_free_credentials(p: &mut Problems, creds: &Map<String, Value>) {
+    if creds.len() > FREE_FIELDS_MAX {
+        p.invalid("credentials", format!("at most {FREE_FIELDS_MAX} fields, got {}", creds.len()));
+    }
+    for (k, v) in creds {
+        let path = format!("credentials.{k}");
+        let n = k.chars().count();
+        if n == 0 || n > FREE_NAME_MAX || k.chars().any(char::is_control) {
+            p.invalid(path.clone(), format!("a field name is 1..{FREE_NAME_MAX} characters, without control characters"));
+        }
+        match v {
+            Value::String(s) if s.chars().count() <= FREE_VALUE_MAX => {}
+            Value::String(_) => p.invalid(path, format!("at most {FREE_VALUE_MAX} characters")),
+            _ => p.invalid(path, "must be a string"),
+        }
+    }
+}
+
 /// Every credential field the carrier requires is a non-empty string; no other keys.
 fn check_credentials(p: &mut Problems, c: &Carrier, creds: &Map<String, Value>, partial: bool) {
+    if c.credential_fields.is_empty() {
+        return check_free_credentials(p, creds);
+    }
     for f in &c.credential_fields {
         let v = creds.get(&f.name);
         let empty = match v {

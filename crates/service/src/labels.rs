@@ -334,7 +334,7 @@ impl Service {
             None => self.clock.now(),
         };
         let today = now.with_timezone(&tz).date_naive();
-        check_label_request(req, c, today)?;
+        check_label_request(req, c, today, crate::validate::earliest_today(now))?;
         let service = c.service(&req.service_type).ok_or_else(|| ServiceError::internal("service vanished after validation"))?;
         if let (Some(o), None) = (&req.order_number, job) {
             let taken = self.store.read(|conn| table::order_number_taken(conn, &account.id, o).map_err(db_error))?;

@@ -67,10 +67,13 @@ fn check_country(p: &mut Problems, path: &str, c: &str) {
     }
 }
 
+/// The largest money amount taken: far above any parcel's value, far below where f64 loses cents.
+pub const MAX_AMOUNT: f64 = 1e12;
+
 fn check_money(p: &mut Problems, path: &str, m: &Money) {
     // Written so that NaN (not from JSON, but from arithmetic) is refused too.
-    if m.amount.is_nan() || m.amount < 0.0 {
-        p.invalid(format!("{path}.amount"), "must be 0 or more");
+    if !(m.amount.is_finite() && (0.0..=MAX_AMOUNT).contains(&m.amount)) {
+        p.invalid(format!("{path}.amount"), format!("must be a number from 0 to {MAX_AMOUNT:e}"));
     }
     if !is_currency(&m.currency) {
         p.invalid(format!("{path}.currency"), format!("`{}` is not an ISO 4217 currency code", m.currency));
@@ -128,8 +131,20 @@ fn check_billing(p: &mut Problems, path: &str, b: &Billing) {
     }
 }
 
-/// Every rule of a label request that does not need the store. `today` is the ship date default.
-pub fn check_label_request(req: &LabelRequest, carrier: &Carrier, today: chrono::NaiveDate) -> Result<(), ServiceError> {
+/// The earliest date that is today somewhere on earth (UTC-12). Clients send their own local
+/// date as `ship_date`; any date that is today anywhere is not in the past for them.
+pub fn earliest_today(now: chrono::DateTime<chrono::Utc>) -> chrono::NaiveDate {
+    (now - chrono::Duration::hours(12)).date_naive()
+}
+
+/// Every rule of a label request that does not need the store. `today` (the account's timezone) is
+/// the ship date default; a ship date from `earliest` (see `earliest_today`) on is accepted.
+pub fn check_label_request(
+    req: &LabelRequest,
+    carrier: &Carrier,
+    today: chrono::NaiveDate,
+    earliest: chrono::NaiveDate,
+) -> Result<(), ServiceError> {
     let mut p = Problems::default();
     let name = &carrier.name;
 
@@ -168,7 +183,14 @@ pub fn check_label_request(req: &LabelRequest, carrier: &Carrier, today: chrono:
     if let Some(d) = &req.ship_date {
         match parse_date(d) {
             None => p.invalid("ship_date", "must be a date YYYY-MM-DD"),
-            Some(d) if d < today => p.invalid("ship_date", format!("is in the past (today is {today} in the shipper account's timezone)")),
+            Some(d) if d < earliest.min(today) => p.invalid(
+                "ship_date",
+                format!(
+                    "{d} is in the past everywhere on earth (today is {today} in the shipper account's timezone; \
+                     the earliest date that is still today somewhere, at UTC-12, is {})",
+                    earliest.min(today)
+                ),
+            ),
             Some(d) if d > today + chrono::Duration::days(30) => p.invalid("ship_date", "is more than 30 days ahead"),
             _ => {}
         }
