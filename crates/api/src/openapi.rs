@@ -1,0 +1,305 @@
+//! The OpenAPI 3.1 document of every route, served at `GET /openapi.json` (no key) and kept in the
+//! repo as `docs/openapi.json` (a test keeps both equal and checks that the router has no route the
+//! document lacks). Request and record schemas are the published JSON Schemas of `packdesk-model`
+//! (generated from the Rust types), their `$defs` lifted into `components.schemas`.
+
+use serde_json::{json, Map, Value};
+
+/// One operation: method, path (axum's `{param}` syntax is OpenAPI's too), what it does, the
+/// request schema (component name) and the record schema of `data` in a success answer.
+pub struct Op {
+    pub method: &'static str,
+    pub path: &'static str,
+    pub summary: &'static str,
+    pub request: Option<&'static str>,
+    pub data: Option<&'static str>,
+    /// `list`: takes the list query (paging, dates, status filters).
+    pub list: bool,
+    pub auth: Auth,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+pub enum Auth {
+    /// The `service-api-key` header (either environment).
+    Key,
+    /// The key header, or a signed file link (`expires` + `signature`).
+    KeyOrLink,
+    /// No key: this machine only (the desk UI's session).
+    ThisMachine,
+    /// No key at all.
+    Open,
+}
+
+const fn op(method: &'static str, path: &'static str, summary: &'static str) -> Op {
+    Op { method, path, summary, request: None, data: None, list: false, auth: Auth::Key }
+}
+const fn create(path: &'static str, summary: &'static str, request: &'static str, data: &'static str) -> Op {
+    Op { method: "post", path, summary, request: Some(request), data: Some(data), list: false, auth: Auth::Key }
+}
+const fn list(path: &'static str, summary: &'static str) -> Op {
+    Op { method: "get", path, summary, request: None, data: None, list: true, auth: Auth::Key }
+}
+const fn one(path: &'static str, summary: &'static str, data: &'static str) -> Op {
+    Op { method: "get", path, summary, request: None, data: Some(data), list: false, auth: Auth::Key }
+}
+
+/// Every route of the server.
+pub const OPS: &[Op] = &[
+    create("/v3/labels", "Create a label (sync, or async with `async: true`)", "LabelRequest", "Label"),
+    list("/v3/labels", "List labels"),
+    one("/v3/labels/{id}", "Retrieve a label", "Label"),
+    create("/v3/shipper-accounts", "Create a shipper account", "ShipperAccountCreate", "ShipperAccount"),
+    list("/v3/shipper-accounts", "List shipper accounts"),
+    one("/v3/shipper-accounts/{id}", "Retrieve a shipper account", "ShipperAccount"),
+    op("delete", "/v3/shipper-accounts/{id}", "Delete a shipper account"),
+    op("put", "/v3/shipper-accounts/{id}", "Update a shipper account's settings"),
+    op("put", "/v3/shipper-accounts/{id}/info", "Update a shipper account's information"),
+    op("put", "/v3/shipper-accounts/{id}/credentials", "Replace a shipper account's credentials"),
+    op("patch", "/v3/shipper-accounts/{id}/credentials", "Change some of a shipper account's credentials"),
+    create("/v3/cancel-labels", "Cancel a label", "CancelLabelRequest", "CancelLabel"),
+    list("/v3/cancel-labels", "List cancel labels"),
+    one("/v3/cancel-labels/{id}", "Retrieve a cancel label", "CancelLabel"),
+    create("/v3/manifests", "Create a manifest (close-out)", "ManifestRequest", "Manifest"),
+    list("/v3/manifests", "List manifests"),
+    one("/v3/manifests/{id}", "Retrieve a manifest", "Manifest"),
+    create("/v3/bulk-downloads", "Create a bulk download", "BulkDownloadRequest", "BulkDownload"),
+    list("/v3/bulk-downloads", "List bulk downloads"),
+    one("/v3/bulk-downloads/{id}", "Retrieve a bulk download", "BulkDownload"),
+    create("/v3/rates", "Calculate rates", "RatesRequest", "RateRecord"),
+    list("/v3/rates", "List rate calculations"),
+    one("/v3/rates/{id}", "Retrieve a rate calculation", "RateRecord"),
+    create("/v3/address-validations", "Validate an address (beta)", "AddressValidationRequest", "AddressValidation"),
+    list("/v3/address-validations", "List address validations"),
+    one("/v3/address-validations/{id}", "Retrieve an address validation", "AddressValidation"),
+    Op { auth: Auth::KeyOrLink, ..op("get", "/v3/files/{id}", "Download a document (label, invoice, manifest...)") },
+    op("get", "/v3/schemas", "List the published JSON Schemas"),
+    op("get", "/v3/schemas/{name}", "One published JSON Schema"),
+    op("get", "/desk/carriers", "The carrier registry (services, paper sizes, options, credentials)"),
+    op("get", "/desk/webhook", "The webhook of the key's environment"),
+    op("put", "/desk/webhook", "Set the webhook URL, on or off"),
+    list("/desk/webhook-deliveries", "List webhook deliveries"),
+    op("get", "/desk/webhook-deliveries/{id}", "One webhook delivery with its attempts"),
+    op("post", "/desk/webhook-deliveries/{id}/resend", "Send a webhook delivery again"),
+    op("get", "/desk/system-printers", "The printers of this computer's spooler"),
+    op("get", "/desk/printers", "The desk's printers"),
+    op("post", "/desk/printers", "Add a printer (live key)"),
+    op("get", "/desk/printers/{id}", "One printer"),
+    op("put", "/desk/printers/{id}", "Change a printer (live key)"),
+    op("delete", "/desk/printers/{id}", "Remove a printer (live key)"),
+    op("post", "/desk/printers/{id}/test-page", "Print a test page"),
+    op("get", "/desk/print-profiles", "The print profile of each document type"),
+    op("put", "/desk/print-profiles/{document_type}", "Set a document type's print profile (live key)"),
+    op("delete", "/desk/print-profiles/{document_type}", "Remove a document type's print profile (live key)"),
+    op("post", "/desk/print", "Print a stored document now"),
+    list("/desk/print-jobs", "List print jobs"),
+    op("get", "/desk/print-jobs/{id}", "One print job"),
+    op("post", "/desk/print-jobs/{id}/retry", "Print a job again"),
+    op("get", "/desk/files/{id}/preview.png", "A PNG preview of a stored document's page"),
+    op("get", "/desk/today", "Today's counts by carrier and status, labels per day"),
+    op("get", "/desk/end-of-day", "Accounts with labels waiting for close-out"),
+    op("post", "/desk/close-out", "Close out many accounts (one manifest each)"),
+    Op { auth: Auth::ThisMachine, ..op("get", "/ui/session", "The desk UI's keys (this machine only)") },
+    Op { auth: Auth::Open, ..op("get", "/ui/status", "Whether a desk UI has started a session") },
+    Op { auth: Auth::ThisMachine, ..op("post", "/ui/keys/{env}/rotate", "Replace an environment's key (this machine only)") },
+    Op { auth: Auth::Open, ..op("get", "/openapi.json", "This document") },
+];
+
+/// The query parameters of list routes.
+const LIST_PARAMS: &[(&str, &str)] = &[
+    ("limit", "Records per page, 1..200 (default 20)"),
+    ("next_token", "The page after the one that gave this token"),
+    ("created_at_min", "From this time (ISO 8601)"),
+    ("created_at_max", "Up to this time (ISO 8601)"),
+    ("status", "Only records in this status"),
+    ("shipper_account_id", "Only this shipper account's records"),
+    ("tracking_numbers", "Only labels with these tracking numbers (comma-separated)"),
+    ("s", "Search: the start or end of a word of the label"),
+    ("slug", "Only this carrier's accounts"),
+    ("event", "Only deliveries of this event"),
+    ("record_id", "Only deliveries or print jobs of this record"),
+];
+
+/// Rewrites `#/$defs/X` references to `#/components/schemas/X`, everywhere in `v`.
+fn relink(v: &mut Value) {
+    match v {
+        Value::Object(m) => {
+            if let Some(Value::String(r)) = m.get_mut("$ref") {
+                if let Some(name) = r.strip_prefix("#/$defs/") {
+                    *r = format!("#/components/schemas/{name}");
+                }
+            }
+            m.values_mut().for_each(relink);
+        }
+        Value::Array(a) => a.iter_mut().for_each(relink),
+        _ => {}
+    }
+}
+
+/// The published schemas as components: each under its title, its `$defs` beside it.
+fn component_schemas() -> Map<String, Value> {
+    let mut out = Map::new();
+    for (_, schema) in packdesk_model::schema::all() {
+        let mut v = schema.to_value();
+        let Some(obj) = v.as_object_mut() else { continue };
+        obj.remove("$schema");
+        if let Some(Value::Object(defs)) = obj.remove("$defs") {
+            for (name, mut def) in defs {
+                relink(&mut def);
+                out.entry(name).or_insert(def);
+            }
+        }
+        let title = obj.get("title").and_then(Value::as_str).unwrap_or_default().to_string();
+        relink(&mut v);
+        out.insert(title, v);
+    }
+    out.insert(
+        "Detail".into(),
+        json!({"type": "object", "required": ["path", "info"], "properties": {"path": {"type": "string"}, "info": {"type": "string"}}}),
+    );
+    out.insert(
+        "Meta".into(),
+        json!({
+            "type": "object",
+            "required": ["code"],
+            "properties": {
+                "code": {"type": "integer", "description": "200, 3001 (accepted for async work), or the contract's error code"},
+                "message": {"type": "string"},
+                "details": {"type": "array", "items": {"$ref": "#/components/schemas/Detail"}},
+                "retryable": {"type": "boolean"}
+            }
+        }),
+    );
+    out.insert(
+        "Envelope".into(),
+        json!({
+            "type": "object",
+            "description": "Every JSON answer: `meta` says how it went; business errors come with HTTP 200 and `data: {}`",
+            "required": ["meta", "data"],
+            "properties": {"meta": {"$ref": "#/components/schemas/Meta"}, "data": {}}
+        }),
+    );
+    out
+}
+
+fn envelope_with(data: Option<&str>) -> Value {
+    match data {
+        None => json!({"$ref": "#/components/schemas/Envelope"}),
+        Some(record) => json!({
+            "description": format!("`data` is a {record} when `meta.code` is 200 or 3001, else `{{}}`"),
+            "$ref": "#/components/schemas/Envelope",
+        }),
+    }
+}
+
+fn json_answer(description: &str, data: Option<&str>) -> Value {
+    json!({"description": description, "content": {"application/json": {"schema": envelope_with(data)}}})
+}
+
+fn operation(o: &Op) -> Value {
+    let mut params: Vec<Value> = o
+        .path
+        .split('/')
+        .filter_map(|seg| seg.strip_prefix('{').and_then(|s| s.strip_suffix('}')))
+        .map(|name| json!({"name": name, "in": "path", "required": true, "schema": {"type": "string"}}))
+        .collect();
+    if o.list {
+        params.extend(LIST_PARAMS.iter().map(|(name, d)| json!({"name": name, "in": "query", "required": false, "description": d, "schema": {"type": "string"}})));
+    }
+    match o.path {
+        "/desk/today" => params.extend([
+            json!({"name": "utc_offset_minutes", "in": "query", "schema": {"type": "integer"}}),
+            json!({"name": "days", "in": "query", "schema": {"type": "integer"}}),
+        ]),
+        "/desk/files/{id}/preview.png" => params.extend([
+            json!({"name": "page", "in": "query", "schema": {"type": "integer", "minimum": 0}}),
+            json!({"name": "dpi", "in": "query", "schema": {"type": "integer", "minimum": 0}}),
+        ]),
+        "/v3/files/{id}" => params.extend([
+            json!({"name": "expires", "in": "query", "description": "Of a signed link: unix seconds", "schema": {"type": "string"}}),
+            json!({"name": "signature", "in": "query", "description": "Of a signed link", "schema": {"type": "string"}}),
+        ]),
+        _ => {}
+    }
+    if o.method == "post" && o.path.starts_with("/v3/") {
+        params.push(json!({
+            "name": "Idempotency-Key", "in": "header", "required": false,
+            "description": "The same key with the same body within 24 h answers the first answer again",
+            "schema": {"type": "string", "minLength": 1, "maxLength": 255}
+        }));
+    }
+    let mut responses = Map::new();
+    let ok = match o.path {
+        "/v3/files/{id}" => json!({"description": "The document", "content": {
+            "application/pdf": {"schema": {"type": "string", "format": "binary"}},
+            "application/zpl": {"schema": {"type": "string"}},
+            "text/csv": {"schema": {"type": "string"}},
+            "application/json": {"schema": {"$ref": "#/components/schemas/Envelope"}}}}),
+        "/desk/files/{id}/preview.png" => json!({"description": "The page as PNG", "content": {
+            "image/png": {"schema": {"type": "string", "format": "binary"}},
+            "application/json": {"schema": {"$ref": "#/components/schemas/Envelope"}}}}),
+        "/v3/schemas/{name}" => json!({"description": "The JSON Schema", "content": {
+            "application/schema+json": {"schema": {"type": "object"}},
+            "application/json": {"schema": {"$ref": "#/components/schemas/Envelope"}}}}),
+        "/openapi.json" => json!({"description": "This document", "content": {"application/json": {"schema": {"type": "object"}}}}),
+        _ => json_answer("The envelope: the record, or a business error with its details", o.data),
+    };
+    responses.insert("200".into(), ok);
+    if o.auth != Auth::Open {
+        responses.insert("401".into(), json_answer("No valid key (or link, or not this machine)", None));
+    }
+    responses.insert("404".into(), json_answer("No such route or file", None));
+    responses.insert("405".into(), json_answer("The route does not take this method", None));
+    if matches!(o.method, "post" | "put" | "patch") {
+        responses.insert("413".into(), json_answer("The body is over 8 MiB", None));
+    }
+    let mut v = json!({
+        "summary": o.summary,
+        "operationId": format!("{}{}", o.method, o.path.replace(['/', '{', '}', '.', '-'], "_")),
+        "parameters": params,
+        "responses": responses,
+    });
+    if matches!(o.method, "post" | "put" | "patch") {
+        let schema = match o.request {
+            Some(r) => json!({"$ref": format!("#/components/schemas/{r}")}),
+            None => json!({"type": "object"}),
+        };
+        v["requestBody"] = json!({"required": o.request.is_some(), "content": {"application/json": {"schema": schema}}});
+    }
+    v["security"] = match o.auth {
+        Auth::Key => json!([{"apiKey": []}]),
+        Auth::KeyOrLink => json!([{"apiKey": []}, {}]),
+        Auth::ThisMachine | Auth::Open => json!([]),
+    };
+    v
+}
+
+/// The whole document.
+pub fn document() -> Value {
+    let mut paths: Map<String, Value> = Map::new();
+    for o in OPS {
+        let item = paths.entry(o.path.to_string()).or_insert_with(|| json!({}));
+        item[o.method] = operation(o);
+    }
+    json!({
+        "openapi": "3.1.0",
+        "info": {
+            "title": "Packdesk",
+            "version": env!("CARGO_PKG_VERSION"),
+            "description": "The multi-carrier label service of the packing desk: the /v3 interface, and the desk's own routes under /desk. Every answer is an envelope {meta, data}; business errors come with HTTP 200."
+        },
+        "servers": [{"url": "http://127.0.0.1:4780"}],
+        "paths": paths,
+        "components": {
+            "schemas": component_schemas(),
+            "securitySchemes": {"apiKey": {"type": "apiKey", "in": "header", "name": "service-api-key"}}
+        },
+        "security": [{"apiKey": []}],
+    })
+}
+
+/// The document as the repo keeps it.
+pub fn pretty() -> String {
+    let mut s = serde_json::to_string_pretty(&document()).unwrap_or_default();
+    s.push('\n');
+    s
+}
