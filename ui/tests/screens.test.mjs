@@ -340,3 +340,23 @@ test('a sandbox account takes two clicks: choose the carrier, Create', async () 
   await page.getByTestId('account-row').filter({ hasText: 'Mondial Relay desk' }).waitFor();
   await page.close();
 });
+
+test('a carrier without listed credential fields takes the credentials as name/value rows', async () => {
+  const page = await desk.browser.newPage();
+  await page.goto(desk.base + '/');
+  await page.locator('[data-nav="accounts"]').click();
+  await page.getByTestId('add-account').click();
+  await page.getByTestId('onboard-carrier').selectOption('carrier-4');
+  await page.locator('[data-field="description"]').fill('Carrier 4 real account');
+  await page.locator('[data-field="free-name-0"]').fill('api_user');
+  await page.locator('[data-field="free-value-0"]').fill('acme');
+  await page.getByTestId('free-credential-add').click();
+  await page.locator('[data-field="free-name-1"]').fill('api_secret');
+  await page.locator('[data-field="free-value-1"]').fill('s3cr3t');
+  await page.getByTestId('onboard-create').click();
+  await page.getByTestId('account-row').filter({ hasText: 'Carrier 4 real account' }).waitFor();
+  const accounts = (await api('GET', '/v3/shipper-accounts?slug=carrier-4')).data.shipper_accounts;
+  assert.equal(accounts.length, 1);
+  assert.ok(!JSON.stringify(accounts).includes('s3cr3t'), 'credentials are never answered back');
+  await page.close();
+});

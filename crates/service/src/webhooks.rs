@@ -15,7 +15,7 @@ use packdesk_store::{db_error, paging, Store};
 use packdesk_store::rusqlite::Connection;
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Condvar, Mutex, OnceLock};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 /// The last attempt: 14 retries after the first delivery.
@@ -24,6 +24,9 @@ pub const LAST_ATTEMPT: i64 = 14;
 pub const ATTEMPT_TIMEOUT: Duration = Duration::from_secs(10);
 /// Attempts in flight at once.
 const CONCURRENCY: usize = 64;
+/// Attempts in flight at once to one receiver (scheme, host and port): a slow or dead receiver
+/// takes at most these, so it never holds the deliveries to other receivers.
+const PER_RECEIVER: usize = 8;
 /// Deliveries taken per round of the dispatcher.
 const BATCH: usize = 1024;
 pub const DELIVERY_STATUSES: &[&str] = &["pending", "delivered", "failed"];
@@ -33,11 +36,10 @@ pub fn retry_delay_secs(k: i64) -> i64 {
     30i64 << k.clamp(0, 20)
 }
 
-/// Wakes the dispatcher when a delivery is written; `generation` tells it it missed nothing.
+/// Wakes the dispatcher when a delivery is written.
 #[derive(Default)]
 pub struct DispatcherSignal {
-    generation: Mutex<u64>,
-    wake: Condvar,
+    wake: tokio::sync::Notify,
 }
 
 /// The HTTP client and the small runtime it runs on (made on first use).
@@ -105,14 +107,6 @@ fn delivery_json(d: &DeliveryRow, attempts: &[AttemptRow]) -> Value {
         "created_at": crate::clock::iso_micros(d.created_at),
         "updated_at": crate::clock::iso_micros(d.updated_at),
     })
-}
-
-/// What a round of the dispatcher did.
-#[derive(Default)]
-struct Round {
-    made: usize,
-    /// Some attempts (or the due list) could not be read or recorded.
-    unrecorded: bool,
 }
 
 /// The pause after `n` rounds in a row whose attempts could not be recorded: 1 s, 2 s, 4 s... 60 s.
@@ -222,9 +216,9 @@ impl Service {
     }
 
     pub(crate) fn wake_dispatcher(&self) {
-        let mut g = self.dispatcher.generation.lock().unwrap_or_else(|p| p.into_inner());
-        *g += 1;
-        self.dispatcher.wake.notify_all();
+        // A permit is kept when the dispatcher is busy, so a wake between its look at the table
+        // and its wait is never lost.
+        self.dispatcher.wake.notify_one();
     }
 
     fn sender(&self) -> Result<&Sender, ServiceError> {
@@ -253,27 +247,23 @@ impl Service {
 
     /// Makes one attempt of every delivery due now (up to a batch), records them, and answers how
     /// many it made. The dispatcher thread calls it in a loop; tests call it with a manual clock.
+    /// Attempts run concurrently and each is recorded as soon as it finishes (those that finish
+    /// together share a transaction), as in the dispatcher's loop.
     pub fn deliver_due_webhooks(&self) -> usize {
-        self.deliver_round().made
-    }
-
-    /// One round: attempts run concurrently and each is recorded as soon as it finishes (those that
-    /// finish together share a transaction), so a crash repeats at most the attempts in flight.
-    fn deliver_round(&self) -> Round {
         let now = self.now_us();
         let due = match self.store.read(|c| table::due(c, now, BATCH).map_err(db_error)) {
             Ok(d) if !d.is_empty() => d,
-            Ok(_) => return Round::default(),
+            Ok(_) => return 0,
             Err(e) => {
                 eprintln!("packdesk: webhook deliveries cannot be read: {e}");
-                return Round { made: 0, unrecorded: true };
+                return 0;
             }
         };
         let sender = match self.sender() {
             Ok(s) => s,
             Err(e) => {
                 eprintln!("packdesk: webhooks cannot be sent: {e}");
-                return Round::default();
+                return 0;
             }
         };
         let clock = self.clock.clone();
@@ -288,21 +278,20 @@ impl Service {
                     attempt(&client, clock.as_ref(), d).await
                 });
             }
-            let mut round = Round::default();
+            let mut made = 0;
             while let Some(first) = set.join_next().await {
                 let mut finished: Vec<Attempted> = first.into_iter().collect();
                 while let Some(more) = set.try_join_next() {
                     finished.extend(more);
                 }
-                round.made += finished.len();
+                made += finished.len();
                 // A short synchronous write on this (the dispatcher's) thread; the attempts still
                 // in flight go on on the runtime's own threads meanwhile.
                 if let Err(e) = self.record_attempts(finished) {
                     eprintln!("packdesk: webhook attempts could not be recorded (they will be made again): {e}");
-                    round.unrecorded = true;
                 }
             }
-            round
+            made
         })
     }
 
@@ -339,34 +328,98 @@ impl Service {
         })
     }
 
-    /// The dispatcher's loop: deliver what is due, else sleep until the next delivery falls due
-    /// (at most a second) or a new one is written.
+    /// The dispatcher's loop: attempts start as deliveries fall due and are recorded as each
+    /// finishes, while others are in flight (a slow receiver holds at most `PER_RECEIVER` of them,
+    /// and nothing else waits for it). Sleeps until the next delivery falls due (at most a second),
+    /// an attempt finishes or a new delivery is written.
     pub(crate) fn dispatch_webhooks_until(&self, stop: &AtomicBool) {
-        let mut failed_rounds = 0u32;
-        while !stop.load(Ordering::SeqCst) {
-            let seen = *self.dispatcher.generation.lock().unwrap_or_else(|p| p.into_inner());
-            let round = self.deliver_round();
-            if round.unrecorded {
-                // The store refuses writes (disk full, locked): wait longer each time instead of
-                // sending the same deliveries again and again.
-                failed_rounds += 1;
-                std::thread::sleep(record_backoff(failed_rounds));
-                continue;
+        let sender = loop {
+            match self.sender() {
+                Ok(s) => break s,
+                Err(e) => {
+                    eprintln!("packdesk: webhooks cannot be sent: {e}");
+                    if stop.load(Ordering::SeqCst) {
+                        return;
+                    }
+                    std::thread::sleep(Duration::from_secs(5));
+                }
             }
-            failed_rounds = 0;
-            if round.made > 0 {
-                continue;
+        };
+        let client = sender.client.clone();
+        sender.runtime.block_on(async {
+            let gate = std::sync::Arc::new(tokio::sync::Semaphore::new(CONCURRENCY));
+            let mut receivers: std::collections::HashMap<String, std::sync::Arc<tokio::sync::Semaphore>> = Default::default();
+            let mut in_flight: std::collections::HashSet<String> = Default::default();
+            let mut set: tokio::task::JoinSet<Attempted> = tokio::task::JoinSet::new();
+            let mut failed_records = 0u32;
+            while !stop.load(Ordering::SeqCst) {
+                // Record what has finished.
+                let mut finished = Vec::new();
+                while let Some(done) = set.try_join_next() {
+                    finished.extend(done.ok());
+                }
+                if !finished.is_empty() {
+                    let ids: Vec<String> = finished.iter().map(|a| a.delivery.id.clone()).collect();
+                    match self.record_attempts(finished) {
+                        Ok(()) => failed_records = 0,
+                        Err(e) => {
+                            // The store refuses writes (disk full, locked): these deliveries stay
+                            // due; wait longer each time instead of sending them again and again.
+                            eprintln!("packdesk: webhook attempts could not be recorded (they will be made again): {e}");
+                            failed_records += 1;
+                            tokio::time::sleep(record_backoff(failed_records)).await;
+                        }
+                    }
+                    ids.iter().for_each(|id| {
+                        in_flight.remove(id);
+                    });
+                }
+                // Start what has fallen due and is not in flight.
+                let now = self.now_us();
+                let due = self.store.read(|c| table::due(c, now, BATCH + in_flight.len()).map_err(db_error)).unwrap_or_default();
+                let fresh: Vec<DeliveryRow> = due.into_iter().filter(|d| !in_flight.contains(&d.id)).collect();
+                for d in fresh {
+                    let receiver = reqwest::Url::parse(&d.url)
+                        .map(|u| format!("{}://{}:{}", u.scheme(), u.host_str().unwrap_or(""), u.port_or_known_default().unwrap_or(0)))
+                        .unwrap_or_default();
+                    let lane = receivers.entry(receiver).or_insert_with(|| std::sync::Arc::new(tokio::sync::Semaphore::new(PER_RECEIVER))).clone();
+                    let (client, gate, clock) = (client.clone(), gate.clone(), self.clock.clone());
+                    in_flight.insert(d.id.clone());
+                    set.spawn(async move {
+                        let _mine = lane.acquire_owned().await;
+                        let _any = gate.acquire_owned().await;
+                        attempt(&client, clock.as_ref(), d).await
+                    });
+                }
+                if set.is_empty() {
+                    receivers.clear();
+                }
+                // Wait for an attempt to finish, a new delivery, or the next one to fall due.
+                let next = self.store.read(|c| table::next_due_at(c).map_err(db_error)).ok().flatten();
+                let wait = match next {
+                    Some(t) if in_flight.is_empty() => Duration::from_micros((t - self.now_us()).clamp(0, 1_000_000) as u64),
+                    _ => Duration::from_secs(1),
+                };
+                let wait = if stop.load(Ordering::SeqCst) { Duration::ZERO } else { wait };
+                tokio::select! {
+                    Some(done) = set.join_next(), if !set.is_empty() => {
+                        if let Ok(a) = done {
+                            let id = a.delivery.id.clone();
+                            if let Err(e) = self.record_attempts(vec![a]) {
+                                eprintln!("packdesk: a webhook attempt could not be recorded (it will be made again): {e}");
+                                failed_records += 1;
+                                tokio::time::sleep(record_backoff(failed_records)).await;
+                            }
+                            in_flight.remove(&id);
+                        }
+                    }
+                    _ = self.dispatcher.wake.notified() => {}
+                    _ = tokio::time::sleep(wait) => {}
+                }
             }
-            let next = self.store.read(|c| table::next_due_at(c).map_err(db_error)).ok().flatten();
-            let wait = match next {
-                Some(t) => Duration::from_micros((t - self.now_us()).clamp(0, 1_000_000) as u64),
-                None => Duration::from_secs(1),
-            };
-            let g = self.dispatcher.generation.lock().unwrap_or_else(|p| p.into_inner());
-            if *g == seen && !stop.load(Ordering::SeqCst) {
-                let _ = self.dispatcher.wake.wait_timeout(g, wait);
-            }
-        }
+            // Stopping: the attempts in flight are dropped unrecorded and are due again at start.
+            set.abort_all();
+        });
     }
 
     pub fn list_webhook_deliveries(&self, env: Env, q: &ListQuery) -> Result<Value, ServiceError> {

@@ -188,3 +188,36 @@ fn a_file_link_opens_its_file_without_a_key_until_it_expires() {
     assert_eq!((e.code.code(), e.details[0].path.as_str()), (401, "expires"));
     assert!(e.details[0].info.contains("expired"));
 }
+
+#[test]
+fn a_slow_receiver_does_not_hold_the_deliveries_to_another() {
+    let (s, _clock, _dir) = manual_service();
+    let slow = Receiver::start(|_| {
+        std::thread::sleep(std::time::Duration::from_secs(4));
+        200
+    });
+    let fast = Receiver::ok();
+    let c = carrier("yodel").unwrap();
+    let acct = create_account(&s, Env::Sandbox, c, json!({}));
+    let mut body = label_request(&acct, c, c.service("yodel_std").unwrap());
+    body["async"] = json!(true);
+    let async_labels = |n: usize| {
+        for _ in 0..n {
+            s.create_label(Env::Sandbox, body.to_string().as_bytes()).unwrap();
+        }
+        s.run_queued_jobs();
+    };
+    // Deliveries to the slow receiver are in flight...
+    s.set_webhook(Env::Sandbox, json!({"url": slow.url}).to_string().as_bytes()).unwrap();
+    async_labels(12);
+    let background = s.start_background(2);
+    assert!(slow.wait_for(8, 5), "the slow receiver got its first attempts");
+    // ...when deliveries to another receiver fall due: they go out at once.
+    s.set_webhook(Env::Sandbox, json!({"url": fast.url}).to_string().as_bytes()).unwrap();
+    let started = std::time::Instant::now();
+    async_labels(5);
+    assert!(fast.wait_for(5, 3), "the fast receiver got its 5 deliveries: {}", fast.posts());
+    assert!(started.elapsed() < std::time::Duration::from_secs(3), "{:?}", started.elapsed());
+    assert!(slow.posts() < 12, "the slow receiver takes at most 8 at once, so some of its 12 still wait");
+    drop(background);
+}

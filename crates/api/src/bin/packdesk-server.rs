@@ -10,8 +10,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 const USAGE: &str = "usage:
-  packdesk-server [--data-dir DIR] [--listen 127.0.0.1:PORT] [--ui-dir ui/dist]
-                                                               run the service and the desk UI (port 0 picks a free port)
+  packdesk-server [--data-dir DIR] [--listen 127.0.0.1:PORT] [--ui-dir ui/dist] [--file-link-days N]
+                                                               run the service and the desk UI (port 0 picks a free port;
+                                                               record file links work N days without the key, default 30)
   packdesk-server keys [--data-dir DIR]                        print the API keys: live <key>, sandbox <key>
   packdesk-server webhook (live|sandbox) [--url URL] [--on|--off] [--data-dir DIR]
                                                                show or set where async results are POSTed
@@ -27,10 +28,12 @@ struct Args {
     webhook: Option<(String, Option<String>, Option<bool>)>,
     data_dir: PathBuf,
     listen: String,
+    /// How long the signed file links of records work.
+    file_link_days: Option<i64>,
 }
 
 fn parse_args() -> Result<Args, String> {
-    let mut args = Args { keys: false, ui_dir: None, webhook: None, data_dir: packdesk_api::paths::default_data_dir(), listen: DEFAULT_LISTEN.into() };
+    let mut args = Args { keys: false, ui_dir: None, webhook: None, data_dir: packdesk_api::paths::default_data_dir(), listen: DEFAULT_LISTEN.into(), file_link_days: None };
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
         match a.as_str() {
@@ -49,6 +52,10 @@ fn parse_args() -> Result<Args, String> {
             "--data-dir" => args.data_dir = PathBuf::from(it.next().ok_or("--data-dir needs a folder")?),
             "--ui-dir" => args.ui_dir = Some(PathBuf::from(it.next().ok_or("--ui-dir needs a folder (ui/dist)")?)),
             "--listen" => args.listen = it.next().ok_or("--listen needs an address like 127.0.0.1:4780")?,
+            "--file-link-days" => {
+                let days = it.next().and_then(|d| d.parse::<i64>().ok()).filter(|d| (1..=3650).contains(d));
+                args.file_link_days = Some(days.ok_or("--file-link-days needs a number of days, 1..3650")?);
+            }
             "-h" | "--help" => return Err(String::new()),
             other => {
                 if let Some(v) = other.strip_prefix("--data-dir=") {
@@ -158,6 +165,9 @@ fn main() {
         let shutdown = async {
             let _ = tokio::signal::ctrl_c().await;
         };
+        if let Some(days) = args.file_link_days {
+            opened.service.links.set_ttl_secs(days * 24 * 3600);
+        }
         let service = Arc::new(opened.service);
         // Async jobs left by a previous run resume here; webhooks go out from here.
         let _background = service.start_background(packdesk_service::jobs::default_workers());
