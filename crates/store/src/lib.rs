@@ -188,3 +188,31 @@ pub fn private_file(path: &Path) -> Result<(), ServiceError> {
 
 /// Microseconds since the Unix epoch: the store's time unit (ordering and paging).
 pub type Micros = i64;
+
+#[cfg(test)]
+mod disk_full_tests {
+    use super::*;
+
+    #[test]
+    fn a_full_disk_is_a_retryable_error_in_plain_words_and_the_transaction_is_rolled_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("db.sqlite3")).unwrap();
+        store.write(|tx| tx.execute_batch("CREATE TABLE t (x BLOB)").map_err(db_error)).unwrap();
+        // SQLite answers SQLITE_FULL when the file may not grow: the same code as a full disk.
+        {
+            let c = store.writer.lock().unwrap();
+            let pages: i64 = c.query_row("PRAGMA page_count", [], |r| r.get(0)).unwrap();
+            c.pragma_update(None, "max_page_count", pages).unwrap();
+        }
+        let e = store
+            .write(|tx| {
+                tx.execute("INSERT INTO t VALUES (zeroblob(1000))", []).map_err(db_error)?;
+                tx.execute("INSERT INTO t VALUES (zeroblob(10000000))", []).map_err(db_error)
+            })
+            .unwrap_err();
+        assert_eq!(e.code, ErrorCode::InternalRetry, "{e}");
+        assert!(e.details[0].info.contains("disk") && e.details[0].info.contains("full") && !e.details[0].info.contains("SQL"), "{e}");
+        let n: i64 = store.read(|c| c.query_row("SELECT COUNT(*) FROM t", [], |r| r.get(0)).map_err(db_error)).unwrap();
+        assert_eq!(n, 0, "nothing of the transaction was written");
+    }
+}
