@@ -61,7 +61,8 @@ pub fn router(service: Shared) -> Router {
         .route("/files/{id}/preview.png", get(preview))
         .route("/today", get(today))
         .route("/end-of-day", get(end_of_day))
-        .route("/close-out", axum::routing::post(close_out));
+        .route("/close-out", axum::routing::post(close_out))
+        .layer(middleware::from_fn(machine_wide_changes_need_live));
     Router::new()
         .nest("/v3", v3)
         .nest("/desk", desk)
@@ -228,50 +229,40 @@ async fn get_printer(State(s): State<Shared>, Path(id): Path<String>) -> Respons
 
 /// Printers and print profiles are the machine's, used by live labels too: only the live key
 /// changes them (a sandbox key handed out for testing an integration must not re-point them).
-fn machine_wide(env: Env) -> Result<(), Response> {
-    match env {
-        Env::Live => Ok(()),
-        Env::Sandbox => Err(error(
+/// Both keys read them; printing a test page is no change.
+async fn machine_wide_changes_need_live(req: Request, next: Next) -> Response {
+    // Inside the /desk nest the path has lost its prefix.
+    let path = req.uri().path();
+    let setup = path.starts_with("/printers") || path.starts_with("/print-profiles");
+    let change = req.method() != axum::http::Method::GET && !path.ends_with("/test-page");
+    if setup && change && req.extensions().get::<Env>() == Some(&Env::Sandbox) {
+        return error(
             ErrorCode::InvalidApiKey,
             "headers.service-api-key",
             "printers, print profiles and desk settings belong to the whole desk (live labels print by them \
              too): change them with the live key; the sandbox key may read them",
-        )),
+        );
     }
+    next.run(req).await
 }
 
-async fn add_printer(State(s): State<Shared>, Extension(env): Extension<Env>, JsonBody(b): JsonBody) -> Response {
-    if let Err(r) = machine_wide(env) {
-        return r;
-    }
+async fn add_printer(State(s): State<Shared>, JsonBody(b): JsonBody) -> Response {
     run(s, move |s| s.add_printer(&b)).await
 }
 
-async fn update_printer(State(s): State<Shared>, Extension(env): Extension<Env>, Path(id): Path<String>, JsonBody(b): JsonBody) -> Response {
-    if let Err(r) = machine_wide(env) {
-        return r;
-    }
+async fn update_printer(State(s): State<Shared>, Path(id): Path<String>, JsonBody(b): JsonBody) -> Response {
     run(s, move |s| s.update_printer(&id, &b)).await
 }
 
-async fn delete_printer(State(s): State<Shared>, Extension(env): Extension<Env>, Path(id): Path<String>) -> Response {
-    if let Err(r) = machine_wide(env) {
-        return r;
-    }
+async fn delete_printer(State(s): State<Shared>, Path(id): Path<String>) -> Response {
     run(s, move |s| s.delete_printer(&id)).await
 }
 
-async fn set_print_profile(State(s): State<Shared>, Extension(env): Extension<Env>, Path(id): Path<String>, JsonBody(b): JsonBody) -> Response {
-    if let Err(r) = machine_wide(env) {
-        return r;
-    }
+async fn set_print_profile(State(s): State<Shared>, Path(id): Path<String>, JsonBody(b): JsonBody) -> Response {
     run(s, move |s| s.set_print_profile(&id, &b)).await
 }
 
-async fn delete_print_profile(State(s): State<Shared>, Extension(env): Extension<Env>, Path(id): Path<String>) -> Response {
-    if let Err(r) = machine_wide(env) {
-        return r;
-    }
+async fn delete_print_profile(State(s): State<Shared>, Path(id): Path<String>) -> Response {
     run(s, move |s| s.delete_print_profile(&id)).await
 }
 
