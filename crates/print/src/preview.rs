@@ -14,6 +14,8 @@ const WAIT: Duration = Duration::from_secs(10);
 pub const RENDER_TIMEOUT: Duration = Duration::from_secs(10);
 
 static RUNNING: Mutex<usize> = Mutex::new(0);
+/// The most renders seen at once (tests read it).
+static PEAK: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 static TURN: Condvar = Condvar::new();
 
 /// A turn to render, given back when dropped.
@@ -31,6 +33,7 @@ impl Turn {
             running = TURN.wait_timeout(running, left).unwrap_or_else(|p| p.into_inner()).0;
         }
         *running += 1;
+        PEAK.fetch_max(*running, std::sync::atomic::Ordering::SeqCst);
         Ok(Turn)
     }
 }
@@ -100,4 +103,55 @@ pub fn zpl_label_png(zpl: &str, page: u32, dpi: u32, width_mm: f64, height_mm: f
     let height_mm = dots("^LL").map(|d| d / dpmm as f64).unwrap_or(height_mm);
     let options = labelize::RenderOptions { width_mm: Some(width_mm), height_mm: Some(height_mm), dpmm, ..Default::default() };
     labelize::render_png(one.as_bytes(), options).map(|r| r.bytes).map_err(|e| format!("the ZPL cannot be rendered: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A one-page PDF (a 72 x 72 pt black square), written by hand.
+    fn tiny_pdf() -> Vec<u8> {
+        let content = "0 0 0 rg 10 10 52 52 re f";
+        let objects = [
+            "<< /Type /Catalog /Pages 2 0 R >>".to_string(),
+            "<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_string(),
+            "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 72 72] /Contents 4 0 R >>".to_string(),
+            format!("<< /Length {} >>\nstream\n{content}\nendstream", content.len()),
+        ];
+        let mut pdf = b"%PDF-1.4\n".to_vec();
+        let mut offsets = Vec::new();
+        for (i, o) in objects.iter().enumerate() {
+            offsets.push(pdf.len());
+            pdf.extend(format!("{} 0 obj\n{o}\nendobj\n", i + 1).as_bytes());
+        }
+        let xref = pdf.len();
+        pdf.extend(format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1).as_bytes());
+        for off in offsets {
+            pdf.extend(format!("{off:010} 00000 n \n").as_bytes());
+        }
+        pdf.extend(format!("trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n", objects.len() + 1).as_bytes());
+        pdf
+    }
+
+    #[test]
+    fn a_burst_of_previews_renders_at_most_two_at_once_each_in_its_own_private_folder() {
+        let pdf = tiny_pdf();
+        let threads: Vec<_> = (0..8)
+            .map(|_| {
+                let pdf = pdf.clone();
+                std::thread::spawn(move || pdf_page_png(&pdf, 1, 72))
+            })
+            .collect();
+        for t in threads {
+            let png = t.join().unwrap().expect("rendered");
+            assert!(png.starts_with(b"\x89PNG"), "a PNG");
+        }
+        assert!(PEAK.load(std::sync::atomic::Ordering::SeqCst) <= MAX_AT_ONCE, "at most {MAX_AT_ONCE} at once");
+        let left = std::fs::read_dir(std::env::temp_dir())
+            .unwrap()
+            .flatten()
+            .filter(|e| e.path().is_dir() && e.file_name().to_string_lossy().starts_with("packdesk-preview-"))
+            .count();
+        assert_eq!(left, 0, "no temporary folder is left behind");
+    }
 }

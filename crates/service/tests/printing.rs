@@ -215,3 +215,48 @@ fn previews_render_offline_and_decode_to_the_tracking_number() {
     let png = s.preview(Env::Sandbox, &pdf_file, 1, Some(203)).unwrap();
     assert_eq!(decode_png(&png), pdf["tracking_numbers"][0].as_str().unwrap());
 }
+
+/// A printer that never answers a connection (as one switched off behind a switch does): a
+/// listener whose accept queue is full, so the kernel drops the printer's SYNs and the send waits
+/// for its time limit.
+fn unanswering_printer() -> (u16, TcpListener, Vec<std::net::TcpStream>) {
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = l.local_addr().unwrap();
+    let mut held = Vec::new();
+    for _ in 0..1024 {
+        match std::net::TcpStream::connect_timeout(&addr, std::time::Duration::from_millis(300)) {
+            Ok(c) => held.push(c),
+            Err(_) => break,
+        }
+    }
+    (addr.port(), l, held)
+}
+
+#[test]
+fn a_printer_that_hangs_does_not_hold_the_jobs_of_another_printer() {
+    let (s, _clock, _dir) = manual_service();
+    let (dead_port, _listener, _held) = unanswering_printer();
+    let dead = add_printer(&s, dead_port, "zpl", 203);
+    s.set_print_profile("label", json!({"printer_id": dead, "auto_print": true}).to_string().as_bytes()).unwrap();
+    zpl_label(&s, 1);
+    let (port, got) = raw_printer();
+    let alive = add_printer(&s, port, "zpl", 203);
+    s.set_print_profile("label", json!({"printer_id": alive, "auto_print": true}).to_string().as_bytes()).unwrap();
+    let label = zpl_label(&s, 1);
+    let background = s.start_background(1);
+    let bytes = got.recv_timeout(std::time::Duration::from_secs(4)).expect("the working printer printed while the other hangs");
+    assert_eq!(bytes, stored(&s, &label));
+    let count = |status: &str| {
+        let q: packdesk_model::request::ListQuery = serde_json::from_value(json!({"status": status})).unwrap();
+        s.list_print_jobs(Env::Sandbox, &q).unwrap()["print_jobs"].as_array().unwrap().len()
+    };
+    for _ in 0..100 {
+        if count("printed") == 1 {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert_eq!(count("printed"), 1, "the working printer's job is recorded printed");
+    assert_eq!(count("printing"), 1, "the job of the hanging printer is still being sent");
+    drop(background);
+}
