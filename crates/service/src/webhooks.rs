@@ -297,7 +297,7 @@ impl Service {
 
     fn record_attempts(&self, results: Vec<Attempted>) -> Result<(), ServiceError> {
         let now = self.now_us();
-        self.store.write(|tx| {
+        self.store.write_relaxed(|tx| {
             for r in results {
                 let mut d = r.delivery;
                 table::insert_attempt(tx, &AttemptRow {
