@@ -386,8 +386,14 @@ mod raw_tests {
 
     #[test]
     fn a_printer_that_refuses_or_stalls_is_a_clear_error() {
-        let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-        let e = send(&Transport::RawTcp { host: "127.0.0.1".into(), port }, b"^XA^XZ", &options(Duration::from_secs(2))).unwrap_err();
+        // A port just given back; another test running beside this one may take it meanwhile,
+        // so a few ports are tried.
+        let e = (0..5)
+            .find_map(|_| {
+                let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+                send(&Transport::RawTcp { host: "127.0.0.1".into(), port }, b"^XA^XZ", &options(Duration::from_secs(2))).err()
+            })
+            .expect("a closed port refuses");
         assert!(e.0.contains("refused"), "{e}");
         // Accepts, never reads: the write stalls once the socket buffers are full.
         let l = TcpListener::bind("127.0.0.1:0").unwrap();
