@@ -16,7 +16,10 @@ struct Args {
 }
 
 fn args() -> Args {
-    let mut a = Args { data_dir: packdesk_api::paths::default_data_dir(), listen: "127.0.0.1:4780".into() };
+    let mut a = Args {
+        data_dir: packdesk_api::paths::default_data_dir(),
+        listen: "127.0.0.1:4780".into(),
+    };
     let mut it = std::env::args().skip(1);
     while let Some(x) = it.next() {
         match x.as_str() {
@@ -49,20 +52,31 @@ fn open_in_system_browser(url: &str) {
 
 pub fn run() {
     let args = args();
-    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap_or_else(|e| fail(format!("no runtime: {e}")));
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap_or_else(|e| fail(format!("no runtime: {e}")));
     let listener = rt.block_on(async {
         match tokio::net::TcpListener::bind(&args.listen).await {
             Ok(l) => l,
             // Another Packdesk or program has the port: take a free one (the window follows it).
-            Err(_) => tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap_or_else(|e| fail(format!("cannot listen on 127.0.0.1: {e}"))),
+            Err(_) => tokio::net::TcpListener::bind("127.0.0.1:0")
+                .await
+                .unwrap_or_else(|e| fail(format!("cannot listen on 127.0.0.1: {e}"))),
         }
     });
     let base = match listener.local_addr() {
         Ok(a) => format!("http://{a}"),
         Err(e) => fail(e.to_string()),
     };
-    let opened = Service::open(&args.data_dir, &base, Arc::new(SystemClock))
-        .unwrap_or_else(|e| fail(e.details.first().map(|d| d.info.clone()).unwrap_or_else(|| e.to_string())));
+    let opened = Service::open(&args.data_dir, &base, Arc::new(SystemClock)).unwrap_or_else(|e| {
+        fail(
+            e.details
+                .first()
+                .map(|d| d.info.clone())
+                .unwrap_or_else(|| e.to_string()),
+        )
+    });
     let service = Arc::new(opened.service);
     let background = service.start_background(packdesk_service::jobs::default_workers());
     let ui_dir = packdesk_api::paths::find_ui_dir(None);

@@ -4,9 +4,9 @@
 //! made every label and the dispatcher has delivered every create_a_label webhook to a receiver
 //! on 127.0.0.1. `cargo bench -p packdesk-api --bench async_labels`.
 
-mod support;
 #[path = "../../service/tests/common/receiver.rs"]
 mod receiver;
+mod support;
 
 use std::time::{Duration, Instant};
 use support::{label_body, percentiles, Conn, Server};
@@ -21,9 +21,16 @@ fn main() {
     let (addr, key) = (server.addr.clone(), server.sandbox_key.clone());
     let rx = receiver::Receiver::ok();
     let mut c = Conn::open(&addr);
-    let (code, _) = c.request("PUT", "/desk/webhook", &key, &serde_json::json!({"url": rx.url}).to_string());
+    let (code, _) = c.request(
+        "PUT",
+        "/desk/webhook",
+        &key,
+        &serde_json::json!({"url": rx.url}).to_string(),
+    );
     assert_eq!(code, 200);
-    let bodies: Vec<String> = (0..ACCOUNTS).map(|_| label_body(&server.yodel_account(&mut c), serde_json::json!({"async": true}))).collect();
+    let bodies: Vec<String> = (0..ACCOUNTS)
+        .map(|_| label_body(&server.yodel_account(&mut c), serde_json::json!({"async": true})))
+        .collect();
     let start = Instant::now();
     let handles: Vec<_> = (0..CLIENTS)
         .map(|t| {

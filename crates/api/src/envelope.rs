@@ -20,12 +20,18 @@ impl IntoResponse for ApiError {
 }
 
 pub fn ok(data: serde_json::Value) -> Response {
-    json_response(StatusCode::OK, serde_json::json!({ "meta": { "code": 200 }, "data": data }).to_string())
+    json_response(
+        StatusCode::OK,
+        serde_json::json!({ "meta": { "code": 200 }, "data": data }).to_string(),
+    )
 }
 
 /// An operation's answer: meta 200, 3001 (accepted for async work) or a partial failure with data.
 pub fn reply(r: packdesk_service::Reply) -> Response {
-    json_response(StatusCode::OK, serde_json::json!({ "meta": r.meta(), "data": r.data }).to_string())
+    json_response(
+        StatusCode::OK,
+        serde_json::json!({ "meta": r.meta(), "data": r.data }).to_string(),
+    )
 }
 
 pub fn error(code: ErrorCode, path: &str, info: &str) -> Response {
@@ -34,6 +40,9 @@ pub fn error(code: ErrorCode, path: &str, info: &str) -> Response {
 
 fn json_response(status: StatusCode, body: String) -> Response {
     let mut r = (status, body).into_response();
-    r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json; charset=utf-8"));
+    r.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json; charset=utf-8"),
+    );
     r
 }

@@ -17,19 +17,32 @@ pub async fn idempotent(State(s): State<Arc<Service>>, req: Request, next: Next)
     if req.method() != Method::POST {
         return next.run(req).await;
     }
-    let (Some(key), Some(env)) = (req.headers().get("idempotency-key"), req.extensions().get::<Env>().copied()) else {
+    let (Some(key), Some(env)) = (
+        req.headers().get("idempotency-key"),
+        req.extensions().get::<Env>().copied(),
+    ) else {
         return next.run(req).await;
     };
     let key = match key.to_str() {
         Ok(k) => k.to_string(),
-        Err(_) => return ApiError(ServiceError::invalid("headers.idempotency-key", "must be printable ASCII")).into_response(),
+        Err(_) => {
+            return ApiError(ServiceError::invalid(
+                "headers.idempotency-key",
+                "must be printable ASCII",
+            ))
+            .into_response()
+        }
     };
     let (parts, body) = req.into_parts();
     let bytes = match to_bytes(body, crate::routes::MAX_BODY).await {
         Ok(b) => b,
         Err(_) => {
-            return ApiError(ServiceError::at(ErrorCode::PayloadTooLarge, "", format!("the body is over {} bytes", crate::routes::MAX_BODY)))
-                .into_response()
+            return ApiError(ServiceError::at(
+                ErrorCode::PayloadTooLarge,
+                "",
+                format!("the body is over {} bytes", crate::routes::MAX_BODY),
+            ))
+            .into_response()
         }
     };
     let path = parts.uri.path().to_string();
@@ -41,8 +54,12 @@ pub async fn idempotent(State(s): State<Arc<Service>>, req: Request, next: Next)
         Ok(Ok(Claim::Run)) => {}
         Ok(Ok(Claim::Replay(status, body))) => {
             let mut r = (StatusCode::from_u16(status).unwrap_or(StatusCode::OK), body).into_response();
-            r.headers_mut().insert("content-type", HeaderValue::from_static("application/json; charset=utf-8"));
-            r.headers_mut().insert("idempotent-replayed", HeaderValue::from_static("true"));
+            r.headers_mut().insert(
+                "content-type",
+                HeaderValue::from_static("application/json; charset=utf-8"),
+            );
+            r.headers_mut()
+                .insert("idempotent-replayed", HeaderValue::from_static("true"));
             return r;
         }
         Ok(Err(e)) => return ApiError(e).into_response(),
@@ -54,7 +71,9 @@ pub async fn idempotent(State(s): State<Arc<Service>>, req: Request, next: Next)
     let text = String::from_utf8_lossy(&body).to_string();
     // Keep every answer of a request that was carried out or refused for what it is; let the key go
     // after a transient failure (internal, retry, transport), so sending it again runs it.
-    let code = serde_json::from_str::<serde_json::Value>(&text).ok().and_then(|v| v["meta"]["code"].as_u64());
+    let code = serde_json::from_str::<serde_json::Value>(&text)
+        .ok()
+        .and_then(|v| v["meta"]["code"].as_u64());
     let keep = head.status == StatusCode::OK && !matches!(code, Some(4100) | Some(4101) | None);
     let status = head.status.as_u16();
     let _ = tokio::task::spawn_blocking(move || s.finish_idempotent(env, &key, keep, status, &text)).await;

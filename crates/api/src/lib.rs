@@ -25,7 +25,11 @@ pub fn app(service: Arc<Service>, ui_dir: Option<std::path::PathBuf>) -> axum::R
 /// The OpenAPI document (no key: it describes the interface, it holds no data).
 async fn openapi_json() -> axum::response::Response {
     use axum::response::IntoResponse;
-    ([(axum::http::header::CONTENT_TYPE, "application/json")], openapi::pretty()).into_response()
+    (
+        [(axum::http::header::CONTENT_TYPE, "application/json")],
+        openapi::pretty(),
+    )
+        .into_response()
 }
 
 /// Serves `service` (and the desk UI from `ui_dir`, when built) on `listener` until the process ends or `shutdown` resolves.
@@ -36,7 +40,10 @@ pub async fn serve(
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     // The peer address travels with each request: the UI session answers loopback peers only.
-    axum::serve(listener, app(service, ui_dir).into_make_service_with_connect_info::<SocketAddr>())
-        .with_graceful_shutdown(shutdown)
-        .await
+    axum::serve(
+        listener,
+        app(service, ui_dir).into_make_service_with_connect_info::<SocketAddr>(),
+    )
+    .with_graceful_shutdown(shutdown)
+    .await
 }

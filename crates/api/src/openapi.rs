@@ -31,56 +31,165 @@ pub enum Auth {
 }
 
 const fn op(method: &'static str, path: &'static str, summary: &'static str) -> Op {
-    Op { method, path, summary, request: None, data: None, list: false, auth: Auth::Key }
+    Op {
+        method,
+        path,
+        summary,
+        request: None,
+        data: None,
+        list: false,
+        auth: Auth::Key,
+    }
 }
 const fn create(path: &'static str, summary: &'static str, request: &'static str, data: &'static str) -> Op {
-    Op { method: "post", path, summary, request: Some(request), data: Some(data), list: false, auth: Auth::Key }
+    Op {
+        method: "post",
+        path,
+        summary,
+        request: Some(request),
+        data: Some(data),
+        list: false,
+        auth: Auth::Key,
+    }
 }
 const fn list(path: &'static str, summary: &'static str) -> Op {
-    Op { method: "get", path, summary, request: None, data: None, list: true, auth: Auth::Key }
+    Op {
+        method: "get",
+        path,
+        summary,
+        request: None,
+        data: None,
+        list: true,
+        auth: Auth::Key,
+    }
 }
 const fn one(path: &'static str, summary: &'static str, data: &'static str) -> Op {
-    Op { method: "get", path, summary, request: None, data: Some(data), list: false, auth: Auth::Key }
+    Op {
+        method: "get",
+        path,
+        summary,
+        request: None,
+        data: Some(data),
+        list: false,
+        auth: Auth::Key,
+    }
 }
 
 /// Every route of the server.
 pub const OPS: &[Op] = &[
-    create("/v3/labels", "Create a label (sync, or async with `async: true`)", "LabelRequest", "Label"),
+    create(
+        "/v3/labels",
+        "Create a label (sync, or async with `async: true`)",
+        "LabelRequest",
+        "Label",
+    ),
     list("/v3/labels", "List labels"),
     one("/v3/labels/{id}", "Retrieve a label", "Label"),
-    create("/v3/shipper-accounts", "Create a shipper account", "ShipperAccountCreate", "ShipperAccount"),
+    create(
+        "/v3/shipper-accounts",
+        "Create a shipper account",
+        "ShipperAccountCreate",
+        "ShipperAccount",
+    ),
     list("/v3/shipper-accounts", "List shipper accounts"),
-    one("/v3/shipper-accounts/{id}", "Retrieve a shipper account", "ShipperAccount"),
+    one(
+        "/v3/shipper-accounts/{id}",
+        "Retrieve a shipper account",
+        "ShipperAccount",
+    ),
     op("delete", "/v3/shipper-accounts/{id}", "Delete a shipper account"),
-    op("put", "/v3/shipper-accounts/{id}", "Update a shipper account's settings"),
-    op("put", "/v3/shipper-accounts/{id}/info", "Update a shipper account's information"),
-    op("put", "/v3/shipper-accounts/{id}/credentials", "Replace a shipper account's credentials"),
-    op("patch", "/v3/shipper-accounts/{id}/credentials", "Change some of a shipper account's credentials"),
-    create("/v3/cancel-labels", "Cancel a label", "CancelLabelRequest", "CancelLabel"),
+    op(
+        "put",
+        "/v3/shipper-accounts/{id}",
+        "Update a shipper account's settings",
+    ),
+    op(
+        "put",
+        "/v3/shipper-accounts/{id}/info",
+        "Update a shipper account's information",
+    ),
+    op(
+        "put",
+        "/v3/shipper-accounts/{id}/credentials",
+        "Replace a shipper account's credentials",
+    ),
+    op(
+        "patch",
+        "/v3/shipper-accounts/{id}/credentials",
+        "Change some of a shipper account's credentials",
+    ),
+    create(
+        "/v3/cancel-labels",
+        "Cancel a label",
+        "CancelLabelRequest",
+        "CancelLabel",
+    ),
     list("/v3/cancel-labels", "List cancel labels"),
     one("/v3/cancel-labels/{id}", "Retrieve a cancel label", "CancelLabel"),
-    create("/v3/manifests", "Create a manifest (close-out)", "ManifestRequest", "Manifest"),
+    create(
+        "/v3/manifests",
+        "Create a manifest (close-out)",
+        "ManifestRequest",
+        "Manifest",
+    ),
     list("/v3/manifests", "List manifests"),
     one("/v3/manifests/{id}", "Retrieve a manifest", "Manifest"),
-    create("/v3/bulk-downloads", "Create a bulk download", "BulkDownloadRequest", "BulkDownload"),
+    create(
+        "/v3/bulk-downloads",
+        "Create a bulk download",
+        "BulkDownloadRequest",
+        "BulkDownload",
+    ),
     list("/v3/bulk-downloads", "List bulk downloads"),
     one("/v3/bulk-downloads/{id}", "Retrieve a bulk download", "BulkDownload"),
     create("/v3/rates", "Calculate rates", "RatesRequest", "RateRecord"),
     list("/v3/rates", "List rate calculations"),
     one("/v3/rates/{id}", "Retrieve a rate calculation", "RateRecord"),
-    create("/v3/address-validations", "Validate an address (beta)", "AddressValidationRequest", "AddressValidation"),
+    create(
+        "/v3/address-validations",
+        "Validate an address (beta)",
+        "AddressValidationRequest",
+        "AddressValidation",
+    ),
     list("/v3/address-validations", "List address validations"),
-    one("/v3/address-validations/{id}", "Retrieve an address validation", "AddressValidation"),
-    Op { auth: Auth::KeyOrLink, ..op("get", "/v3/files/{id}", "Download a document (label, invoice, manifest...)") },
+    one(
+        "/v3/address-validations/{id}",
+        "Retrieve an address validation",
+        "AddressValidation",
+    ),
+    Op {
+        auth: Auth::KeyOrLink,
+        ..op(
+            "get",
+            "/v3/files/{id}",
+            "Download a document (label, invoice, manifest...)",
+        )
+    },
     op("get", "/v3/schemas", "List the published JSON Schemas"),
     op("get", "/v3/schemas/{name}", "One published JSON Schema"),
-    op("get", "/desk/carriers", "The carrier registry (services, paper sizes, options, credentials)"),
+    op(
+        "get",
+        "/desk/carriers",
+        "The carrier registry (services, paper sizes, options, credentials)",
+    ),
     op("get", "/desk/webhook", "The webhook of the key's environment"),
     op("put", "/desk/webhook", "Set the webhook URL, on or off"),
     list("/desk/webhook-deliveries", "List webhook deliveries"),
-    op("get", "/desk/webhook-deliveries/{id}", "One webhook delivery with its attempts"),
-    op("post", "/desk/webhook-deliveries/{id}/resend", "Send a webhook delivery again"),
-    op("get", "/desk/system-printers", "The printers of this computer's spooler"),
+    op(
+        "get",
+        "/desk/webhook-deliveries/{id}",
+        "One webhook delivery with its attempts",
+    ),
+    op(
+        "post",
+        "/desk/webhook-deliveries/{id}/resend",
+        "Send a webhook delivery again",
+    ),
+    op(
+        "get",
+        "/desk/system-printers",
+        "The printers of this computer's spooler",
+    ),
     op("get", "/desk/printers", "The desk's printers"),
     op("post", "/desk/printers", "Add a printer (live key)"),
     op("get", "/desk/printers/{id}", "One printer"),
@@ -88,20 +197,52 @@ pub const OPS: &[Op] = &[
     op("delete", "/desk/printers/{id}", "Remove a printer (live key)"),
     op("post", "/desk/printers/{id}/test-page", "Print a test page"),
     op("get", "/desk/print-profiles", "The print profile of each document type"),
-    op("put", "/desk/print-profiles/{document_type}", "Set a document type's print profile (live key)"),
-    op("delete", "/desk/print-profiles/{document_type}", "Remove a document type's print profile (live key)"),
+    op(
+        "put",
+        "/desk/print-profiles/{document_type}",
+        "Set a document type's print profile (live key)",
+    ),
+    op(
+        "delete",
+        "/desk/print-profiles/{document_type}",
+        "Remove a document type's print profile (live key)",
+    ),
     op("post", "/desk/print", "Print a stored document now"),
     list("/desk/print-jobs", "List print jobs"),
     op("get", "/desk/print-jobs/{id}", "One print job"),
     op("post", "/desk/print-jobs/{id}/retry", "Print a job again"),
-    op("get", "/desk/files/{id}/preview.png", "A PNG preview of a stored document's page"),
-    op("get", "/desk/today", "Today's counts by carrier and status, labels per day"),
+    op(
+        "get",
+        "/desk/files/{id}/preview.png",
+        "A PNG preview of a stored document's page",
+    ),
+    op(
+        "get",
+        "/desk/today",
+        "Today's counts by carrier and status, labels per day",
+    ),
     op("get", "/desk/end-of-day", "Accounts with labels waiting for close-out"),
     op("post", "/desk/close-out", "Close out many accounts (one manifest each)"),
-    Op { auth: Auth::ThisMachine, ..op("get", "/ui/session", "The desk UI's keys (this machine only)") },
-    Op { auth: Auth::Open, ..op("get", "/ui/status", "Whether a desk UI has started a session") },
-    Op { auth: Auth::ThisMachine, ..op("post", "/ui/keys/{env}/rotate", "Replace an environment's key (this machine only)") },
-    Op { auth: Auth::Open, ..op("get", "/openapi.json", "This document") },
+    Op {
+        auth: Auth::ThisMachine,
+        ..op("get", "/ui/session", "The desk UI's keys (this machine only)")
+    },
+    Op {
+        auth: Auth::Open,
+        ..op("get", "/ui/status", "Whether a desk UI has started a session")
+    },
+    Op {
+        auth: Auth::ThisMachine,
+        ..op(
+            "post",
+            "/ui/keys/{env}/rotate",
+            "Replace an environment's key (this machine only)",
+        )
+    },
+    Op {
+        auth: Auth::Open,
+        ..op("get", "/openapi.json", "This document")
+    },
 ];
 
 /// The query parameters of list routes.
@@ -112,7 +253,10 @@ const LIST_PARAMS: &[(&str, &str)] = &[
     ("created_at_max", "Up to this time (ISO 8601)"),
     ("status", "Only records in this status"),
     ("shipper_account_id", "Only this shipper account's records"),
-    ("tracking_numbers", "Only labels with these tracking numbers (comma-separated)"),
+    (
+        "tracking_numbers",
+        "Only labels with these tracking numbers (comma-separated)",
+    ),
     ("s", "Search: the start or end of a word of the label"),
     ("slug", "Only this carrier's accounts"),
     ("event", "Only deliveries of this event"),
@@ -240,12 +384,17 @@ fn operation(o: &Op) -> Value {
         "/v3/schemas/{name}" => json!({"description": "The JSON Schema", "content": {
             "application/schema+json": {"schema": {"type": "object"}},
             "application/json": {"schema": {"$ref": "#/components/schemas/Envelope"}}}}),
-        "/openapi.json" => json!({"description": "This document", "content": {"application/json": {"schema": {"type": "object"}}}}),
+        "/openapi.json" => {
+            json!({"description": "This document", "content": {"application/json": {"schema": {"type": "object"}}}})
+        }
         _ => json_answer("The envelope: the record, or a business error with its details", o.data),
     };
     responses.insert("200".into(), ok);
     if o.auth != Auth::Open {
-        responses.insert("401".into(), json_answer("No valid key (or link, or not this machine)", None));
+        responses.insert(
+            "401".into(),
+            json_answer("No valid key (or link, or not this machine)", None),
+        );
     }
     responses.insert("404".into(), json_answer("No such route or file", None));
     responses.insert("405".into(), json_answer("The route does not take this method", None));
@@ -263,7 +412,8 @@ fn operation(o: &Op) -> Value {
             Some(r) => json!({"$ref": format!("#/components/schemas/{r}")}),
             None => json!({"type": "object"}),
         };
-        v["requestBody"] = json!({"required": o.request.is_some(), "content": {"application/json": {"schema": schema}}});
+        v["requestBody"] =
+            json!({"required": o.request.is_some(), "content": {"application/json": {"schema": schema}}});
     }
     v["security"] = match o.auth {
         Auth::Key => json!([{"apiKey": []}]),

@@ -7,7 +7,9 @@ pub fn default_data_dir() -> PathBuf {
     if let Some(d) = std::env::var_os("PACKDESK_DATA_DIR").filter(|d| !d.is_empty()) {
         return PathBuf::from(d);
     }
-    let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("."));
+    let home = std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("."));
     if cfg!(target_os = "macos") {
         return home.join("Library/Application Support/Packdesk");
     }
@@ -25,7 +27,9 @@ pub fn default_data_dir() -> PathBuf {
 /// The built UI: --ui-dir, else $PACKDESK_UI_DIR, else ui/dist of the source tree the binary was
 /// built in (target/<profile>/packdesk-server), else ./ui/dist.
 pub fn find_ui_dir(given: Option<PathBuf>) -> Option<PathBuf> {
-    let from_exe = std::env::current_exe().ok().and_then(|e| Some(e.parent()?.parent()?.parent()?.join("ui/dist")));
+    let from_exe = std::env::current_exe()
+        .ok()
+        .and_then(|e| Some(e.parent()?.parent()?.parent()?.join("ui/dist")));
     given
         .into_iter()
         .chain(std::env::var_os("PACKDESK_UI_DIR").map(PathBuf::from))
@@ -33,4 +37,3 @@ pub fn find_ui_dir(given: Option<PathBuf>) -> Option<PathBuf> {
         .chain(Some(PathBuf::from("ui/dist")))
         .find(|d| d.join("index.html").is_file())
 }
-

@@ -25,9 +25,15 @@ pub fn router(service: Shared) -> Router {
         .route("/labels", get(list_labels).post(create_label))
         .route("/labels/{id}", get(get_label))
         .route("/shipper-accounts", get(list_accounts).post(create_account))
-        .route("/shipper-accounts/{id}", get(get_account).delete(delete_account).put(update_settings))
+        .route(
+            "/shipper-accounts/{id}",
+            get(get_account).delete(delete_account).put(update_settings),
+        )
         .route("/shipper-accounts/{id}/info", axum::routing::put(update_info))
-        .route("/shipper-accounts/{id}/credentials", axum::routing::put(replace_credentials).patch(merge_credentials))
+        .route(
+            "/shipper-accounts/{id}/credentials",
+            axum::routing::put(replace_credentials).patch(merge_credentials),
+        )
         .route("/cancel-labels", get(list_cancel_labels).post(cancel_label))
         .route("/cancel-labels/{id}", get(get_cancel_label))
         .route("/manifests", get(list_manifests).post(create_manifest))
@@ -36,24 +42,39 @@ pub fn router(service: Shared) -> Router {
         .route("/bulk-downloads/{id}", get(get_bulk_download))
         .route("/rates", get(list_rates).post(calculate_rates))
         .route("/rates/{id}", get(get_rate))
-        .route("/address-validations", get(list_address_validations).post(validate_address))
+        .route(
+            "/address-validations",
+            get(list_address_validations).post(validate_address),
+        )
         .route("/address-validations/{id}", get(get_address_validation))
         .route("/files/{id}", get(download_file))
         .route("/schemas", get(list_schemas))
         .route("/schemas/{name}", get(get_schema))
-        .layer(middleware::from_fn_with_state(service.clone(), crate::idempotency::idempotent));
+        .layer(middleware::from_fn_with_state(
+            service.clone(),
+            crate::idempotency::idempotent,
+        ));
     let desk = Router::new()
         .route("/carriers", get(carriers))
         .route("/webhook", get(get_webhook).put(set_webhook))
         .route("/webhook-deliveries", get(list_webhook_deliveries))
         .route("/webhook-deliveries/{id}", get(get_webhook_delivery))
-        .route("/webhook-deliveries/{id}/resend", axum::routing::post(resend_webhook_delivery))
+        .route(
+            "/webhook-deliveries/{id}/resend",
+            axum::routing::post(resend_webhook_delivery),
+        )
         .route("/system-printers", get(system_printers))
         .route("/printers", get(list_printers).post(add_printer))
-        .route("/printers/{id}", get(get_printer).put(update_printer).delete(delete_printer))
+        .route(
+            "/printers/{id}",
+            get(get_printer).put(update_printer).delete(delete_printer),
+        )
         .route("/printers/{id}/test-page", axum::routing::post(print_test_page))
         .route("/print-profiles", get(list_print_profiles))
-        .route("/print-profiles/{document_type}", axum::routing::put(set_print_profile).delete(delete_print_profile))
+        .route(
+            "/print-profiles/{document_type}",
+            axum::routing::put(set_print_profile).delete(delete_print_profile),
+        )
         .route("/print", axum::routing::post(print))
         .route("/print-jobs", get(list_print_jobs))
         .route("/print-jobs/{id}", get(get_print_job))
@@ -67,7 +88,9 @@ pub fn router(service: Shared) -> Router {
         .nest("/v3", v3)
         .nest("/desk", desk)
         .fallback(|| async { error(ErrorCode::NotFoundRoute, "", "no such route") })
-        .method_not_allowed_fallback(|| async { error(ErrorCode::MethodNotAllowed, "", "this route does not take that method") })
+        .method_not_allowed_fallback(|| async {
+            error(ErrorCode::MethodNotAllowed, "", "this route does not take that method")
+        })
         .layer(middleware::from_fn_with_state(service.clone(), authenticate))
         .with_state(service)
 }
@@ -90,7 +113,10 @@ async fn authenticate(State(s): State<Shared>, mut req: Request, next: Next) -> 
 fn is_signed_file_link(req: &Request) -> bool {
     req.method() == axum::http::Method::GET
         && req.uri().path().starts_with("/v3/files/")
-        && req.uri().query().is_some_and(|q| q.split('&').any(|p| p.starts_with("signature=")))
+        && req
+            .uri()
+            .query()
+            .is_some_and(|q| q.split('&').any(|p| p.starts_with("signature=")))
 }
 
 /// A JSON request body: UTF-8 only, at most `MAX_BODY` bytes.
@@ -114,15 +140,22 @@ impl<S: Send + Sync> FromRequest<S> for JsonBody {
                 }
             }
         }
-        let bytes = to_bytes(req.into_body(), MAX_BODY)
-            .await
-            .map_err(|_| ApiError(ServiceError::at(ErrorCode::PayloadTooLarge, "", format!("the body is over {MAX_BODY} bytes"))))?;
+        let bytes = to_bytes(req.into_body(), MAX_BODY).await.map_err(|_| {
+            ApiError(ServiceError::at(
+                ErrorCode::PayloadTooLarge,
+                "",
+                format!("the body is over {MAX_BODY} bytes"),
+            ))
+        })?;
         Ok(JsonBody(bytes))
     }
 }
 
 /// Runs a service call on a blocking thread (SQLite, rendering) and wraps its answer.
-async fn run(s: Shared, f: impl FnOnce(&Service) -> Result<serde_json::Value, ServiceError> + Send + 'static) -> Response {
+async fn run(
+    s: Shared,
+    f: impl FnOnce(&Service) -> Result<serde_json::Value, ServiceError> + Send + 'static,
+) -> Response {
     match tokio::task::spawn_blocking(move || f(&s)).await {
         Ok(Ok(data)) => ok(data),
         Ok(Err(e)) => ApiError(e).into_response(),
@@ -140,7 +173,8 @@ async fn run_reply(s: Shared, f: impl FnOnce(&Service) -> Result<Reply, ServiceE
 }
 
 fn query(q: Result<Query<ListQuery>, axum::extract::rejection::QueryRejection>) -> Result<ListQuery, ApiError> {
-    q.map(|Query(q)| q).map_err(|e| ApiError(ServiceError::invalid("query", e.body_text())))
+    q.map(|Query(q)| q)
+        .map_err(|e| ApiError(ServiceError::invalid("query", e.body_text())))
 }
 
 type Q = Result<Query<ListQuery>, axum::extract::rejection::QueryRejection>;
@@ -266,7 +300,12 @@ async fn delete_print_profile(State(s): State<Shared>, Path(id): Path<String>) -
     run(s, move |s| s.delete_print_profile(&id)).await
 }
 
-async fn print_test_page(State(s): State<Shared>, Extension(env): Extension<Env>, Path(id): Path<String>, JsonBody(b): JsonBody) -> Response {
+async fn print_test_page(
+    State(s): State<Shared>,
+    Extension(env): Extension<Env>,
+    Path(id): Path<String>,
+    JsonBody(b): JsonBody,
+) -> Response {
     run(s, move |s| s.print_test_page(env, &id, &b)).await
 }
 
@@ -277,11 +316,22 @@ struct TodayQuery {
 }
 
 /// Today's counts by carrier and status, and labels per day (the desk's Today screen).
-async fn today(State(s): State<Shared>, Extension(env): Extension<Env>, q: Result<Query<TodayQuery>, axum::extract::rejection::QueryRejection>) -> Response {
+async fn today(
+    State(s): State<Shared>,
+    Extension(env): Extension<Env>,
+    q: Result<Query<TodayQuery>, axum::extract::rejection::QueryRejection>,
+) -> Response {
     let Ok(Query(q)) = q else {
-        return ApiError(ServiceError::invalid("query", "utc_offset_minutes and days are whole numbers")).into_response();
+        return ApiError(ServiceError::invalid(
+            "query",
+            "utc_offset_minutes and days are whole numbers",
+        ))
+        .into_response();
     };
-    run(s, move |s| s.today(env, q.utc_offset_minutes.unwrap_or(0), q.days.unwrap_or(30))).await
+    run(s, move |s| {
+        s.today(env, q.utc_offset_minutes.unwrap_or(0), q.days.unwrap_or(30))
+    })
+    .await
 }
 
 async fn end_of_day(State(s): State<Shared>, Extension(env): Extension<Env>) -> Response {
@@ -299,14 +349,20 @@ struct PreviewQuery {
 }
 
 /// A PNG of a stored document's page, rendered here (no address leaves the machine).
-async fn preview(State(s): State<Shared>, Extension(env): Extension<Env>, Path(id): Path<String>, q: Result<Query<PreviewQuery>, axum::extract::rejection::QueryRejection>) -> Response {
+async fn preview(
+    State(s): State<Shared>,
+    Extension(env): Extension<Env>,
+    Path(id): Path<String>,
+    q: Result<Query<PreviewQuery>, axum::extract::rejection::QueryRejection>,
+) -> Response {
     let Ok(Query(q)) = q else {
         return ApiError(ServiceError::invalid("query", "page and dpi are whole numbers")).into_response();
     };
     match tokio::task::spawn_blocking(move || s.preview(env, &id, q.page.unwrap_or(1), q.dpi)).await {
         Ok(Ok(png)) => {
             let mut r = (StatusCode::OK, Body::from(png)).into_response();
-            r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("image/png"));
+            r.headers_mut()
+                .insert(header::CONTENT_TYPE, HeaderValue::from_static("image/png"));
             r
         }
         Ok(Err(e)) => ApiError(e).into_response(),
@@ -322,19 +378,39 @@ async fn delete_account(State(s): State<Shared>, Extension(env): Extension<Env>,
     run(s, move |s| s.delete_account(env, &id)).await
 }
 
-async fn update_settings(State(s): State<Shared>, Extension(env): Extension<Env>, Path(id): Path<String>, JsonBody(b): JsonBody) -> Response {
+async fn update_settings(
+    State(s): State<Shared>,
+    Extension(env): Extension<Env>,
+    Path(id): Path<String>,
+    JsonBody(b): JsonBody,
+) -> Response {
     run(s, move |s| s.update_account_settings(env, &id, &b)).await
 }
 
-async fn update_info(State(s): State<Shared>, Extension(env): Extension<Env>, Path(id): Path<String>, JsonBody(b): JsonBody) -> Response {
+async fn update_info(
+    State(s): State<Shared>,
+    Extension(env): Extension<Env>,
+    Path(id): Path<String>,
+    JsonBody(b): JsonBody,
+) -> Response {
     run(s, move |s| s.update_account_info(env, &id, &b)).await
 }
 
-async fn replace_credentials(State(s): State<Shared>, Extension(env): Extension<Env>, Path(id): Path<String>, JsonBody(b): JsonBody) -> Response {
+async fn replace_credentials(
+    State(s): State<Shared>,
+    Extension(env): Extension<Env>,
+    Path(id): Path<String>,
+    JsonBody(b): JsonBody,
+) -> Response {
     run(s, move |s| s.update_account_credentials(env, &id, &b, false)).await
 }
 
-async fn merge_credentials(State(s): State<Shared>, Extension(env): Extension<Env>, Path(id): Path<String>, JsonBody(b): JsonBody) -> Response {
+async fn merge_credentials(
+    State(s): State<Shared>,
+    Extension(env): Extension<Env>,
+    Path(id): Path<String>,
+    JsonBody(b): JsonBody,
+) -> Response {
     run(s, move |s| s.update_account_credentials(env, &id, &b, true)).await
 }
 
@@ -352,13 +428,20 @@ async fn download_file(
     Path(id): Path<String>,
     q: Result<Query<FileLinkQuery>, axum::extract::rejection::QueryRejection>,
 ) -> Response {
-    let link = q.map(|Query(q)| q).unwrap_or(FileLinkQuery { expires: None, signature: None });
+    let link = q.map(|Query(q)| q).unwrap_or(FileLinkQuery {
+        expires: None,
+        signature: None,
+    });
     let found = tokio::task::spawn_blocking(move || match env {
         Some(Extension(env)) => s.file(env, &id),
         None => {
             let expires = link.expires.as_deref().and_then(|e| e.parse::<i64>().ok());
             let Some(expires) = expires else {
-                return Err(ServiceError::at(ErrorCode::InvalidApiKey, "expires", "a file link needs its expires (unix seconds)"));
+                return Err(ServiceError::at(
+                    ErrorCode::InvalidApiKey,
+                    "expires",
+                    "a file link needs its expires (unix seconds)",
+                ));
             };
             s.file_by_link(&id, expires, link.signature.as_deref().unwrap_or(""))
         }
@@ -366,7 +449,8 @@ async fn download_file(
     match found.await {
         Ok(Ok((bytes, mime, name))) => {
             let mut r = (StatusCode::OK, Body::from(bytes)).into_response();
-            r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static(mime));
+            r.headers_mut()
+                .insert(header::CONTENT_TYPE, HeaderValue::from_static(mime));
             if let Ok(v) = HeaderValue::from_str(&format!("inline; filename=\"{name}\"")) {
                 r.headers_mut().insert(header::CONTENT_DISPOSITION, v);
             }
@@ -391,7 +475,10 @@ async fn get_schema(Path(name): Path<String>) -> Response {
     match packdesk_model::schema::by_name(name.trim_end_matches(".json")) {
         Some(text) => {
             let mut r = (StatusCode::OK, text).into_response();
-            r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/schema+json"));
+            r.headers_mut().insert(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/schema+json"),
+            );
             r
         }
         None => error(ErrorCode::NotFoundRoute, "name", "no such schema; see GET /v3/schemas"),

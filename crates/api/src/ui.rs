@@ -36,7 +36,11 @@ struct Ui {
 }
 
 pub fn routes(service: Arc<Service>, dir: Option<PathBuf>) -> Router {
-    let state = Ui { service, sessions: Arc::new(AtomicU64::new(0)), built: dir.is_some() };
+    let state = Ui {
+        service,
+        sessions: Arc::new(AtomicU64::new(0)),
+        built: dir.is_some(),
+    };
     let api = Router::new()
         .route("/ui/session", get(session))
         .route("/ui/status", get(status))
@@ -61,9 +65,18 @@ fn static_files(dir: &std::path::Path) -> Router {
         }
     }
     r.layer(middleware::from_fn(plain_paths_only))
-        .layer(SetResponseHeaderLayer::overriding(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(CONTENT_SECURITY_POLICY)))
-        .layer(SetResponseHeaderLayer::overriding(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff")))
-        .layer(SetResponseHeaderLayer::overriding(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer")))
+        .layer(SetResponseHeaderLayer::overriding(
+            header::CONTENT_SECURITY_POLICY,
+            HeaderValue::from_static(CONTENT_SECURITY_POLICY),
+        ))
+        .layer(SetResponseHeaderLayer::overriding(
+            header::X_CONTENT_TYPE_OPTIONS,
+            HeaderValue::from_static("nosniff"),
+        ))
+        .layer(SetResponseHeaderLayer::overriding(
+            header::REFERRER_POLICY,
+            HeaderValue::from_static("no-referrer"),
+        ))
 }
 
 /// A path component that names a file in the folder itself: no `.`/`..`, no separator of any OS,
@@ -71,7 +84,9 @@ fn static_files(dir: &std::path::Path) -> Router {
 fn is_plain_name(c: &str) -> bool {
     !c.is_empty()
         && !c.starts_with('.')
-        && !c.chars().any(|ch| matches!(ch, '/' | '\\' | ':' | '%') || ch.is_control())
+        && !c
+            .chars()
+            .any(|ch| matches!(ch, '/' | '\\' | ':' | '%') || ch.is_control())
 }
 
 /// Decodes `%XX` escapes; None when an escape is malformed or the result is not UTF-8.
@@ -98,8 +113,11 @@ pub fn is_plain_path(path: &str) -> bool {
     if path == "/" {
         return true;
     }
-    let Some(rest) = path.strip_prefix('/') else { return false };
-    rest.split('/').all(|raw| percent_decode(raw).is_some_and(|c| is_plain_name(&c)))
+    let Some(rest) = path.strip_prefix('/') else {
+        return false;
+    };
+    rest.split('/')
+        .all(|raw| percent_decode(raw).is_some_and(|c| is_plain_name(&c)))
 }
 
 async fn plain_paths_only(req: Request, next: Next) -> Response {
@@ -137,7 +155,11 @@ fn from_this_machine(peer: SocketAddr, req: &Parts) -> bool {
 
 async fn session(State(ui): State<Ui>, ConnectInfo(peer): ConnectInfo<SocketAddr>, req: Parts) -> Response {
     if !from_this_machine(peer, &req) {
-        return error(ErrorCode::InvalidApiKey, "", "the desk session is for this machine only");
+        return error(
+            ErrorCode::InvalidApiKey,
+            "",
+            "the desk session is for this machine only",
+        );
     }
     ui.sessions.fetch_add(1, Ordering::SeqCst);
     let data_dir = ui.service.data_dir.display().to_string();
@@ -168,12 +190,21 @@ async fn rotate_key(
     let Some(env) = packdesk_service::keys::Env::parse(&env) else {
         return error(ErrorCode::NotFoundRoute, "env", "live or sandbox");
     };
-    let current = headers.get("service-api-key").and_then(|v| v.to_str().ok()).and_then(|k| ui.service.authenticate(k));
+    let current = headers
+        .get("service-api-key")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|k| ui.service.authenticate(k));
     if current != Some(env) {
-        return error(ErrorCode::InvalidApiKey, "headers.service-api-key", "send the current key of the environment to rotate");
+        return error(
+            ErrorCode::InvalidApiKey,
+            "headers.service-api-key",
+            "send the current key of the environment to rotate",
+        );
     }
     let s = ui.service.clone();
-    match tokio::task::spawn_blocking(move || s.keys.rotate(&s.store, &s.vault, env, s.clock.now().timestamp_micros())).await {
+    match tokio::task::spawn_blocking(move || s.keys.rotate(&s.store, &s.vault, env, s.clock.now().timestamp_micros()))
+        .await
+    {
         Ok(Ok(key)) => ok(serde_json::json!({ "env": env.as_str(), "key": key })),
         _ => error(ErrorCode::Internal, "", "the key could not be replaced"),
     }
@@ -190,7 +221,13 @@ mod tests {
 
     #[test]
     fn only_paths_of_plain_names_are_served() {
-        for ok in ["/", "/index.html", "/assets/index-abc.js", "/favicon.svg", "/assets/a%20b.css"] {
+        for ok in [
+            "/",
+            "/index.html",
+            "/assets/index-abc.js",
+            "/favicon.svg",
+            "/assets/a%20b.css",
+        ] {
             assert!(is_plain_path(ok), "{ok} should be served");
         }
         for bad in [

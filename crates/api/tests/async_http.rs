@@ -1,9 +1,9 @@
 //! Async mode over real HTTP against the `packdesk-server` binary: 3001 answers, the desk's webhook
 //! routes and command, and a SIGKILL in the middle of 1,000 async labels.
 
-mod support;
 #[path = "../../service/tests/common/receiver.rs"]
 mod receiver;
+mod support;
 
 use receiver::Receiver;
 use serde_json::{json, Value};
@@ -44,21 +44,36 @@ fn async_requests_answer_3001_and_the_desk_routes_show_the_webhook_log() {
     let s = Server::start();
     let rx = Receiver::ok();
     let set = s.sandbox_ok("PUT", "/desk/webhook", Some(&json!({"url": rx.url, "enabled": true})));
-    assert_eq!((set["url"].as_str(), set["enabled"].as_bool()), (Some(rx.url.as_str()), Some(true)));
+    assert_eq!(
+        (set["url"].as_str(), set["enabled"].as_bool()),
+        (Some(rx.url.as_str()), Some(true))
+    );
     assert_eq!(s.sandbox_ok("GET", "/desk/webhook", None)["url"], rx.url.as_str());
     let (_, bad) = s.call("PUT", "/desk/webhook", &s.sandbox, Some(&json!({"url": "gopher://x"})));
-    assert_eq!((bad["meta"]["code"].clone(), bad["meta"]["details"][0]["path"].clone()), (json!(4104), json!("url")));
+    assert_eq!(
+        (bad["meta"]["code"].clone(), bad["meta"]["details"][0]["path"].clone()),
+        (json!(4104), json!("url"))
+    );
     let account = yodel_account(&s);
     let (status, v) = s.call("POST", "/v3/labels", &s.sandbox, Some(&async_label(&account, None)));
     assert_eq!(status, 200);
-    assert_eq!(v["meta"], json!({"code": 3001, "message": "The request has been accepted for processing, but the processing has not been completed."}));
-    assert_eq!((v["data"]["status"].as_str(), v["data"]["files"].clone()), (Some("creating"), Value::Null));
+    assert_eq!(
+        v["meta"],
+        json!({"code": 3001, "message": "The request has been accepted for processing, but the processing has not been completed."})
+    );
+    assert_eq!(
+        (v["data"]["status"].as_str(), v["data"]["files"].clone()),
+        (Some("creating"), Value::Null)
+    );
     let id = v["data"]["id"].as_str().unwrap();
     assert!(rx.wait_for(1, 30), "the webhook arrived");
     let label = s.sandbox_ok("GET", &format!("/v3/labels/{id}"), None);
     assert_eq!(label["status"], "created");
     let hook = &rx.bodies()[0];
-    assert_eq!((hook["event"].as_str(), hook["meta"].clone()), (Some("create_a_label"), json!({"code": 200})));
+    assert_eq!(
+        (hook["event"].as_str(), hook["meta"].clone()),
+        (Some("create_a_label"), json!({"code": 200}))
+    );
     assert_eq!(hook["data"]["tracking_numbers"], label["tracking_numbers"]);
     // The file URL in the webhook works with the key.
     let (ct, bytes) = s.download(hook["data"]["files"]["label"]["url"].as_str().unwrap(), &s.sandbox);
@@ -67,10 +82,25 @@ fn async_requests_answer_3001_and_the_desk_routes_show_the_webhook_log() {
     // The delivery log: the list, one delivery with its attempts, a resend.
     let list = s.sandbox_ok("GET", "/desk/webhook-deliveries?status=delivered", None);
     let d = &list["webhook_deliveries"][0];
-    assert_eq!((d["event"].as_str(), d["record_id"].as_str(), d["attempts"][0]["status_code"].as_i64()), (Some("create_a_label"), Some(id), Some(200)));
-    let one = s.sandbox_ok("GET", &format!("/desk/webhook-deliveries/{}", d["id"].as_str().unwrap()), None);
+    assert_eq!(
+        (
+            d["event"].as_str(),
+            d["record_id"].as_str(),
+            d["attempts"][0]["status_code"].as_i64()
+        ),
+        (Some("create_a_label"), Some(id), Some(200))
+    );
+    let one = s.sandbox_ok(
+        "GET",
+        &format!("/desk/webhook-deliveries/{}", d["id"].as_str().unwrap()),
+        None,
+    );
     assert_eq!(one["body"], *hook);
-    s.sandbox_ok("POST", &format!("/desk/webhook-deliveries/{}/resend", d["id"].as_str().unwrap()), None);
+    s.sandbox_ok(
+        "POST",
+        &format!("/desk/webhook-deliveries/{}/resend", d["id"].as_str().unwrap()),
+        None,
+    );
     assert!(rx.wait_for(2, 30), "the resend arrived");
     assert_eq!(rx.bodies()[1], *hook, "a resend sends the same body");
     // The live key sees none of the sandbox's deliveries.
@@ -83,11 +113,27 @@ fn the_webhook_command_sets_the_url_beside_a_running_server() {
     let s = Server::start();
     let rx = Receiver::ok();
     let dir = s.data_dir.to_str().unwrap();
-    let out = std::process::Command::new(BIN).args(["webhook", "sandbox", "--url", &rx.url, "--on", "--data-dir", dir]).output().unwrap();
+    let out = std::process::Command::new(BIN)
+        .args(["webhook", "sandbox", "--url", &rx.url, "--on", "--data-dir", dir])
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let shown: Value = serde_json::from_slice(&std::process::Command::new(BIN).args(["webhook", "sandbox", "--data-dir", dir]).output().unwrap().stdout).unwrap();
-    assert_eq!((shown["url"].as_str(), shown["enabled"].as_bool()), (Some(rx.url.as_str()), Some(true)));
-    let bad = std::process::Command::new(BIN).args(["webhook", "sandbox", "--url", "ftp://x", "--data-dir", dir]).output().unwrap();
+    let shown: Value = serde_json::from_slice(
+        &std::process::Command::new(BIN)
+            .args(["webhook", "sandbox", "--data-dir", dir])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    assert_eq!(
+        (shown["url"].as_str(), shown["enabled"].as_bool()),
+        (Some(rx.url.as_str()), Some(true))
+    );
+    let bad = std::process::Command::new(BIN)
+        .args(["webhook", "sandbox", "--url", "ftp://x", "--data-dir", dir])
+        .output()
+        .unwrap();
     assert!(!bad.status.success());
     assert!(String::from_utf8_lossy(&bad.stderr).contains("url"));
     let account = yodel_account(&s);
@@ -110,14 +156,28 @@ fn a_sigkill_in_the_middle_of_1000_async_labels_loses_and_repeats_nothing() {
     // order accepted before the crash answers 4801 and is not made twice).
     let senders: Vec<_> = (0..4)
         .map(|t| {
-            let (base, answered, before_crash, key, account) = (base.clone(), answered.clone(), before_crash.clone(), s.sandbox.clone(), account.clone());
+            let (base, answered, before_crash, key, account) = (
+                base.clone(),
+                answered.clone(),
+                before_crash.clone(),
+                s.sandbox.clone(),
+                account.clone(),
+            );
             std::thread::spawn(move || {
-                let client = reqwest::blocking::Client::builder().timeout(Duration::from_secs(30)).build().unwrap();
+                let client = reqwest::blocking::Client::builder()
+                    .timeout(Duration::from_secs(30))
+                    .build()
+                    .unwrap();
                 for i in 0..250 {
                     let body = async_label(&account, Some(format!("ORDER-{t}-{i}"))).to_string();
                     loop {
                         let url = format!("{}/v3/labels", base.lock().unwrap());
-                        let sent = client.post(url).header("service-api-key", &key).header("content-type", "application/json").body(body.clone()).send();
+                        let sent = client
+                            .post(url)
+                            .header("service-api-key", &key)
+                            .header("content-type", "application/json")
+                            .body(body.clone())
+                            .send();
                         let Ok(resp) = sent.and_then(|r| r.json::<Value>()) else {
                             std::thread::sleep(Duration::from_millis(50));
                             continue;
@@ -162,7 +222,11 @@ fn a_sigkill_in_the_middle_of_1000_async_labels_loses_and_repeats_nothing() {
     assert_eq!(created.len(), 1000, "one label per order, none lost, none twice");
     let orders: HashSet<&str> = created.iter().map(|l| l["order_number"].as_str().unwrap()).collect();
     assert_eq!(orders.len(), 1000);
-    let numbers: HashSet<&str> = created.iter().flat_map(|l| l["tracking_numbers"].as_array().unwrap()).map(|n| n.as_str().unwrap()).collect();
+    let numbers: HashSet<&str> = created
+        .iter()
+        .flat_map(|l| l["tracking_numbers"].as_array().unwrap())
+        .map(|n| n.as_str().unwrap())
+        .collect();
     assert_eq!(numbers.len(), 1000, "no tracking number twice, one per label");
     // Every label's webhook arrived; each delivery is recorded as delivered exactly once.
     assert!(rx.wait_for(1000, 120), "{} webhooks", rx.posts());
@@ -172,7 +236,11 @@ fn a_sigkill_in_the_middle_of_1000_async_labels_loses_and_repeats_nothing() {
         let mut delivered = 0;
         let mut token = String::new();
         loop {
-            let d = s.sandbox_ok("GET", &format!("/desk/webhook-deliveries?limit=200&status=delivered&next_token={token}"), None);
+            let d = s.sandbox_ok(
+                "GET",
+                &format!("/desk/webhook-deliveries?limit=200&status=delivered&next_token={token}"),
+                None,
+            );
             delivered += d["webhook_deliveries"].as_array().unwrap().len();
             match d["next_token"].as_str() {
                 Some(t) => token = t.to_string(),
@@ -185,7 +253,11 @@ fn a_sigkill_in_the_middle_of_1000_async_labels_loses_and_repeats_nothing() {
         std::thread::sleep(Duration::from_millis(200));
     };
     assert_eq!(delivered, 1000);
-    let hooked: HashSet<String> = rx.bodies().iter().map(|b| b["data"]["id"].as_str().unwrap().to_string()).collect();
+    let hooked: HashSet<String> = rx
+        .bodies()
+        .iter()
+        .map(|b| b["data"]["id"].as_str().unwrap().to_string())
+        .collect();
     assert_eq!(hooked, ids.iter().map(|i| i.to_string()).collect::<HashSet<_>>());
     eprintln!("killed after {at_kill} answers; {} orders were accepted just before the crash and answered 4801 when sent again", before_crash.load(Ordering::SeqCst));
 }

@@ -9,22 +9,33 @@ use std::process::Command;
 use support::*;
 
 fn tool(name: &str, args: &[&str]) -> String {
-    let out = Command::new(name)
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| panic!("{name} is needed for document tests (apt-get install poppler-utils zbar-tools): {e}"));
+    let out = Command::new(name).args(args).output().unwrap_or_else(|e| {
+        panic!("{name} is needed for document tests (apt-get install poppler-utils zbar-tools): {e}")
+    });
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 /// (pages, [(width, height)] in points).
 fn pdf_pages(pdf: &Path) -> (usize, Vec<(f64, f64)>) {
     let info = tool("pdfinfo", &["-f", "1", "-l", "1000", pdf.to_str().unwrap()]);
-    let pages = info.lines().find_map(|l| l.strip_prefix("Pages:")).unwrap().trim().parse().unwrap();
+    let pages = info
+        .lines()
+        .find_map(|l| l.strip_prefix("Pages:"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
     let sizes = info
         .lines()
         .filter(|l| l.starts_with("Page") && l.contains("size:"))
         .map(|l| {
-            let nums: Vec<f64> = l.split(':').nth(1).unwrap().split_whitespace().filter_map(|w| w.parse().ok()).collect();
+            let nums: Vec<f64> = l
+                .split(':')
+                .nth(1)
+                .unwrap()
+                .split_whitespace()
+                .filter_map(|w| w.parse().ok())
+                .collect();
             (nums[0], nums[1])
         })
         .collect();
@@ -35,7 +46,10 @@ fn pdf_pages(pdf: &Path) -> (usize, Vec<(f64, f64)>) {
 fn pdf_barcodes(pdf: &Path) -> Vec<Vec<String>> {
     let dir = pdf.parent().unwrap();
     let prefix = dir.join("page");
-    tool("pdftoppm", &["-r", "200", "-png", pdf.to_str().unwrap(), prefix.to_str().unwrap()]);
+    tool(
+        "pdftoppm",
+        &["-r", "200", "-png", pdf.to_str().unwrap(), prefix.to_str().unwrap()],
+    );
     let mut pngs: Vec<_> = std::fs::read_dir(dir)
         .unwrap()
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -46,18 +60,34 @@ fn pdf_barcodes(pdf: &Path) -> Vec<Vec<String>> {
 }
 
 fn decode_png(png: &Path) -> Vec<String> {
-    tool("zbarimg", &["--raw", "-q", "-Scode128.enable", png.to_str().unwrap()]).lines().map(String::from).collect()
+    tool("zbarimg", &["--raw", "-q", "-Scode128.enable", png.to_str().unwrap()])
+        .lines()
+        .map(String::from)
+        .collect()
 }
 
 fn account(s: &Server, slug: &str) -> String {
     let c = packdesk_carriers::carrier(slug).unwrap();
-    let creds: serde_json::Map<String, Value> = c.credential_fields.iter().map(|f| (f.name.clone(), json!("x"))).collect();
-    s.sandbox_ok("POST", "/v3/shipper-accounts", Some(&json!({"slug": slug, "description": slug, "credentials": creds})))["id"].as_str().unwrap().to_string()
+    let creds: serde_json::Map<String, Value> = c
+        .credential_fields
+        .iter()
+        .map(|f| (f.name.clone(), json!("x")))
+        .collect();
+    s.sandbox_ok(
+        "POST",
+        "/v3/shipper-accounts",
+        Some(&json!({"slug": slug, "description": slug, "credentials": creds})),
+    )["id"]
+        .as_str()
+        .unwrap()
+        .to_string()
 }
 
 fn label(s: &Server, slug: &str, service: &str, from: &str, to: &str, parcels: usize, extra: Value) -> Value {
     let id = account(s, slug);
-    let parcels: Vec<Value> = (0..parcels).map(|i| json!({"weight": {"value": 0.5 + i as f64, "unit": "kg"}})).collect();
+    let parcels: Vec<Value> = (0..parcels)
+        .map(|i| json!({"weight": {"value": 0.5 + i as f64, "unit": "kg"}}))
+        .collect();
     let mut body = json!({
         "service_type": service,
         "shipper_account": {"id": id},
@@ -78,7 +108,12 @@ fn save(s: &Server, url: &Value, name: &str) -> (tempfile::TempDir, std::path::P
 }
 
 fn tracking(l: &Value) -> Vec<String> {
-    l["tracking_numbers"].as_array().unwrap().iter().map(|t| t.as_str().unwrap().to_string()).collect()
+    l["tracking_numbers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_str().unwrap().to_string())
+        .collect()
 }
 
 #[test]
@@ -98,7 +133,10 @@ fn pdf_labels_have_one_page_per_parcel_in_the_paper_asked_and_their_barcodes_dec
         let (pages, sizes) = pdf_pages(&pdf);
         assert_eq!(pages, 3, "{slug}: one page per parcel");
         for (pw, ph) in sizes {
-            assert!((pw - w).abs() < 0.5 && (ph - h).abs() < 0.5, "{slug} {paper}: page {pw}x{ph}, want {w}x{h}");
+            assert!(
+                (pw - w).abs() < 0.5 && (ph - h).abs() < 0.5,
+                "{slug} {paper}: page {pw}x{ph}, want {w}x{h}"
+            );
         }
         let codes = pdf_barcodes(&pdf);
         let want: Vec<Vec<String>> = tracking(&l).into_iter().map(|t| vec![t]).collect();
@@ -109,15 +147,29 @@ fn pdf_labels_have_one_page_per_parcel_in_the_paper_asked_and_their_barcodes_dec
 #[test]
 fn zpl_labels_are_one_label_per_parcel_and_decode_to_the_tracking_numbers() {
     let s = Server::start();
-    for (slug, service, from, to) in [("tipsa", "tipsa_standard", "ESP", "ESP"), ("spain-correos-es", "spain-correos-es_paq24_home", "ESP", "ESP")] {
-        let l = label(&s, slug, service, from, to, 2, json!({"file_type": "zpl", "paper_size": "4x6"}));
+    for (slug, service, from, to) in [
+        ("tipsa", "tipsa_standard", "ESP", "ESP"),
+        ("spain-correos-es", "spain-correos-es_paq24_home", "ESP", "ESP"),
+    ] {
+        let l = label(
+            &s,
+            slug,
+            service,
+            from,
+            to,
+            2,
+            json!({"file_type": "zpl", "paper_size": "4x6"}),
+        );
         assert_eq!(l["files"]["label"]["file_type"], "zpl");
         let (tmp, _, bytes) = save(&s, &l["files"]["label"]["url"], "label.zpl");
         let zpl = String::from_utf8(bytes).unwrap();
         let labels: Vec<&str> = zpl.split_inclusive("^XZ").filter(|p| p.contains("^XA")).collect();
         assert_eq!(labels.len(), 2, "{slug}: one ZPL label per parcel");
         for (i, one) in labels.iter().enumerate() {
-            assert!(one.contains("^PW812") && one.contains("^LL1218"), "{slug}: 4x6 at 203 dpi");
+            assert!(
+                one.contains("^PW812") && one.contains("^LL1218"),
+                "{slug}: 4x6 at 203 dpi"
+            );
             let png = labelize::render_png(one.as_bytes(), Default::default()).unwrap();
             let p = tmp.path().join(format!("zpl-{i}.png"));
             std::fs::write(&p, &png.bytes).unwrap();

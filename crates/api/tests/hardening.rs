@@ -28,21 +28,42 @@ struct Desk {
 /// A desk with a built UI folder (index.html, assets/app.js) and a secret beside the UI folder.
 fn desk() -> Desk {
     let data = tempfile::tempdir().unwrap();
-    let service = Arc::new(Service::open(data.path(), "http://127.0.0.1:4780", Arc::new(SystemClock)).unwrap().service);
+    let service = Arc::new(
+        Service::open(data.path(), "http://127.0.0.1:4780", Arc::new(SystemClock))
+            .unwrap()
+            .service,
+    );
     let ui = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(ui.path().join("dist/assets")).unwrap();
-    std::fs::write(ui.path().join("dist/index.html"), "<!doctype html><title>Packdesk</title>").unwrap();
+    std::fs::write(
+        ui.path().join("dist/index.html"),
+        "<!doctype html><title>Packdesk</title>",
+    )
+    .unwrap();
     std::fs::write(ui.path().join("dist/assets/app.js"), "console.log('desk')").unwrap();
-    std::fs::write(ui.path().join("dist/favicon.svg"), "<svg xmlns='http://www.w3.org/2000/svg'/>").unwrap();
+    std::fs::write(
+        ui.path().join("dist/favicon.svg"),
+        "<svg xmlns='http://www.w3.org/2000/svg'/>",
+    )
+    .unwrap();
     std::fs::write(ui.path().join("secret.txt"), "TOP SECRET").unwrap();
-    Desk { service, ui, _data: data }
+    Desk {
+        service,
+        ui,
+        _data: data,
+    }
 }
 
 async fn send(d: &Desk, peer: ([u8; 4], u16), req: Request<Body>) -> (StatusCode, axum::http::HeaderMap, Vec<u8>) {
-    let app = packdesk_api::app(d.service.clone(), Some(d.ui.path().join("dist"))).layer(MockConnectInfo(SocketAddr::from(peer)));
+    let app = packdesk_api::app(d.service.clone(), Some(d.ui.path().join("dist")))
+        .layer(MockConnectInfo(SocketAddr::from(peer)));
     let r = app.oneshot(req).await.unwrap();
     let (parts, body) = r.into_parts();
-    (parts.status, parts.headers, body.collect().await.unwrap().to_bytes().to_vec())
+    (
+        parts.status,
+        parts.headers,
+        body.collect().await.unwrap().to_bytes().to_vec(),
+    )
 }
 
 fn get(path: &str, host: &str) -> Request<Body> {
@@ -59,7 +80,11 @@ async fn the_ui_session_and_key_rotation_answer_this_machine_only_whatever_the_h
     // A LAN machine that writes `Host: 127.0.0.1` gets no key.
     let (status, _, body) = send(&d, LAN_PEER, get("/ui/session", "127.0.0.1:4780")).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
-    assert!(!String::from_utf8_lossy(&body).contains("pdk_"), "no key in {}", String::from_utf8_lossy(&body));
+    assert!(
+        !String::from_utf8_lossy(&body).contains("pdk_"),
+        "no key in {}",
+        String::from_utf8_lossy(&body)
+    );
     // This machine does.
     let (status, _, body) = send(&d, LOOPBACK_PEER, get("/ui/session", "127.0.0.1:4780")).await;
     assert_eq!(status, StatusCode::OK);
@@ -70,7 +95,11 @@ async fn the_ui_session_and_key_rotation_answer_this_machine_only_whatever_the_h
     let (status, _, _) = send(&d, LOOPBACK_PEER, get("/ui/session", "evil.example:4780")).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
     // Rotation from the LAN with the right key and a loopback Host: refused, the key still works.
-    let rotate = Request::post("/ui/keys/live/rotate").header("host", "127.0.0.1").header("service-api-key", &live).body(Body::empty()).unwrap();
+    let rotate = Request::post("/ui/keys/live/rotate")
+        .header("host", "127.0.0.1")
+        .header("service-api-key", &live)
+        .body(Body::empty())
+        .unwrap();
     let (status, _, _) = send(&d, LAN_PEER, rotate).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
     assert_eq!(d.service.authenticate(&live), Some(packdesk_service::keys::Env::Live));
@@ -92,16 +121,36 @@ async fn printers_and_profiles_change_with_the_live_key_only_and_both_keys_read_
             .unwrap()
     };
     let printer = json!({"name": "Zebra", "transport": "raw", "address": "127.0.0.1:9100", "format": "zpl"});
-    let (status, _, body) = send(&d, LOOPBACK_PEER, call("POST", "/desk/printers", sandbox, printer.clone())).await;
+    let (status, _, body) = send(
+        &d,
+        LOOPBACK_PEER,
+        call("POST", "/desk/printers", sandbox, printer.clone()),
+    )
+    .await;
     let v = json_of(&body);
-    assert_eq!((status, v["meta"]["code"].as_u64()), (StatusCode::UNAUTHORIZED, Some(401)), "{v}");
+    assert_eq!(
+        (status, v["meta"]["code"].as_u64()),
+        (StatusCode::UNAUTHORIZED, Some(401)),
+        "{v}"
+    );
     assert_eq!(v["meta"]["details"][0]["path"], "headers.service-api-key");
     assert!(v["meta"]["details"][0]["info"].as_str().unwrap().contains("live key"));
     let (_, _, body) = send(&d, LOOPBACK_PEER, call("POST", "/desk/printers", live, printer)).await;
-    let id = json_of(&body)["data"]["id"].as_str().expect("the live key adds it").to_string();
+    let id = json_of(&body)["data"]["id"]
+        .as_str()
+        .expect("the live key adds it")
+        .to_string();
     for (method, path, body) in [
-        ("PUT", format!("/desk/printers/{id}"), json!({"name": "Elsewhere", "transport": "raw", "address": "192.0.2.9:9100", "format": "zpl"})),
-        ("PUT", "/desk/print-profiles/label".to_string(), json!({"printer_id": id})),
+        (
+            "PUT",
+            format!("/desk/printers/{id}"),
+            json!({"name": "Elsewhere", "transport": "raw", "address": "192.0.2.9:9100", "format": "zpl"}),
+        ),
+        (
+            "PUT",
+            "/desk/print-profiles/label".to_string(),
+            json!({"printer_id": id}),
+        ),
         ("DELETE", format!("/desk/printers/{id}"), json!({})),
         ("DELETE", "/desk/print-profiles/label".to_string(), json!({})),
     ] {
@@ -110,7 +159,11 @@ async fn printers_and_profiles_change_with_the_live_key_only_and_both_keys_read_
     }
     let (status, _, body) = send(&d, LOOPBACK_PEER, call("GET", "/desk/printers", sandbox, json!({}))).await;
     assert_eq!(status, StatusCode::OK);
-    assert_eq!(json_of(&body)["data"]["printers"][0]["address"], "127.0.0.1:9100", "unchanged, and readable with the sandbox key");
+    assert_eq!(
+        json_of(&body)["data"]["printers"][0]["address"],
+        "127.0.0.1:9100",
+        "unchanged, and readable with the sandbox key"
+    );
 }
 
 #[tokio::test]
@@ -120,13 +173,25 @@ async fn ui_files_are_served_with_a_policy_and_no_path_leaves_the_ui_folder() {
     assert_eq!(status, StatusCode::OK);
     assert!(String::from_utf8_lossy(&body).contains("<title>Packdesk</title>"));
     let csp = headers.get("content-security-policy").unwrap().to_str().unwrap();
-    assert!(csp.contains("frame-ancestors 'none'") && csp.contains("default-src 'self'"), "{csp}");
+    assert!(
+        csp.contains("frame-ancestors 'none'") && csp.contains("default-src 'self'"),
+        "{csp}"
+    );
     assert_eq!(headers.get("x-content-type-options").unwrap(), "nosniff");
     let (status, headers, _) = send(&d, LAN_PEER, get("/assets/app.js", "desk")).await;
     assert_eq!(status, StatusCode::OK);
-    assert!(headers.get("content-type").unwrap().to_str().unwrap().contains("javascript"));
+    assert!(headers
+        .get("content-type")
+        .unwrap()
+        .to_str()
+        .unwrap()
+        .contains("javascript"));
     let (status, _, _) = send(&d, LAN_PEER, get("/favicon.svg", "desk")).await;
-    assert_eq!(status, StatusCode::OK, "top-level files such as the favicon need no key");
+    assert_eq!(
+        status,
+        StatusCode::OK,
+        "top-level files such as the favicon need no key"
+    );
     for bad in [
         "/assets/../secret.txt",
         "/assets/../../secret.txt",
@@ -157,9 +222,16 @@ fn a_record_file_url_downloads_without_the_key_and_a_tampered_one_does_not() {
     let tampered = url.replace("signature=", "signature=00");
     assert_eq!(reqwest::blocking::get(&tampered).unwrap().status().as_u16(), 401);
     let unsigned = url.split('?').next().unwrap();
-    assert_eq!(reqwest::blocking::get(unsigned).unwrap().status().as_u16(), 401, "without a signature the key is needed");
+    assert_eq!(
+        reqwest::blocking::get(unsigned).unwrap().status().as_u16(),
+        401,
+        "without a signature the key is needed"
+    );
     let (ct, bytes) = s.download(unsigned, &s.sandbox);
-    assert!(ct.contains("pdf") && bytes.starts_with(b"%PDF"), "the same path with the key keeps working");
+    assert!(
+        ct.contains("pdf") && bytes.starts_with(b"%PDF"),
+        "the same path with the key keeps working"
+    );
 }
 
 fn post_with_key(s: &Server, key: &str, idem: &str, body: &Value) -> (Value, Option<String>) {
@@ -171,7 +243,10 @@ fn post_with_key(s: &Server, key: &str, idem: &str, body: &Value) -> (Value, Opt
         .body(body.to_string())
         .send()
         .unwrap();
-    let replayed = r.headers().get("idempotent-replayed").map(|v| v.to_str().unwrap().to_string());
+    let replayed = r
+        .headers()
+        .get("idempotent-replayed")
+        .map(|v| v.to_str().unwrap().to_string());
     (r.json().unwrap(), replayed)
 }
 

@@ -25,7 +25,8 @@ fn every_route_answers_401_without_a_valid_key() {
         ("GET", "/desk/carriers".to_string()),
         ("GET", "/v3/no-such-route".to_string()),
     ];
-    let want = json!({"meta": {"code": 401, "message": "Invalid API key.", "details": [], "retryable": false}, "data": {}});
+    let want =
+        json!({"meta": {"code": 401, "message": "Invalid API key.", "details": [], "retryable": false}, "data": {}});
     for (method, path) in &routes {
         for key in ["", "pdk_live_wrong", &s.live[..s.live.len() - 1]] {
             let (status, v) = s.call(method, path, key, Some(&json!({})));
@@ -42,25 +43,45 @@ fn transport_errors_carry_the_envelope() {
     let s = Server::start();
     let client = reqwest::blocking::Client::new();
     let post = |ct: &str, body: Vec<u8>| {
-        let r = client.post(s.url("/v3/labels")).header("service-api-key", &s.sandbox).header("content-type", ct).body(body).send().unwrap();
+        let r = client
+            .post(s.url("/v3/labels"))
+            .header("service-api-key", &s.sandbox)
+            .header("content-type", ct)
+            .body(body)
+            .send()
+            .unwrap();
         (r.status().as_u16(), r.json::<Value>().unwrap())
     };
     let (st, v) = post("application/json", b"{not json".to_vec());
-    assert_eq!((st, v["meta"]["code"].clone(), v["meta"]["message"].clone()), (200, json!(4109), json!("Invalid JSON.")));
+    assert_eq!(
+        (st, v["meta"]["code"].clone(), v["meta"]["message"].clone()),
+        (200, json!(4109), json!("Invalid JSON."))
+    );
     assert_eq!(v["data"], json!({}));
     let (st, v) = post("application/json; charset=ISO-8859-1", b"{}".to_vec());
-    assert_eq!((st, v["meta"]["code"].clone(), v["meta"]["details"][0]["path"].clone()), (200, json!(4104), json!("headers.content-type")));
+    assert_eq!(
+        (st, v["meta"]["code"].clone(), v["meta"]["details"][0]["path"].clone()),
+        (200, json!(4104), json!("headers.content-type"))
+    );
     let (st, v) = post("application/json", vec![b' '; 9 * 1024 * 1024]);
     assert_eq!((st, v["meta"]["code"].clone()), (413, json!(413)));
     let (st, v) = s.call("GET", "/v3/nothing-here", &s.sandbox, None);
     assert_eq!((st, v["meta"]["code"].clone()), (404, json!(404)));
     let (st, v) = s.call("DELETE", "/v3/labels", &s.sandbox, None);
     assert_eq!((st, v["meta"]["code"].clone()), (405, json!(405)));
-    let (_, v) = s.call("GET", "/v3/labels/0b8f5e3c-1d2a-4c5b-9e7f-123456789abc", &s.sandbox, None);
+    let (_, v) = s.call(
+        "GET",
+        "/v3/labels/0b8f5e3c-1d2a-4c5b-9e7f-123456789abc",
+        &s.sandbox,
+        None,
+    );
     assert_eq!(v["meta"]["code"], 4153);
     let body = yodel_label("0b8f5e3c-1d2a-4c5b-9e7f-123456789abc", 1);
     let (_, v) = s.call("POST", "/v3/labels", &s.sandbox, Some(&body));
-    assert_eq!((v["meta"]["code"].clone(), v["meta"]["details"][0]["path"].clone()), (json!(4140), json!("shipper_account.id")));
+    assert_eq!(
+        (v["meta"]["code"].clone(), v["meta"]["details"][0]["path"].clone()),
+        (json!(4140), json!("shipper_account.id"))
+    );
     let (_, v) = s.call("GET", "/v3/labels?limit=500", &s.sandbox, None);
     assert_eq!(v["meta"]["details"][0]["path"], "limit");
 }
@@ -69,11 +90,28 @@ fn transport_errors_carry_the_envelope() {
 fn shipper_accounts_over_http() {
     let s = Server::start();
     let a = yodel_account(&s);
-    let b = s.sandbox_ok("POST", "/v3/shipper-accounts", Some(&json!({"slug": "dpd-uk", "description": "DPD", "credentials": {"username": "u", "password": "secret-pw"}})))["id"].as_str().unwrap().to_string();
+    let b = s.sandbox_ok(
+        "POST",
+        "/v3/shipper-accounts",
+        Some(
+            &json!({"slug": "dpd-uk", "description": "DPD", "credentials": {"username": "u", "password": "secret-pw"}}),
+        ),
+    )["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
     let list = s.sandbox_ok("GET", "/v3/shipper-accounts", None);
-    let ids: Vec<&str> = list["shipper_accounts"].as_array().unwrap().iter().map(|x| x["id"].as_str().unwrap()).collect();
+    let ids: Vec<&str> = list["shipper_accounts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["id"].as_str().unwrap())
+        .collect();
     assert_eq!(ids, vec![b.as_str(), a.as_str()], "newest first");
-    assert!(!list.to_string().contains("secret-pw"), "credentials are never returned");
+    assert!(
+        !list.to_string().contains("secret-pw"),
+        "credentials are never returned"
+    );
     let only = s.sandbox_ok("GET", "/v3/shipper-accounts?slug=dpd-uk", None);
     assert_eq!(only["shipper_accounts"].as_array().unwrap().len(), 1);
     // Paging of one per page returns each once.
@@ -83,17 +121,46 @@ fn shipper_accounts_over_http() {
     assert_eq!(p2["shipper_accounts"][0]["id"], a.as_str());
     assert!(p2["next_token"].is_null());
     // Info, settings, credentials, delete.
-    let v = s.sandbox_ok("PUT", &format!("/v3/shipper-accounts/{a}/info"), Some(&json!({"description": "Yodel night shift", "timezone": "Europe/Dublin"})));
-    assert_eq!((v["description"].clone(), v["timezone"].clone()), (json!("Yodel night shift"), json!("Europe/Dublin")));
-    let v = s.sandbox_ok("PUT", &format!("/v3/shipper-accounts/{a}"), Some(&json!({"status": "disabled", "settings": {"default_paper_size": "4x6"}})));
-    assert_eq!((v["status"].clone(), v["settings"]["default_paper_size"].clone()), (json!("disabled"), json!("4x6")));
+    let v = s.sandbox_ok(
+        "PUT",
+        &format!("/v3/shipper-accounts/{a}/info"),
+        Some(&json!({"description": "Yodel night shift", "timezone": "Europe/Dublin"})),
+    );
+    assert_eq!(
+        (v["description"].clone(), v["timezone"].clone()),
+        (json!("Yodel night shift"), json!("Europe/Dublin"))
+    );
+    let v = s.sandbox_ok(
+        "PUT",
+        &format!("/v3/shipper-accounts/{a}"),
+        Some(&json!({"status": "disabled", "settings": {"default_paper_size": "4x6"}})),
+    );
+    assert_eq!(
+        (v["status"].clone(), v["settings"]["default_paper_size"].clone()),
+        (json!("disabled"), json!("4x6"))
+    );
     let (_, e) = s.call("POST", "/v3/labels", &s.sandbox, Some(&yodel_label(&a, 1)));
-    assert_eq!(e["meta"]["details"][0]["path"], "shipper_account.id", "a disabled account makes no labels");
-    let v = s.sandbox_ok("PATCH", &format!("/v3/shipper-accounts/{a}/credentials"), Some(&json!({"credentials": {"password": "p2"}})));
+    assert_eq!(
+        e["meta"]["details"][0]["path"], "shipper_account.id",
+        "a disabled account makes no labels"
+    );
+    let v = s.sandbox_ok(
+        "PATCH",
+        &format!("/v3/shipper-accounts/{a}/credentials"),
+        Some(&json!({"credentials": {"password": "p2"}})),
+    );
     assert_eq!(v, json!({"id": a}));
-    let (_, e) = s.call("PUT", &format!("/v3/shipper-accounts/{a}/credentials"), &s.sandbox, Some(&json!({"credentials": {"password": "p2"}})));
+    let (_, e) = s.call(
+        "PUT",
+        &format!("/v3/shipper-accounts/{a}/credentials"),
+        &s.sandbox,
+        Some(&json!({"credentials": {"password": "p2"}})),
+    );
     assert_eq!(e["meta"]["code"], 4104);
-    assert_eq!(s.sandbox_ok("DELETE", &format!("/v3/shipper-accounts/{b}"), None), json!({"id": b}));
+    assert_eq!(
+        s.sandbox_ok("DELETE", &format!("/v3/shipper-accounts/{b}"), None),
+        json!({"id": b})
+    );
     let (_, e) = s.call("GET", &format!("/v3/shipper-accounts/{b}"), &s.sandbox, None);
     assert_eq!(e["meta"]["code"], 4140);
     // Live sees none of the sandbox accounts.
@@ -117,7 +184,10 @@ fn labels_survive_a_kill_and_page_each_once_with_every_filter() {
     let mut seen = Vec::new();
     let mut token: Option<String> = None;
     loop {
-        let q = match &token { Some(t) => format!("/v3/labels?limit=7&next_token={t}"), None => "/v3/labels?limit=7".into() };
+        let q = match &token {
+            Some(t) => format!("/v3/labels?limit=7&next_token={t}"),
+            None => "/v3/labels?limit=7".into(),
+        };
         let page = s.sandbox_ok("GET", &q, None);
         assert_eq!(page["limit"], 7);
         for l in page["labels"].as_array().unwrap() {
@@ -128,7 +198,11 @@ fn labels_survive_a_kill_and_page_each_once_with_every_filter() {
             None => break,
         }
     }
-    let want: Vec<String> = made.iter().rev().map(|l| l["id"].as_str().unwrap().to_string()).collect();
+    let want: Vec<String> = made
+        .iter()
+        .rev()
+        .map(|l| l["id"].as_str().unwrap().to_string())
+        .collect();
     assert_eq!(seen, want);
     // After the restart a label reads back as it was made, with links on the new address.
     let first = &made[3];
@@ -139,7 +213,11 @@ fn labels_survive_a_kill_and_page_each_once_with_every_filter() {
     assert_eq!(ct, "application/pdf");
     assert!(pdf.starts_with(b"%PDF-"));
     // The other environment cannot download it.
-    let r = reqwest::blocking::Client::new().get(back["files"]["label"]["url"].as_str().unwrap()).header("service-api-key", &s.live).send().unwrap();
+    let r = reqwest::blocking::Client::new()
+        .get(back["files"]["label"]["url"].as_str().unwrap())
+        .header("service-api-key", &s.live)
+        .send()
+        .unwrap();
     assert_eq!(r.json::<Value>().unwrap()["meta"]["code"], 4153);
     // New labels after the restart never reuse a number.
     let mut numbers = HashSet::new();
@@ -151,15 +229,28 @@ fn labels_survive_a_kill_and_page_each_once_with_every_filter() {
     for _ in 0..5 {
         let l = s.sandbox_ok("POST", "/v3/labels", Some(&yodel_label(&a, 2)));
         for t in l["tracking_numbers"].as_array().unwrap() {
-            assert!(numbers.insert(t.as_str().unwrap().to_string()), "{t} reused after restart");
+            assert!(
+                numbers.insert(t.as_str().unwrap().to_string()),
+                "{t} reused after restart"
+            );
         }
     }
     // Filters.
     let tn0 = made[0]["tracking_numbers"][0].as_str().unwrap();
     let tn1 = made[1]["tracking_numbers"][1].as_str().unwrap();
     let v = s.sandbox_ok("GET", &format!("/v3/labels?tracking_numbers={tn0},{tn1}"), None);
-    let ids: HashSet<&str> = v["labels"].as_array().unwrap().iter().map(|l| l["id"].as_str().unwrap()).collect();
-    assert_eq!(ids, [made[0]["id"].as_str().unwrap(), made[1]["id"].as_str().unwrap()].into_iter().collect());
+    let ids: HashSet<&str> = v["labels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        ids,
+        [made[0]["id"].as_str().unwrap(), made[1]["id"].as_str().unwrap()]
+            .into_iter()
+            .collect()
+    );
     let v = s.sandbox_ok("GET", "/v3/labels?s=REF-01", None);
     assert_eq!(v["labels"].as_array().unwrap().len(), 10, "REF-010..REF-019");
     let v = s.sandbox_ok("GET", &format!("/v3/labels?s={}", &tn0[tn0.len() - 6..]), None);
@@ -168,7 +259,11 @@ fn labels_survive_a_kill_and_page_each_once_with_every_filter() {
     assert_eq!(v["labels"], json!([]));
     let v = s.sandbox_ok("GET", &format!("/v3/labels?shipper_account_id={a}&limit=200"), None);
     assert_eq!(v["labels"].as_array().unwrap().len(), 30);
-    let v = s.sandbox_ok("GET", "/v3/labels?created_at_max=2020-01-01T00:00:00Z&created_at_min=2019-01-01", None);
+    let v = s.sandbox_ok(
+        "GET",
+        "/v3/labels?created_at_max=2020-01-01T00:00:00Z&created_at_min=2019-01-01",
+        None,
+    );
     assert_eq!(v["labels"], json!([]));
     let (_, v) = s.call("GET", "/v3/labels?next_token=zz", &s.sandbox, None);
     assert_eq!(v["meta"]["details"][0]["path"], "next_token");
@@ -179,9 +274,14 @@ fn schemas_are_served_as_published() {
     let s = Server::start();
     let list = s.sandbox_ok("GET", "/v3/schemas", None);
     assert!(list["schemas"].as_array().unwrap().iter().any(|x| x["name"] == "label"));
-    let resp = reqwest::blocking::Client::new().get(s.url("/v3/schemas/label.json")).header("service-api-key", &s.sandbox).send().unwrap();
+    let resp = reqwest::blocking::Client::new()
+        .get(s.url("/v3/schemas/label.json"))
+        .header("service-api-key", &s.sandbox)
+        .send()
+        .unwrap();
     let served = resp.text().unwrap();
-    let published = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../model/schemas/label.json")).unwrap();
+    let published =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../model/schemas/label.json")).unwrap();
     assert_eq!(served, published);
     let reg = s.sandbox_ok("GET", "/desk/carriers", None);
     assert_eq!(reg["carriers"].as_array().unwrap().len(), 20);
@@ -195,11 +295,19 @@ fn the_ui_session_is_for_this_machine_only_and_assets_stay_in_their_folder() {
     assert_eq!(session["data"]["keys"]["sandbox"], s.sandbox.as_str());
     assert_eq!(session["data"]["keys"]["live"], s.live.as_str());
     // A page that reached this server under another name (DNS rebinding) gets nothing.
-    let r = client.get(s.url("/ui/session")).header("host", "evil.example:4780").send().unwrap();
+    let r = client
+        .get(s.url("/ui/session"))
+        .header("host", "evil.example:4780")
+        .send()
+        .unwrap();
     let v: Value = r.json().unwrap();
     assert_eq!(v["meta"]["code"], 401);
     assert!(v["data"]["keys"].is_null());
-    for path in ["/assets/../../Cargo.toml", "/assets/%2e%2e/Cargo.toml", "/assets/.hidden"] {
+    for path in [
+        "/assets/../../Cargo.toml",
+        "/assets/%2e%2e/Cargo.toml",
+        "/assets/.hidden",
+    ] {
         let r = client.get(s.url(path)).send().unwrap();
         assert_ne!(r.status().as_u16(), 200, "{path}");
     }

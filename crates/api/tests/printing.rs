@@ -24,8 +24,15 @@ fn a_label_prints_over_http_to_a_raw_printer_and_its_preview_is_a_png() {
         all
     });
     let printer = s.live_ok("POST", "/desk/printers", Some(&json!({"name": "Zebra desk 1", "transport": "raw", "address": format!("127.0.0.1:{port}"), "format": "zpl"})));
-    assert_eq!((printer["dpi"].as_i64(), printer["strip_zpl_setup"].as_bool()), (Some(203), Some(true)));
-    s.live_ok("PUT", "/desk/print-profiles/label", Some(&json!({"printer_id": printer["id"], "stock": "4x6", "auto_print": true})));
+    assert_eq!(
+        (printer["dpi"].as_i64(), printer["strip_zpl_setup"].as_bool()),
+        (Some(203), Some(true))
+    );
+    s.live_ok(
+        "PUT",
+        "/desk/print-profiles/label",
+        Some(&json!({"printer_id": printer["id"], "stock": "4x6", "auto_print": true})),
+    );
     let account = s.sandbox_ok("POST", "/v3/shipper-accounts", Some(&json!({"slug": "tipsa", "description": "Tipsa", "credentials": {"password": "p", "agency_code": "1", "customer_code": "2", "department_code": "3"}})));
     let mut body = yodel_label(account["id"].as_str().unwrap(), 1);
     body["service_type"] = json!("tipsa_10_horas");
@@ -41,7 +48,11 @@ fn a_label_prints_over_http_to_a_raw_printer_and_its_preview_is_a_png() {
     assert_eq!(bytes, s.download(url, &s.sandbox).1);
     let end = Instant::now() + Duration::from_secs(10);
     let jobs = loop {
-        let j = s.sandbox_ok("GET", &format!("/desk/print-jobs?record_id={}", label["id"].as_str().unwrap()), None);
+        let j = s.sandbox_ok(
+            "GET",
+            &format!("/desk/print-jobs?record_id={}", label["id"].as_str().unwrap()),
+            None,
+        );
         if j["print_jobs"][0]["status"] == "printed" || Instant::now() > end {
             break j;
         }
@@ -49,13 +60,22 @@ fn a_label_prints_over_http_to_a_raw_printer_and_its_preview_is_a_png() {
     };
     assert_eq!(jobs["print_jobs"][0]["status"], "printed", "{jobs}");
     let file_id = url.split('?').next().unwrap().rsplit('/').next().unwrap();
-    let resp = reqwest::blocking::Client::new().get(s.url(&format!("/desk/files/{file_id}/preview.png?page=1&dpi=300"))).header("service-api-key", &s.sandbox).send().unwrap();
+    let resp = reqwest::blocking::Client::new()
+        .get(s.url(&format!("/desk/files/{file_id}/preview.png?page=1&dpi=300")))
+        .header("service-api-key", &s.sandbox)
+        .send()
+        .unwrap();
     assert_eq!(resp.headers()["content-type"], "image/png");
     assert_eq!(&resp.bytes().unwrap()[1..4], b"PNG");
 }
 
 fn newest_pdf(dir: &Path, after: &[PathBuf]) -> Option<PathBuf> {
-    std::fs::read_dir(dir).ok()?.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|e| e == "pdf") && !after.contains(p)).max_by_key(|p| p.metadata().and_then(|m| m.modified()).ok())
+    std::fs::read_dir(dir)
+        .ok()?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "pdf") && !after.contains(p))
+        .max_by_key(|p| p.metadata().and_then(|m| m.modified()).ok())
 }
 
 fn wait_for_output(dir: &Path, before: &[PathBuf]) -> PathBuf {
@@ -73,19 +93,34 @@ fn wait_for_output(dir: &Path, before: &[PathBuf]) -> PathBuf {
 
 fn check_4x6_with_barcode(pdf: &Path, tracking: &str) {
     let info = String::from_utf8(Command::new("pdfinfo").arg(pdf).output().unwrap().stdout).unwrap();
-    assert!(info.contains("Page size:       288 x 432 pts"), "4x6 inches, not scaled onto a letter page:\n{info}");
+    assert!(
+        info.contains("Page size:       288 x 432 pts"),
+        "4x6 inches, not scaled onto a letter page:\n{info}"
+    );
     let png = pdf.with_extension("png-dir");
     std::fs::create_dir_all(&png).unwrap();
-    Command::new("pdftoppm").args(["-png", "-r", "200", "-f", "1", "-l", "1"]).arg(pdf).arg(png.join("p")).status().unwrap();
+    Command::new("pdftoppm")
+        .args(["-png", "-r", "200", "-f", "1", "-l", "1"])
+        .arg(pdf)
+        .arg(png.join("p"))
+        .status()
+        .unwrap();
     let page = std::fs::read_dir(&png).unwrap().flatten().next().unwrap().path();
-    let out = Command::new("zbarimg").args(["--quiet", "--raw"]).arg(&page).output().unwrap();
+    let out = Command::new("zbarimg")
+        .args(["--quiet", "--raw"])
+        .arg(&page)
+        .output()
+        .unwrap();
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), tracking);
     let _ = std::fs::remove_dir_all(&png);
 }
 
 #[test]
 fn a_4x6_pdf_label_prints_through_cups_and_ipp_at_its_size() {
-    let (Ok(queue), Ok(out)) = (std::env::var("PACKDESK_CUPS_PRINTER"), std::env::var("PACKDESK_CUPS_OUT")) else {
+    let (Ok(queue), Ok(out)) = (
+        std::env::var("PACKDESK_CUPS_PRINTER"),
+        std::env::var("PACKDESK_CUPS_OUT"),
+    ) else {
         eprintln!("CUPS test not run: start it through the README's test command (tests/cups-setup.sh)");
         return;
     };
@@ -96,17 +131,36 @@ fn a_4x6_pdf_label_prints_through_cups_and_ipp_at_its_size() {
     body["paper_size"] = json!("4x6");
     let label = s.sandbox_ok("POST", "/v3/labels", Some(&body));
     let tracking = label["tracking_numbers"][0].as_str().unwrap();
-    for (transport, address) in [("spooler", queue.clone()), ("ipp", format!("ipp://localhost:631/printers/{queue}"))] {
+    for (transport, address) in [
+        ("spooler", queue.clone()),
+        ("ipp", format!("ipp://localhost:631/printers/{queue}")),
+    ] {
         let printer = s.live_ok("POST", "/desk/printers", Some(&json!({"name": format!("CUPS {transport}"), "transport": transport, "address": address, "format": "pdf"})));
-        let before: Vec<PathBuf> = std::fs::read_dir(&out).map(|d| d.flatten().map(|e| e.path()).collect()).unwrap_or_default();
-        let job = s.sandbox_ok("POST", "/desk/print", Some(&json!({"label_id": label["id"], "printer_id": printer["id"]})));
+        let before: Vec<PathBuf> = std::fs::read_dir(&out)
+            .map(|d| d.flatten().map(|e| e.path()).collect())
+            .unwrap_or_default();
+        let job = s.sandbox_ok(
+            "POST",
+            "/desk/print",
+            Some(&json!({"label_id": label["id"], "printer_id": printer["id"]})),
+        );
         assert_eq!(job["status"], "printed", "{transport}: {job}");
-        assert!(job["reference"].is_string(), "{transport}: the spooler's job id is kept: {job}");
+        assert!(
+            job["reference"].is_string(),
+            "{transport}: the spooler's job id is kept: {job}"
+        );
         let pdf = wait_for_output(&out, &before);
         check_4x6_with_barcode(&pdf, tracking);
     }
     // The system printers list shows the queue.
     let system = s.sandbox_ok("GET", "/desk/system-printers", None);
-    assert!(system["printers"].as_array().unwrap().iter().any(|p| p["name"] == queue.as_str()), "{system}");
+    assert!(
+        system["printers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|p| p["name"] == queue.as_str()),
+        "{system}"
+    );
     let _: Value = system;
 }

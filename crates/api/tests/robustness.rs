@@ -37,25 +37,53 @@ fn malformed_bodies_get_envelopes_and_the_server_keeps_serving() {
         json!({"async": "yes"}).to_string(),
         json!({"async": true, "label": {"id": 12}, "labels": [{"id": "x"}]}).to_string(),
     ];
-    let routes = ["/v3/labels", "/v3/cancel-labels", "/v3/manifests", "/v3/bulk-downloads", "/v3/rates", "/v3/address-validations", "/v3/shipper-accounts"];
+    let routes = [
+        "/v3/labels",
+        "/v3/cancel-labels",
+        "/v3/manifests",
+        "/v3/bulk-downloads",
+        "/v3/rates",
+        "/v3/address-validations",
+        "/v3/shipper-accounts",
+    ];
     let client = reqwest::blocking::Client::new();
     for route in routes {
         for b in &bodies {
-            let r = client.post(s.url(route)).header("service-api-key", &s.sandbox).header("content-type", "application/json").body(b.clone()).send().unwrap();
+            let r = client
+                .post(s.url(route))
+                .header("service-api-key", &s.sandbox)
+                .header("content-type", "application/json")
+                .body(b.clone())
+                .send()
+                .unwrap();
             let status = r.status().as_u16();
-            let v: Value = r.json().unwrap_or_else(|_| panic!("{route} answered a non-JSON body to {b:.60}"));
+            let v: Value = r
+                .json()
+                .unwrap_or_else(|_| panic!("{route} answered a non-JSON body to {b:.60}"));
             let code = v["meta"]["code"].as_i64().unwrap();
             assert_eq!(status, 200, "{route} {b:.60}: {v}");
             assert!(code >= 4000 && code != 4100, "{route} {b:.60}: {v}");
             assert_eq!(v["data"], json!({}), "{route}");
-            assert!(v["meta"]["details"].as_array().is_some_and(|d| !d.is_empty()), "{route} {b:.60}: details say where");
+            assert!(
+                v["meta"]["details"].as_array().is_some_and(|d| !d.is_empty()),
+                "{route} {b:.60}: details say where"
+            );
         }
     }
     // The desk's webhook setting takes the same battery (PUT) and stays unset.
     for b in &bodies {
-        let r = client.put(s.url("/desk/webhook")).header("service-api-key", &s.sandbox).header("content-type", "application/json").body(b.clone()).send().unwrap();
+        let r = client
+            .put(s.url("/desk/webhook"))
+            .header("service-api-key", &s.sandbox)
+            .header("content-type", "application/json")
+            .body(b.clone())
+            .send()
+            .unwrap();
         let v: Value = r.json().unwrap();
-        assert!(v["meta"]["code"].as_i64().unwrap() >= 4000 && v["meta"]["details"][0]["path"].is_string(), "{b:.60}: {v}");
+        assert!(
+            v["meta"]["code"].as_i64().unwrap() >= 4000 && v["meta"]["details"][0]["path"].is_string(),
+            "{b:.60}: {v}"
+        );
     }
     assert_eq!(s.sandbox_ok("GET", "/desk/webhook", None)["url"], Value::Null);
     // A non-Latin name is accepted (the PDF shows what its font can), and nothing was lost.

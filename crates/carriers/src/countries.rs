@@ -20,7 +20,12 @@ fn table() -> &'static HashMap<&'static str, Country> {
             .lines()
             .filter_map(|l| {
                 let mut it = l.splitn(4, ' ');
-                let c = Country { alpha3: it.next()?, alpha2: it.next()?, continent: it.next()?, name: it.next()? };
+                let c = Country {
+                    alpha3: it.next()?,
+                    alpha2: it.next()?,
+                    continent: it.next()?,
+                    name: it.next()?,
+                };
                 Some((c.alpha3, c))
             })
             .collect()
@@ -32,7 +37,9 @@ pub fn country(alpha3: &str) -> Option<Country> {
 }
 
 pub fn is_currency(code: &str) -> bool {
-    include_str!("../data/currencies.txt").split_whitespace().any(|c| c == code)
+    include_str!("../data/currencies.txt")
+        .split_whitespace()
+        .any(|c| c == code)
 }
 
 /// Countries without a postal-code system, where an address needs none.

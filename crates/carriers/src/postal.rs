@@ -21,11 +21,17 @@ pub const STATE_REQUIRED: &[&str] = &["AUS", "BRA", "CAN", "IND", "MEX", "USA"];
 
 /// The masks of a country, or None when Packdesk has no rule for it.
 pub fn masks(country: &str) -> Option<Vec<&'static str>> {
-    MASKS.iter().find(|(c, _)| *c == country).map(|(_, m)| if m.is_empty() { vec![] } else { m.split('|').collect() })
+    MASKS
+        .iter()
+        .find(|(c, _)| *c == country)
+        .map(|(_, m)| if m.is_empty() { vec![] } else { m.split('|').collect() })
 }
 
 fn compact(s: &str) -> String {
-    s.chars().filter(|c| c.is_ascii_alphanumeric()).map(|c| c.to_ascii_uppercase()).collect()
+    s.chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .map(|c| c.to_ascii_uppercase())
+        .collect()
 }
 
 /// Fits `code` to a mask: Some(formatted) when its letters and digits fit, ignoring case,
@@ -61,7 +67,11 @@ pub fn normalise_postal_code(country: &str, code: &str) -> Result<String, String
         None => Ok(code.trim().to_string()),
         Some(m) if m.is_empty() => Ok(code.trim().to_string()),
         Some(m) => m.iter().find_map(|mask| fit(mask, code)).ok_or_else(|| {
-            let shown: Vec<String> = m.iter().take(4).map(|x| x.replace('9', "0").replace('A', "X")).collect();
+            let shown: Vec<String> = m
+                .iter()
+                .take(4)
+                .map(|x| x.replace('9', "0").replace('A', "X"))
+                .collect();
             format!("not a postal code of {country} (format {})", shown.join(" or "))
         }),
     }

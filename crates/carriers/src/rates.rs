@@ -60,9 +60,26 @@ macro_rules! cards {
 }
 
 const CARD_FILES: &[(&str, &str)] = cards!(
-    "bluedart", "dhl-germany", "apc-overnight", "carrier-4", "delhivery", "quantium",
-    "spain-correos-es", "whistl", "omniparcel", "carrier-10", "yodel", "carrier-12", "dotzot",
-    "skynetworldwide", "asendia-hk", "tipsa", "ups-mi", "dpd-uk", "taqbin-jp", "mondialrelay",
+    "bluedart",
+    "dhl-germany",
+    "apc-overnight",
+    "carrier-4",
+    "delhivery",
+    "quantium",
+    "spain-correos-es",
+    "whistl",
+    "omniparcel",
+    "carrier-10",
+    "yodel",
+    "carrier-12",
+    "dotzot",
+    "skynetworldwide",
+    "asendia-hk",
+    "tipsa",
+    "ups-mi",
+    "dpd-uk",
+    "taqbin-jp",
+    "mondialrelay",
 );
 
 pub fn rate_card(slug: &str) -> Option<&'static RateCard> {
@@ -188,18 +205,31 @@ pub fn quote(
     let fuel = round2(base * card.fuel_surcharge_percent / 100.0);
     charges.push(("fuel_surcharge".to_string(), fuel));
     for opt in options {
-        let Some(t) = card.options.get(&opt.option_type) else { continue };
+        let Some(t) = card.options.get(&opt.option_type) else {
+            continue;
+        };
         if opt.enabled == Some(false) {
             continue;
         }
-        let value = opt.cod_value.as_ref().or(opt.insured_value.as_ref()).map(|m| m.amount).unwrap_or(0.0);
+        let value = opt
+            .cod_value
+            .as_ref()
+            .or(opt.insured_value.as_ref())
+            .map(|m| m.amount)
+            .unwrap_or(0.0);
         let amount = t.flat.unwrap_or(0.0) + t.percent.map(|p| value * p / 100.0).unwrap_or(0.0);
         let amount = round2(amount.max(t.minimum.unwrap_or(0.0)));
         charges.push((opt.option_type.clone(), amount));
     }
     let total = round2(charges.iter().map(|(_, a)| a).sum());
     let transit_days = tariff.transit_days.get(z.name()).copied().unwrap_or(5);
-    Ok(Quote { currency: card.currency.clone(), charge_weight_kg: round2(charge_weight * 1000.0) / 1000.0, total, charges, transit_days })
+    Ok(Quote {
+        currency: card.currency.clone(),
+        charge_weight_kg: round2(charge_weight * 1000.0) / 1000.0,
+        total,
+        charges,
+        transit_days,
+    })
 }
 
 #[cfg(test)]
@@ -232,13 +262,35 @@ mod tests {
         let total: f64 = light.charges.iter().map(|c| c.1).sum();
         assert!((total - light.total).abs() < 0.011);
         // A big light box: 40x40x40 cm = 64,000 cm³ -> 10.7 or 12.8 kg volumetric.
-        let bulky = quote(c, s, "GBR", "GBR", &[ParcelMeasure { kg: 0.4, volume_cm3: Some(64000.0) }], &[]).unwrap();
+        let bulky = quote(
+            c,
+            s,
+            "GBR",
+            "GBR",
+            &[ParcelMeasure {
+                kg: 0.4,
+                volume_cm3: Some(64000.0),
+            }],
+            &[],
+        )
+        .unwrap();
         let card = rate_card("yodel").unwrap();
         assert!(card.volumetric_divisor.is_some());
         assert!(bulky.charge_weight_kg > 10.0 && bulky.total > light.total);
         let correos = carrier("spain-correos-es").unwrap();
         let cs = &correos.service_types[0];
-        let q = quote(correos, cs, "ESP", "ESP", &[ParcelMeasure { kg: 0.4, volume_cm3: Some(64000.0) }], &[]).unwrap();
+        let q = quote(
+            correos,
+            cs,
+            "ESP",
+            "ESP",
+            &[ParcelMeasure {
+                kg: 0.4,
+                volume_cm3: Some(64000.0),
+            }],
+            &[],
+        )
+        .unwrap();
         assert_eq!(q.charge_weight_kg, 0.4);
     }
 
@@ -246,7 +298,10 @@ mod tests {
     fn routes_outside_a_service_or_carrier_are_refused() {
         let d = carrier("delhivery").unwrap();
         let s = &d.service_types[0];
-        let p = [ParcelMeasure { kg: 1.0, volume_cm3: None }];
+        let p = [ParcelMeasure {
+            kg: 1.0,
+            volume_cm3: None,
+        }];
         assert!(quote(d, s, "IND", "IND", &p, &[]).is_ok());
         assert!(quote(d, s, "IND", "USA", &p, &[]).is_err());
         assert!(quote(d, s, "USA", "IND", &p, &[]).is_err());

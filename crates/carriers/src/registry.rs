@@ -120,7 +120,9 @@ impl Carrier {
     }
 
     pub fn allows_file_type(&self, f: FileType) -> bool {
-        self.file_types.as_ref().is_some_and(|l| l.iter().any(|s| s == f.as_str()))
+        self.file_types
+            .as_ref()
+            .is_some_and(|l| l.iter().any(|s| s == f.as_str()))
     }
 
     pub fn allows_option_variant(&self, variant: &str) -> bool {

@@ -22,7 +22,10 @@ pub fn max_serial(scheme: &Scheme) -> u64 {
 /// start with 9 and are easy to tell apart from a carrier's real ranges.
 pub fn sample_range(scheme: &Scheme) -> TrackingRange {
     let max = max_serial(scheme);
-    TrackingRange { start: max - max / 10, end: max }
+    TrackingRange {
+        start: max - max / 10,
+        end: max,
+    }
 }
 
 /// UPU S10 check digit of an 8-digit serial: weights 8 6 4 2 3 5 9 7, 11 - sum mod 11,
@@ -63,7 +66,10 @@ pub fn mod11_check_digit(digits: &str) -> u32 {
 /// The printed tracking number of `serial` under `scheme`.
 pub fn format(scheme: &Scheme, serial: u64) -> String {
     match scheme {
-        Scheme::S10 { service_indicator, country } => {
+        Scheme::S10 {
+            service_indicator,
+            country,
+        } => {
             format!("{service_indicator}{serial:08}{}{country}", s10_check_digit(serial))
         }
         Scheme::NumericMod10 { prefix, .. } => {
@@ -82,12 +88,17 @@ pub fn format(scheme: &Scheme, serial: u64) -> String {
 /// Whether `number` is a well-formed tracking number of `scheme`, check digit included.
 pub fn is_valid(scheme: &Scheme, number: &str) -> bool {
     match scheme {
-        Scheme::S10 { service_indicator, country } => {
+        Scheme::S10 {
+            service_indicator,
+            country,
+        } => {
             number.len() == 13
                 && number.starts_with(service_indicator.as_str())
                 && number.ends_with(country.as_str())
                 && number[2..11].bytes().all(|b| b.is_ascii_digit())
-                && number[2..10].parse::<u64>().is_ok_and(|s| s10_check_digit(s) == (number.as_bytes()[10] - b'0') as u32)
+                && number[2..10]
+                    .parse::<u64>()
+                    .is_ok_and(|s| s10_check_digit(s) == (number.as_bytes()[10] - b'0') as u32)
         }
         Scheme::NumericMod10 { length, prefix } | Scheme::NumericMod11 { length, prefix } => {
             if number.len() != *length as usize
@@ -115,7 +126,10 @@ mod tests {
     fn s10_check_digit_matches_the_upu_example() {
         // By hand: 4*8+7*6+3*4+1*2+2*3+4*5+8*9+2*7 = 200; 200 mod 11 = 2; 11 - 2 = 9.
         assert_eq!(s10_check_digit(47312482), 9);
-        let s = Scheme::S10 { service_indicator: "RR".into(), country: "DE".into() };
+        let s = Scheme::S10 {
+            service_indicator: "RR".into(),
+            country: "DE".into(),
+        };
         assert_eq!(format(&s, 47312482), "RR473124829DE");
         assert!(is_valid(&s, "RR473124829DE"));
         assert!(!is_valid(&s, "RR473124828DE"));
@@ -125,14 +139,20 @@ mod tests {
     fn gs1_mod10_matches_a_known_sscc() {
         // GTIN-13 4006381333931 (a published GS1 example): body 400638133393, check digit 1.
         assert_eq!(mod10_check_digit("400638133393"), 1);
-        let s = Scheme::NumericMod10 { length: 13, prefix: String::new() };
+        let s = Scheme::NumericMod10 {
+            length: 13,
+            prefix: String::new(),
+        };
         assert!(is_valid(&s, "4006381333931"));
         assert!(!is_valid(&s, "4006381333932"));
     }
 
     #[test]
     fn mod11_detects_a_single_changed_digit() {
-        let s = Scheme::NumericMod11 { length: 12, prefix: String::new() };
+        let s = Scheme::NumericMod11 {
+            length: 12,
+            prefix: String::new(),
+        };
         for serial in [1u64, 12345, 99999999999, 31415926535] {
             let n = format(&s, serial);
             assert!(is_valid(&s, &n), "{n}");

@@ -14,8 +14,18 @@ fn page(i: u64) -> LabelPage {
         parcel_index: 1,
         parcel_count: 1,
         weight: "1.5 kg".into(),
-        ship_from: vec!["Packdesk Ltd".into(), "1 Dock Road".into(), "E16 2AA London".into(), "UNITED KINGDOM".into()],
-        ship_to: vec!["Jane Doe".into(), "Doe Trading".into(), "22 High Street".into(), "M1 1AE Manchester".into()],
+        ship_from: vec![
+            "Packdesk Ltd".into(),
+            "1 Dock Road".into(),
+            "E16 2AA London".into(),
+            "UNITED KINGDOM".into(),
+        ],
+        ship_to: vec![
+            "Jane Doe".into(),
+            "Doe Trading".into(),
+            "22 High Street".into(),
+            "M1 1AE Manchester".into(),
+        ],
         ship_to_country: "UNITED KINGDOM".into(),
         references: vec!["PO-77".into()],
         ship_date: "2026-11-22".into(),
@@ -40,7 +50,12 @@ fn measure(name: &str, n: usize, mut f: impl FnMut(u64)) {
     times.sort();
     let mean = times.iter().sum::<Duration>() / n as u32;
     let p = |q: f64| times[((n as f64 * q) as usize).min(n - 1)];
-    println!("{name:<28} n={n:<6} mean {:>9.1} µs   p50 {:>9.1} µs   p99 {:>9.1} µs", us(mean), us(p(0.50)), us(p(0.99)));
+    println!(
+        "{name:<28} n={n:<6} mean {:>9.1} µs   p50 {:>9.1} µs   p99 {:>9.1} µs",
+        us(mean),
+        us(p(0.50)),
+        us(p(0.99))
+    );
 }
 
 fn us(d: Duration) -> f64 {
@@ -49,7 +64,11 @@ fn us(d: Duration) -> f64 {
 
 fn main() {
     // `cargo test --benches` runs this with --bench absent: keep that quick.
-    let n = if std::env::args().any(|a| a == "--bench") { 5000 } else { 50 };
+    let n = if std::env::args().any(|a| a == "--bench") {
+        5000
+    } else {
+        50
+    };
     measure("label 4x6 ZPL (203 dpi)", n * 4, |i| {
         black_box(render_label_zpl(&[page(i)], 203));
     });
@@ -66,7 +85,14 @@ fn main() {
             reference: "PO-77".into(),
         })
         .collect();
-    let doc = ManifestDoc { manifest_id: "0b8f5e3c-1d2a-4c5b-9e7f-123456789abc".into(), carrier: "Yodel".into(), account: "Desk".into(), date: "2026-11-22".into(), lines, sample: false };
+    let doc = ManifestDoc {
+        manifest_id: "0b8f5e3c-1d2a-4c5b-9e7f-123456789abc".into(),
+        carrier: "Yodel".into(),
+        account: "Desk".into(),
+        date: "2026-11-22".into(),
+        lines,
+        sample: false,
+    };
     measure("manifest PDF, 10,000 lines", (n / 500).max(3), |_| {
         black_box(render_manifest_pdf(&doc));
     });

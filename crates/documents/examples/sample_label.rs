@@ -5,7 +5,10 @@ use packdesk_documents::{label::LabelPage, render_label_pdf, render_label_zpl, P
 fn main() {
     let dir = std::env::args().nth(1).unwrap_or_else(|| ".".into());
     let paper = match std::env::args().nth(2).as_deref() {
-        Some("4x4") => Paper { width_mm: 101.6, height_mm: 101.6 },
+        Some("4x4") => Paper {
+            width_mm: 101.6,
+            height_mm: 101.6,
+        },
         Some("a4") => Paper::A4,
         _ => Paper::IN4X6,
     };
@@ -16,8 +19,18 @@ fn main() {
         parcel_index: 1,
         parcel_count: 2,
         weight: "1.50 kg".into(),
-        ship_from: vec!["Almacen Norte SL".into(), "Calle Mayor 12".into(), "28013 MADRID".into(), "ESPAÑA".into()],
-        ship_to: vec!["Jane Doe".into(), "Doe Trading".into(), "22 Rue de la Paix".into(), "75002 PARIS".into()],
+        ship_from: vec![
+            "Almacen Norte SL".into(),
+            "Calle Mayor 12".into(),
+            "28013 MADRID".into(),
+            "ESPAÑA".into(),
+        ],
+        ship_to: vec![
+            "Jane Doe".into(),
+            "Doe Trading".into(),
+            "22 Rue de la Paix".into(),
+            "75002 PARIS".into(),
+        ],
         ship_to_country: "FRANCE".into(),
         references: vec!["PO-77".into(), "Desk 3".into()],
         ship_date: "2026-11-22".into(),

@@ -22,7 +22,11 @@ pub struct CustomsDoc {
 const PURPOSES: [&str; 6] = ["gift", "merchandise", "personal", "sample", "return", "repair"];
 
 pub fn render_customs_pdf(doc: &CustomsDoc) -> Vec<u8> {
-    let chunks: Vec<&[DocItem]> = if doc.items.is_empty() { vec![&[]] } else { doc.items.chunks(ROWS_PER_PAGE).collect() };
+    let chunks: Vec<&[DocItem]> = if doc.items.is_empty() {
+        vec![&[]]
+    } else {
+        doc.items.chunks(ROWS_PER_PAGE).collect()
+    };
     let mut pages = Vec::new();
     for (n, chunk) in chunks.iter().enumerate() {
         let mut p = Page::new(Paper::A4.width_mm, Paper::A4.height_mm);
@@ -30,14 +34,32 @@ pub fn render_customs_pdf(doc: &CustomsDoc) -> Vec<u8> {
             sample_mark(&mut p);
         }
         p.text(40.0, 70.0, 18.0, true, "CUSTOMS DECLARATION  CN 23");
-        p.text(40.0, 90.0, 9.0, false, &format!("Item no. {}    Date {}    Page {} of {}", doc.tracking_number, doc.date, n + 1, chunks.len()));
+        p.text(
+            40.0,
+            90.0,
+            9.0,
+            false,
+            &format!(
+                "Item no. {}    Date {}    Page {} of {}",
+                doc.tracking_number,
+                doc.date,
+                n + 1,
+                chunks.len()
+            ),
+        );
         let bw = crate::barcode::code128_modules(&doc.tracking_number) as f32 * 1.2;
         p.code128(p.width - 40.0 - bw, 62.0, 1.2, 30.0, &doc.tracking_number);
         address_block(&mut p, 40.0, 120.0, "FROM (SENDER)", &doc.sender);
         address_block(&mut p, 310.0, 120.0, "TO (ADDRESSEE)", &doc.addressee);
         let mut y = 215.0;
         if !doc.importer.is_empty() {
-            p.text(40.0, y, 9.0, false, &fit(&format!("Importer: {}", doc.importer.join(", ")), 9.0, 515.0));
+            p.text(
+                40.0,
+                y,
+                9.0,
+                false,
+                &fit(&format!("Importer: {}", doc.importer.join(", ")), 9.0, 515.0),
+            );
             y += 12.0;
         }
         // Category of item: a ticked box per purpose.
@@ -59,8 +81,20 @@ pub fn render_customs_pdf(doc: &CustomsDoc) -> Vec<u8> {
         p.text(40.0, y, 9.0, false, &terms);
         y = items_table(&mut p, y + 10.0, chunk);
         if n + 1 == chunks.len() {
-            p.text(40.0, y + 50.0, 8.0, false, "I certify that the particulars given in this customs declaration are correct and that this item");
-            p.text(40.0, y + 61.0, 8.0, false, "does not contain any dangerous article prohibited by legislation or by postal or customs regulations.");
+            p.text(
+                40.0,
+                y + 50.0,
+                8.0,
+                false,
+                "I certify that the particulars given in this customs declaration are correct and that this item",
+            );
+            p.text(
+                40.0,
+                y + 61.0,
+                8.0,
+                false,
+                "does not contain any dangerous article prohibited by legislation or by postal or customs regulations.",
+            );
             totals_and_signature(&mut p, y, &doc.items, "Date and sender's signature");
         }
         pages.push(p);

@@ -45,7 +45,15 @@ pub(crate) fn totals(items: &[DocItem]) -> (&str, f64, f64) {
 /// Draws the item table from `y` (top) and returns the y below it.
 pub(crate) fn items_table(p: &mut Page, mut y: f32, items: &[DocItem]) -> f32 {
     let m = 40.0;
-    let cols = [(m, "Description"), (m + 215.0, "HS code"), (m + 280.0, "Origin"), (m + 320.0, "Qty"), (m + 355.0, "Weight kg"), (m + 415.0, "Unit"), (m + 465.0, "Total")];
+    let cols = [
+        (m, "Description"),
+        (m + 215.0, "HS code"),
+        (m + 280.0, "Origin"),
+        (m + 320.0, "Qty"),
+        (m + 355.0, "Weight kg"),
+        (m + 415.0, "Unit"),
+        (m + 465.0, "Total"),
+    ];
     p.fill_rect(m, y, p.width - 2.0 * m, 16.0, 0.85);
     for (x, h) in cols {
         p.text(x + 3.0, y + 11.5, 8.0, true, h);
@@ -75,7 +83,13 @@ pub(crate) fn items_table(p: &mut Page, mut y: f32, items: &[DocItem]) -> f32 {
 pub(crate) fn totals_and_signature(p: &mut Page, y: f32, items: &[DocItem], caption: &str) {
     let (currency, total, weight) = totals(items);
     p.text(40.0 + 355.0, y + 12.0, 9.0, true, &format!("{weight:.3} kg"));
-    p.text(40.0 + 415.0, y + 12.0, 9.0, true, &format!("Total {total:.2} {currency}"));
+    p.text(
+        40.0 + 415.0,
+        y + 12.0,
+        9.0,
+        true,
+        &format!("Total {total:.2} {currency}"),
+    );
     p.line(40.0, y + 110.0, 260.0, y + 110.0, 0.8);
     p.text(40.0, y + 122.0, 8.0, false, caption);
 }
@@ -96,7 +110,11 @@ pub(crate) fn sample_mark(p: &mut Page) {
 
 pub fn render_invoice_pdf(doc: &InvoiceDoc) -> Vec<u8> {
     let mut pages = Vec::new();
-    let chunks: Vec<&[DocItem]> = if doc.items.is_empty() { vec![&[]] } else { doc.items.chunks(ROWS_PER_PAGE).collect() };
+    let chunks: Vec<&[DocItem]> = if doc.items.is_empty() {
+        vec![&[]]
+    } else {
+        doc.items.chunks(ROWS_PER_PAGE).collect()
+    };
     for copy in 1..=doc.copies.max(1) {
         for (n, chunk) in chunks.iter().enumerate() {
             let mut p = Page::new(Paper::A4.width_mm, Paper::A4.height_mm);
@@ -104,13 +122,39 @@ pub fn render_invoice_pdf(doc: &InvoiceDoc) -> Vec<u8> {
                 sample_mark(&mut p);
             }
             p.text(40.0, 70.0, 18.0, true, &doc.title);
-            p.text(40.0, 90.0, 9.0, false, &format!("Invoice no. {}    Date {}    Copy {} of {}    Page {} of {}", doc.number, doc.date, copy, doc.copies.max(1), n + 1, chunks.len()));
+            p.text(
+                40.0,
+                90.0,
+                9.0,
+                false,
+                &format!(
+                    "Invoice no. {}    Date {}    Copy {} of {}    Page {} of {}",
+                    doc.number,
+                    doc.date,
+                    copy,
+                    doc.copies.max(1),
+                    n + 1,
+                    chunks.len()
+                ),
+            );
             address_block(&mut p, 40.0, 120.0, "SELLER / EXPORTER", &doc.seller);
             address_block(&mut p, 310.0, 120.0, "BUYER / CONSIGNEE", &doc.buyer);
             let mut y = 215.0;
-            p.text(40.0, y, 9.0, false, &fit(&format!("Carrier: {}", doc.carrier_service), 9.0, 515.0));
+            p.text(
+                40.0,
+                y,
+                9.0,
+                false,
+                &fit(&format!("Carrier: {}", doc.carrier_service), 9.0, 515.0),
+            );
             y += 12.0;
-            p.text(40.0, y, 9.0, false, &fit(&format!("Tracking: {}", doc.tracking_numbers.join(", ")), 9.0, 515.0));
+            p.text(
+                40.0,
+                y,
+                9.0,
+                false,
+                &fit(&format!("Tracking: {}", doc.tracking_numbers.join(", ")), 9.0, 515.0),
+            );
             y += 12.0;
             let terms = format!(
                 "Terms of trade: {}    Reason for export: {}",
@@ -120,7 +164,13 @@ pub fn render_invoice_pdf(doc: &InvoiceDoc) -> Vec<u8> {
             p.text(40.0, y, 9.0, false, &terms);
             y = items_table(&mut p, y + 14.0, chunk);
             if n + 1 == chunks.len() {
-                p.text(40.0, y + 60.0, 9.0, false, "I declare that the information on this invoice is true and correct.");
+                p.text(
+                    40.0,
+                    y + 60.0,
+                    9.0,
+                    false,
+                    "I declare that the information on this invoice is true and correct.",
+                );
                 totals_and_signature(&mut p, y, &doc.items, "Signature, name and date");
             }
             pages.push(p);

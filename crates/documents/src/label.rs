@@ -108,7 +108,10 @@ fn layout(c: &mut dyn Canvas, l: &LabelPage, module_for: &dyn Fn(f32, u32) -> f3
 
     // Shipment facts.
     y += 11.0 * f;
-    let facts = format!("SHIP DATE {}   WEIGHT {}   PARCEL {}/{}", l.ship_date, l.weight, l.parcel_index, l.parcel_count);
+    let facts = format!(
+        "SHIP DATE {}   WEIGHT {}   PARCEL {}/{}",
+        l.ship_date, l.weight, l.parcel_index, l.parcel_count
+    );
     c.text(m, y, 8.0 * f, true, &fit(&facts, 8.0 * f, inner));
     if let Some(o) = &l.order_number {
         y += 10.0 * f;
@@ -116,7 +119,13 @@ fn layout(c: &mut dyn Canvas, l: &LabelPage, module_for: &dyn Fn(f32, u32) -> f3
     }
     if !l.references.is_empty() {
         y += 10.0 * f;
-        c.text(m, y, 8.0 * f, false, &fit(&format!("REF {}", l.references.join(" / ")), 8.0 * f, inner));
+        c.text(
+            m,
+            y,
+            8.0 * f,
+            false,
+            &fit(&format!("REF {}", l.references.join(" / ")), 8.0 * f, inner),
+        );
     }
     for n in l.notes.iter().take(3) {
         y += 10.0 * f;
@@ -136,7 +145,13 @@ fn layout(c: &mut dyn Canvas, l: &LabelPage, module_for: &dyn Fn(f32, u32) -> f3
     let by = y + 8.0 * f;
     c.code128((w - bw) / 2.0, by, module, bh, &l.tracking_number);
     let tw = text_width(&l.tracking_number, text_size, true) * 0.9;
-    c.text((w - tw) / 2.0, by + bh + text_size + 2.0 * f, text_size, true, &l.tracking_number);
+    c.text(
+        (w - tw) / 2.0,
+        by + bh + text_size + 2.0 * f,
+        text_size,
+        true,
+        &l.tracking_number,
+    );
     if l.sample {
         c.text(m, h - m, 9.0 * f, true, "SAMPLE LABEL - NOT VALID FOR SHIPPING");
     }
@@ -185,9 +200,14 @@ impl Canvas for Zpl {
     fn text(&mut self, x: f32, baseline: f32, size: f32, bold: bool, s: &str) {
         // Font 0 is the printer's scalable font; ^FT places the baseline like the PDF does.
         let hgt = self.dots(size);
-        let wid = if bold { self.dots(size * 0.95) } else { self.dots(size * 0.8) };
+        let wid = if bold {
+            self.dots(size * 0.95)
+        } else {
+            self.dots(size * 0.8)
+        };
         let (x, y) = (self.dots(x), self.dots(baseline));
-        self.out.push_str(&format!("^FT{x},{y}^A0N,{hgt},{wid}^FD{}^FS\n", zpl_text(s)));
+        self.out
+            .push_str(&format!("^FT{x},{y}^A0N,{hgt},{wid}^FD{}^FS\n", zpl_text(s)));
     }
     fn hline(&mut self, x: f32, y: f32, w: f32, thickness: f32) {
         let t = self.dots(thickness).max(1);
@@ -202,7 +222,10 @@ impl Canvas for Zpl {
     fn code128(&mut self, x: f32, y: f32, module: f32, height: f32, text: &str) {
         let m = self.dots(module).max(1);
         let (x, y, h) = (self.dots(x), self.dots(y), self.dots(height));
-        self.out.push_str(&format!("^FO{x},{y}^BY{m}^BCN,{h},N,N,N^FD{}^FS\n", zpl_code128_data(text)));
+        self.out.push_str(&format!(
+            "^FO{x},{y}^BY{m}^BCN,{h},N,N,N^FD{}^FS\n",
+            zpl_code128_data(text)
+        ));
     }
 }
 
@@ -250,7 +273,12 @@ pub fn render_label_zpl(pages: &[LabelPage], dpi: u32) -> String {
     for l in pages {
         let width = l.paper.width_mm / crate::pdf::MM_PER_PT;
         let height = l.paper.height_mm / crate::pdf::MM_PER_PT;
-        let mut z = Zpl { out: String::new(), dpi: dpi as f32, width, height };
+        let mut z = Zpl {
+            out: String::new(),
+            dpi: dpi as f32,
+            width,
+            height,
+        };
         let dots_per_pt = dpi as f32 / 72.0;
         // Whole dots per module, as wide as fits (at least 2 dots so scanners read it).
         layout(&mut z, l, &|avail, modules| {
@@ -279,7 +307,12 @@ mod tests {
             parcel_index: 1,
             parcel_count: 2,
             weight: "1.50 kg".into(),
-            ship_from: vec!["Packdesk Ltd".into(), "1 Dock Road".into(), "LONDON E16 2AA".into(), "United Kingdom".into()],
+            ship_from: vec![
+                "Packdesk Ltd".into(),
+                "1 Dock Road".into(),
+                "LONDON E16 2AA".into(),
+                "United Kingdom".into(),
+            ],
             ship_to: vec!["Jane Doe".into(), "22 Rue de la Paix".into(), "75002 PARIS".into()],
             ship_to_country: "FRANCE".into(),
             references: vec!["PO-1".into()],
@@ -296,7 +329,10 @@ mod tests {
         let p = [sample_page("RR473124829DE", Paper::IN4X6)];
         assert_eq!(render_label_pdf(&p), render_label_pdf(&p));
         assert_eq!(render_label_zpl(&p, 203), render_label_zpl(&p, 203));
-        assert_ne!(render_label_pdf(&p), render_label_pdf(&[sample_page("RR473124830DE", Paper::IN4X6)]));
+        assert_ne!(
+            render_label_pdf(&p),
+            render_label_pdf(&[sample_page("RR473124830DE", Paper::IN4X6)])
+        );
     }
 
     #[test]
@@ -308,7 +344,10 @@ mod tests {
 
     #[test]
     fn zpl_has_one_label_per_parcel_sized_for_the_dpi() {
-        let p = [sample_page("123456789012", Paper::IN4X6), sample_page("123456789029", Paper::IN4X6)];
+        let p = [
+            sample_page("123456789012", Paper::IN4X6),
+            sample_page("123456789029", Paper::IN4X6),
+        ];
         let z203 = render_label_zpl(&p, 203);
         assert_eq!(z203.matches("^XA").count(), 2);
         assert!(z203.contains("^PW812\n^LL1218"));

@@ -20,6 +20,12 @@ pub struct Paper {
 }
 
 impl Paper {
-    pub const A4: Paper = Paper { width_mm: 210.0, height_mm: 297.0 };
-    pub const IN4X6: Paper = Paper { width_mm: 101.6, height_mm: 152.4 };
+    pub const A4: Paper = Paper {
+        width_mm: 210.0,
+        height_mm: 297.0,
+    };
+    pub const IN4X6: Paper = Paper {
+        width_mm: 101.6,
+        height_mm: 152.4,
+    };
 }

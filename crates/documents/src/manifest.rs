@@ -27,15 +27,44 @@ pub struct ManifestDoc {
 const LINES_PER_PAGE: usize = 48;
 
 pub fn render_manifest_pdf(doc: &ManifestDoc) -> Vec<u8> {
-    let chunks: Vec<&[ManifestLine]> = if doc.lines.is_empty() { vec![&[]] } else { doc.lines.chunks(LINES_PER_PAGE).collect() };
+    let chunks: Vec<&[ManifestLine]> = if doc.lines.is_empty() {
+        vec![&[]]
+    } else {
+        doc.lines.chunks(LINES_PER_PAGE).collect()
+    };
     let total_kg: f64 = doc.lines.iter().map(|l| l.weight_kg).sum();
     let mut pages = Vec::with_capacity(chunks.len());
-    let cols = [(40.0, "#"), (70.0, "Tracking number"), (230.0, "Postal code"), (310.0, "Country"), (360.0, "Weight kg"), (420.0, "Service")];
+    let cols = [
+        (40.0, "#"),
+        (70.0, "Tracking number"),
+        (230.0, "Postal code"),
+        (310.0, "Country"),
+        (360.0, "Weight kg"),
+        (420.0, "Service"),
+    ];
     for (n, chunk) in chunks.iter().enumerate() {
         let mut p = Page::new(Paper::A4.width_mm, Paper::A4.height_mm);
-        p.text(40.0, 60.0, 16.0, true, &format!("MANIFEST  {}", if doc.sample { "(SAMPLE)" } else { "" }));
-        p.text(40.0, 78.0, 9.0, false, &fit(&format!("{}  -  {}", doc.carrier, doc.account), 9.0, 300.0));
-        p.text(40.0, 90.0, 9.0, false, &format!("Date {}    Page {} of {}", doc.date, n + 1, chunks.len()));
+        p.text(
+            40.0,
+            60.0,
+            16.0,
+            true,
+            &format!("MANIFEST  {}", if doc.sample { "(SAMPLE)" } else { "" }),
+        );
+        p.text(
+            40.0,
+            78.0,
+            9.0,
+            false,
+            &fit(&format!("{}  -  {}", doc.carrier, doc.account), 9.0, 300.0),
+        );
+        p.text(
+            40.0,
+            90.0,
+            9.0,
+            false,
+            &format!("Date {}    Page {} of {}", doc.date, n + 1, chunks.len()),
+        );
         let bw = crate::barcode::code128_modules(&doc.manifest_id) as f32 * 0.75;
         p.code128(p.width - 40.0 - bw, 40.0, 0.75, 34.0, &doc.manifest_id);
         p.text(p.width - 40.0 - bw, 86.0, 7.0, false, &doc.manifest_id);
@@ -61,10 +90,22 @@ pub fn render_manifest_pdf(doc: &ManifestDoc) -> Vec<u8> {
         }
         if n + 1 == chunks.len() {
             y += 24.0;
-            p.text(40.0, y, 10.0, true, &format!("Total: {} parcels, {:.3} kg", doc.lines.len(), total_kg));
+            p.text(
+                40.0,
+                y,
+                10.0,
+                true,
+                &format!("Total: {} parcels, {:.3} kg", doc.lines.len(), total_kg),
+            );
             y += 20.0;
             p.frame(40.0, y, 300.0, 70.0, 1.0);
-            p.text(46.0, y + 14.0, 8.0, true, "Collected by (driver): name, signature, date and time");
+            p.text(
+                46.0,
+                y + 14.0,
+                8.0,
+                true,
+                "Collected by (driver): name, signature, date and time",
+            );
         }
         pages.push(p);
     }

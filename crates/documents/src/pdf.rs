@@ -23,7 +23,13 @@ const AVG_ADVANCE: f32 = 0.56;
 /// Keeps what the built-in fonts (WinAnsi) can show; others become '?'.
 pub fn printable(s: &str) -> String {
     s.chars()
-        .map(|c| if (' '..='~').contains(&c) || ('\u{a0}'..='\u{ff}').contains(&c) { c } else { '?' })
+        .map(|c| {
+            if (' '..='~').contains(&c) || ('\u{a0}'..='\u{ff}').contains(&c) {
+                c
+            } else {
+                '?'
+            }
+        })
         .collect()
 }
 
@@ -46,26 +52,56 @@ pub fn text_width(s: &str, size: f32, bold: bool) -> f32 {
 
 impl Page {
     pub fn new(width_mm: f32, height_mm: f32) -> Page {
-        Page { width: width_mm / MM_PER_PT, height: height_mm / MM_PER_PT, width_mm, height_mm, ops: Vec::new() }
+        Page {
+            width: width_mm / MM_PER_PT,
+            height: height_mm / MM_PER_PT,
+            width_mm,
+            height_mm,
+            ops: Vec::new(),
+        }
     }
 
     /// Text with its baseline at `y` points from the top.
     pub fn text(&mut self, x: f32, y: f32, size: f32, bold: bool, s: &str) {
-        let font = if bold { BuiltinFont::HelveticaBold } else { BuiltinFont::Helvetica };
+        let font = if bold {
+            BuiltinFont::HelveticaBold
+        } else {
+            BuiltinFont::Helvetica
+        };
         // Text is always black, whatever fill a shaded band before it left behind.
         self.ops.extend([
-            Op::SetFillColor { col: Color::Greyscale(Greyscale { percent: 0.0, icc_profile: None }) },
+            Op::SetFillColor {
+                col: Color::Greyscale(Greyscale {
+                    percent: 0.0,
+                    icc_profile: None,
+                }),
+            },
             Op::StartTextSection,
-            Op::SetFont { font: PdfFontHandle::Builtin(font), size: Pt(size) },
-            Op::SetTextCursor { pos: Point { x: Pt(x), y: Pt(self.height - y) } },
-            Op::ShowText { items: vec![TextItem::Text(printable(s))] },
+            Op::SetFont {
+                font: PdfFontHandle::Builtin(font),
+                size: Pt(size),
+            },
+            Op::SetTextCursor {
+                pos: Point {
+                    x: Pt(x),
+                    y: Pt(self.height - y),
+                },
+            },
+            Op::ShowText {
+                items: vec![TextItem::Text(printable(s))],
+            },
             Op::EndTextSection,
         ]);
     }
 
     /// A filled rectangle; `y` is its top edge from the top of the page.
     pub fn fill_rect(&mut self, x: f32, y: f32, w: f32, h: f32, grey: f32) {
-        self.ops.push(Op::SetFillColor { col: Color::Greyscale(Greyscale { percent: grey, icc_profile: None }) });
+        self.ops.push(Op::SetFillColor {
+            col: Color::Greyscale(Greyscale {
+                percent: grey,
+                icc_profile: None,
+            }),
+        });
         self.ops.push(Op::DrawRectangle {
             rectangle: Rect {
                 x: Pt(x),
@@ -79,10 +115,26 @@ impl Page {
     }
 
     pub fn line(&mut self, x1: f32, y1: f32, x2: f32, y2: f32, thickness: f32) {
-        let p = |x: f32, y: f32| LinePoint { p: Point { x: Pt(x), y: Pt(self.height - y) }, bezier: false };
+        let p = |x: f32, y: f32| LinePoint {
+            p: Point {
+                x: Pt(x),
+                y: Pt(self.height - y),
+            },
+            bezier: false,
+        };
         self.ops.push(Op::SetOutlineThickness { pt: Pt(thickness) });
-        self.ops.push(Op::SetOutlineColor { col: Color::Greyscale(Greyscale { percent: 0.0, icc_profile: None }) });
-        self.ops.push(Op::DrawLine { line: Line { points: vec![p(x1, y1), p(x2, y2)], is_closed: false } });
+        self.ops.push(Op::SetOutlineColor {
+            col: Color::Greyscale(Greyscale {
+                percent: 0.0,
+                icc_profile: None,
+            }),
+        });
+        self.ops.push(Op::DrawLine {
+            line: Line {
+                points: vec![p(x1, y1), p(x2, y2)],
+                is_closed: false,
+            },
+        });
     }
 
     pub fn frame(&mut self, x: f32, y: f32, w: f32, h: f32, thickness: f32) {
@@ -114,13 +166,19 @@ impl Page {
 pub fn write(title: &str, pages: Vec<Page>) -> Vec<u8> {
     let mut doc = PdfDocument::new(title);
     doc.pages = pages.into_iter().map(Page::into_pdf_page).collect();
-    let opts = PdfSaveOptions { optimize: false, subset_fonts: true, secure: true, image_optimization: None };
+    let opts = PdfSaveOptions {
+        optimize: false,
+        subset_fonts: true,
+        secure: true,
+        image_optimization: None,
+    };
     let mut warnings = Vec::new();
     let mut lo = doc.to_lopdf_document(&opts, &mut warnings);
     lo.compress();
     // Written with an all-zero ID, which is then replaced in place (same length) by a hash of the
     // bytes: same pages, same file.
-    lo.trailer.set("ID", lopdf::Object::Array(vec![id_string([0; 16]), id_string([0; 16])]));
+    lo.trailer
+        .set("ID", lopdf::Object::Array(vec![id_string([0; 16]), id_string([0; 16])]));
     let mut out = Vec::new();
     let _ = lo.save_to(&mut out);
     let digest = <sha2::Sha256 as sha2::Digest>::digest(&out);
@@ -159,7 +217,9 @@ mod tests {
         let mut fill = None;
         for op in &p.ops {
             match op {
-                Op::SetFillColor { col: Color::Greyscale(g) } => fill = Some(g.percent),
+                Op::SetFillColor {
+                    col: Color::Greyscale(g),
+                } => fill = Some(g.percent),
                 Op::ShowText { .. } => assert_eq!(fill, Some(0.0), "text drawn with grey {fill:?}"),
                 _ => {}
             }

@@ -17,7 +17,17 @@ fn layout(c: &mut dyn Canvas, printer: &str, dpi: u32, format: &str) {
     let x = 18.0;
     c.text(x, 36.0, 14.0, true, "PACKDESK TEST PAGE");
     c.text(x, 54.0, 10.0, false, &crate::pdf::fit(printer, 10.0, w - 2.0 * x));
-    c.text(x, 68.0, 10.0, false, &format!("{dpi} dpi, {format}, stock {:.0} x {:.0} mm", w / 72.0 * 25.4, h / 72.0 * 25.4));
+    c.text(
+        x,
+        68.0,
+        10.0,
+        false,
+        &format!(
+            "{dpi} dpi, {format}, stock {:.0} x {:.0} mm",
+            w / 72.0 * 25.4,
+            h / 72.0 * 25.4
+        ),
+    );
     // The ruler: exactly 72 pt = 1 inch, ticks every quarter inch.
     let y = 92.0;
     c.text(x, y - 4.0, 8.0, false, "1 inch");
@@ -41,9 +51,19 @@ pub fn render_test_page_pdf(printer: &str, dpi: u32, paper: Paper) -> Vec<u8> {
 pub fn render_test_page_zpl(printer: &str, dpi: u32, paper: Paper) -> String {
     let width = paper.width_mm / crate::pdf::MM_PER_PT;
     let height = paper.height_mm / crate::pdf::MM_PER_PT;
-    let mut z = Zpl { out: String::new(), dpi: dpi as f32, width, height };
+    let mut z = Zpl {
+        out: String::new(),
+        dpi: dpi as f32,
+        width,
+        height,
+    };
     layout(&mut z, printer, dpi, "ZPL");
-    format!("^XA\n^CI28\n^PW{}\n^LL{}\n^LH0,0\n{}^PQ1\n^XZ\n", z.dots(width), z.dots(height), z.out)
+    format!(
+        "^XA\n^CI28\n^PW{}\n^LL{}\n^LH0,0\n{}^PQ1\n^XZ\n",
+        z.dots(width),
+        z.dots(height),
+        z.out
+    )
 }
 
 #[cfg(test)]

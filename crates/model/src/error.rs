@@ -117,11 +117,20 @@ pub struct ServiceError {
 
 impl ServiceError {
     pub fn new(code: ErrorCode) -> Self {
-        ServiceError { code, details: Vec::new() }
+        ServiceError {
+            code,
+            details: Vec::new(),
+        }
     }
 
     pub fn at(code: ErrorCode, path: impl Into<String>, info: impl Into<String>) -> Self {
-        ServiceError { code, details: vec![Detail { path: path.into(), info: info.into() }] }
+        ServiceError {
+            code,
+            details: vec![Detail {
+                path: path.into(),
+                info: info.into(),
+            }],
+        }
     }
 
     pub fn invalid(path: impl Into<String>, info: impl Into<String>) -> Self {
@@ -174,7 +183,10 @@ impl Problems {
         if self.code.is_none() || self.code == Some(ErrorCode::InvalidRequest) {
             self.code = Some(code);
         }
-        self.details.push(Detail { path: path.into(), info: info.into() });
+        self.details.push(Detail {
+            path: path.into(),
+            info: info.into(),
+        });
     }
 
     pub fn invalid(&mut self, path: impl Into<String>, info: impl Into<String>) {
@@ -188,7 +200,10 @@ impl Problems {
     pub fn into_result(self) -> Result<(), ServiceError> {
         match self.code {
             None => Ok(()),
-            Some(code) => Err(ServiceError { code, details: self.details }),
+            Some(code) => Err(ServiceError {
+                code,
+                details: self.details,
+            }),
         }
     }
 }

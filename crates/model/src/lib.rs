@@ -2,8 +2,8 @@
 //! the JSON Schemas in `schemas/` are generated from them (`cargo test -p packdesk-model`).
 
 pub mod error;
-pub mod request;
 pub mod record;
+pub mod request;
 pub mod schema;
 
 pub use error::{Detail, ErrorCode, ServiceError};

@@ -293,9 +293,15 @@ impl PaperSize {
     }
 
     pub fn parse(s: &str) -> Option<PaperSize> {
-        [PaperSize::Default, PaperSize::In4x4, PaperSize::In4x6, PaperSize::In4x8, PaperSize::A4]
-            .into_iter()
-            .find(|p| p.as_str() == s)
+        [
+            PaperSize::Default,
+            PaperSize::In4x4,
+            PaperSize::In4x6,
+            PaperSize::In4x8,
+            PaperSize::A4,
+        ]
+        .into_iter()
+        .find(|p| p.as_str() == s)
     }
 
     /// Width and height in millimetres; `None` for `default`, which a carrier resolves first.

@@ -16,7 +16,10 @@ fn published_schema_files_match_the_types() {
             stale.push(name);
         }
     }
-    assert!(stale.is_empty(), "schemas out of date (run UPDATE_SCHEMAS=1 cargo test -p packdesk-model): {stale:?}");
+    assert!(
+        stale.is_empty(),
+        "schemas out of date (run UPDATE_SCHEMAS=1 cargo test -p packdesk-model): {stale:?}"
+    );
 }
 
 #[test]

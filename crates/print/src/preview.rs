@@ -51,18 +51,34 @@ pub fn pdf_page_png(pdf: &[u8], page: u32, dpi: u32) -> Result<Vec<u8>, String> 
     let _turn = Turn::take()?;
     // pdftoppm needs a file it can seek in: a private temporary folder of a random name (no other
     // user can guess it or plant a link there), removed when done.
-    let dir = tempfile::Builder::new().prefix("packdesk-preview-").tempdir().map_err(|e| format!("cannot make a temporary folder: {e}"))?;
+    let dir = tempfile::Builder::new()
+        .prefix("packdesk-preview-")
+        .tempdir()
+        .map_err(|e| format!("cannot make a temporary folder: {e}"))?;
     let input = dir.path().join("in.pdf");
     let output = dir.path().join("page");
     std::fs::write(&input, pdf).map_err(|e| format!("cannot write a temporary file: {e}"))?;
     let page = page.max(1).to_string();
     let mut child = Command::new("pdftoppm")
-        .args(["-png", "-r", &dpi.clamp(36, 600).to_string(), "-f", &page, "-l", &page, "-singlefile"])
+        .args([
+            "-png",
+            "-r",
+            &dpi.clamp(36, 600).to_string(),
+            "-f",
+            &page,
+            "-l",
+            &page,
+            "-singlefile",
+        ])
         .arg(&input)
         .arg(&output)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
-        .stderr(std::fs::File::create(dir.path().join("err.txt")).map(Stdio::from).unwrap_or_else(|_| Stdio::null()))
+        .stderr(
+            std::fs::File::create(dir.path().join("err.txt"))
+                .map(Stdio::from)
+                .unwrap_or_else(|_| Stdio::null()),
+        )
         .spawn()
         .map_err(|e| format!("PDF previews need pdftoppm (poppler-utils): {e}"))?;
     let started = Instant::now();
@@ -72,7 +88,10 @@ pub fn pdf_page_png(pdf: &[u8], page: u32, dpi: u32) -> Result<Vec<u8>, String> 
             Ok(None) if started.elapsed() > RENDER_TIMEOUT => {
                 let _ = child.kill();
                 let _ = child.wait();
-                return Err(format!("the page took more than {} s to render and was stopped", RENDER_TIMEOUT.as_secs()));
+                return Err(format!(
+                    "the page took more than {} s to render and was stopped",
+                    RENDER_TIMEOUT.as_secs()
+                ));
             }
             Ok(None) => std::thread::sleep(Duration::from_millis(5)),
             Err(e) => return Err(format!("pdftoppm: {e}")),
@@ -90,7 +109,9 @@ pub fn pdf_page_png(pdf: &[u8], page: u32, dpi: u32) -> Result<Vec<u8>, String> 
 pub fn zpl_label_png(zpl: &str, page: u32, dpi: u32, width_mm: f64, height_mm: f64) -> Result<Vec<u8>, String> {
     let _turn = Turn::take()?;
     let labels = crate::zpl::labels(zpl);
-    let one = labels.get(page.max(1) as usize - 1).ok_or_else(|| format!("the ZPL has {} labels, not {page}", labels.len()))?;
+    let one = labels
+        .get(page.max(1) as usize - 1)
+        .ok_or_else(|| format!("the ZPL has {} labels, not {page}", labels.len()))?;
     let dpmm = match dpi {
         0..=160 => 6,
         161..=250 => 8,
@@ -98,11 +119,26 @@ pub fn zpl_label_png(zpl: &str, page: u32, dpi: u32, width_mm: f64, height_mm: f
         _ => 24,
     };
     // The label's own ^PW/^LL (dots) size the canvas exactly; else the stock.
-    let dots = |cmd: &str| one.find(cmd).and_then(|i| one[i + 3..].split(|c: char| !c.is_ascii_digit()).next()?.parse::<f64>().ok());
+    let dots = |cmd: &str| {
+        one.find(cmd).and_then(|i| {
+            one[i + 3..]
+                .split(|c: char| !c.is_ascii_digit())
+                .next()?
+                .parse::<f64>()
+                .ok()
+        })
+    };
     let width_mm = dots("^PW").map(|d| d / dpmm as f64).unwrap_or(width_mm);
     let height_mm = dots("^LL").map(|d| d / dpmm as f64).unwrap_or(height_mm);
-    let options = labelize::RenderOptions { width_mm: Some(width_mm), height_mm: Some(height_mm), dpmm, ..Default::default() };
-    labelize::render_png(one.as_bytes(), options).map(|r| r.bytes).map_err(|e| format!("the ZPL cannot be rendered: {e}"))
+    let options = labelize::RenderOptions {
+        width_mm: Some(width_mm),
+        height_mm: Some(height_mm),
+        dpmm,
+        ..Default::default()
+    };
+    labelize::render_png(one.as_bytes(), options)
+        .map(|r| r.bytes)
+        .map_err(|e| format!("the ZPL cannot be rendered: {e}"))
 }
 
 #[cfg(test)]
@@ -129,7 +165,13 @@ mod tests {
         for off in offsets {
             pdf.extend(format!("{off:010} 00000 n \n").as_bytes());
         }
-        pdf.extend(format!("trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n", objects.len() + 1).as_bytes());
+        pdf.extend(
+            format!(
+                "trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n",
+                objects.len() + 1
+            )
+            .as_bytes(),
+        );
         pdf
     }
 
@@ -146,7 +188,10 @@ mod tests {
             let png = t.join().unwrap().expect("rendered");
             assert!(png.starts_with(b"\x89PNG"), "a PNG");
         }
-        assert!(PEAK.load(std::sync::atomic::Ordering::SeqCst) <= MAX_AT_ONCE, "at most {MAX_AT_ONCE} at once");
+        assert!(
+            PEAK.load(std::sync::atomic::Ordering::SeqCst) <= MAX_AT_ONCE,
+            "at most {MAX_AT_ONCE} at once"
+        );
         let left = std::fs::read_dir(std::env::temp_dir())
             .unwrap()
             .flatten()

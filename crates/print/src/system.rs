@@ -21,7 +21,9 @@ pub fn printers() -> Result<Vec<SystemPrinter>, String> {
             .args(args)
             .env("LC_ALL", "C")
             .output()
-            .map_err(|e| format!("the system spooler is not available (lpstat: {e}); install CUPS to print through it"))?;
+            .map_err(|e| {
+                format!("the system spooler is not available (lpstat: {e}); install CUPS to print through it")
+            })?;
         Ok(String::from_utf8_lossy(&out.stdout).into_owned())
     };
     let states = run(&["-p"])?;
@@ -32,7 +34,10 @@ pub fn printers() -> Result<Vec<SystemPrinter>, String> {
 
 /// Parses `lpstat -p`, `lpstat -v` and `lpstat -d` (C locale).
 pub fn parse(states: &str, devices: &str, default: &str) -> Vec<SystemPrinter> {
-    let default_name = default.trim().strip_prefix("system default destination:").map(|s| s.trim().to_string());
+    let default_name = default
+        .trim()
+        .strip_prefix("system default destination:")
+        .map(|s| s.trim().to_string());
     states
         .lines()
         .filter_map(|l| l.strip_prefix("printer "))
@@ -51,7 +56,12 @@ pub fn parse(states: &str, devices: &str, default: &str) -> Vec<SystemPrinter> {
                 let (n, uri) = rest.split_once(": ")?;
                 (n == name).then(|| uri.trim().to_string())
             });
-            Some(SystemPrinter { is_default: default_name.as_deref() == Some(name.as_str()), name, device, state: state.into() })
+            Some(SystemPrinter {
+                is_default: default_name.as_deref() == Some(name.as_str()),
+                name,
+                device,
+                state: state.into(),
+            })
         })
         .collect()
 }
@@ -68,7 +78,13 @@ mod tests {
             "system default destination: PDF\n",
         );
         assert_eq!(p.len(), 2);
-        assert_eq!((p[0].name.as_str(), p[0].state.as_str(), p[0].is_default), ("PDF", "idle", true));
-        assert_eq!((p[1].device.as_deref(), p[1].state.as_str()), (Some("socket://192.0.2.7:9100"), "disabled"));
+        assert_eq!(
+            (p[0].name.as_str(), p[0].state.as_str(), p[0].is_default),
+            ("PDF", "idle", true)
+        );
+        assert_eq!(
+            (p[1].device.as_deref(), p[1].state.as_str()),
+            (Some("socket://192.0.2.7:9100"), "disabled")
+        );
     }
 }

@@ -54,15 +54,19 @@ impl Transport {
         match kind {
             "spooler" => {
                 if address.is_empty() || address.contains(char::is_whitespace) || address.contains('/') {
-                    return Err("a spooler queue name: letters, digits, - and _ (see the printers of this computer)".into());
+                    return Err(
+                        "a spooler queue name: letters, digits, - and _ (see the printers of this computer)".into(),
+                    );
                 }
                 Ok(Transport::Spooler { queue: address.into() })
             }
             "raw" => {
                 let (host, port) = match address.rsplit_once(':') {
-                    Some((h, p)) if !h.contains(':') || h.starts_with('[') => {
-                        (h.trim_matches(['[', ']']).to_string(), p.parse::<u16>().map_err(|_| format!("`{p}` is not a port (1..65535)"))?)
-                    }
+                    Some((h, p)) if !h.contains(':') || h.starts_with('[') => (
+                        h.trim_matches(['[', ']']).to_string(),
+                        p.parse::<u16>()
+                            .map_err(|_| format!("`{p}` is not a port (1..65535)"))?,
+                    ),
                     _ => (address.to_string(), 9100),
                 };
                 if host.is_empty() || port == 0 {
@@ -135,7 +139,11 @@ pub fn send(t: &Transport, bytes: &[u8], o: &PrintOptions) -> Result<Delivery, P
         Transport::RawTcp { .. } => bytes.len() * copies as usize,
         _ => bytes.len(),
     };
-    Ok(Delivery { bytes_sent: sent, reference, elapsed: started.elapsed() })
+    Ok(Delivery {
+        bytes_sent: sent,
+        reference,
+        elapsed: started.elapsed(),
+    })
 }
 
 fn connect(host: &str, port: u16, timeout: Duration) -> Result<TcpStream, PrintError> {
@@ -151,9 +159,14 @@ fn connect(host: &str, port: u16, timeout: Duration) -> Result<TcpStream, PrintE
         }
     }
     Err(PrintError(match last {
-        Some(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => format!("printer {host}:{port} refused the connection (off, or not a raw port?)"),
+        Some(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => {
+            format!("printer {host}:{port} refused the connection (off, or not a raw port?)")
+        }
         Some(e) if e.kind() == std::io::ErrorKind::TimedOut || e.kind() == std::io::ErrorKind::WouldBlock => {
-            format!("printer {host}:{port} did not answer within {} s (off or unreachable?)", timeout.as_secs())
+            format!(
+                "printer {host}:{port} did not answer within {} s (off or unreachable?)",
+                timeout.as_secs()
+            )
         }
         Some(e) => format!("cannot reach printer {host}:{port}: {e}"),
         None => format!("printer {host} has no address"),
@@ -163,7 +176,8 @@ fn connect(host: &str, port: u16, timeout: Duration) -> Result<TcpStream, PrintE
 fn raw_tcp(host: &str, port: u16, bytes: &[u8], timeout: Duration) -> Result<(), PrintError> {
     let mut s = connect(host, port, timeout)?;
     let _ = s.set_nodelay(true);
-    s.set_write_timeout(Some(timeout)).map_err(|e| PrintError(e.to_string()))?;
+    s.set_write_timeout(Some(timeout))
+        .map_err(|e| PrintError(e.to_string()))?;
     s.write_all(bytes).map_err(|e| {
         PrintError(match e.kind() {
             std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut => {
@@ -195,15 +209,24 @@ fn spooler(queue: &str, bytes: &[u8], copies: u32, o: &PrintOptions) -> Result<S
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .map_err(|e| PrintError(format!("the system spooler (lp) cannot be run: {e}. Install CUPS (cups-client)")))?;
+        .map_err(|e| {
+            PrintError(format!(
+                "the system spooler (lp) cannot be run: {e}. Install CUPS (cups-client)"
+            ))
+        })?;
     if let Some(mut stdin) = child.stdin.take() {
-        stdin.write_all(bytes).map_err(|e| PrintError(format!("lp stopped reading the document: {e}")))?;
+        stdin
+            .write_all(bytes)
+            .map_err(|e| PrintError(format!("lp stopped reading the document: {e}")))?;
     }
     let out = child.wait_with_output().map_err(|e| PrintError(e.to_string()))?;
     let stdout = String::from_utf8_lossy(&out.stdout).trim().to_string();
     if !out.status.success() {
         let why = String::from_utf8_lossy(&out.stderr).trim().to_string();
-        return Err(PrintError(format!("the spooler refused the job for {queue}: {}", if why.is_empty() { stdout } else { why })));
+        return Err(PrintError(format!(
+            "the spooler refused the job for {queue}: {}",
+            if why.is_empty() { stdout } else { why }
+        )));
     }
     // "request id is PDF-3 (1 file(s))"
     Ok(stdout.split_whitespace().nth(3).unwrap_or(&stdout).to_string())
@@ -219,7 +242,14 @@ fn attr(out: &mut Vec<u8>, tag: u8, name: &str, value: &[u8]) {
 }
 
 /// An IPP/1.1 Print-Job request (RFC 8011) for `printer_uri`.
-pub fn ipp_print_job(printer_uri: &str, title: &str, format: &str, copies: u32, media: Option<&str>, bytes: &[u8]) -> Vec<u8> {
+pub fn ipp_print_job(
+    printer_uri: &str,
+    title: &str,
+    format: &str,
+    copies: u32,
+    media: Option<&str>,
+    bytes: &[u8],
+) -> Vec<u8> {
     let mut r = vec![1, 1, 0x00, 0x02, 0, 0, 0, 1];
     r.push(0x01); // operation attributes
     attr(&mut r, 0x47, "attributes-charset", b"utf-8");
@@ -229,7 +259,11 @@ pub fn ipp_print_job(printer_uri: &str, title: &str, format: &str, copies: u32, 
     let user = desk_user();
     attr(&mut r, 0x42, "requesting-user-name", user.as_bytes());
     attr(&mut r, 0x42, "job-name", title.as_bytes());
-    let mime = if format == "zpl" { "application/octet-stream" } else { "application/pdf" };
+    let mime = if format == "zpl" {
+        "application/octet-stream"
+    } else {
+        "application/pdf"
+    };
     attr(&mut r, 0x49, "document-format", mime.as_bytes());
     r.push(0x02); // job attributes
     attr(&mut r, 0x21, "copies", &(copies as i32).to_be_bytes());
@@ -251,7 +285,13 @@ fn desk_user() -> String {
         .or_else(|_| std::env::var("LOGNAME"))
         .ok()
         .filter(|u| !u.is_empty())
-        .or_else(|| Command::new("id").arg("-un").output().ok().map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string()))
+        .or_else(|| {
+            Command::new("id")
+                .arg("-un")
+                .output()
+                .ok()
+                .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        })
         .filter(|u| !u.is_empty())
         .unwrap_or_else(|| "packdesk".into())
 }
@@ -260,13 +300,29 @@ fn desk_user() -> String {
 const IPP_ANSWER_MAX: u64 = 64 * 1024;
 
 fn ipp(uri: &str, bytes: &[u8], copies: u32, o: &PrintOptions) -> Result<Option<String>, PrintError> {
-    let rest = uri.strip_prefix("ipp://").or_else(|| uri.strip_prefix("http://")).unwrap_or(uri);
-    let (hostport, path) = rest.split_once('/').map(|(h, p)| (h, format!("/{p}"))).unwrap_or((rest, "/".into()));
+    let rest = uri
+        .strip_prefix("ipp://")
+        .or_else(|| uri.strip_prefix("http://"))
+        .unwrap_or(uri);
+    let (hostport, path) = rest
+        .split_once('/')
+        .map(|(h, p)| (h, format!("/{p}")))
+        .unwrap_or((rest, "/".into()));
     let (host, port) = match hostport.rsplit_once(':') {
-        Some((h, p)) => (h.to_string(), p.parse().map_err(|_| PrintError(format!("bad port in {uri}")))?),
+        Some((h, p)) => (
+            h.to_string(),
+            p.parse().map_err(|_| PrintError(format!("bad port in {uri}")))?,
+        ),
         None => (hostport.to_string(), 631),
     };
-    let body = ipp_print_job(&format!("ipp://{hostport}{path}"), &o.title, &o.format, copies, o.media.as_deref(), bytes);
+    let body = ipp_print_job(
+        &format!("ipp://{hostport}{path}"),
+        &o.title,
+        &o.format,
+        copies,
+        o.media.as_deref(),
+        bytes,
+    );
     let mut s = connect(&host, port, o.timeout)?;
     s.set_write_timeout(Some(o.timeout)).ok();
     s.set_read_timeout(Some(o.timeout.max(Duration::from_secs(30)))).ok();
@@ -274,7 +330,9 @@ fn ipp(uri: &str, bytes: &[u8], copies: u32, o: &PrintOptions) -> Result<Option<
         "POST {path} HTTP/1.1\r\nHost: {hostport}\r\nContent-Type: application/ipp\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
         body.len()
     );
-    s.write_all(head.as_bytes()).and_then(|_| s.write_all(&body)).map_err(|e| PrintError(format!("IPP printer {hostport} dropped the job: {e}")))?;
+    s.write_all(head.as_bytes())
+        .and_then(|_| s.write_all(&body))
+        .map_err(|e| PrintError(format!("IPP printer {hostport} dropped the job: {e}")))?;
     // A Print-Job answer is a few hundred bytes: read at most IPP_ANSWER_MAX, so a misbehaving
     // device cannot fill the desk's memory.
     let mut answer = Vec::new();
@@ -282,8 +340,15 @@ fn ipp(uri: &str, bytes: &[u8], copies: u32, o: &PrintOptions) -> Result<Option<
         .take(IPP_ANSWER_MAX)
         .read_to_end(&mut answer)
         .map_err(|e| PrintError(format!("IPP printer {hostport} did not answer: {e}")))?;
-    let split = answer.windows(4).position(|w| w == b"\r\n\r\n").ok_or_else(|| PrintError(format!("IPP printer {hostport} gave no HTTP answer")))?;
-    let status_line = String::from_utf8_lossy(&answer[..split]).lines().next().unwrap_or("").to_string();
+    let split = answer
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .ok_or_else(|| PrintError(format!("IPP printer {hostport} gave no HTTP answer")))?;
+    let status_line = String::from_utf8_lossy(&answer[..split])
+        .lines()
+        .next()
+        .unwrap_or("")
+        .to_string();
     if !status_line.contains(" 200") {
         return Err(PrintError(format!("IPP printer {hostport} answered {status_line}")));
     }
@@ -293,7 +358,9 @@ fn ipp(uri: &str, bytes: &[u8], copies: u32, o: &PrintOptions) -> Result<Option<
     }
     let status = u16::from_be_bytes([ipp[2], ipp[3]]);
     if status > 0x00ff {
-        return Err(PrintError(format!("IPP printer {hostport} refused the job (status 0x{status:04x})")));
+        return Err(PrintError(format!(
+            "IPP printer {hostport} refused the job (status 0x{status:04x})"
+        )));
     }
     Ok(find_integer(ipp, "job-id").map(|id| id.to_string()))
 }
@@ -334,7 +401,13 @@ mod tests {
                 }
             }
         });
-        let o = PrintOptions { format: "pdf".into(), copies: 1, media: None, title: "t".into(), timeout: Duration::from_secs(5) };
+        let o = PrintOptions {
+            format: "pdf".into(),
+            copies: 1,
+            media: None,
+            title: "t".into(),
+            timeout: Duration::from_secs(5),
+        };
         let why = ipp(&format!("ipp://127.0.0.1:{port}/ipp/print"), b"%PDF-1.4", 1, &o).unwrap_err();
         assert!(why.0.contains("gave no HTTP answer"), "{}", why.0);
         drop(server);
@@ -342,12 +415,26 @@ mod tests {
 
     #[test]
     fn addresses_parse_with_clear_errors() {
-        assert_eq!(Transport::parse("raw", "127.0.0.1:9100"), Ok(Transport::RawTcp { host: "127.0.0.1".into(), port: 9100 }));
-        assert_eq!(Transport::parse("raw", "zebra-1"), Ok(Transport::RawTcp { host: "zebra-1".into(), port: 9100 }));
+        assert_eq!(
+            Transport::parse("raw", "127.0.0.1:9100"),
+            Ok(Transport::RawTcp {
+                host: "127.0.0.1".into(),
+                port: 9100
+            })
+        );
+        assert_eq!(
+            Transport::parse("raw", "zebra-1"),
+            Ok(Transport::RawTcp {
+                host: "zebra-1".into(),
+                port: 9100
+            })
+        );
         assert!(Transport::parse("raw", "host:99999").unwrap_err().contains("port"));
         assert!(Transport::parse("spooler", "my printer").is_err());
         assert!(Transport::parse("ipp", "ftp://x").is_err());
-        assert!(Transport::parse("fax", "x").unwrap_err().contains("spooler, raw or ipp"));
+        assert!(Transport::parse("fax", "x")
+            .unwrap_err()
+            .contains("spooler, raw or ipp"));
     }
 
     #[test]
@@ -364,7 +451,13 @@ mod raw_tests {
     use std::net::TcpListener;
 
     fn options(timeout: Duration) -> PrintOptions {
-        PrintOptions { format: "zpl".into(), copies: 1, media: None, title: "t".into(), timeout }
+        PrintOptions {
+            format: "zpl".into(),
+            copies: 1,
+            media: None,
+            title: "t".into(),
+            timeout,
+        }
     }
 
     #[test]
@@ -379,7 +472,15 @@ mod raw_tests {
         });
         let mut o = options(Duration::from_secs(5));
         o.copies = 2;
-        let d = send(&Transport::RawTcp { host: "127.0.0.1".into(), port }, b"^XA^XZ", &o).unwrap();
+        let d = send(
+            &Transport::RawTcp {
+                host: "127.0.0.1".into(),
+                port,
+            },
+            b"^XA^XZ",
+            &o,
+        )
+        .unwrap();
         assert_eq!(d.bytes_sent, 12);
         assert_eq!(got.join().unwrap(), b"^XA^XZ^XA^XZ");
     }
@@ -391,7 +492,15 @@ mod raw_tests {
         let e = (0..5)
             .find_map(|_| {
                 let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-                send(&Transport::RawTcp { host: "127.0.0.1".into(), port }, b"^XA^XZ", &options(Duration::from_secs(2))).err()
+                send(
+                    &Transport::RawTcp {
+                        host: "127.0.0.1".into(),
+                        port,
+                    },
+                    b"^XA^XZ",
+                    &options(Duration::from_secs(2)),
+                )
+                .err()
             })
             .expect("a closed port refuses");
         assert!(e.0.contains("refused"), "{e}");
@@ -404,7 +513,15 @@ mod raw_tests {
             drop(c);
         });
         let big = vec![b'A'; 64 << 20];
-        let e = send(&Transport::RawTcp { host: "127.0.0.1".into(), port }, &big, &options(Duration::from_secs(1))).unwrap_err();
+        let e = send(
+            &Transport::RawTcp {
+                host: "127.0.0.1".into(),
+                port,
+            },
+            &big,
+            &options(Duration::from_secs(1)),
+        )
+        .unwrap_err();
         assert!(e.0.contains("stopped taking data"), "{e}");
     }
 }

@@ -39,7 +39,11 @@ fn commands(zpl: &str) -> Vec<&str> {
 pub fn strip_setup(zpl: &str) -> String {
     commands(zpl)
         .into_iter()
-        .filter(|c| !SETUP_COMMANDS.iter().any(|s| c.len() >= 3 && c[..3].eq_ignore_ascii_case(s)))
+        .filter(|c| {
+            !SETUP_COMMANDS
+                .iter()
+                .any(|s| c.len() >= 3 && c[..3].eq_ignore_ascii_case(s))
+        })
         .collect()
 }
 
@@ -103,7 +107,11 @@ pub fn rescale(zpl: &str, from_dpi: u32, to_dpi: u32) -> String {
                 return c.to_string();
             }
             let (params, tail) = split_trailing_ws(&c[3..]);
-            format!("{}{}{tail}", &c[..3], scale_params(params, which, factor, name == "^BY"))
+            format!(
+                "{}{}{tail}",
+                &c[..3],
+                scale_params(params, which, factor, name == "^BY")
+            )
         })
         .collect()
 }

@@ -15,7 +15,14 @@ use std::time::{Duration, Instant};
 
 fn account(s: &Service, description: &str) -> String {
     let creds = json!({"identity": "i", "password": "p", "account_number": "1"});
-    let v = s.create_account(Env::Sandbox, json!({"slug": "yodel", "description": description, "credentials": creds}).to_string().as_bytes()).unwrap();
+    let v = s
+        .create_account(
+            Env::Sandbox,
+            json!({"slug": "yodel", "description": description, "credentials": creds})
+                .to_string()
+                .as_bytes(),
+        )
+        .unwrap();
     v["id"].as_str().unwrap().to_string()
 }
 
@@ -29,14 +36,20 @@ fn time(name: &str, rounds: usize, mut f: impl FnMut()) {
         .collect();
     times.sort();
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
-    println!("{name:<44} median {:>8.2} ms   worst {:>8.2} ms", ms(times[times.len() / 2]), ms(times[times.len() - 1]));
+    println!(
+        "{name:<44} median {:>8.2} ms   worst {:>8.2} ms",
+        ms(times[times.len() / 2]),
+        ms(times[times.len() - 1])
+    );
 }
 
 fn main() {
     let full = std::env::args().any(|a| a == "--bench");
     let (rows, rounds) = if full { (1_000_000usize, 7) } else { (20_000, 1) };
     let dir = tempfile::tempdir().unwrap();
-    let s = Service::open(dir.path(), "http://127.0.0.1:9", Arc::new(SystemClock)).unwrap().service;
+    let s = Service::open(dir.path(), "http://127.0.0.1:9", Arc::new(SystemClock))
+        .unwrap()
+        .service;
     let big = account(&s, "Main desk");
     let small = account(&s, "Returns desk");
     let body = json!({
@@ -47,8 +60,18 @@ fn main() {
             "parcels": [{"weight": {"value": 1.5, "unit": "kg"}}]
         }
     });
-    let made = s.create_label(Env::Sandbox, body.to_string().as_bytes()).unwrap().into_data();
-    let template = s.store.read(|c| Ok(labels::get(c, "sandbox", made["id"].as_str().unwrap()).unwrap().unwrap())).unwrap();
+    let made = s
+        .create_label(Env::Sandbox, body.to_string().as_bytes())
+        .unwrap()
+        .into_data();
+    let template = s
+        .store
+        .read(|c| {
+            Ok(labels::get(c, "sandbox", made["id"].as_str().unwrap())
+                .unwrap()
+                .unwrap())
+        })
+        .unwrap();
 
     // Rows over the last 30 days, newest last; one in ten on the small account, one in twenty
     // cancelled, the older half manifested.
@@ -59,7 +82,13 @@ fn main() {
         .write(|tx| -> Result<(), packdesk_model::ServiceError> {
             for i in 0..rows {
                 let created = now - span + (i as i64) * (span / rows as i64);
-                let status = if i % 20 == 7 { "cancelled" } else if i < rows / 2 { "manifested" } else { "created" };
+                let status = if i % 20 == 7 {
+                    "cancelled"
+                } else if i < rows / 2 {
+                    "manifested"
+                } else {
+                    "created"
+                };
                 let row = LabelRow {
                     id: uuid::Uuid::new_v4().to_string(),
                     shipper_account_id: if i % 10 == 3 { small.clone() } else { big.clone() },
@@ -80,10 +109,17 @@ fn main() {
     // What a search does first after the labels were made (in use: those since the last search).
     let t = Instant::now();
     s.catch_up_search(|| true).unwrap();
-    println!("word index caught up with {rows} labels in {:.1} s", t.elapsed().as_secs_f64());
+    println!(
+        "word index caught up with {rows} labels in {:.1} s",
+        t.elapsed().as_secs_f64()
+    );
 
     let q = |f: &dyn Fn(&mut ListQuery)| {
-        let mut q = ListQuery { limit: Some("50".into()), created_at_min: Some("2000-01-01".into()), ..Default::default() };
+        let mut q = ListQuery {
+            limit: Some("50".into()),
+            created_at_min: Some("2000-01-01".into()),
+            ..Default::default()
+        };
         f(&mut q);
         q
     };
@@ -91,19 +127,30 @@ fn main() {
     time("History first page (50 newest)", rounds, || {
         s.list_labels(Env::Sandbox, &first).unwrap();
     });
-    let token = s.list_labels(Env::Sandbox, &first).unwrap()["next_token"].as_str().unwrap().to_string();
+    let token = s.list_labels(Env::Sandbox, &first).unwrap()["next_token"]
+        .as_str()
+        .unwrap()
+        .to_string();
     let second = q(&|q| q.next_token = Some(token.clone()));
     time("History next page (next_token)", rounds, || {
         s.list_labels(Env::Sandbox, &second).unwrap();
     });
-    let mid = chrono::DateTime::from_timestamp_micros(now - span / 2).unwrap().to_rfc3339();
+    let mid = chrono::DateTime::from_timestamp_micros(now - span / 2)
+        .unwrap()
+        .to_rfc3339();
     let deep = q(&|q| q.created_at_max = Some(mid.clone()));
     time("History page 15 days back (date filter)", rounds, || {
         s.list_labels(Env::Sandbox, &deep).unwrap();
     });
     let by_account = q(&|q| q.shipper_account_id = Some(small.clone()));
     time("History filtered by account (1 in 10)", rounds, || {
-        assert_eq!(s.list_labels(Env::Sandbox, &by_account).unwrap()["labels"].as_array().unwrap().len(), 50);
+        assert_eq!(
+            s.list_labels(Env::Sandbox, &by_account).unwrap()["labels"]
+                .as_array()
+                .unwrap()
+                .len(),
+            50
+        );
     });
     let cancelled = q(&|q| q.status = Some("cancelled".into()));
     time("History filtered by status (1 in 20)", rounds, || {
@@ -112,7 +159,10 @@ fn main() {
     let wanted = format!("ORD-{}", rows / 3);
     let search = q(&|q| q.s = Some(wanted.clone()));
     time("History search by order number (whole table)", rounds.min(3), || {
-        assert!(!s.list_labels(Env::Sandbox, &search).unwrap()["labels"].as_array().unwrap().is_empty());
+        assert!(!s.list_labels(Env::Sandbox, &search).unwrap()["labels"]
+            .as_array()
+            .unwrap()
+            .is_empty());
     });
     time("Today (counts + 30 days)", rounds.min(3), || {
         s.today(Env::Sandbox, 60, 30).unwrap();

@@ -10,7 +10,14 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 fn account(s: &Service, slug: &str, creds: Value) -> String {
-    let v = s.create_account(Env::Sandbox, json!({"slug": slug, "description": "bench", "credentials": creds}).to_string().as_bytes()).unwrap();
+    let v = s
+        .create_account(
+            Env::Sandbox,
+            json!({"slug": slug, "description": "bench", "credentials": creds})
+                .to_string()
+                .as_bytes(),
+        )
+        .unwrap();
     v["id"].as_str().unwrap().to_string()
 }
 
@@ -29,14 +36,21 @@ fn label_body(acct: &str) -> String {
 fn report(name: &str, mut times: Vec<Duration>) {
     times.sort();
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
-    println!("{name:<34} rounds {:<3} median {:>8.2} ms   worst {:>8.2} ms", times.len(), ms(times[times.len() / 2]), ms(times[times.len() - 1]));
+    println!(
+        "{name:<34} rounds {:<3} median {:>8.2} ms   worst {:>8.2} ms",
+        times.len(),
+        ms(times[times.len() / 2]),
+        ms(times[times.len() - 1])
+    );
 }
 
 fn main() {
     let full = std::env::args().any(|a| a == "--bench");
     let (manifest_size, rounds) = if full { (10_000, 3) } else { (50, 1) };
     let dir = tempfile::tempdir().unwrap();
-    let s = Service::open(dir.path(), "http://127.0.0.1:9", Arc::new(SystemClock)).unwrap().service;
+    let s = Service::open(dir.path(), "http://127.0.0.1:9", Arc::new(SystemClock))
+        .unwrap()
+        .service;
     let yodel = || json!({"identity": "i", "password": "p", "account_number": "1"});
 
     // Close-out: a fresh account with `manifest_size` labels per round.
@@ -48,7 +62,12 @@ fn main() {
             s.create_label(Env::Sandbox, body.as_bytes()).unwrap();
         }
         let t = Instant::now();
-        let m = s.create_manifest(Env::Sandbox, json!({"shipper_account": {"id": acct}}).to_string().as_bytes()).unwrap();
+        let m = s
+            .create_manifest(
+                Env::Sandbox,
+                json!({"shipper_account": {"id": acct}}).to_string().as_bytes(),
+            )
+            .unwrap();
         times.push(t.elapsed());
         assert_eq!(m["labels"].as_array().unwrap().len(), manifest_size);
     }
@@ -57,7 +76,9 @@ fn main() {
     // Bulk download of 100 one-page labels.
     let acct = account(&s, "yodel", yodel());
     let body = label_body(&acct);
-    let ids: Vec<Value> = (0..100).map(|_| json!({"id": s.create_label(Env::Sandbox, body.as_bytes()).unwrap()["id"]})).collect();
+    let ids: Vec<Value> = (0..100)
+        .map(|_| json!({"id": s.create_label(Env::Sandbox, body.as_bytes()).unwrap()["id"]}))
+        .collect();
     let req = json!({"labels": ids}).to_string();
     let times = (0..rounds * 3)
         .map(|_| {

@@ -16,7 +16,9 @@ fn main() {
     let full = std::env::args().any(|a| a == "--bench");
     let rounds = if full { 50 } else { 2 };
     let dir = tempfile::tempdir().unwrap();
-    let s = Service::open(dir.path(), "http://127.0.0.1:9", Arc::new(SystemClock)).unwrap().service;
+    let s = Service::open(dir.path(), "http://127.0.0.1:9", Arc::new(SystemClock))
+        .unwrap()
+        .service;
     // The printer: reads each job to its end and reports when the last byte arrived.
     let l = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = l.local_addr().unwrap().port();
@@ -29,7 +31,11 @@ fn main() {
         }
     });
     let printer = s
-        .add_printer(json!({"name": "bench", "transport": "raw", "address": format!("127.0.0.1:{port}"), "format": "zpl"}).to_string().as_bytes())
+        .add_printer(
+            json!({"name": "bench", "transport": "raw", "address": format!("127.0.0.1:{port}"), "format": "zpl"})
+                .to_string()
+                .as_bytes(),
+        )
         .unwrap()["id"]
         .as_str()
         .unwrap()
@@ -44,16 +50,34 @@ fn main() {
     let body = json!({"service_type": "tipsa_10_horas", "shipper_account": {"id": acct}, "file_type": "zpl",
         "shipment": {"ship_from": address("28001"), "ship_to": address("08001"), "parcels": [{"weight": {"value": 1, "unit": "kg"}}]}})
     .to_string();
-    let labels: Vec<String> = (0..100).map(|_| s.create_label(Env::Sandbox, body.as_bytes()).unwrap()["id"].as_str().unwrap().to_string()).collect();
+    let labels: Vec<String> = (0..100)
+        .map(|_| {
+            s.create_label(Env::Sandbox, body.as_bytes()).unwrap()["id"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
     let bulk = s
-        .create_bulk_download(Env::Sandbox, json!({"labels": labels.iter().map(|id| json!({"id": id})).collect::<Vec<_>>()}).to_string().as_bytes())
+        .create_bulk_download(
+            Env::Sandbox,
+            json!({"labels": labels.iter().map(|id| json!({"id": id})).collect::<Vec<_>>()})
+                .to_string()
+                .as_bytes(),
+        )
         .unwrap()["id"]
         .as_str()
         .unwrap()
         .to_string();
     for (name, req) in [
-        ("1 label (1 parcel)", json!({"label_id": labels[0], "printer_id": printer})),
-        ("bulk download of 100 labels", json!({"bulk_download_id": bulk, "printer_id": printer})),
+        (
+            "1 label (1 parcel)",
+            json!({"label_id": labels[0], "printer_id": printer}),
+        ),
+        (
+            "bulk download of 100 labels",
+            json!({"bulk_download_id": bulk, "printer_id": printer}),
+        ),
     ] {
         let mut times: Vec<Duration> = Vec::new();
         let mut size = 0;
@@ -67,6 +91,10 @@ fn main() {
         }
         times.sort();
         let ms = |d: Duration| d.as_secs_f64() * 1e3;
-        println!("print to raw 9100, {name:<28} {size:>7} bytes   median {:>7.2} ms   worst {:>7.2} ms", ms(times[times.len() / 2]), ms(times[times.len() - 1]));
+        println!(
+            "print to raw 9100, {name:<28} {size:>7} bytes   median {:>7.2} ms   worst {:>7.2} ms",
+            ms(times[times.len() / 2]),
+            ms(times[times.len() - 1])
+        );
     }
 }

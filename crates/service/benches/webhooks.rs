@@ -17,9 +17,12 @@ fn main() {
     let full = std::env::args().any(|a| a == "--bench");
     let n = if full { 10_000 } else { 200 };
     let dir = tempfile::tempdir().unwrap();
-    let s = Service::open(dir.path(), "http://127.0.0.1:9", Arc::new(SystemClock)).unwrap().service;
+    let s = Service::open(dir.path(), "http://127.0.0.1:9", Arc::new(SystemClock))
+        .unwrap()
+        .service;
     let rx = receiver::Receiver::ok();
-    s.set_webhook(Env::Sandbox, json!({"url": rx.url}).to_string().as_bytes()).unwrap();
+    s.set_webhook(Env::Sandbox, json!({"url": rx.url}).to_string().as_bytes())
+        .unwrap();
     let acct = s
         .create_account(Env::Sandbox, json!({"slug": "yodel", "description": "bench", "credentials": {"identity": "i", "password": "p", "account_number": "1"}}).to_string().as_bytes())
         .unwrap()["id"]
@@ -34,12 +37,18 @@ fn main() {
     let sync_req = req.replace("\"async\":true", "\"async\":false");
     let t = Instant::now();
     for _ in 0..n / 10 {
-        assert_eq!(s.calculate_rates(Env::Sandbox, sync_req.as_bytes()).unwrap().outcome, Outcome::Done);
+        assert_eq!(
+            s.calculate_rates(Env::Sandbox, sync_req.as_bytes()).unwrap().outcome,
+            Outcome::Done
+        );
     }
     let sync = t.elapsed() * 10;
     let t = Instant::now();
     for _ in 0..n {
-        assert_eq!(s.calculate_rates(Env::Sandbox, req.as_bytes()).unwrap().outcome, Outcome::Accepted);
+        assert_eq!(
+            s.calculate_rates(Env::Sandbox, req.as_bytes()).unwrap().outcome,
+            Outcome::Accepted
+        );
     }
     let accept = t.elapsed();
     let t = Instant::now();
@@ -58,8 +67,24 @@ fn main() {
     assert_eq!(sent, n);
     assert_eq!(rx.posts(), n);
     let rate = |d: std::time::Duration| n as f64 / d.as_secs_f64();
-    println!("sync rates, for comparison           {n} in {:>7.3} s = {:>7.0}/s", sync.as_secs_f64(), rate(sync));
-    println!("async rates accepted (service)      {n} in {:>7.3} s = {:>7.0}/s", accept.as_secs_f64(), rate(accept));
-    println!("async rate jobs completed (1 thread) {n} in {:>7.3} s = {:>7.0}/s", run.as_secs_f64(), rate(run));
-    println!("webhooks delivered and recorded      {n} in {:>7.3} s = {:>7.0}/s", dispatch.as_secs_f64(), rate(dispatch));
+    println!(
+        "sync rates, for comparison           {n} in {:>7.3} s = {:>7.0}/s",
+        sync.as_secs_f64(),
+        rate(sync)
+    );
+    println!(
+        "async rates accepted (service)      {n} in {:>7.3} s = {:>7.0}/s",
+        accept.as_secs_f64(),
+        rate(accept)
+    );
+    println!(
+        "async rate jobs completed (1 thread) {n} in {:>7.3} s = {:>7.0}/s",
+        run.as_secs_f64(),
+        rate(run)
+    );
+    println!(
+        "webhooks delivered and recorded      {n} in {:>7.3} s = {:>7.0}/s",
+        dispatch.as_secs_f64(),
+        rate(dispatch)
+    );
 }

@@ -15,7 +15,11 @@ use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
 pub(crate) fn not_found(path: &str, id: &str) -> ServiceError {
-    ServiceError::at(ErrorCode::ShipperAccountNotFound, path, format!("no shipper account {id} for this key"))
+    ServiceError::at(
+        ErrorCode::ShipperAccountNotFound,
+        path,
+        format!("no shipper account {id} for this key"),
+    )
 }
 
 fn check_timezone(p: &mut Problems, path: &str, tz: &str) {
@@ -33,13 +37,19 @@ const FREE_VALUE_MAX: usize = 4096;
 /// user's real credentials, whatever the carrier calls them), sealed like all credentials.
 fn check_free_credentials(p: &mut Problems, creds: &Map<String, Value>) {
     if creds.len() > FREE_FIELDS_MAX {
-        p.invalid("credentials", format!("at most {FREE_FIELDS_MAX} fields, got {}", creds.len()));
+        p.invalid(
+            "credentials",
+            format!("at most {FREE_FIELDS_MAX} fields, got {}", creds.len()),
+        );
     }
     for (k, v) in creds {
         let path = format!("credentials.{k}");
         let n = k.chars().count();
         if n == 0 || n > FREE_NAME_MAX || k.chars().any(char::is_control) {
-            p.invalid(path.clone(), format!("a field name is 1..{FREE_NAME_MAX} characters, without control characters"));
+            p.invalid(
+                path.clone(),
+                format!("a field name is 1..{FREE_NAME_MAX} characters, without control characters"),
+            );
         }
         match v {
             Value::String(s) if s.chars().count() <= FREE_VALUE_MAX => {}
@@ -62,7 +72,10 @@ fn check_credentials(p: &mut Problems, c: &Carrier, creds: &Map<String, Value>, 
             Some(_) => false,
         };
         if f.required && empty && !(partial && v.is_none()) {
-            p.invalid(format!("credentials.{}", f.name), format!("{} ({}) is required by {}", f.label, f.name, c.name));
+            p.invalid(
+                format!("credentials.{}", f.name),
+                format!("{} ({}) is required by {}", f.label, f.name, c.name),
+            );
         }
         if let Some(v) = v {
             if !(v.is_string() || v.is_number() || v.is_boolean() || v.is_null()) {
@@ -73,8 +86,15 @@ fn check_credentials(p: &mut Problems, c: &Carrier, creds: &Map<String, Value>, 
     for k in creds.keys() {
         if !c.credential_fields.iter().any(|f| &f.name == k) {
             let fields: Vec<&str> = c.credential_fields.iter().map(|f| f.name.as_str()).collect();
-            let known = if fields.is_empty() { "none".to_string() } else { fields.join(", ") };
-            p.invalid(format!("credentials.{k}"), format!("not a credential of {} (fields: {known})", c.name));
+            let known = if fields.is_empty() {
+                "none".to_string()
+            } else {
+                fields.join(", ")
+            };
+            p.invalid(
+                format!("credentials.{k}"),
+                format!("not a credential of {} (fields: {known})", c.name),
+            );
         }
     }
 }
@@ -86,7 +106,14 @@ fn check_settings(p: &mut Problems, c: &Carrier, s: &ShipperAccountSettings) {
             match c.pool(pool) {
                 None => {
                     let pools: Vec<&str> = c.tracking_pools.iter().map(|p| p.name.as_str()).collect();
-                    p.invalid(path, format!("{} has no tracking-number pool `{pool}` (pools: {})", c.name, pools.join(", ")));
+                    p.invalid(
+                        path,
+                        format!(
+                            "{} has no tracking-number pool `{pool}` (pools: {})",
+                            c.name,
+                            pools.join(", ")
+                        ),
+                    );
                 }
                 Some(tp) => {
                     let max = max_serial(&tp.scheme);
@@ -94,7 +121,14 @@ fn check_settings(p: &mut Problems, c: &Carrier, s: &ShipperAccountSettings) {
                         p.invalid(format!("{path}.end"), "must not be below start");
                     }
                     if r.end > max {
-                        p.invalid(format!("{path}.end"), format!("serials of {} have at most {} digits (max {max})", c.name, max.to_string().len()));
+                        p.invalid(
+                            format!("{path}.end"),
+                            format!(
+                                "serials of {} have at most {} digits (max {max})",
+                                c.name,
+                                max.to_string().len()
+                            ),
+                        );
                     }
                 }
             }
@@ -102,7 +136,15 @@ fn check_settings(p: &mut Problems, c: &Carrier, s: &ShipperAccountSettings) {
     }
     if let Some(ps) = s.default_paper_size {
         if !c.allows_paper(ps) {
-            p.invalid("settings.default_paper_size", format!("`{}` is not available for {}; allowed: {}", ps.as_str(), c.name, c.paper_sizes.join(", ")));
+            p.invalid(
+                "settings.default_paper_size",
+                format!(
+                    "`{}` is not available for {}; allowed: {}",
+                    ps.as_str(),
+                    c.name,
+                    c.paper_sizes.join(", ")
+                ),
+            );
         }
     }
 }
@@ -125,10 +167,18 @@ pub(crate) fn settings_of(row: &AccountRow) -> ShipperAccountSettings {
 }
 
 /// The range a pool draws from: the carrier-assigned one (live) or the sample one (sandbox).
-pub(crate) fn pool_range(env: Env, settings: &ShipperAccountSettings, pool: &packdesk_carriers::TrackingPool) -> Option<TrackingRange> {
+pub(crate) fn pool_range(
+    env: Env,
+    settings: &ShipperAccountSettings,
+    pool: &packdesk_carriers::TrackingPool,
+) -> Option<TrackingRange> {
     match env {
         Env::Sandbox => Some(sample_range(&pool.scheme)),
-        Env::Live => settings.tracking_ranges.as_ref().and_then(|r| r.get(&pool.name)).copied(),
+        Env::Live => settings
+            .tracking_ranges
+            .as_ref()
+            .and_then(|r| r.get(&pool.name))
+            .copied(),
     }
 }
 
@@ -151,9 +201,15 @@ impl Service {
             let n = match pool_range(env, &settings, pool) {
                 None => 0,
                 Some(r) => {
-                    let stored = self.store.read(|conn| packdesk_store::tracking::counter(conn, &scope).map_err(db_error))?;
+                    let stored = self
+                        .store
+                        .read(|conn| packdesk_store::tracking::counter(conn, &scope).map_err(db_error))?;
                     let next = self.allocator.peek(&scope).max(stored).unwrap_or(0).max(r.start);
-                    if next > r.end { 0 } else { r.end - next + 1 }
+                    if next > r.end {
+                        0
+                    } else {
+                        r.end - next + 1
+                    }
                 }
             };
             left.insert(pool.name.clone(), n);
@@ -180,8 +236,15 @@ impl Service {
     pub fn create_account(&self, env: Env, body: &[u8]) -> Result<Value, ServiceError> {
         let req: ShipperAccountCreate = parse_body(body)?;
         let Some(c) = carrier(&req.slug) else {
-            let slugs: Vec<&str> = packdesk_carriers::registry().carriers.iter().map(|c| c.slug.as_str()).collect();
-            return Err(ServiceError::invalid("slug", format!("unknown carrier `{}`; one of: {}", req.slug, slugs.join(", "))));
+            let slugs: Vec<&str> = packdesk_carriers::registry()
+                .carriers
+                .iter()
+                .map(|c| c.slug.as_str())
+                .collect();
+            return Err(ServiceError::invalid(
+                "slug",
+                format!("unknown carrier `{}`; one of: {}", req.slug, slugs.join(", ")),
+            ));
         };
         let mut p = Problems::default();
         let n = req.description.trim().chars().count();
@@ -207,7 +270,10 @@ impl Service {
             status: "enabled".into(),
             description: req.description.trim().to_string(),
             timezone,
-            address: req.address.as_ref().map(|a| serde_json::to_string(a).unwrap_or_default()),
+            address: req
+                .address
+                .as_ref()
+                .map(|a| serde_json::to_string(a).unwrap_or_default()),
             settings: serde_json::to_string(&settings).map_err(ServiceError::internal)?,
             credentials: self.vault.seal(&creds),
             created_at: now,
@@ -224,20 +290,36 @@ impl Service {
 
     pub fn list_accounts(&self, env: Env, q: &ListQuery) -> Result<Value, ServiceError> {
         let w = crate::list::window(q, self.clock.now())?;
-        let rows = self.store.read(|c| table::list(c, env.as_str(), q.slug.as_deref(), w.limit, w.after.as_ref()).map_err(db_error))?;
-        let page = paging::page(rows, w.limit, |r| paging::Cursor { created_at: r.created_at, id: r.id.clone() });
-        let items = page.items.iter().map(|r| self.account_json(env, r)).collect::<Result<Vec<_>, _>>()?;
+        let rows = self
+            .store
+            .read(|c| table::list(c, env.as_str(), q.slug.as_deref(), w.limit, w.after.as_ref()).map_err(db_error))?;
+        let page = paging::page(rows, w.limit, |r| paging::Cursor {
+            created_at: r.created_at,
+            id: r.id.clone(),
+        });
+        let items = page
+            .items
+            .iter()
+            .map(|r| self.account_json(env, r))
+            .collect::<Result<Vec<_>, _>>()?;
         Ok(serde_json::json!({ "next_token": page.next_token, "limit": w.limit, "shipper_accounts": items }))
     }
 
     /// Loads, changes and writes back an account in one transaction.
-    fn modify_account(&self, env: Env, id: &str, change: impl FnOnce(&mut AccountRow) -> Result<(), ServiceError>) -> Result<AccountRow, ServiceError> {
+    fn modify_account(
+        &self,
+        env: Env,
+        id: &str,
+        change: impl FnOnce(&mut AccountRow) -> Result<(), ServiceError>,
+    ) -> Result<AccountRow, ServiceError> {
         if !is_uuid(id) {
             return Err(ServiceError::invalid("id", "must be a UUID"));
         }
         let now = self.now_us();
         self.store.write(|tx| {
-            let mut row = table::get(tx, env.as_str(), id).map_err(db_error)?.ok_or_else(|| not_found("id", id))?;
+            let mut row = table::get(tx, env.as_str(), id)
+                .map_err(db_error)?
+                .ok_or_else(|| not_found("id", id))?;
             change(&mut row)?;
             row.updated_at = now;
             table::update(tx, &row).map_err(db_error)?;
@@ -270,13 +352,20 @@ impl Service {
     }
 
     /// Replaces (PUT) or merges (PATCH) the credentials; answers `{id}`.
-    pub fn update_account_credentials(&self, env: Env, id: &str, body: &[u8], merge: bool) -> Result<Value, ServiceError> {
+    pub fn update_account_credentials(
+        &self,
+        env: Env,
+        id: &str,
+        body: &[u8],
+        merge: bool,
+    ) -> Result<Value, ServiceError> {
         let req: ShipperAccountCredentialsUpdate = parse_body(body)?;
         let row = self.modify_account(env, id, |row| {
             let c = registry_carrier(&row.slug)?;
             let mut creds = req.credentials.clone();
             if merge {
-                let old: Map<String, Value> = serde_json::from_slice(&self.vault.open_sealed(&row.credentials)?).unwrap_or_default();
+                let old: Map<String, Value> =
+                    serde_json::from_slice(&self.vault.open_sealed(&row.credentials)?).unwrap_or_default();
                 for (k, v) in old {
                     creds.entry(k).or_insert(v);
                 }
@@ -284,7 +373,9 @@ impl Service {
             let mut p = Problems::default();
             check_credentials(&mut p, c, &creds, false);
             p.into_result()?;
-            row.credentials = self.vault.seal(&serde_json::to_vec(&creds).map_err(ServiceError::internal)?);
+            row.credentials = self
+                .vault
+                .seal(&serde_json::to_vec(&creds).map_err(ServiceError::internal)?);
             Ok(())
         })?;
         Ok(serde_json::json!({ "id": row.id }))

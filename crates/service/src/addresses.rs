@@ -10,8 +10,8 @@ use packdesk_carriers::postal::{normalise_postal_code, STATE_REQUIRED};
 use packdesk_model::error::Problems;
 use packdesk_model::request::{Address, AddressValidationRequest, ListQuery};
 use packdesk_model::ServiceError;
-use packdesk_store::records::{self as records, Kind};
 use packdesk_store::db_error;
+use packdesk_store::records::{self as records, Kind};
 use serde_json::{json, Value};
 
 pub const VALIDATION_STATUSES: &[&str] = &["valid", "invalid"];
@@ -50,12 +50,21 @@ impl Service {
 
         let mut problems: Vec<Value> = Vec::new();
         let mut rec = a.clone();
-        for (field, v) in [("contact_name", &a.contact_name), ("street1", &a.street1), ("city", &a.city), ("country", &a.country)] {
+        for (field, v) in [
+            ("contact_name", &a.contact_name),
+            ("street1", &a.street1),
+            ("city", &a.city),
+            ("country", &a.country),
+        ] {
             if v.as_deref().map(str::trim).unwrap_or("").is_empty() {
                 problems.push(json!({"path": format!("address.{field}"), "info": "is required"}));
             }
         }
-        let country = a.country.as_deref().map(|c| c.trim().to_uppercase()).unwrap_or_default();
+        let country = a
+            .country
+            .as_deref()
+            .map(|c| c.trim().to_uppercase())
+            .unwrap_or_default();
         if !country.is_empty() {
             rec.country = Some(country.clone());
             match a.postal_code.as_deref().map(str::trim).filter(|p| !p.is_empty()) {
@@ -68,11 +77,16 @@ impl Service {
                 }
                 None => {}
             }
-            if STATE_REQUIRED.contains(&country.as_str()) && a.state.as_deref().map(str::trim).unwrap_or("").is_empty() {
+            if STATE_REQUIRED.contains(&country.as_str()) && a.state.as_deref().map(str::trim).unwrap_or("").is_empty()
+            {
                 problems.push(json!({"path": "address.state", "info": format!("is required for {country}")}));
             }
         }
-        for (field, v) in [("street1", &a.street1), ("street2", &a.street2), ("street3", &a.street3)] {
+        for (field, v) in [
+            ("street1", &a.street1),
+            ("street2", &a.street2),
+            ("street3", &a.street3),
+        ] {
             if let Some(s) = v {
                 if tidy(s).chars().count() > STREET_MAX {
                     problems.push(json!({"path": format!("address.{field}"), "info": format!("longer than {STREET_MAX} characters; split it over street2/street3")}));
@@ -85,7 +99,13 @@ impl Service {
         rec.street2 = a.street2.as_deref().map(tidy);
         rec.street3 = a.street3.as_deref().map(tidy);
         rec.city = a.city.as_deref().map(title);
-        rec.state = a.state.as_deref().map(|s| if s.trim().len() <= 3 { tidy(s).to_uppercase() } else { title(s) });
+        rec.state = a.state.as_deref().map(|s| {
+            if s.trim().len() <= 3 {
+                tidy(s).to_uppercase()
+            } else {
+                title(s)
+            }
+        });
         rec.email = a.email.as_deref().map(|e| e.trim().to_lowercase());
         let valid = problems.is_empty();
         let now = self.now_us();
@@ -100,7 +120,9 @@ impl Service {
             "updated_at": stamp,
         });
         let status = if valid { "valid" } else { "invalid" };
-        self.store.write(|tx| records::insert(tx, Kind::AddressValidation, &row(env, None, status, &record, now)).map_err(db_error))?;
+        self.store.write(|tx| {
+            records::insert(tx, Kind::AddressValidation, &row(env, None, status, &record, now)).map_err(db_error)
+        })?;
         Ok(record)
     }
 
@@ -109,6 +131,12 @@ impl Service {
     }
 
     pub fn list_address_validations(&self, env: Env, q: &ListQuery) -> Result<Value, ServiceError> {
-        self.list_records(Kind::AddressValidation, env, q, "address_validations", VALIDATION_STATUSES)
+        self.list_records(
+            Kind::AddressValidation,
+            env,
+            q,
+            "address_validations",
+            VALIDATION_STATUSES,
+        )
     }
 }

@@ -29,14 +29,20 @@ impl Allocator {
             None => stored()?.unwrap_or(0),
         }
         .max(range.start);
-        let last = next.checked_add(n.saturating_sub(1)).filter(|l| *l <= range.end).ok_or_else(|| {
-            let left = if next > range.end { 0 } else { range.end - next + 1 };
-            ServiceError::at(
-                ErrorCode::TrackingNumbersExhausted,
-                "shipper_account.id",
-                format!("the tracking-number range {}..{} has {left} numbers left, {n} needed", range.start, range.end),
-            )
-        })?;
+        let last = next
+            .checked_add(n.saturating_sub(1))
+            .filter(|l| *l <= range.end)
+            .ok_or_else(|| {
+                let left = if next > range.end { 0 } else { range.end - next + 1 };
+                ServiceError::at(
+                    ErrorCode::TrackingNumbersExhausted,
+                    "shipper_account.id",
+                    format!(
+                        "the tracking-number range {}..{} has {left} numbers left, {n} needed",
+                        range.start, range.end
+                    ),
+                )
+            })?;
         map.insert(scope.to_string(), last + 1);
         Ok((next..=last).collect())
     }

@@ -1,7 +1,7 @@
 //! Bulk downloads: the labels of 2..100 labels merged into one file, in request order.
 
-use crate::keys::Env;
 use crate::jobs::{Job, JobKind};
+use crate::keys::Env;
 use crate::records::row;
 use crate::reply::Reply;
 use crate::validate::parse_body;
@@ -20,7 +20,10 @@ impl Service {
     pub fn create_bulk_download(&self, env: Env, body: &[u8]) -> Result<Reply, ServiceError> {
         let req: BulkDownloadRequest = parse_body(body)?;
         if !(2..=100).contains(&req.labels.len()) {
-            return Err(ServiceError::invalid("labels", format!("must hold 2..100 labels, holds {}", req.labels.len())));
+            return Err(ServiceError::invalid(
+                "labels",
+                format!("must hold 2..100 labels, holds {}", req.labels.len()),
+            ));
         }
         let id = uuid::Uuid::new_v4().to_string();
         if req.is_async {
@@ -41,14 +44,22 @@ impl Service {
         self.make_bulk_download(job.env, &req, &job.id, Some(job)).map(|_| ())
     }
 
-    fn make_bulk_download(&self, env: Env, req: &BulkDownloadRequest, id: &str, job: Option<&Job>) -> Result<Value, ServiceError> {
+    fn make_bulk_download(
+        &self,
+        env: Env,
+        req: &BulkDownloadRequest,
+        id: &str,
+        job: Option<&Job>,
+    ) -> Result<Value, ServiceError> {
         // Unknown and cancelled labels go to invalid_labels; the rest are merged in request order.
         let (mut valid, mut invalid, mut docs) = (Vec::new(), Vec::new(), Vec::new());
         self.store.read(|c| {
             for l in &req.labels {
                 let label = labels::get(c, env.as_str(), &l.id).map_err(db_error)?;
                 let file = match &label {
-                    Some(lb) if lb.status != "cancelled" && lb.status != "failed" => files::of_owner(c, env.as_str(), &l.id, "label").map_err(db_error)?,
+                    Some(lb) if lb.status != "cancelled" && lb.status != "failed" => {
+                        files::of_owner(c, env.as_str(), &l.id, "label").map_err(db_error)?
+                    }
                     _ => None,
                 };
                 match file {
@@ -62,13 +73,22 @@ impl Service {
             Ok(())
         })?;
         if docs.is_empty() {
-            return Err(ServiceError::at(packdesk_model::ErrorCode::ItemNotFound, "labels", "none of the labels exists or can be downloaded"));
+            return Err(ServiceError::at(
+                packdesk_model::ErrorCode::ItemNotFound,
+                "labels",
+                "none of the labels exists or can be downloaded",
+            ));
         }
         let file_type = docs[0].file_type.clone();
         if let Some(i) = docs.iter().position(|d| d.file_type != file_type) {
             return Err(ServiceError::invalid(
                 "labels",
-                format!("the labels mix {} and {} files (label {}); a bulk download merges one kind", file_type.to_uppercase(), docs[i].file_type.to_uppercase(), docs[i].owner_id),
+                format!(
+                    "the labels mix {} and {} files (label {}); a bulk download merges one kind",
+                    file_type.to_uppercase(),
+                    docs[i].file_type.to_uppercase(),
+                    docs[i].owner_id
+                ),
             ));
         }
         let bytes = if file_type == "zpl" {
@@ -77,7 +97,11 @@ impl Service {
             let all: Vec<Vec<u8>> = docs.iter().map(|d| d.bytes.clone()).collect();
             merge_pdfs(&all).map_err(ServiceError::internal)?
         };
-        let paper = if docs.iter().all(|d| d.paper_size == docs[0].paper_size) { docs[0].paper_size.clone() } else { "mixed".into() };
+        let paper = if docs.iter().all(|d| d.paper_size == docs[0].paper_size) {
+            docs[0].paper_size.clone()
+        } else {
+            "mixed".into()
+        };
         let file_id = uuid::Uuid::new_v4().to_string();
         let now = self.now_us();
         let created = job.map(|j| j.accepted_at).unwrap_or(now);
@@ -91,16 +115,19 @@ impl Service {
             "updated_at": crate::clock::iso_micros(now),
         });
         self.store.write(|tx| {
-            files::insert(tx, &FileRow {
-                id: file_id.clone(),
-                env: env.as_str().into(),
-                owner_id: id.to_string(),
-                kind: "bulk".into(),
-                file_type: file_type.clone(),
-                paper_size: paper.clone(),
-                bytes,
-                created_at: now,
-            })
+            files::insert(
+                tx,
+                &FileRow {
+                    id: file_id.clone(),
+                    env: env.as_str().into(),
+                    owner_id: id.to_string(),
+                    kind: "bulk".into(),
+                    file_type: file_type.clone(),
+                    paper_size: paper.clone(),
+                    bytes,
+                    created_at: now,
+                },
+            )
             .map_err(db_error)?;
             records::put(tx, Kind::BulkDownload, &row(env, None, "created", &record, now)).map_err(db_error)?;
             match job {

@@ -23,10 +23,21 @@ fn cancellable(c: &Connection, env: Env, id: &str) -> Result<LabelRow, ServiceEr
         .map_err(db_error)?
         .ok_or_else(|| ServiceError::at(ErrorCode::ItemNotFound, "label.id", format!("no label {id}")))?;
     match label.status.as_str() {
-        "cancelled" | "cancelling" => Err(ServiceError::at(ErrorCode::AlreadyCancelled, "label.id", "the label is cancelled already")),
-        "manifested" | "manifesting" => Err(ServiceError::at(ErrorCode::AlreadyManifested, "label.id", "the label is in a manifest")),
+        "cancelled" | "cancelling" => Err(ServiceError::at(
+            ErrorCode::AlreadyCancelled,
+            "label.id",
+            "the label is cancelled already",
+        )),
+        "manifested" | "manifesting" => Err(ServiceError::at(
+            ErrorCode::AlreadyManifested,
+            "label.id",
+            "the label is in a manifest",
+        )),
         "created" => Ok(label),
-        other => Err(ServiceError::invalid("label.id", format!("a label in status {other} cannot be cancelled"))),
+        other => Err(ServiceError::invalid(
+            "label.id",
+            format!("a label in status {other} cannot be cancelled"),
+        )),
     }
 }
 
@@ -52,7 +63,12 @@ impl Service {
                 let label = cancellable(tx, env, &label_id)?;
                 labels::set_status(tx, &label_id, "cancelling", now).map_err(db_error)?;
                 let record = cancel_record(&record_id, "cancelling", &label_id, now, now);
-                records::put(tx, Kind::CancelLabel, &row(env, Some(&label.shipper_account_id), "cancelling", &record, now)).map_err(db_error)?;
+                records::put(
+                    tx,
+                    Kind::CancelLabel,
+                    &row(env, Some(&label.shipper_account_id), "cancelling", &record, now),
+                )
+                .map_err(db_error)?;
                 Ok(record)
             });
         }
@@ -63,7 +79,12 @@ impl Service {
                 let label = cancellable(tx, env, &label_id)?;
                 labels::set_status(tx, &label_id, "cancelled", now).map_err(db_error)?;
                 let record = cancel_record(&record_id, "cancelled", &label_id, now, now);
-                records::put(tx, Kind::CancelLabel, &row(env, Some(&label.shipper_account_id), "cancelled", &record, now)).map_err(db_error)?;
+                records::put(
+                    tx,
+                    Kind::CancelLabel,
+                    &row(env, Some(&label.shipper_account_id), "cancelled", &record, now),
+                )
+                .map_err(db_error)?;
                 Ok(record)
             })
             .map(Reply::done)
@@ -79,11 +100,19 @@ impl Service {
                 .map_err(db_error)?
                 .ok_or_else(|| ServiceError::at(ErrorCode::ItemNotFound, "label.id", format!("no label {label_id}")))?;
             if label.status != "cancelling" {
-                return Err(ServiceError::invalid("label.id", format!("the label is {}, not cancelling", label.status)));
+                return Err(ServiceError::invalid(
+                    "label.id",
+                    format!("the label is {}, not cancelling", label.status),
+                ));
             }
             labels::set_status(tx, &label_id, "cancelled", now).map_err(db_error)?;
             let record = cancel_record(&job.id, "cancelled", &label_id, job.accepted_at, now);
-            records::put(tx, Kind::CancelLabel, &row(job.env, Some(&label.shipper_account_id), "cancelled", &record, now)).map_err(db_error)?;
+            records::put(
+                tx,
+                Kind::CancelLabel,
+                &row(job.env, Some(&label.shipper_account_id), "cancelled", &record, now),
+            )
+            .map_err(db_error)?;
             self.complete_job_in(tx, job, json!({"code": 200}), record, now)
         })
     }

@@ -82,7 +82,14 @@ impl Service {
 
     /// Keeps the answer of a request that ran under `key`. `keep` false (a transient failure: the
     /// request may be sent again and should run then) lets the key go instead.
-    pub fn finish_idempotent(&self, env: Env, key: &str, keep: bool, http_status: u16, body: &str) -> Result<(), ServiceError> {
+    pub fn finish_idempotent(
+        &self,
+        env: Env,
+        key: &str,
+        keep: bool,
+        http_status: u16,
+        body: &str,
+    ) -> Result<(), ServiceError> {
         self.store.write(|tx| match keep {
             true => table::finish(tx, env.as_str(), key, http_status, body).map_err(db_error),
             false => table::release(tx, env.as_str(), key).map_err(db_error),

@@ -12,8 +12,8 @@
 use crate::keys::Env;
 use crate::Service;
 use packdesk_model::ServiceError;
-use packdesk_store::{db_error, jobs, records::Kind};
 use packdesk_store::rusqlite::{Connection, Transaction};
+use packdesk_store::{db_error, jobs, records::Kind};
 use serde_json::Value;
 use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -40,7 +40,15 @@ impl JobKind {
     }
 
     fn parse(s: &str) -> Option<JobKind> {
-        [JobKind::Label, JobKind::CancelLabel, JobKind::Manifest, JobKind::BulkDownload, JobKind::Rate].into_iter().find(|k| k.as_str() == s)
+        [
+            JobKind::Label,
+            JobKind::CancelLabel,
+            JobKind::Manifest,
+            JobKind::BulkDownload,
+            JobKind::Rate,
+        ]
+        .into_iter()
+        .find(|k| k.as_str() == s)
     }
 
     /// The webhook event of a completed job (the spec's names).
@@ -192,7 +200,14 @@ impl Service {
 
     /// Marks the job done and writes its webhook delivery, inside the transaction that completes
     /// the job's record. Fails (so the caller rolls back) if the job was done already.
-    pub(crate) fn complete_job_in(&self, tx: &Connection, job: &Job, meta: Value, mut data: Value, now: i64) -> Result<(), ServiceError> {
+    pub(crate) fn complete_job_in(
+        &self,
+        tx: &Connection,
+        job: &Job,
+        meta: Value,
+        mut data: Value,
+        now: i64,
+    ) -> Result<(), ServiceError> {
         if !jobs::finish(tx, &job.id, now).map_err(db_error)? {
             return Err(ServiceError::internal(format!("job {} was finished already", job.id)));
         }
@@ -202,12 +217,22 @@ impl Service {
 
     /// Runs one job to its end: completed, or failed with its error recorded and delivered.
     pub fn run_job(&self, id: &str) {
-        let Ok(Some(row)) = self.store.read(|c| jobs::get(c, id).map_err(db_error)) else { return };
-        let (Some(kind), Some(env)) = (JobKind::parse(&row.kind), Env::parse(&row.env)) else { return };
+        let Ok(Some(row)) = self.store.read(|c| jobs::get(c, id).map_err(db_error)) else {
+            return;
+        };
+        let (Some(kind), Some(env)) = (JobKind::parse(&row.kind), Env::parse(&row.env)) else {
+            return;
+        };
         if row.state != "queued" {
             return;
         }
-        let job = Job { id: row.id, env, kind, request: row.request, accepted_at: row.accepted_at };
+        let job = Job {
+            id: row.id,
+            env,
+            kind,
+            request: row.request,
+            accepted_at: row.accepted_at,
+        };
         for attempt in 0..3 {
             let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match kind {
                 JobKind::Label => self.finish_label(&job),
@@ -316,9 +341,13 @@ impl Service {
             }));
         }
         let s = Arc::clone(self);
-        threads.push(supervised("packdesk-webhooks".into(), &stop, move |stopping| s.dispatch_webhooks_until(stopping)));
+        threads.push(supervised("packdesk-webhooks".into(), &stop, move |stopping| {
+            s.dispatch_webhooks_until(stopping)
+        }));
         let s = Arc::clone(self);
-        threads.push(supervised("packdesk-print".into(), &stop, move |stopping| s.print_until(stopping)));
+        threads.push(supervised("packdesk-print".into(), &stop, move |stopping| {
+            s.print_until(stopping)
+        }));
         // History's first search stays quick: the labels of earlier runs are indexed now, off the
         // start-up path (a data folder upgraded with a million labels takes minutes).
         let s = Arc::clone(self);
@@ -327,7 +356,11 @@ impl Service {
                 eprintln!("packdesk: the search index could not catch up now: {e}");
             }
         }));
-        Background { service: Arc::clone(self), stop, threads }
+        Background {
+            service: Arc::clone(self),
+            stop,
+            threads,
+        }
     }
 }
 
@@ -387,7 +420,10 @@ impl Drop for Background {
 
 /// Default size of the worker pool: one per core, at least two.
 pub fn default_workers() -> usize {
-    std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2).max(2)
+    std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(2)
+        .max(2)
 }
 
 #[cfg(test)]

@@ -42,7 +42,12 @@ fn hash(key: &str) -> [u8; 32] {
 fn new_key(env: Env, vault: &Vault, now_us: i64) -> (String, keys::KeyRow) {
     let hex: String = random_bytes::<24>().iter().map(|b| format!("{b:02x}")).collect();
     let key = format!("pdk_{}_{hex}", env.as_str());
-    let row = keys::KeyRow { env: env.as_str().into(), key_hash: hash(&key).to_vec(), key_sealed: vault.seal(key.as_bytes()), created_at: now_us };
+    let row = keys::KeyRow {
+        env: env.as_str().into(),
+        key_hash: hash(&key).to_vec(),
+        key_sealed: vault.seal(key.as_bytes()),
+        created_at: now_us,
+    };
     (key, row)
 }
 
@@ -71,7 +76,12 @@ impl KeyRing {
             .iter()
             .filter_map(|r| Some((Env::parse(&r.env)?, <[u8; 32]>::try_from(r.key_hash.as_slice()).ok()?)))
             .collect();
-        Ok((KeyRing { hashes: RwLock::new(hashes) }, created))
+        Ok((
+            KeyRing {
+                hashes: RwLock::new(hashes),
+            },
+            created,
+        ))
     }
 
     /// The environment of `key`, or None for an unknown key.
@@ -79,7 +89,9 @@ impl KeyRing {
         let h = hash(key);
         let hashes = self.hashes.read().unwrap_or_else(|p| p.into_inner());
         // Compare with every key, found or not.
-        hashes.iter().fold(None, |found, (env, kh)| if same(&h, kh) { Some(*env) } else { found })
+        hashes
+            .iter()
+            .fold(None, |found, (env, kh)| if same(&h, kh) { Some(*env) } else { found })
     }
 
     /// The keys in clear: (env, key).

@@ -6,7 +6,9 @@
 //! overlapping range) is skipped and the label is drawn again.
 
 use crate::accounts::{pool_range, settings_of, tracking_scope};
+use crate::jobs::{Job, JobKind};
 use crate::keys::Env;
+use crate::reply::Reply;
 use crate::validate::{check_label_request, parse_body};
 use crate::Service;
 use chrono::{Datelike, NaiveDate};
@@ -23,11 +25,17 @@ use packdesk_store::accounts::AccountRow;
 use packdesk_store::files::FileRow;
 use packdesk_store::labels::{self as table, InsertError, LabelFilter, LabelRow};
 use packdesk_store::{db_error, paging};
-use crate::jobs::{Job, JobKind};
-use crate::reply::Reply;
 use serde_json::{json, Value};
 
-pub const LABEL_STATUSES: &[&str] = &["creating", "created", "cancelling", "cancelled", "manifesting", "manifested", "failed"];
+pub const LABEL_STATUSES: &[&str] = &[
+    "creating",
+    "created",
+    "cancelling",
+    "cancelled",
+    "manifesting",
+    "manifested",
+    "failed",
+];
 
 /// Why a label write did not commit.
 enum WriteError {
@@ -44,9 +52,11 @@ impl From<ServiceError> for WriteError {
 
 fn insert_error(e: InsertError) -> ServiceError {
     match e {
-        InsertError::DuplicateOrderNumber => {
-            ServiceError::at(ErrorCode::DuplicateOrderNumber, "order_number", "this order_number is on another label of this shipper account")
-        }
+        InsertError::DuplicateOrderNumber => ServiceError::at(
+            ErrorCode::DuplicateOrderNumber,
+            "order_number",
+            "this order_number is on another label of this shipper account",
+        ),
         InsertError::Db(e) => db_error(e),
     }
 }
@@ -72,7 +82,9 @@ fn address_lines(a: &Address) -> Vec<String> {
 }
 
 fn country_name(alpha3: &str) -> String {
-    country(alpha3).map(|c| c.name.to_uppercase()).unwrap_or_else(|| alpha3.to_string())
+    country(alpha3)
+        .map(|c| c.name.to_uppercase())
+        .unwrap_or_else(|| alpha3.to_string())
 }
 
 /// Address lines followed by the country's name, as documents show a full address.
@@ -83,7 +95,11 @@ fn address_with_country(a: &Address) -> Vec<String> {
 }
 
 fn fmt_weight(w: &Weight) -> String {
-    let v = if w.value.fract() == 0.0 { format!("{}", w.value) } else { format!("{:.2}", w.value) };
+    let v = if w.value.fract() == 0.0 {
+        format!("{}", w.value)
+    } else {
+        format!("{:.2}", w.value)
+    };
     format!("{v} {}", w.unit.as_str())
 }
 
@@ -101,7 +117,11 @@ fn notes(req: &LabelRequest) -> Vec<String> {
                     out.push(format!("INSURED {:.2} {}", m.amount, m.currency));
                 }
             }
-            "pickup" => out.push(format!("PICKUP {}-{}", o.start_time.as_deref().unwrap_or(""), o.end_time.as_deref().unwrap_or(""))),
+            "pickup" => out.push(format!(
+                "PICKUP {}-{}",
+                o.start_time.as_deref().unwrap_or(""),
+                o.end_time.as_deref().unwrap_or("")
+            )),
             _ if o.enabled == Some(true) => out.push(o.option_type.replace('_', " ").to_uppercase()),
             _ => {}
         }
@@ -117,7 +137,10 @@ fn notes(req: &LabelRequest) -> Vec<String> {
 
 fn paper_of(size: PaperSize) -> Paper {
     let (w, h) = size.size_mm().unwrap_or((101.6, 152.4));
-    Paper { width_mm: w, height_mm: h }
+    Paper {
+        width_mm: w,
+        height_mm: h,
+    }
 }
 
 fn doc_items(req: &LabelRequest) -> Vec<DocItem> {
@@ -150,7 +173,11 @@ pub fn rate_entry(account: &AccountRow, service: &ServiceTypeDef, q: &Quote, shi
         }
     }
     RateEntry {
-        shipper_account: AccountRefDescribed { id: account.id.clone(), slug: account.slug.clone(), description: account.description.clone() },
+        shipper_account: AccountRefDescribed {
+            id: account.id.clone(),
+            slug: account.slug.clone(),
+            description: account.description.clone(),
+        },
         service_type: Some(service.service_type.clone()),
         service_name: Some(service.name.clone()),
         pickup_deadline: None,
@@ -159,12 +186,24 @@ pub fn rate_entry(account: &AccountRow, service: &ServiceTypeDef, q: &Quote, shi
         transit_time: Some(q.transit_days),
         error_message: None,
         info_message: None,
-        charge_weight: Some(WeightValue { value: q.charge_weight_kg, unit: "kg".into() }),
-        total_charge: Some(Amount { amount: q.total, currency: q.currency.clone() }),
+        charge_weight: Some(WeightValue {
+            value: q.charge_weight_kg,
+            unit: "kg".into(),
+        }),
+        total_charge: Some(Amount {
+            amount: q.total,
+            currency: q.currency.clone(),
+        }),
         detailed_charges: q
             .charges
             .iter()
-            .map(|(t, a)| DetailedCharge { charge_type: t.clone(), charge: Amount { amount: *a, currency: q.currency.clone() } })
+            .map(|(t, a)| DetailedCharge {
+                charge_type: t.clone(),
+                charge: Amount {
+                    amount: *a,
+                    currency: q.currency.clone(),
+                },
+            })
             .collect(),
     }
 }
@@ -172,7 +211,10 @@ pub fn rate_entry(account: &AccountRow, service: &ServiceTypeDef, q: &Quote, shi
 pub fn parcel_measures(s: &Shipment) -> Vec<ParcelMeasure> {
     s.parcels
         .iter()
-        .map(|p| ParcelMeasure { kg: p.weight.kg(), volume_cm3: p.dimension.as_ref().map(|d| d.volume_cm3()) })
+        .map(|p| ParcelMeasure {
+            kg: p.weight.kg(),
+            volume_cm3: p.dimension.as_ref().map(|d| d.volume_cm3()),
+        })
         .collect()
 }
 
@@ -200,7 +242,16 @@ impl Draft<'_> {
         let to = &self.req.shipment.ship_to;
         let mut words: Vec<&str> = numbers.iter().map(String::as_str).collect();
         words.extend(self.req.references.iter().flatten().map(String::as_str));
-        for s in [&self.req.order_number, &self.req.order_id, &to.contact_name, &to.company_name, &to.postal_code].into_iter().flatten() {
+        for s in [
+            &self.req.order_number,
+            &self.req.order_id,
+            &to.contact_name,
+            &to.company_name,
+            &to.postal_code,
+        ]
+        .into_iter()
+        .flatten()
+        {
             words.push(s);
         }
         words.join(" ")
@@ -208,7 +259,16 @@ impl Draft<'_> {
 
     /// The label record in `status`, with what is known of it so far.
     #[allow(clippy::too_many_arguments)]
-    fn record(&self, id: &str, status: &str, numbers: &[String], files: Option<LabelFiles>, rate: Option<RateEntry>, created: i64, now: i64) -> Label {
+    fn record(
+        &self,
+        id: &str,
+        status: &str,
+        numbers: &[String],
+        files: Option<LabelFiles>,
+        rate: Option<RateEntry>,
+        created: i64,
+        now: i64,
+    ) -> Label {
         Label {
             id: id.to_string(),
             status: status.into(),
@@ -217,7 +277,10 @@ impl Draft<'_> {
             files,
             rate,
             references: self.req.references.clone().unwrap_or_default(),
-            shipper_account: AccountRef { id: self.account.id.clone(), slug: self.account.slug.clone() },
+            shipper_account: AccountRef {
+                id: self.account.id.clone(),
+                slug: self.account.slug.clone(),
+            },
             service_type: self.req.service_type.clone(),
             service_options: self.req.service_options.clone().unwrap_or_default(),
             order_number: self.req.order_number.clone(),
@@ -260,23 +323,46 @@ impl Draft<'_> {
         let mut files = Vec::new();
         match self.file_type {
             FileType::Pdf => files.push(("label", "pdf", self.paper.as_str(), render_label_pdf(&pages))),
-            FileType::Zpl => files.push(("label", "zpl", self.paper.as_str(), render_label_zpl(&pages, 203).into_bytes())),
+            FileType::Zpl => files.push((
+                "label",
+                "zpl",
+                self.paper.as_str(),
+                render_label_zpl(&pages, 203).into_bytes(),
+            )),
         }
         let s = &self.req.shipment;
         let from = s.ship_from.country.as_deref().unwrap_or("");
         let to = s.ship_to.country.as_deref().unwrap_or("");
         if let Some(inv) = &self.req.invoice {
-            let inv = inv.clone().unwrap_or(Invoice { date: None, number: None, invoice_type: None, number_of_copies: None });
+            let inv = inv.clone().unwrap_or(Invoice {
+                date: None,
+                number: None,
+                invoice_type: None,
+                number_of_copies: None,
+            });
             let doc = InvoiceDoc {
-                title: if inv.invoice_type == Some(InvoiceType::Proforma) { "PRO FORMA INVOICE" } else { "COMMERCIAL INVOICE" }.into(),
-                number: inv.number.or_else(|| self.req.order_number.clone()).unwrap_or_else(|| label_id[..8].to_uppercase()),
+                title: if inv.invoice_type == Some(InvoiceType::Proforma) {
+                    "PRO FORMA INVOICE"
+                } else {
+                    "COMMERCIAL INVOICE"
+                }
+                .into(),
+                number: inv
+                    .number
+                    .or_else(|| self.req.order_number.clone())
+                    .unwrap_or_else(|| label_id[..8].to_uppercase()),
                 date: inv.date.unwrap_or_else(|| self.ship_date.to_string()),
                 copies: inv.number_of_copies.unwrap_or(1).clamp(1, 4) as u32,
                 seller: address_with_country(&s.ship_from),
                 buyer: address_with_country(&s.ship_to),
                 carrier_service: format!("{} {}", self.carrier.name, self.service.name),
                 tracking_numbers: numbers.to_vec(),
-                terms_of_trade: self.req.customs.as_ref().and_then(|c| c.terms_of_trade).map(|t| t.as_str().to_string()),
+                terms_of_trade: self
+                    .req
+                    .customs
+                    .as_ref()
+                    .and_then(|c| c.terms_of_trade)
+                    .map(|t| t.as_str().to_string()),
                 reason: self.req.customs.as_ref().map(|c| c.purpose.as_str().to_string()),
                 items: doc_items(self.req),
                 sample: self.env == Env::Sandbox,
@@ -288,7 +374,11 @@ impl Draft<'_> {
                 tracking_number: numbers.first().cloned().unwrap_or_default(),
                 sender: address_with_country(&s.ship_from),
                 addressee: address_with_country(&s.ship_to),
-                importer: c.importer_address.as_ref().map(address_with_country).unwrap_or_default(),
+                importer: c
+                    .importer_address
+                    .as_ref()
+                    .map(address_with_country)
+                    .unwrap_or_default(),
                 purpose: c.purpose.as_str().into(),
                 terms_of_trade: c.terms_of_trade.map(|t| t.as_str().to_string()),
                 duties_paid_by: c.billing.as_ref().map(|b| format!("{:?}", b.paid_by).to_lowercase()),
@@ -325,7 +415,10 @@ impl Service {
     fn prepare_label<'a>(&self, env: Env, req: &'a LabelRequest, job: Option<&Job>) -> Result<Draft<'a>, ServiceError> {
         let account = self.account_row(env, &req.shipper_account.id, "shipper_account.id")?;
         if account.status != "enabled" {
-            return Err(ServiceError::invalid("shipper_account.id", "the shipper account is disabled"));
+            return Err(ServiceError::invalid(
+                "shipper_account.id",
+                "the shipper account is disabled",
+            ));
         }
         let c = carrier(&account.slug).ok_or_else(|| ServiceError::internal("account of an unknown carrier"))?;
         let tz: chrono_tz::Tz = account.timezone.parse().unwrap_or(chrono_tz::UTC);
@@ -335,28 +428,47 @@ impl Service {
         };
         let today = now.with_timezone(&tz).date_naive();
         check_label_request(req, c, today, crate::validate::earliest_today(now))?;
-        let service = c.service(&req.service_type).ok_or_else(|| ServiceError::internal("service vanished after validation"))?;
+        let service = c
+            .service(&req.service_type)
+            .ok_or_else(|| ServiceError::internal("service vanished after validation"))?;
         if let (Some(o), None) = (&req.order_number, job) {
-            let taken = self.store.read(|conn| table::order_number_taken(conn, &account.id, o).map_err(db_error))?;
+            let taken = self
+                .store
+                .read(|conn| table::order_number_taken(conn, &account.id, o).map_err(db_error))?;
             if taken {
-                return Err(ServiceError::at(ErrorCode::DuplicateOrderNumber, "order_number", format!("`{o}` is on another label of this shipper account")));
+                return Err(ServiceError::at(
+                    ErrorCode::DuplicateOrderNumber,
+                    "order_number",
+                    format!("`{o}` is on another label of this shipper account"),
+                ));
             }
         }
-        let ship_date = req.ship_date.as_deref().and_then(crate::validate::parse_date).unwrap_or(today);
+        let ship_date = req
+            .ship_date
+            .as_deref()
+            .and_then(crate::validate::parse_date)
+            .unwrap_or(today);
         let from = req.shipment.ship_from.country.as_deref().unwrap_or("");
         let to = req.shipment.ship_to.country.as_deref().unwrap_or("");
         let options = req.service_options.clone().unwrap_or_default();
         let q = quote(c, service, from, to, &parcel_measures(&req.shipment), &options)
             .map_err(|why| ServiceError::at(ErrorCode::ServiceTypeUnavailable, "service_type", why))?;
         let settings = settings_of(&account);
-        let paper = c.resolve_paper(req.paper_size.or(settings.default_paper_size).unwrap_or(PaperSize::Default));
+        let paper = c.resolve_paper(
+            req.paper_size
+                .or(settings.default_paper_size)
+                .unwrap_or(PaperSize::Default),
+        );
         let cod = options.iter().any(|o| o.variant() == "cod");
         let pool = c.pool_for(cod, to);
         let range = pool_range(env, &settings, pool).ok_or_else(|| {
             ServiceError::at(
                 ErrorCode::TrackingNumbersExhausted,
                 "shipper_account.id",
-                format!("no tracking-number range is set for pool `{}` of this account (settings.tracking_ranges.{})", pool.name, pool.name),
+                format!(
+                    "no tracking-number range is set for pool `{}` of this account (settings.tracking_ranges.{})",
+                    pool.name, pool.name
+                ),
             )
         })?;
         let scope = tracking_scope(env, &account.id, &account.slug, &pool.name);
@@ -383,7 +495,8 @@ impl Service {
         let scope = &draft.scope;
         for _ in 0..16 {
             let serials = self.allocator.reserve(scope, count, draft.range, || {
-                self.store.read(|conn| packdesk_store::tracking::counter(conn, scope).map_err(db_error))
+                self.store
+                    .read(|conn| packdesk_store::tracking::counter(conn, scope).map_err(db_error))
             })?;
             let numbers: Vec<String> = serials.iter().map(|s| tracking::format(draft.scheme, *s)).collect();
             match self.write_label(draft, &serials, &numbers, job) {
@@ -392,7 +505,11 @@ impl Service {
                 Err(WriteError::Service(e)) => return Err(e),
             }
         }
-        Err(ServiceError::at(ErrorCode::InternalRetry, "shipper_account.id", "the tracking-number range overlaps numbers issued elsewhere; try again"))
+        Err(ServiceError::at(
+            ErrorCode::InternalRetry,
+            "shipper_account.id",
+            "the tracking-number range overlaps numbers issued elsewhere; try again",
+        ))
     }
 
     /// Stores an async label in status `creating` with its job.
@@ -429,8 +546,16 @@ impl Service {
         Ok(())
     }
 
-    fn write_label(&self, d: &Draft, serials: &[u64], numbers: &[String], job: Option<&Job>) -> Result<Value, WriteError> {
-        let id = job.map(|j| j.id.clone()).unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
+    fn write_label(
+        &self,
+        d: &Draft,
+        serials: &[u64],
+        numbers: &[String],
+        job: Option<&Job>,
+    ) -> Result<Value, WriteError> {
+        let id = job
+            .map(|j| j.id.clone())
+            .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
         let rendered = d.render(numbers, &id);
         let now = self.now_us();
         // An async label keeps the time it was accepted as its created_at.
@@ -439,7 +564,11 @@ impl Service {
         let mut rows = Vec::new();
         for (kind, file_type, paper, bytes) in rendered {
             let file_id = uuid::Uuid::new_v4().to_string();
-            let r = Some(FileRef { paper_size: paper.into(), url: Service::file_path(&file_id), file_type: file_type.into() });
+            let r = Some(FileRef {
+                paper_size: paper.into(),
+                url: Service::file_path(&file_id),
+                file_type: file_type.into(),
+            });
             match kind {
                 "label" => files.label = r,
                 "invoice" => files.invoice = r,
@@ -526,7 +655,9 @@ impl Service {
         const BATCH: usize = 5_000;
         let mut total = 0;
         while go_on() {
-            let n = self.store.write(|tx| table::catch_up_words(tx, BATCH).map_err(db_error))?;
+            let n = self
+                .store
+                .write(|tx| table::catch_up_words(tx, BATCH).map_err(db_error))?;
             total += n;
             if n < BATCH {
                 break;
@@ -546,16 +677,31 @@ impl Service {
             tracking_numbers: q
                 .tracking_numbers
                 .as_deref()
-                .map(|t| t.split(',').map(str::trim).filter(|s| !s.is_empty()).map(String::from).collect())
+                .map(|t| {
+                    t.split(',')
+                        .map(str::trim)
+                        .filter(|s| !s.is_empty())
+                        .map(String::from)
+                        .collect()
+                })
                 .unwrap_or_default(),
             search: q.s.clone().filter(|s| !s.trim().is_empty()),
         };
         if filter.search.is_some() {
             self.catch_up_search(|| true)?;
         }
-        let rows = self.store.read(|c| table::list(c, env.as_str(), &filter, w.limit, w.after.as_ref()).map_err(db_error))?;
-        let page = paging::page(rows, w.limit, |r| paging::Cursor { created_at: r.created_at, id: r.id.clone() });
-        let items = page.items.iter().map(|r| self.label_json(r)).collect::<Result<Vec<_>, _>>()?;
+        let rows = self
+            .store
+            .read(|c| table::list(c, env.as_str(), &filter, w.limit, w.after.as_ref()).map_err(db_error))?;
+        let page = paging::page(rows, w.limit, |r| paging::Cursor {
+            created_at: r.created_at,
+            id: r.id.clone(),
+        });
+        let items = page
+            .items
+            .iter()
+            .map(|r| self.label_json(r))
+            .collect::<Result<Vec<_>, _>>()?;
         Ok(w.answer("labels", items, page.next_token))
     }
 }

@@ -13,10 +13,10 @@ pub mod jobs;
 pub mod keys;
 pub mod labels;
 pub mod links;
-pub mod printing;
 pub mod list;
 pub mod manifests;
 pub mod overview;
+pub mod printing;
 pub mod rates;
 pub mod records;
 pub mod reply;
@@ -53,7 +53,8 @@ impl DataDir {
 /// Creates the data folder for its owner only (0700 on Unix), or tightens an existing one: it holds
 /// the database, the vault key and the lock.
 fn private_dir(dir: &Path) -> Result<(), ServiceError> {
-    let fail = |e: std::io::Error| ServiceError::internal(format!("cannot create the data folder {}: {e}", dir.display()));
+    let fail =
+        |e: std::io::Error| ServiceError::internal(format!("cannot create the data folder {}: {e}", dir.display()));
     let mut builder = std::fs::DirBuilder::new();
     builder.recursive(true);
     #[cfg(unix)]
@@ -77,8 +78,12 @@ fn private_dir(dir: &Path) -> Result<(), ServiceError> {
 /// Whether the database holds anything sealed by the vault (API keys, carrier credentials).
 fn holds_sealed_secrets(store: &Store) -> Result<bool, ServiceError> {
     store.read(|c| {
-        c.query_row("SELECT EXISTS (SELECT 1 FROM api_keys) OR EXISTS (SELECT 1 FROM shipper_accounts)", [], |r| r.get(0))
-            .map_err(packdesk_store::db_error)
+        c.query_row(
+            "SELECT EXISTS (SELECT 1 FROM api_keys) OR EXISTS (SELECT 1 FROM shipper_accounts)",
+            [],
+            |r| r.get(0),
+        )
+        .map_err(packdesk_store::db_error)
     })
 }
 
@@ -121,7 +126,10 @@ impl Service {
             .open(dir.lock_file())
             .map_err(|e| ServiceError::internal(format!("cannot open {}: {e}", dir.lock_file().display())))?;
         lock.try_lock().map_err(|_| {
-            ServiceError::internal(format!("another Packdesk is already using the data folder {}", data_dir.display()))
+            ServiceError::internal(format!(
+                "another Packdesk is already using the data folder {}",
+                data_dir.display()
+            ))
         })?;
         let store = Store::open(&dir.database())?;
         let vault = Vault::open_with(&dir.vault_key(), !holds_sealed_secrets(&store)?)?;
@@ -152,7 +160,10 @@ impl Service {
     pub fn reveal_keys(data_dir: &Path) -> Result<Vec<(Env, String)>, ServiceError> {
         let dir = DataDir(data_dir.to_path_buf());
         if !dir.database().exists() {
-            return Err(ServiceError::internal(format!("no Packdesk data in {} (start the server once first)", data_dir.display())));
+            return Err(ServiceError::internal(format!(
+                "no Packdesk data in {} (start the server once first)",
+                data_dir.display()
+            )));
         }
         let store = Store::open(&dir.database())?;
         let vault = Vault::open_with(&dir.vault_key(), false)?;
@@ -164,7 +175,10 @@ impl Service {
     pub fn webhook_command(data_dir: &Path, env: &str, set: Option<&str>) -> Result<serde_json::Value, ServiceError> {
         let dir = DataDir(data_dir.to_path_buf());
         if !dir.database().exists() {
-            return Err(ServiceError::internal(format!("no Packdesk data in {} (start the server once first)", data_dir.display())));
+            return Err(ServiceError::internal(format!(
+                "no Packdesk data in {} (start the server once first)",
+                data_dir.display()
+            )));
         }
         let env = Env::parse(env).ok_or_else(|| ServiceError::invalid("env", "live or sandbox"))?;
         let store = Store::open(&dir.database())?;
@@ -209,7 +223,12 @@ impl Service {
 
     /// A stored document by a signed link (no key): refused when the signature is wrong or the
     /// link has expired, in words that say which.
-    pub fn file_by_link(&self, id: &str, expires: i64, signature: &str) -> Result<(Vec<u8>, &'static str, String), ServiceError> {
+    pub fn file_by_link(
+        &self,
+        id: &str,
+        expires: i64,
+        signature: &str,
+    ) -> Result<(Vec<u8>, &'static str, String), ServiceError> {
         match self.links.check(id, expires, signature, self.clock.now().timestamp()) {
             Ok(()) => {}
             Err(links::LinkRefused::Expired) => {

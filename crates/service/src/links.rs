@@ -29,7 +29,10 @@ pub enum LinkRefused {
 impl FileLinks {
     /// Loads the store's link key, making it on first use (every process on the store shares it).
     pub fn load(store: &Store) -> Result<FileLinks, ServiceError> {
-        let fresh: String = crate::vault::random_bytes::<32>().iter().map(|b| format!("{b:02x}")).collect();
+        let fresh: String = crate::vault::random_bytes::<32>()
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
         let hex = store.write(|tx| packdesk_store::meta_init(tx, META_KEY, &fresh).map_err(db_error))?;
         let key = (0..hex.len())
             .step_by(2)
@@ -38,7 +41,10 @@ impl FileLinks {
         if key.len() < 32 {
             return Err(ServiceError::internal("the file link key in the store is damaged"));
         }
-        Ok(FileLinks { key, ttl_secs: AtomicI64::new(DEFAULT_TTL_SECS) })
+        Ok(FileLinks {
+            key,
+            ttl_secs: AtomicI64::new(DEFAULT_TTL_SECS),
+        })
     }
 
     /// Sets how long new links work (existing links keep their own expiry).
@@ -58,7 +64,13 @@ impl FileLinks {
     /// The query of a link to `file_id` made at `now_secs`: `expires=...&signature=...`.
     pub fn query(&self, file_id: &str, now_secs: i64) -> String {
         let expires = now_secs + self.ttl_secs.load(Ordering::Relaxed);
-        let sig: String = self.mac(file_id, expires).finalize().into_bytes().iter().map(|b| format!("{b:02x}")).collect();
+        let sig: String = self
+            .mac(file_id, expires)
+            .finalize()
+            .into_bytes()
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
         format!("expires={expires}&signature={sig}")
     }
 
@@ -93,7 +105,10 @@ mod tests {
 
     fn parts(q: &str) -> (i64, String) {
         let (e, s) = q.split_once('&').unwrap();
-        (e.strip_prefix("expires=").unwrap().parse().unwrap(), s.strip_prefix("signature=").unwrap().to_string())
+        (
+            e.strip_prefix("expires=").unwrap().parse().unwrap(),
+            s.strip_prefix("signature=").unwrap().to_string(),
+        )
     }
 
     #[test]
@@ -103,11 +118,22 @@ mod tests {
         assert_eq!(expires, 1_000 + DEFAULT_TTL_SECS);
         assert_eq!(l.check("file-1", expires, &sig, 2_000), Ok(()));
         assert_eq!(l.check("file-1", expires, &sig, expires + 1), Err(LinkRefused::Expired));
-        assert_eq!(l.check("file-2", expires, &sig, 2_000), Err(LinkRefused::BadSignature), "another file");
-        assert_eq!(l.check("file-1", expires + 86_400, &sig, 2_000), Err(LinkRefused::BadSignature), "extended");
+        assert_eq!(
+            l.check("file-2", expires, &sig, 2_000),
+            Err(LinkRefused::BadSignature),
+            "another file"
+        );
+        assert_eq!(
+            l.check("file-1", expires + 86_400, &sig, 2_000),
+            Err(LinkRefused::BadSignature),
+            "extended"
+        );
         let mut flipped = sig.clone().into_bytes();
         flipped[10] = if flipped[10] == b'0' { b'1' } else { b'0' };
-        assert_eq!(l.check("file-1", expires, std::str::from_utf8(&flipped).unwrap(), 2_000), Err(LinkRefused::BadSignature));
+        assert_eq!(
+            l.check("file-1", expires, std::str::from_utf8(&flipped).unwrap(), 2_000),
+            Err(LinkRefused::BadSignature)
+        );
         assert_eq!(l.check("file-1", expires, "zz", 2_000), Err(LinkRefused::BadSignature));
         assert_eq!(l.check("file-1", expires, "", 2_000), Err(LinkRefused::BadSignature));
         l.set_ttl_secs(3600);

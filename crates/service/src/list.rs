@@ -21,7 +21,12 @@ fn parse_time(field: &str, s: &str) -> Result<DateTime<Utc>, ServiceError> {
                 .map(|t| t.and_utc())
                 .ok_or(())
         })
-        .map_err(|_| ServiceError::invalid(field, "must be an ISO 8601 time with offset (2026-11-22T09:00:00+01:00) or a date"))
+        .map_err(|_| {
+            ServiceError::invalid(
+                field,
+                "must be an ISO 8601 time with offset (2026-11-22T09:00:00+01:00) or a date",
+            )
+        })
 }
 
 /// Limit 1..200 (default 20); window defaults to the last 24 hours.
@@ -46,13 +51,21 @@ pub fn window(q: &ListQuery, now: DateTime<Utc>) -> Result<Window, ServiceError>
         Some(t) if !t.is_empty() => Some(decode(t)?),
         _ => None,
     };
-    Ok(Window { limit, created_at_min, created_at_max, after })
+    Ok(Window {
+        limit,
+        created_at_min,
+        created_at_max,
+        after,
+    })
 }
 
 /// Refuses a `status` that is not one of `allowed`, naming them.
 pub fn check_status(status: Option<&str>, allowed: &[&str]) -> Result<(), ServiceError> {
     match status {
-        Some(s) if !allowed.contains(&s) => Err(ServiceError::invalid("status", format!("one of: {}", allowed.join(", ")))),
+        Some(s) if !allowed.contains(&s) => Err(ServiceError::invalid(
+            "status",
+            format!("one of: {}", allowed.join(", ")),
+        )),
         _ => Ok(()),
     }
 }

@@ -2,8 +2,8 @@
 //! and moves the labels to `manifested`: a concurrent close-out or cancel of the account waits for
 //! it, so no label lands in two manifests.
 
-use crate::keys::Env;
 use crate::jobs::{Job, JobKind};
+use crate::keys::Env;
 use crate::records::row;
 use crate::reply::Reply;
 use crate::validate::parse_body;
@@ -11,12 +11,12 @@ use crate::Service;
 use packdesk_carriers::carrier;
 use packdesk_documents::manifest::{render_manifest_csv, render_manifest_pdf, ManifestDoc, ManifestLine};
 use packdesk_model::request::{ListQuery, ManifestRequest};
-use packdesk_store::accounts::AccountRow;
-use packdesk_store::rusqlite::Connection;
 use packdesk_model::{ErrorCode, ServiceError};
+use packdesk_store::accounts::AccountRow;
 use packdesk_store::files::FileRow;
 use packdesk_store::labels::{self, LabelRow};
 use packdesk_store::records::{self as records, Kind};
+use packdesk_store::rusqlite::Connection;
 use packdesk_store::{db_error, files};
 use serde_json::{json, Value};
 
@@ -57,11 +57,17 @@ struct RecordView {
 }
 
 fn lines_of(label: &LabelRow, slug: &str) -> Vec<ManifestLine> {
-    let (Ok(req), Ok(record)) = (serde_json::from_str::<RequestView>(&label.request), serde_json::from_str::<RecordView>(&label.record)) else {
+    let (Ok(req), Ok(record)) = (
+        serde_json::from_str::<RequestView>(&label.request),
+        serde_json::from_str::<RecordView>(&label.record),
+    ) else {
         return Vec::new();
     };
     let to = &req.shipment.ship_to;
-    let service = carrier(slug).and_then(|c| c.service(&req.service_type)).map(|s| s.name.clone()).unwrap_or(req.service_type);
+    let service = carrier(slug)
+        .and_then(|c| c.service(&req.service_type))
+        .map(|s| s.name.clone())
+        .unwrap_or(req.service_type);
     let reference = req.references.and_then(|r| r.into_iter().next()).unwrap_or_default();
     req.shipment
         .parcels
@@ -80,7 +86,12 @@ fn lines_of(label: &LabelRow, slug: &str) -> Vec<ManifestLine> {
 
 /// The labels a close-out takes: the given ones (each must be a created label of the account, not
 /// in a manifest) or, without label_ids, every such label of the account.
-fn choose_labels(tx: &Connection, env: Env, account: &AccountRow, label_ids: &Option<Vec<String>>) -> Result<Vec<LabelRow>, ServiceError> {
+fn choose_labels(
+    tx: &Connection,
+    env: Env,
+    account: &AccountRow,
+    label_ids: &Option<Vec<String>>,
+) -> Result<Vec<LabelRow>, ServiceError> {
     let chosen: Vec<LabelRow> = match label_ids {
         None => labels::manifestable(tx, &account.id).map_err(db_error)?,
         Some(ids) => {
@@ -91,10 +102,16 @@ fn choose_labels(tx: &Connection, env: Env, account: &AccountRow, label_ids: &Op
                     .map_err(db_error)?
                     .ok_or_else(|| ServiceError::at(ErrorCode::ItemNotFound, &path, format!("no label {id}")))?;
                 if l.shipper_account_id != account.id {
-                    return Err(ServiceError::invalid(path, format!("label {id} belongs to another shipper account")));
+                    return Err(ServiceError::invalid(
+                        path,
+                        format!("label {id} belongs to another shipper account"),
+                    ));
                 }
                 if l.status != "created" || l.manifest_id.is_some() {
-                    return Err(ServiceError::invalid(path, format!("label {id} is {}; only created labels can be manifested", l.status)));
+                    return Err(ServiceError::invalid(
+                        path,
+                        format!("label {id} is {}; only created labels can be manifested", l.status),
+                    ));
                 }
                 if out.iter().any(|o: &LabelRow| o.id == l.id) {
                     return Err(ServiceError::invalid(path, format!("label {id} is listed twice")));
@@ -105,7 +122,11 @@ fn choose_labels(tx: &Connection, env: Env, account: &AccountRow, label_ids: &Op
         }
     };
     if chosen.is_empty() {
-        return Err(ServiceError::at(ErrorCode::NothingToManifest, "shipper_account.id", "no created label of this account waits for a manifest"));
+        return Err(ServiceError::at(
+            ErrorCode::NothingToManifest,
+            "shipper_account.id",
+            "no created label of this account waits for a manifest",
+        ));
     }
     Ok(chosen)
 }
@@ -124,23 +145,35 @@ impl Service {
         let manifest_id = uuid::Uuid::new_v4().to_string();
         if req.is_async {
             let request = serde_json::to_string(&req).map_err(ServiceError::internal)?;
-            return self.accept_job(env, JobKind::Manifest, &manifest_id, &account.id, &request, |tx, now| {
-                let chosen = choose_labels(tx, env, &account, &req.label_ids)?;
-                let ids: Vec<String> = chosen.iter().map(|l| l.id.clone()).collect();
-                labels::set_manifesting(tx, &ids, &manifest_id, now).map_err(db_error)?;
-                let stamp = crate::clock::iso_micros(now);
-                let record = json!({
-                    "id": manifest_id,
-                    "status": "manifesting",
-                    "shipper_account": account_ref(&account),
-                    "labels": ids.iter().map(|id| json!({"id": id, "manifested": false})).collect::<Vec<_>>(),
-                    "files": null,
-                    "created_at": stamp,
-                    "updated_at": stamp,
-                });
-                records::put(tx, Kind::Manifest, &row(env, Some(&account.id), "manifesting", &record, now)).map_err(db_error)?;
-                Ok(record)
-            });
+            return self.accept_job(
+                env,
+                JobKind::Manifest,
+                &manifest_id,
+                &account.id,
+                &request,
+                |tx, now| {
+                    let chosen = choose_labels(tx, env, &account, &req.label_ids)?;
+                    let ids: Vec<String> = chosen.iter().map(|l| l.id.clone()).collect();
+                    labels::set_manifesting(tx, &ids, &manifest_id, now).map_err(db_error)?;
+                    let stamp = crate::clock::iso_micros(now);
+                    let record = json!({
+                        "id": manifest_id,
+                        "status": "manifesting",
+                        "shipper_account": account_ref(&account),
+                        "labels": ids.iter().map(|id| json!({"id": id, "manifested": false})).collect::<Vec<_>>(),
+                        "files": null,
+                        "created_at": stamp,
+                        "updated_at": stamp,
+                    });
+                    records::put(
+                        tx,
+                        Kind::Manifest,
+                        &row(env, Some(&account.id), "manifesting", &record, now),
+                    )
+                    .map_err(db_error)?;
+                    Ok(record)
+                },
+            );
         }
         self.store
             .write(|tx| {
@@ -158,16 +191,30 @@ impl Service {
         self.store.write(|tx| {
             let chosen = labels::of_manifest(tx, &job.id).map_err(db_error)?;
             if chosen.is_empty() {
-                return Err(ServiceError::at(ErrorCode::NothingToManifest, "shipper_account.id", "the labels of this manifest are gone"));
+                return Err(ServiceError::at(
+                    ErrorCode::NothingToManifest,
+                    "shipper_account.id",
+                    "the labels of this manifest are gone",
+                ));
             }
-            self.close_out(tx, job.env, &account, &job.id, &chosen, job.accepted_at, Some(job)).map(|_| ())
+            self.close_out(tx, job.env, &account, &job.id, &chosen, job.accepted_at, Some(job))
+                .map(|_| ())
         })
     }
 
     /// Renders and stores the manifest of `chosen` and moves them to `manifested`, in the caller's
     /// transaction (which a job's completion joins).
     #[allow(clippy::too_many_arguments)]
-    fn close_out(&self, tx: &Connection, env: Env, account: &AccountRow, manifest_id: &str, chosen: &[LabelRow], created: i64, job: Option<&Job>) -> Result<Value, ServiceError> {
+    fn close_out(
+        &self,
+        tx: &Connection,
+        env: Env,
+        account: &AccountRow,
+        manifest_id: &str,
+        chosen: &[LabelRow],
+        created: i64,
+        job: Option<&Job>,
+    ) -> Result<Value, ServiceError> {
         let now = self.now_us();
         let c = carrier(&account.slug).ok_or_else(|| ServiceError::internal("account of an unknown carrier"))?;
         let tz: chrono_tz::Tz = account.timezone.parse().unwrap_or(chrono_tz::UTC);
@@ -181,17 +228,23 @@ impl Service {
         };
         let pdf_id = uuid::Uuid::new_v4().to_string();
         let csv_id = uuid::Uuid::new_v4().to_string();
-        for (id, file_type, bytes) in [(&pdf_id, "pdf", render_manifest_pdf(&doc)), (&csv_id, "csv", render_manifest_csv(&doc).into_bytes())] {
-            files::insert(tx, &FileRow {
-                id: id.clone(),
-                env: env.as_str().into(),
-                owner_id: manifest_id.to_string(),
-                kind: "manifest".into(),
-                file_type: file_type.into(),
-                paper_size: "a4".into(),
-                bytes,
-                created_at: now,
-            })
+        for (id, file_type, bytes) in [
+            (&pdf_id, "pdf", render_manifest_pdf(&doc)),
+            (&csv_id, "csv", render_manifest_csv(&doc).into_bytes()),
+        ] {
+            files::insert(
+                tx,
+                &FileRow {
+                    id: id.clone(),
+                    env: env.as_str().into(),
+                    owner_id: manifest_id.to_string(),
+                    kind: "manifest".into(),
+                    file_type: file_type.into(),
+                    paper_size: "a4".into(),
+                    bytes,
+                    created_at: now,
+                },
+            )
             .map_err(db_error)?;
         }
         let ids: Vec<String> = chosen.iter().map(|l| l.id.clone()).collect();

@@ -20,7 +20,10 @@ fn check_offset(minutes: i64) -> Result<i64, ServiceError> {
     if (-720..=840).contains(&minutes) && minutes % 15 == 0 {
         Ok(minutes * 60_000_000)
     } else {
-        Err(ServiceError::invalid("utc_offset_minutes", "minutes from UTC, -720 to 840, a multiple of 15"))
+        Err(ServiceError::invalid(
+            "utc_offset_minutes",
+            "minutes from UTC, -720 to 840, a multiple of 15",
+        ))
     }
 }
 
@@ -34,7 +37,9 @@ struct CloseOutBody {
 
 impl Service {
     fn enabled_accounts(&self, env: Env) -> Result<Vec<AccountRow>, ServiceError> {
-        let mut rows = self.store.read(|c| account_table::list(c, env.as_str(), None, 10_000, None).map_err(db_error))?;
+        let mut rows = self
+            .store
+            .read(|c| account_table::list(c, env.as_str(), None, 10_000, None).map_err(db_error))?;
         rows.retain(|a| a.status == "enabled");
         rows.reverse(); // oldest first: the order they were set up in
         Ok(rows)
@@ -49,8 +54,11 @@ impl Service {
         let now = self.now_us();
         let today = (now + offset).div_euclid(DAY_US);
         let start_of = |day: i64| day * DAY_US - offset;
-        let accounts: BTreeMap<String, String> =
-            self.store.read(|c| account_table::slugs(c, env.as_str()).map_err(db_error))?.into_iter().collect();
+        let accounts: BTreeMap<String, String> = self
+            .store
+            .read(|c| account_table::slugs(c, env.as_str()).map_err(db_error))?
+            .into_iter()
+            .collect();
         let (counts, per_day) = self.store.read(|c| {
             let counts = labels::counts_since(c, env.as_str(), start_of(today)).map_err(db_error)?;
             let per_day = labels::per_day(c, env.as_str(), start_of(today - days + 1), offset).map_err(db_error)?;
@@ -90,7 +98,9 @@ impl Service {
     pub fn end_of_day(&self, env: Env) -> Result<Value, ServiceError> {
         let mut out = Vec::new();
         for a in self.enabled_accounts(env)? {
-            let (waiting, oldest) = self.store.read(|c| labels::waiting_for_manifest(c, &a.id).map_err(db_error))?;
+            let (waiting, oldest) = self
+                .store
+                .read(|c| labels::waiting_for_manifest(c, &a.id).map_err(db_error))?;
             let name = carrier(&a.slug).map(|c| c.name.clone()).unwrap_or_default();
             out.push(json!({
                 "shipper_account": {"id": a.id, "slug": a.slug, "description": a.description, "carrier_name": name},
@@ -105,7 +115,11 @@ impl Service {
     /// and prints each manifest to the manifest profile when there is one. One account failing
     /// does not stop the others; each result says what happened.
     pub fn close_out_accounts(&self, env: Env, body: &[u8]) -> Result<Value, ServiceError> {
-        let b: CloseOutBody = if body.iter().all(u8::is_ascii_whitespace) { CloseOutBody::default() } else { crate::validate::parse_body(body)? };
+        let b: CloseOutBody = if body.iter().all(u8::is_ascii_whitespace) {
+            CloseOutBody::default()
+        } else {
+            crate::validate::parse_body(body)?
+        };
         let chosen: Vec<AccountRow> = match &b.shipper_account_ids {
             Some(ids) => {
                 let mut out = Vec::new();
@@ -117,14 +131,22 @@ impl Service {
             None => {
                 let mut out = Vec::new();
                 for a in self.enabled_accounts(env)? {
-                    if self.store.read(|c| labels::waiting_for_manifest(c, &a.id).map_err(db_error))?.0 > 0 {
+                    if self
+                        .store
+                        .read(|c| labels::waiting_for_manifest(c, &a.id).map_err(db_error))?
+                        .0
+                        > 0
+                    {
                         out.push(a);
                     }
                 }
                 out
             }
         };
-        let has_profile = self.store.read(|c| packdesk_store::printing::profile(c, "manifest").map_err(db_error))?.is_some();
+        let has_profile = self
+            .store
+            .read(|c| packdesk_store::printing::profile(c, "manifest").map_err(db_error))?
+            .is_some();
         let mut results = Vec::new();
         for a in chosen {
             let account = crate::manifests::account_ref(&a);
@@ -134,13 +156,17 @@ impl Service {
                     let manifest = reply.into_data();
                     let print_job = if has_profile {
                         let body = json!({"manifest_id": manifest["id"]}).to_string();
-                        Some(self.print(env, body.as_bytes()).unwrap_or_else(|e| json!({"status": "failed", "error": e.to_string()})))
+                        Some(
+                            self.print(env, body.as_bytes())
+                                .unwrap_or_else(|e| json!({"status": "failed", "error": e.to_string()})),
+                        )
                     } else {
                         None
                     };
                     results.push(json!({"shipper_account": account, "manifest": manifest, "print_job": print_job, "error": null}));
                 }
-                Err(e) => results.push(json!({"shipper_account": account, "manifest": null, "print_job": null, "error": e.meta()})),
+                Err(e) => results
+                    .push(json!({"shipper_account": account, "manifest": null, "print_job": null, "error": e.meta()})),
             }
         }
         Ok(json!({"results": results}))

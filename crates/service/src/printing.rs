@@ -35,10 +35,19 @@ const RETRY_EVERY: Duration = Duration::from_secs(15);
 
 fn stock_paper(stock: &str) -> Paper {
     match stock {
-        "4x4" => Paper { width_mm: 101.6, height_mm: 101.6 },
-        "4x8" => Paper { width_mm: 101.6, height_mm: 203.2 },
+        "4x4" => Paper {
+            width_mm: 101.6,
+            height_mm: 101.6,
+        },
+        "4x8" => Paper {
+            width_mm: 101.6,
+            height_mm: 203.2,
+        },
         "a4" => Paper::A4,
-        "letter" => Paper { width_mm: 215.9, height_mm: 279.4 },
+        "letter" => Paper {
+            width_mm: 215.9,
+            height_mm: 279.4,
+        },
         _ => Paper::IN4X6,
     }
 }
@@ -134,7 +143,16 @@ fn not_found(what: &str, path: &str, id: &str) -> ServiceError {
 
 /// A new print job, queued.
 #[allow(clippy::too_many_arguments)]
-fn queued_job(env: Env, printer_id: &str, document_type: &str, owner_id: &str, file_id: &str, copies: i64, stock: String, now: i64) -> PrintJobRow {
+fn queued_job(
+    env: Env,
+    printer_id: &str,
+    document_type: &str,
+    owner_id: &str,
+    file_id: &str,
+    copies: i64,
+    stock: String,
+    now: i64,
+) -> PrintJobRow {
     PrintJobRow {
         id: uuid::Uuid::new_v4().to_string(),
         env: env.as_str().into(),
@@ -173,7 +191,14 @@ impl Service {
             p.invalid("name", "1..100 characters");
         }
         if let Err(why) = Transport::parse(&b.transport, &b.address) {
-            p.invalid(if why.contains("transport") { "transport" } else { "address" }, why);
+            p.invalid(
+                if why.contains("transport") {
+                    "transport"
+                } else {
+                    "address"
+                },
+                why,
+            );
         }
         if b.format != "pdf" && b.format != "zpl" {
             p.invalid("format", "pdf or zpl (what the printer takes)");
@@ -219,7 +244,9 @@ impl Service {
     }
 
     fn printer_row(&self, id: &str) -> Result<PrinterRow, ServiceError> {
-        self.store.read(|c| table::printer(c, id).map_err(db_error))?.ok_or_else(|| not_found("printer", "id", id))
+        self.store
+            .read(|c| table::printer(c, id).map_err(db_error))?
+            .ok_or_else(|| not_found("printer", "id", id))
     }
 
     pub fn get_printer(&self, id: &str) -> Result<Value, ServiceError> {
@@ -246,11 +273,21 @@ impl Service {
 
     pub fn set_print_profile(&self, document_type: &str, body: &[u8]) -> Result<Value, ServiceError> {
         if !DOCUMENT_TYPES.contains(&document_type) {
-            return Err(ServiceError::invalid("document_type", format!("one of: {}", DOCUMENT_TYPES.join(", "))));
+            return Err(ServiceError::invalid(
+                "document_type",
+                format!("one of: {}", DOCUMENT_TYPES.join(", ")),
+            ));
         }
         let b: ProfileBody = parse_body(body)?;
-        let printer = self.store.read(|c| table::printer(c, &b.printer_id).map_err(db_error))?.ok_or_else(|| not_found("printer", "printer_id", &b.printer_id))?;
-        let default_stock = if printer.format == "zpl" || document_type == "label" { "4x6" } else { "a4" };
+        let printer = self
+            .store
+            .read(|c| table::printer(c, &b.printer_id).map_err(db_error))?
+            .ok_or_else(|| not_found("printer", "printer_id", &b.printer_id))?;
+        let default_stock = if printer.format == "zpl" || document_type == "label" {
+            "4x6"
+        } else {
+            "a4"
+        };
         let stock = b.stock.unwrap_or_else(|| default_stock.into());
         let mut p = packdesk_model::error::Problems::default();
         if !STOCKS.contains(&stock.as_str()) {
@@ -261,13 +298,23 @@ impl Service {
             p.invalid("copies", "1..10");
         }
         p.into_result()?;
-        let row = ProfileRow { document_type: document_type.into(), printer_id: printer.id, stock, copies, auto_print: b.auto_print.unwrap_or(false), updated_at: self.now_us() };
+        let row = ProfileRow {
+            document_type: document_type.into(),
+            printer_id: printer.id,
+            stock,
+            copies,
+            auto_print: b.auto_print.unwrap_or(false),
+            updated_at: self.now_us(),
+        };
         self.store.write(|tx| table::put_profile(tx, &row).map_err(db_error))?;
         Ok(profile_json(&row))
     }
 
     pub fn delete_print_profile(&self, document_type: &str) -> Result<Value, ServiceError> {
-        if !self.store.write(|tx| table::delete_profile(tx, document_type).map_err(db_error))? {
+        if !self
+            .store
+            .write(|tx| table::delete_profile(tx, document_type).map_err(db_error))?
+        {
             return Err(not_found("print profile", "document_type", document_type));
         }
         Ok(json!({"document_type": document_type}))
@@ -275,7 +322,9 @@ impl Service {
 
     pub fn list_print_profiles(&self) -> Result<Value, ServiceError> {
         let rows = self.store.read(|c| table::profiles(c).map_err(db_error))?;
-        Ok(json!({"print_profiles": rows.iter().map(profile_json).collect::<Vec<_>>(), "document_types": DOCUMENT_TYPES}))
+        Ok(
+            json!({"print_profiles": rows.iter().map(profile_json).collect::<Vec<_>>(), "document_types": DOCUMENT_TYPES}),
+        )
     }
 
     // ----- print jobs -----
@@ -289,7 +338,12 @@ impl Service {
                 (Some(l), None, None) => (l.clone(), "label_id", "label", |d| d),
                 (None, Some(m), None) => (m.clone(), "manifest_id", "manifest", |_| "manifest"),
                 (None, None, Some(bd)) => (bd.clone(), "bulk_download_id", "label", |_| "bulk"),
-                _ => return Err(ServiceError::invalid("label_id", "name exactly one of label_id, manifest_id, bulk_download_id")),
+                _ => {
+                    return Err(ServiceError::invalid(
+                        "label_id",
+                        "name exactly one of label_id, manifest_id, bulk_download_id",
+                    ))
+                }
             };
         let document = b.document.clone().unwrap_or_else(|| default_doc.to_string());
         let allowed: &[&str] = match owner_path {
@@ -298,7 +352,14 @@ impl Service {
             _ => &["label"],
         };
         if !allowed.contains(&document.as_str()) {
-            return Err(ServiceError::invalid("document", format!("for a {} one of: {}", &owner_path[..owner_path.len() - 3], allowed.join(", "))));
+            return Err(ServiceError::invalid(
+                "document",
+                format!(
+                    "for a {} one of: {}",
+                    &owner_path[..owner_path.len() - 3],
+                    allowed.join(", ")
+                ),
+            ));
         }
         let kind = file_kind_of(&document);
         let file = self
@@ -308,7 +369,13 @@ impl Service {
                 "manifest" => files::of_owner_as(c, env.as_str(), &owner, kind, "pdf").map_err(db_error),
                 _ => files::of_owner(c, env.as_str(), &owner, kind).map_err(db_error),
             })?
-            .ok_or_else(|| ServiceError::at(ErrorCode::ItemNotFound, owner_path, format!("{owner} has no {} document", document.replace('_', " "))))?;
+            .ok_or_else(|| {
+                ServiceError::at(
+                    ErrorCode::ItemNotFound,
+                    owner_path,
+                    format!("{owner} has no {} document", document.replace('_', " ")),
+                )
+            })?;
         let copies = b.copies;
         if let Some(c) = copies {
             if !(1..=10).contains(&c) {
@@ -321,7 +388,15 @@ impl Service {
 
     /// Writes a queued print job for a stored file, checking that the printer takes its format.
     #[allow(clippy::too_many_arguments)]
-    fn new_print_job(&self, env: Env, document: &str, owner: &str, file: &packdesk_store::files::FileRow, printer_id: Option<&str>, copies: Option<i64>) -> Result<PrintJobRow, ServiceError> {
+    fn new_print_job(
+        &self,
+        env: Env,
+        document: &str,
+        owner: &str,
+        file: &packdesk_store::files::FileRow,
+        printer_id: Option<&str>,
+        copies: Option<i64>,
+    ) -> Result<PrintJobRow, ServiceError> {
         let (file_id, file_type, paper_size) = (file.id.as_str(), file.file_type.as_str(), file.paper_size.as_str());
         let profile = self.store.read(|c| table::profile(c, document).map_err(db_error))?;
         let printer_id = match (printer_id, &profile) {
@@ -331,16 +406,28 @@ impl Service {
                 return Err(ServiceError::invalid("printer_id", format!("no printer profile for {document}: set one (PUT /desk/print-profiles/{document}) or name a printer_id")))
             }
         };
-        let printer = self.store.read(|c| table::printer(c, &printer_id).map_err(db_error))?.ok_or_else(|| not_found("printer", "printer_id", &printer_id))?;
+        let printer = self
+            .store
+            .read(|c| table::printer(c, &printer_id).map_err(db_error))?
+            .ok_or_else(|| not_found("printer", "printer_id", &printer_id))?;
         if printer.format != file_type {
             return Err(ServiceError::invalid(
                 "printer_id",
-                format!("printer {} takes {}; this {} is {}", printer.name, printer.format.to_uppercase(), document.replace('_', " "), file_type.to_uppercase()),
+                format!(
+                    "printer {} takes {}; this {} is {}",
+                    printer.name,
+                    printer.format.to_uppercase(),
+                    document.replace('_', " "),
+                    file_type.to_uppercase()
+                ),
             ));
         }
         let copies = copies.or(profile.as_ref().map(|p| p.copies)).unwrap_or(1);
         // The stock loaded for this document type on that printer, else the document's own.
-        let stock = profile.filter(|p| p.printer_id == printer.id).map(|p| p.stock).unwrap_or_else(|| paper_size.to_string());
+        let stock = profile
+            .filter(|p| p.printer_id == printer.id)
+            .map(|p| p.stock)
+            .unwrap_or_else(|| paper_size.to_string());
         let job = queued_job(env, &printer.id, document, owner, file_id, copies, stock, self.now_us());
         self.store.write(|tx| table::put_job(tx, &job).map_err(db_error))?;
         Ok(job)
@@ -364,7 +451,11 @@ impl Service {
             .ok_or("the document is gone")?;
         if printer.format == "zpl" {
             let text = String::from_utf8_lossy(&file.bytes);
-            let text = if printer.strip_zpl_setup { zpl::strip_setup(&text) } else { text.into_owned() };
+            let text = if printer.strip_zpl_setup {
+                zpl::strip_setup(&text)
+            } else {
+                text.into_owned()
+            };
             return Ok(zpl::rescale(&text, STORED_ZPL_DPI, printer.dpi as u32).into_bytes());
         }
         Ok(file.bytes)
@@ -372,16 +463,29 @@ impl Service {
 
     /// Sends a job to its printer now and records the outcome.
     pub fn execute_print_job(&self, id: &str) -> Result<PrintJobRow, ServiceError> {
-        let mut job = self.store.read(|c| table::job(c, id).map_err(db_error))?.ok_or_else(|| not_found("print job", "id", id))?;
+        let mut job = self
+            .store
+            .read(|c| table::job(c, id).map_err(db_error))?
+            .ok_or_else(|| not_found("print job", "id", id))?;
         job.attempts += 1;
         job.status = "printing".into();
         job.updated_at = self.now_us();
         self.store.write(|tx| table::put_job(tx, &job).map_err(db_error))?;
         let outcome = (|| -> Result<packdesk_print::Delivery, String> {
-            let printer = self.store.read(|c| table::printer(c, &job.printer_id).map_err(db_error)).map_err(|e| e.to_string())?.ok_or("the printer was removed")?;
+            let printer = self
+                .store
+                .read(|c| table::printer(c, &job.printer_id).map_err(db_error))
+                .map_err(|e| e.to_string())?
+                .ok_or("the printer was removed")?;
             let bytes = self.job_bytes(&job, &printer)?;
             let transport = Transport::parse(&printer.transport, &printer.address)?;
-            let options = PrintOptions { format: printer.format.clone(), copies: job.copies as u32, media: media(&job.stock), title: format!("Packdesk {} {}", job.document_type, &job.owner_id), timeout: PRINT_TIMEOUT };
+            let options = PrintOptions {
+                format: printer.format.clone(),
+                copies: job.copies as u32,
+                media: media(&job.stock),
+                title: format!("Packdesk {} {}", job.document_type, &job.owner_id),
+                timeout: PRINT_TIMEOUT,
+            };
             packdesk_print::send(&transport, &bytes, &options).map_err(|e| e.0)
         })();
         let now = self.now_us();
@@ -405,12 +509,20 @@ impl Service {
 
     /// Prints a job again now (failed or not: reprints use the stored bytes).
     pub fn retry_print_job(&self, env: Env, id: &str) -> Result<Value, ServiceError> {
-        let job = self.store.read(|c| table::job(c, id).map_err(db_error))?.filter(|j| j.env == env.as_str()).ok_or_else(|| not_found("print job", "id", id))?;
+        let job = self
+            .store
+            .read(|c| table::job(c, id).map_err(db_error))?
+            .filter(|j| j.env == env.as_str())
+            .ok_or_else(|| not_found("print job", "id", id))?;
         Ok(job_json(&self.execute_print_job(&job.id)?))
     }
 
     pub fn get_print_job(&self, env: Env, id: &str) -> Result<Value, ServiceError> {
-        let job = self.store.read(|c| table::job(c, id).map_err(db_error))?.filter(|j| j.env == env.as_str()).ok_or_else(|| not_found("print job", "id", id))?;
+        let job = self
+            .store
+            .read(|c| table::job(c, id).map_err(db_error))?
+            .filter(|j| j.env == env.as_str())
+            .ok_or_else(|| not_found("print job", "id", id))?;
         Ok(job_json(&job))
     }
 
@@ -418,22 +530,42 @@ impl Service {
         let w = crate::list::window(q, self.clock.now())?;
         let status = q.status.clone().filter(|s| !s.is_empty());
         crate::list::check_status(status.as_deref(), PRINT_JOB_STATUSES)?;
-        let f = JobFilter { status, owner_id: q.record_id.clone().filter(|s| !s.is_empty()), created_at_min: w.created_at_min.timestamp_micros(), created_at_max: w.created_at_max.timestamp_micros() };
-        let rows = self.store.read(|c| table::list_jobs(c, env.as_str(), &f, w.limit, w.after.as_ref()).map_err(db_error))?;
-        let page = paging::page(rows, w.limit, |r| paging::Cursor { created_at: r.created_at, id: r.id.clone() });
+        let f = JobFilter {
+            status,
+            owner_id: q.record_id.clone().filter(|s| !s.is_empty()),
+            created_at_min: w.created_at_min.timestamp_micros(),
+            created_at_max: w.created_at_max.timestamp_micros(),
+        };
+        let rows = self
+            .store
+            .read(|c| table::list_jobs(c, env.as_str(), &f, w.limit, w.after.as_ref()).map_err(db_error))?;
+        let page = paging::page(rows, w.limit, |r| paging::Cursor {
+            created_at: r.created_at,
+            id: r.id.clone(),
+        });
         Ok(w.answer("print_jobs", page.items.iter().map(job_json).collect(), page.next_token))
     }
 
     /// Prints a printer's test page now.
     pub fn print_test_page(&self, env: Env, printer_id: &str, body: &[u8]) -> Result<Value, ServiceError> {
-        let b: TestPageBody = if body.iter().all(u8::is_ascii_whitespace) { TestPageBody::default() } else { parse_body(body)? };
+        let b: TestPageBody = if body.iter().all(u8::is_ascii_whitespace) {
+            TestPageBody::default()
+        } else {
+            parse_body(body)?
+        };
         let printer = self.printer_row(printer_id)?;
         if let Some(s) = &b.stock {
             if !STOCKS.contains(&s.as_str()) {
                 return Err(ServiceError::invalid("stock", format!("one of: {}", STOCKS.join(", "))));
             }
         }
-        let stock = b.stock.unwrap_or_else(|| if printer.format == "zpl" { "4x6".into() } else { "a4".into() });
+        let stock = b.stock.unwrap_or_else(|| {
+            if printer.format == "zpl" {
+                "4x6".into()
+            } else {
+                "a4".into()
+            }
+        });
         let job = queued_job(env, &printer.id, "test_page", &printer.id, "", 1, stock, self.now_us());
         self.store.write(|tx| table::put_job(tx, &job).map_err(db_error))?;
         Ok(job_json(&self.execute_print_job(&job.id)?))
@@ -441,11 +573,18 @@ impl Service {
 
     /// Queues the label's print when the label profile prints automatically (never fails the label).
     pub(crate) fn auto_print_label(&self, env: Env, label_id: &str) {
-        let Ok(Some(profile)) = self.store.read(|c| table::profile(c, "label").map_err(db_error)) else { return };
+        let Ok(Some(profile)) = self.store.read(|c| table::profile(c, "label").map_err(db_error)) else {
+            return;
+        };
         if !profile.auto_print {
             return;
         }
-        let Ok(Some(file)) = self.store.read(|c| files::of_owner(c, env.as_str(), label_id, "label").map_err(db_error)) else { return };
+        let Ok(Some(file)) = self
+            .store
+            .read(|c| files::of_owner(c, env.as_str(), label_id, "label").map_err(db_error))
+        else {
+            return;
+        };
         match self.new_print_job(env, "label", label_id, &file, None, None) {
             Ok(_) => self.wake_printer(),
             Err(e) => eprintln!("packdesk: label {label_id} not printed automatically: {e}"),
@@ -459,7 +598,10 @@ impl Service {
 
     /// Sends every queued print job (tests, and the print worker's loop). Answers how many.
     pub fn run_print_jobs(&self) -> usize {
-        let queued = self.store.read(|c| table::jobs_in(c, "queued", 256).map_err(db_error)).unwrap_or_default();
+        let queued = self
+            .store
+            .read(|c| table::jobs_in(c, "queued", 256).map_err(db_error))
+            .unwrap_or_default();
         for j in &queued {
             let _ = self.execute_print_job(&j.id);
         }
@@ -469,7 +611,9 @@ impl Service {
     /// Failed jobs whose last attempt is older than `RETRY_EVERY` (the printer may be back).
     fn failed_print_jobs_due(&self) -> Vec<PrintJobRow> {
         let cutoff = self.now_us() - RETRY_EVERY.as_micros() as i64;
-        self.store.read(|c| table::retry_due(c, MAX_AUTO_ATTEMPTS, cutoff, 256).map_err(db_error)).unwrap_or_default()
+        self.store
+            .read(|c| table::retry_due(c, MAX_AUTO_ATTEMPTS, cutoff, 256).map_err(db_error))
+            .unwrap_or_default()
     }
 
     /// Retries the failed jobs that are due, one after another (tests; the worker uses one queue
@@ -484,7 +628,9 @@ impl Service {
 
     /// Jobs found `printing` at start were cut off by a stop: they are queued again.
     pub(crate) fn requeue_interrupted_prints(&self) -> Result<(), ServiceError> {
-        let cut = self.store.read(|c| table::jobs_in(c, "printing", 10_000).map_err(db_error))?;
+        let cut = self
+            .store
+            .read(|c| table::jobs_in(c, "printing", 10_000).map_err(db_error))?;
         self.store.write(|tx| {
             for mut j in cut {
                 j.status = "queued".into();
@@ -501,7 +647,10 @@ impl Service {
         use std::sync::atomic::Ordering;
         while !stop.load(Ordering::SeqCst) {
             let seen = *self.print_signal.queued.lock().unwrap_or_else(|p| p.into_inner());
-            let mut work = self.store.read(|c| table::jobs_in(c, "queued", 256).map_err(db_error)).unwrap_or_default();
+            let mut work = self
+                .store
+                .read(|c| table::jobs_in(c, "queued", 256).map_err(db_error))
+                .unwrap_or_default();
             work.extend(self.failed_print_jobs_due());
             let mut by_printer: std::collections::BTreeMap<String, Vec<String>> = Default::default();
             for j in work {
@@ -509,24 +658,41 @@ impl Service {
             }
             for (printer, jobs) in by_printer {
                 // A printer with a sender at work gets its new jobs in that sender's next round.
-                if !self.print_signal.busy.lock().unwrap_or_else(|p| p.into_inner()).insert(printer.clone()) {
+                if !self
+                    .print_signal
+                    .busy
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .insert(printer.clone())
+                {
                     continue;
                 }
                 let s = std::sync::Arc::clone(self);
                 let printer_again = printer.clone();
-                let spawned = std::thread::Builder::new().name("packdesk-print-send".into()).spawn(move || {
-                    for id in &jobs {
-                        let sent = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| s.execute_print_job(id)));
-                        if sent.is_err() {
-                            eprintln!("packdesk: print job {id} failed unexpectedly (a bug); it stays queued");
+                let spawned = std::thread::Builder::new()
+                    .name("packdesk-print-send".into())
+                    .spawn(move || {
+                        for id in &jobs {
+                            let sent =
+                                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| s.execute_print_job(id)));
+                            if sent.is_err() {
+                                eprintln!("packdesk: print job {id} failed unexpectedly (a bug); it stays queued");
+                            }
                         }
-                    }
-                    s.print_signal.busy.lock().unwrap_or_else(|p| p.into_inner()).remove(&printer);
-                    s.wake_printer();
-                });
+                        s.print_signal
+                            .busy
+                            .lock()
+                            .unwrap_or_else(|p| p.into_inner())
+                            .remove(&printer);
+                        s.wake_printer();
+                    });
                 if let Err(e) = spawned {
                     eprintln!("packdesk: no print sender thread: {e}");
-                    self.print_signal.busy.lock().unwrap_or_else(|p| p.into_inner()).remove(&printer_again);
+                    self.print_signal
+                        .busy
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .remove(&printer_again);
                 }
             }
             let g = self.print_signal.queued.lock().unwrap_or_else(|p| p.into_inner());
@@ -544,7 +710,10 @@ impl Service {
 
     /// A PNG of page `page` of a stored document. ZPL is shown as a printer of `dpi` prints it.
     pub fn preview(&self, env: Env, file_id: &str, page: u32, dpi: Option<u32>) -> Result<Vec<u8>, ServiceError> {
-        let file = self.store.read(|c| files::get(c, env.as_str(), file_id).map_err(db_error))?.ok_or_else(|| not_found("file", "id", file_id))?;
+        let file = self
+            .store
+            .read(|c| files::get(c, env.as_str(), file_id).map_err(db_error))?
+            .ok_or_else(|| not_found("file", "id", file_id))?;
         let fail = |why: String| ServiceError::invalid("page", why);
         match file.file_type.as_str() {
             "zpl" => {
@@ -554,7 +723,8 @@ impl Service {
                 }
                 let text = zpl::rescale(&String::from_utf8_lossy(&file.bytes), STORED_ZPL_DPI, dpi);
                 let paper = stock_paper(&file.paper_size);
-                packdesk_print::preview::zpl_label_png(&text, page, dpi, paper.width_mm as f64, paper.height_mm as f64).map_err(fail)
+                packdesk_print::preview::zpl_label_png(&text, page, dpi, paper.width_mm as f64, paper.height_mm as f64)
+                    .map_err(fail)
             }
             "pdf" => packdesk_print::preview::pdf_page_png(&file.bytes, page, dpi.unwrap_or(150)).map_err(fail),
             other => Err(ServiceError::invalid("id", format!("a {other} file has no preview"))),

@@ -2,9 +2,9 @@
 //! account that cannot rate (unknown, disabled, no service on that route) gets a null entry with
 //! its reason, and the answer carries meta 4713.
 
+use crate::jobs::{Job, JobKind};
 use crate::keys::Env;
 use crate::labels::{parcel_measures, rate_entry};
-use crate::jobs::{Job, JobKind};
 use crate::records::row;
 use crate::reply::{Outcome, Reply};
 use crate::validate::{check_shipment, parse_body, parse_date};
@@ -23,7 +23,11 @@ pub const RATE_STATUSES: &[&str] = &["calculating", "calculated", "failed"];
 
 fn failed(id: &str, slug: &str, description: &str, why: String) -> RateEntry {
     RateEntry {
-        shipper_account: AccountRefDescribed { id: id.into(), slug: slug.into(), description: description.into() },
+        shipper_account: AccountRefDescribed {
+            id: id.into(),
+            slug: slug.into(),
+            description: description.into(),
+        },
         service_type: None,
         service_name: None,
         pickup_deadline: None,
@@ -44,7 +48,10 @@ impl Service {
         let req: RatesRequest = parse_body(body)?;
         let mut p = Problems::default();
         if !(1..=50).contains(&req.shipper_accounts.len()) {
-            p.invalid("shipper_accounts", format!("must hold 1..50 shipper accounts, holds {}", req.shipper_accounts.len()));
+            p.invalid(
+                "shipper_accounts",
+                format!("must hold 1..50 shipper accounts, holds {}", req.shipper_accounts.len()),
+            );
         }
         if let Some(d) = &req.ship_date {
             if parse_date(d).is_none() {
@@ -58,7 +65,8 @@ impl Service {
             let request = serde_json::to_string(&req).map_err(ServiceError::internal)?;
             return self.accept_job(env, JobKind::Rate, &id, &id, &request, |tx, now| {
                 let stamp = crate::clock::iso_micros(now);
-                let record = json!({"id": id, "status": "calculating", "rates": [], "created_at": stamp, "updated_at": stamp});
+                let record =
+                    json!({"id": id, "status": "calculating", "rates": [], "created_at": stamp, "updated_at": stamp});
                 records::put(tx, Kind::Rate, &row(env, None, "calculating", &record, now)).map_err(db_error)?;
                 Ok(record)
             });
@@ -79,7 +87,9 @@ impl Service {
         let mut entries = Vec::new();
         let mut any_failed = false;
         for acct in &req.shipper_accounts {
-            let row = self.store.read(|c| accounts::get(c, env.as_str(), &acct.id).map_err(db_error))?;
+            let row = self
+                .store
+                .read(|c| accounts::get(c, env.as_str(), &acct.id).map_err(db_error))?;
             let Some(row) = row else {
                 any_failed = true;
                 entries.push(failed(&acct.id, "", "", "Shipper account not found.".into()));
@@ -87,12 +97,21 @@ impl Service {
             };
             if row.status != "enabled" {
                 any_failed = true;
-                entries.push(failed(&row.id, &row.slug, &row.description, "The shipper account is disabled.".into()));
+                entries.push(failed(
+                    &row.id,
+                    &row.slug,
+                    &row.description,
+                    "The shipper account is disabled.".into(),
+                ));
                 continue;
             }
             let Some(c) = carrier(&row.slug) else { continue };
             let tz: chrono_tz::Tz = row.timezone.parse().unwrap_or(chrono_tz::UTC);
-            let ship_date = req.ship_date.as_deref().and_then(parse_date).unwrap_or_else(|| self.clock.now().with_timezone(&tz).date_naive());
+            let ship_date = req
+                .ship_date
+                .as_deref()
+                .and_then(parse_date)
+                .unwrap_or_else(|| self.clock.now().with_timezone(&tz).date_naive());
             let mut reasons = Vec::new();
             let before = entries.len();
             for s in &c.service_types {
@@ -104,7 +123,12 @@ impl Service {
             if entries.len() == before {
                 any_failed = true;
                 reasons.dedup();
-                entries.push(failed(&row.id, &row.slug, &row.description, format!("No service for this shipment: {}", reasons.join("; "))));
+                entries.push(failed(
+                    &row.id,
+                    &row.slug,
+                    &row.description,
+                    format!("No service for this shipment: {}", reasons.join("; ")),
+                ));
             }
         }
         let now = self.now_us();
@@ -117,7 +141,10 @@ impl Service {
             "updated_at": crate::clock::iso_micros(now),
         });
         let reply = match any_failed {
-            true => Reply { outcome: Outcome::Partial(ErrorCode::RatesPartiallyFailed), data: record },
+            true => Reply {
+                outcome: Outcome::Partial(ErrorCode::RatesPartiallyFailed),
+                data: record,
+            },
             false => Reply::done(record),
         };
         self.store.write(|tx| {

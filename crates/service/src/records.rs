@@ -37,7 +37,14 @@ impl Service {
         self.record_json(&r)
     }
 
-    pub(crate) fn list_records(&self, kind: Kind, env: Env, q: &ListQuery, key: &str, statuses: &[&str]) -> Result<Value, ServiceError> {
+    pub(crate) fn list_records(
+        &self,
+        kind: Kind,
+        env: Env,
+        q: &ListQuery,
+        key: &str,
+        statuses: &[&str],
+    ) -> Result<Value, ServiceError> {
         let w = crate::list::window(q, self.clock.now())?;
         crate::list::check_status(q.status.as_deref().filter(|s| !s.is_empty()), statuses)?;
         let f = RecordFilter {
@@ -46,9 +53,18 @@ impl Service {
             created_at_min: w.created_at_min.timestamp_micros(),
             created_at_max: w.created_at_max.timestamp_micros(),
         };
-        let rows = self.store.read(|c| table::list(c, kind, env.as_str(), &f, w.limit, w.after.as_ref()).map_err(db_error))?;
-        let page = paging::page(rows, w.limit, |r| paging::Cursor { created_at: r.created_at, id: r.id.clone() });
-        let items = page.items.iter().map(|r| self.record_json(r)).collect::<Result<Vec<_>, _>>()?;
+        let rows = self
+            .store
+            .read(|c| table::list(c, kind, env.as_str(), &f, w.limit, w.after.as_ref()).map_err(db_error))?;
+        let page = paging::page(rows, w.limit, |r| paging::Cursor {
+            created_at: r.created_at,
+            id: r.id.clone(),
+        });
+        let items = page
+            .items
+            .iter()
+            .map(|r| self.record_json(r))
+            .collect::<Result<Vec<_>, _>>()?;
         Ok(w.answer(key, items, page.next_token))
     }
 }

@@ -4,7 +4,8 @@
 use packdesk_model::ErrorCode;
 use serde_json::{json, Value};
 
-pub const ACCEPTED_MESSAGE: &str = "The request has been accepted for processing, but the processing has not been completed.";
+pub const ACCEPTED_MESSAGE: &str =
+    "The request has been accepted for processing, but the processing has not been completed.";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Outcome {
@@ -21,11 +22,17 @@ pub struct Reply {
 
 impl Reply {
     pub fn done(data: Value) -> Reply {
-        Reply { outcome: Outcome::Done, data }
+        Reply {
+            outcome: Outcome::Done,
+            data,
+        }
     }
 
     pub fn accepted(data: Value) -> Reply {
-        Reply { outcome: Outcome::Accepted, data }
+        Reply {
+            outcome: Outcome::Accepted,
+            data,
+        }
     }
 
     /// The envelope's `meta` for this answer.

@@ -27,7 +27,11 @@ pub fn parse_body<T: DeserializeOwned>(body: &[u8]) -> Result<T, ServiceError> {
             if let Some(rest) = info.strip_prefix(prefix) {
                 if let Some(key) = rest.split('`').next() {
                     if !path.ends_with(key) {
-                        path = if path.is_empty() { key.to_string() } else { format!("{path}.{key}") };
+                        path = if path.is_empty() {
+                            key.to_string()
+                        } else {
+                            format!("{path}.{key}")
+                        };
                     }
                 }
             }
@@ -63,7 +67,10 @@ fn check_len(p: &mut Problems, path: &str, value: Option<&str>, min: usize, max:
 
 fn check_country(p: &mut Problems, path: &str, c: &str) {
     if country(c).is_none() {
-        p.invalid(path, format!("`{c}` is not an ISO 3166 alpha-3 country code (e.g. USA, GBR, DEU)"));
+        p.invalid(
+            path,
+            format!("`{c}` is not an ISO 3166 alpha-3 country code (e.g. USA, GBR, DEU)"),
+        );
     }
 }
 
@@ -73,16 +80,25 @@ pub const MAX_AMOUNT: f64 = 1e12;
 fn check_money(p: &mut Problems, path: &str, m: &Money) {
     // Written so that NaN (not from JSON, but from arithmetic) is refused too.
     if !(m.amount.is_finite() && (0.0..=MAX_AMOUNT).contains(&m.amount)) {
-        p.invalid(format!("{path}.amount"), format!("must be a number from 0 to {MAX_AMOUNT:e}"));
+        p.invalid(
+            format!("{path}.amount"),
+            format!("must be a number from 0 to {MAX_AMOUNT:e}"),
+        );
     }
     if !is_currency(&m.currency) {
-        p.invalid(format!("{path}.currency"), format!("`{}` is not an ISO 4217 currency code", m.currency));
+        p.invalid(
+            format!("{path}.currency"),
+            format!("`{}` is not an ISO 4217 currency code", m.currency),
+        );
     }
 }
 
 fn check_weight(p: &mut Problems, path: &str, w: &Weight) {
     if !(w.value >= 0.0 && w.value <= w.unit.max()) {
-        p.invalid(format!("{path}.value"), format!("must be 0..{} {}", w.unit.max(), w.unit.as_str()));
+        p.invalid(
+            format!("{path}.value"),
+            format!("must be 0..{} {}", w.unit.max(), w.unit.as_str()),
+        );
     }
 }
 
@@ -90,7 +106,12 @@ fn check_weight(p: &mut Problems, path: &str, w: &Weight) {
 /// country, and a postal code where the country has them. Lengths over the carrier's limits are 4716.
 pub fn check_address(p: &mut Problems, path: &str, a: &Address, carrier: Option<&Carrier>, required: bool) {
     if required {
-        for (field, value) in [("contact_name", &a.contact_name), ("street1", &a.street1), ("city", &a.city), ("country", &a.country)] {
+        for (field, value) in [
+            ("contact_name", &a.contact_name),
+            ("street1", &a.street1),
+            ("city", &a.city),
+            ("country", &a.country),
+        ] {
             if value.as_deref().map(str::trim).unwrap_or("").is_empty() {
                 p.invalid(format!("{path}.{field}"), "is required");
             }
@@ -117,17 +138,30 @@ pub fn check_address(p: &mut Problems, path: &str, a: &Address, carrier: Option<
         let n = v.chars().count();
         if n > limit {
             let who = carrier.map(|c| c.name.as_str()).unwrap_or("Packdesk");
-            p.add(ErrorCode::AddressTooLong, format!("{path}.{field}"), format!("{n} characters; {who} allows at most {limit}"));
+            p.add(
+                ErrorCode::AddressTooLong,
+                format!("{path}.{field}"),
+                format!("{n} characters; {who} allows at most {limit}"),
+            );
         }
     }
 }
 
 fn check_billing(p: &mut Problems, path: &str, b: &Billing) {
     if b.paid_by == PaidBy::ThirdParty && b.method.is_none() {
-        p.invalid(format!("{path}.method"), "is required when paid_by is third_party ({type: account, account_number})");
+        p.invalid(
+            format!("{path}.method"),
+            "is required when paid_by is third_party ({type: account, account_number})",
+        );
     }
     if let Some(m) = &b.method {
-        check_len(p, &format!("{path}.method.account_number"), Some(&m.account_number), 1, 50);
+        check_len(
+            p,
+            &format!("{path}.method.account_number"),
+            Some(&m.account_number),
+            1,
+            50,
+        );
     }
 }
 
@@ -153,7 +187,10 @@ pub fn check_label_request(
         None => match packdesk_carriers::service_type(&req.service_type) {
             Some((other, _)) => p.invalid(
                 "service_type",
-                format!("`{}` is a service of {}, but the shipper account is {} ({})", req.service_type, other.name, name, carrier.slug),
+                format!(
+                    "`{}` is a service of {}, but the shipper account is {} ({})",
+                    req.service_type, other.name, name, carrier.slug
+                ),
             ),
             None => p.invalid(
                 "service_type",
@@ -161,22 +198,42 @@ pub fn check_label_request(
                     "unknown service_type `{}`; {} offers: {}",
                     req.service_type,
                     name,
-                    carrier.service_types.iter().map(|s| s.service_type.as_str()).collect::<Vec<_>>().join(", ")
+                    carrier
+                        .service_types
+                        .iter()
+                        .map(|s| s.service_type.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ),
             ),
         },
     }
     if let Some(ps) = req.paper_size {
         if !carrier.allows_paper(ps) {
-            p.invalid("paper_size", format!("`{}` is not available for {name}; allowed: {}", ps.as_str(), carrier.paper_sizes.join(", ")));
+            p.invalid(
+                "paper_size",
+                format!(
+                    "`{}` is not available for {name}; allowed: {}",
+                    ps.as_str(),
+                    carrier.paper_sizes.join(", ")
+                ),
+            );
         }
     }
     if let Some(ft) = req.file_type {
         match &carrier.file_types {
-            None => p.invalid("file_type", format!("{name} does not accept file_type (labels are PDF); leave it out")),
-            Some(list) if !carrier.allows_file_type(ft) => {
-                p.invalid("file_type", format!("`{}` is not available for {name}; allowed: {}", ft.as_str(), list.join(", ")))
-            }
+            None => p.invalid(
+                "file_type",
+                format!("{name} does not accept file_type (labels are PDF); leave it out"),
+            ),
+            Some(list) if !carrier.allows_file_type(ft) => p.invalid(
+                "file_type",
+                format!(
+                    "`{}` is not available for {name}; allowed: {}",
+                    ft.as_str(),
+                    list.join(", ")
+                ),
+            ),
             _ => {}
         }
     }
@@ -199,11 +256,22 @@ pub fn check_label_request(
         p.invalid("return_shipment", format!("{name} does not offer return shipments"));
     }
     for field in ["order_number", "order_id"] {
-        let value = if field == "order_number" { &req.order_number } else { &req.order_id };
+        let value = if field == "order_number" {
+            &req.order_number
+        } else {
+            &req.order_id
+        };
         if let Some(v) = value {
             if !carrier.allows_field(field) {
-                let accepted = if carrier.optional_fields.is_empty() { "none".to_string() } else { carrier.optional_fields.join(", ") };
-                p.invalid(field, format!("{name} does not accept {field} (accepted optional fields: {accepted})"));
+                let accepted = if carrier.optional_fields.is_empty() {
+                    "none".to_string()
+                } else {
+                    carrier.optional_fields.join(", ")
+                };
+                p.invalid(
+                    field,
+                    format!("{name} does not accept {field} (accepted optional fields: {accepted})"),
+                );
             } else {
                 check_len(&mut p, field, Some(v), 1, 50);
             }
@@ -219,12 +287,18 @@ pub fn check_label_request(
     }
     if let Some(opts) = &req.service_options {
         if opts.len() > 5 {
-            p.invalid("service_options", format!("at most 5 service options, got {}", opts.len()));
+            p.invalid(
+                "service_options",
+                format!("at most 5 service options, got {}", opts.len()),
+            );
         }
         for (i, o) in opts.iter().enumerate() {
             check_service_option(&mut p, &format!("service_options[{i}]"), o, carrier);
             if opts[..i].iter().any(|prev| prev.option_type == o.option_type) {
-                p.invalid(format!("service_options[{i}].type"), format!("`{}` is given twice", o.option_type));
+                p.invalid(
+                    format!("service_options[{i}].type"),
+                    format!("`{}` is given twice", o.option_type),
+                );
             }
         }
     }
@@ -259,12 +333,24 @@ pub fn check_label_request(
         let from = req.shipment.ship_from.country.as_deref().unwrap_or("");
         let to = req.shipment.ship_to.country.as_deref().unwrap_or("");
         if !carrier.ship_from.allows(from) {
-            p.add(ErrorCode::ServiceTypeUnavailable, "shipment.ship_from.country", format!("{name} ships from {} only", carrier.ship_from.describe()));
+            p.add(
+                ErrorCode::ServiceTypeUnavailable,
+                "shipment.ship_from.country",
+                format!("{name} ships from {} only", carrier.ship_from.describe()),
+            );
         } else if !carrier.ship_to.allows(to) {
-            p.add(ErrorCode::ServiceTypeUnavailable, "shipment.ship_to.country", format!("{name} ships to {} only", carrier.ship_to.describe()));
+            p.add(
+                ErrorCode::ServiceTypeUnavailable,
+                "shipment.ship_to.country",
+                format!("{name} ships to {} only", carrier.ship_to.describe()),
+            );
         } else if let Some(s) = carrier.service(&req.service_type) {
             if !s.serves(from == to) {
-                p.add(ErrorCode::ServiceTypeUnavailable, "service_type", format!("{} is a {} service; this shipment goes {from} to {to}", s.name, s.scope));
+                p.add(
+                    ErrorCode::ServiceTypeUnavailable,
+                    "service_type",
+                    format!("{} is a {} service; this shipment goes {from} to {to}", s.name, s.scope),
+                );
             }
         }
     }
@@ -274,21 +360,45 @@ pub fn check_label_request(
 fn check_service_option(p: &mut Problems, path: &str, o: &ServiceOption, carrier: &Carrier) {
     let variant = o.variant();
     if variant == "general" && !GENERAL_OPTION_TYPES.contains(&o.option_type.as_str()) {
-        p.invalid(format!("{path}.type"), format!("unknown service option `{}`; known: cod, insurance, pickup, {}", o.option_type, GENERAL_OPTION_TYPES.join(", ")));
+        p.invalid(
+            format!("{path}.type"),
+            format!(
+                "unknown service option `{}`; known: cod, insurance, pickup, {}",
+                o.option_type,
+                GENERAL_OPTION_TYPES.join(", ")
+            ),
+        );
         return;
     }
     if !carrier.allows_option_variant(variant) {
-        let allowed = if carrier.service_options.is_empty() { "none".to_string() } else { carrier.service_options.join(", ") };
-        p.add(ErrorCode::ServiceOptionUnavailable, format!("{path}.type"), format!("{} does not offer `{}` options (offers: {allowed})", carrier.name, o.option_type));
+        let allowed = if carrier.service_options.is_empty() {
+            "none".to_string()
+        } else {
+            carrier.service_options.join(", ")
+        };
+        p.add(
+            ErrorCode::ServiceOptionUnavailable,
+            format!("{path}.type"),
+            format!(
+                "{} does not offer `{}` options (offers: {allowed})",
+                carrier.name, o.option_type
+            ),
+        );
     }
     let needs = |p: &mut Problems, field: &str, present: bool| {
         if !present {
-            p.invalid(format!("{path}.{field}"), format!("is required for a {} option", o.option_type));
+            p.invalid(
+                format!("{path}.{field}"),
+                format!("is required for a {} option", o.option_type),
+            );
         }
     };
     let stray = |p: &mut Problems, field: &str, present: bool| {
         if present {
-            p.invalid(format!("{path}.{field}"), format!("does not belong to a {} option", o.option_type));
+            p.invalid(
+                format!("{path}.{field}"),
+                format!("does not belong to a {} option", o.option_type),
+            );
         }
     };
     match variant {
@@ -327,9 +437,18 @@ fn check_service_option(p: &mut Problems, path: &str, o: &ServiceOption, carrier
 pub fn check_shipment(p: &mut Problems, s: &Shipment, carrier: Option<&Carrier>) {
     check_address(p, "shipment.ship_from", &s.ship_from, carrier, true);
     check_address(p, "shipment.ship_to", &s.ship_to, carrier, true);
-    check_len(p, "shipment.delivery_instructions", s.delivery_instructions.as_deref(), 0, 128);
+    check_len(
+        p,
+        "shipment.delivery_instructions",
+        s.delivery_instructions.as_deref(),
+        0,
+        128,
+    );
     if s.parcels.is_empty() || s.parcels.len() > 50 {
-        p.invalid("shipment.parcels", format!("must hold 1..50 parcels, holds {}", s.parcels.len()));
+        p.invalid(
+            "shipment.parcels",
+            format!("must hold 1..50 parcels, holds {}", s.parcels.len()),
+        );
     }
     for (i, parcel) in s.parcels.iter().enumerate().take(50) {
         let path = format!("shipment.parcels[{i}]");
@@ -338,13 +457,19 @@ pub fn check_shipment(p: &mut Problems, s: &Shipment, carrier: Option<&Carrier>)
         if let Some(d) = &parcel.dimension {
             for (field, v) in [("width", d.width), ("height", d.height), ("depth", d.depth)] {
                 if !(v > 0.0 && v < 100_000.0) {
-                    p.invalid(format!("{path}.dimension.{field}"), "must be more than 0 and less than 100000");
+                    p.invalid(
+                        format!("{path}.dimension.{field}"),
+                        "must be more than 0 and less than 100000",
+                    );
                 }
             }
         }
         if let Some(items) = &parcel.items {
             if items.is_empty() || items.len() > 100 {
-                p.invalid(format!("{path}.items"), format!("must hold 1..100 items, holds {}", items.len()));
+                p.invalid(
+                    format!("{path}.items"),
+                    format!("must hold 1..100 items, holds {}", items.len()),
+                );
             }
             for (j, it) in items.iter().enumerate().take(100) {
                 let ipath = format!("{path}.items[{j}]");
@@ -360,7 +485,10 @@ pub fn check_shipment(p: &mut Problems, s: &Shipment, carrier: Option<&Carrier>)
                 if let Some(hs) = &it.hs_code {
                     let digits = hs.chars().filter(|c| c.is_ascii_digit()).count();
                     if !hs.chars().all(|c| c.is_ascii_digit() || c == '.') || !(6..=14).contains(&digits) {
-                        p.invalid(format!("{ipath}.hs_code"), "must be 6 to 14 digits, dots allowed (e.g. 6109.10 or 61091000)");
+                        p.invalid(
+                            format!("{ipath}.hs_code"),
+                            "must be 6 to 14 digits, dots allowed (e.g. 6109.10 or 61091000)",
+                        );
                     }
                 }
                 check_len(p, &format!("{ipath}.sku"), it.sku.as_deref(), 0, 100);
@@ -378,9 +506,13 @@ mod tests {
     fn parse_body_points_at_the_offending_key() {
         let e = parse_body::<LabelRequest>(b"{nope").unwrap_err();
         assert_eq!(e.code, ErrorCode::InvalidJson);
-        let e = parse_body::<LabelRequest>(br#"{"service_type":"x","shipper_account":{"id":"a"},"shipment":{},"colour":1}"#).unwrap_err();
+        let e = parse_body::<LabelRequest>(
+            br#"{"service_type":"x","shipper_account":{"id":"a"},"shipment":{},"colour":1}"#,
+        )
+        .unwrap_err();
         assert_eq!(e.code, ErrorCode::InvalidRequest);
-        let e = parse_body::<LabelRequest>(br#"{"service_type":"x","shipper_account":{"id":"a"},"colour":1}"#).unwrap_err();
+        let e =
+            parse_body::<LabelRequest>(br#"{"service_type":"x","shipper_account":{"id":"a"},"colour":1}"#).unwrap_err();
         assert_eq!(e.details[0].path, "colour");
         let e = parse_body::<LabelRequest>(br#"{"service_type":"x","shipper_account":{"id":"a"}}"#).unwrap_err();
         assert_eq!(e.details[0].path, "shipment");

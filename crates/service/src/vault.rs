@@ -24,7 +24,12 @@ impl Vault {
     pub fn open_with(key_file: &Path, may_create: bool) -> Result<Vault, ServiceError> {
         let key = match std::fs::read(key_file) {
             Ok(bytes) if bytes.len() == 32 => bytes,
-            Ok(_) => return Err(ServiceError::internal(format!("{} is not a Packdesk vault key", key_file.display()))),
+            Ok(_) => {
+                return Err(ServiceError::internal(format!(
+                    "{} is not a Packdesk vault key",
+                    key_file.display()
+                )))
+            }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound && !may_create => {
                 return Err(ServiceError::internal(format!(
                     "the vault key {} is missing, but the database beside it holds secrets sealed with it \
@@ -36,12 +41,15 @@ impl Vault {
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 let key = XChaCha20Poly1305::generate_key(&mut OsRng).to_vec();
-                write_private(key_file, &key).map_err(|e| ServiceError::internal(format!("writing {}: {e}", key_file.display())))?;
+                write_private(key_file, &key)
+                    .map_err(|e| ServiceError::internal(format!("writing {}: {e}", key_file.display())))?;
                 key
             }
             Err(e) => return Err(ServiceError::internal(format!("reading {}: {e}", key_file.display()))),
         };
-        Ok(Vault { cipher: XChaCha20Poly1305::new(Key::from_slice(&key)) })
+        Ok(Vault {
+            cipher: XChaCha20Poly1305::new(Key::from_slice(&key)),
+        })
     }
 
     pub fn seal(&self, plain: &[u8]) -> Vec<u8> {
@@ -113,7 +121,11 @@ mod tests {
             use std::os::unix::fs::PermissionsExt;
             assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
         }
-        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2, "no temporary file is left behind");
+        assert_eq!(
+            std::fs::read_dir(dir.path()).unwrap().count(),
+            2,
+            "no temporary file is left behind"
+        );
     }
 
     #[test]

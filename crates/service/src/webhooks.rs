@@ -10,9 +10,9 @@ use crate::keys::Env;
 use crate::Service;
 use packdesk_model::request::ListQuery;
 use packdesk_model::{ErrorCode, ServiceError};
+use packdesk_store::rusqlite::Connection;
 use packdesk_store::webhooks::{self as table, AttemptRow, DeliveryFilter, DeliveryRow, WebhookSetting};
 use packdesk_store::{db_error, paging, Store};
-use packdesk_store::rusqlite::Connection;
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
@@ -80,7 +80,8 @@ fn setting_json(s: Option<&WebhookSetting>) -> Value {
 }
 
 fn iso_opt(us: Option<i64>) -> Value {
-    us.map(|t| Value::String(crate::clock::iso_micros(t))).unwrap_or(Value::Null)
+    us.map(|t| Value::String(crate::clock::iso_micros(t)))
+        .unwrap_or(Value::Null)
 }
 
 fn attempt_json(a: &AttemptRow) -> Value {
@@ -119,11 +120,20 @@ pub fn record_backoff(n: u32) -> Duration {
 async fn attempt(client: &reqwest::Client, clock: &dyn crate::clock::Clock, d: DeliveryRow) -> Attempted {
     let at = clock.now().timestamp_micros();
     let started = Instant::now();
-    let sent = client.post(&d.url).header("content-type", "application/json").body(d.body.clone()).send().await;
+    let sent = client
+        .post(&d.url)
+        .header("content-type", "application/json")
+        .body(d.body.clone())
+        .send()
+        .await;
     let (status_code, error) = match sent {
         Ok(resp) => {
             let code = resp.status().as_u16() as i64;
-            let location = resp.headers().get("location").and_then(|l| l.to_str().ok()).map(str::to_string);
+            let location = resp
+                .headers()
+                .get("location")
+                .and_then(|l| l.to_str().ok())
+                .map(str::to_string);
             // Read the answer so the connection can be kept alive.
             let _ = resp.bytes().await;
             let error = match (code, location) {
@@ -137,7 +147,13 @@ async fn attempt(client: &reqwest::Client, clock: &dyn crate::clock::Clock, d: D
         }
         Err(e) => (None, Some(describe(&e))),
     };
-    Attempted { delivery: d, at, status_code, error, duration_us: started.elapsed().as_micros() as i64 }
+    Attempted {
+        delivery: d,
+        at,
+        status_code,
+        error,
+        duration_us: started.elapsed().as_micros() as i64,
+    }
 }
 
 /// What one attempt came to.
@@ -164,10 +180,19 @@ fn update_setting(store: &Store, env: Env, body: &[u8], now: i64) -> Result<Valu
         let enabled = req.enabled.or(old.as_ref().map(|o| o.enabled)).unwrap_or(true);
         let url = match url {
             Some(u) => u.trim().to_string(),
-            None => return Err(ServiceError::invalid("url", "no webhook URL is set yet; send one (http or https)")),
+            None => {
+                return Err(ServiceError::invalid(
+                    "url",
+                    "no webhook URL is set yet; send one (http or https)",
+                ))
+            }
         };
         check_url(&url).map_err(|why| ServiceError::invalid("url", why))?;
-        let s = WebhookSetting { url, enabled, updated_at: now };
+        let s = WebhookSetting {
+            url,
+            enabled,
+            updated_at: now,
+        };
         table::set_setting(tx, env.as_str(), &s).map_err(db_error)?;
         Ok(s)
     })?;
@@ -193,25 +218,40 @@ impl Service {
 
     /// Writes the delivery of a completed job when webhooks are on (inside the job's transaction).
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn webhook_delivery_in(&self, tx: &Connection, env: Env, event: &str, record_id: &str, meta: Value, data: Value, now: i64) -> Result<(), ServiceError> {
-        let Some(setting) = table::setting(tx, env.as_str()).map_err(db_error)?.filter(|s| s.enabled) else {
+    pub(crate) fn webhook_delivery_in(
+        &self,
+        tx: &Connection,
+        env: Env,
+        event: &str,
+        record_id: &str,
+        meta: Value,
+        data: Value,
+        now: i64,
+    ) -> Result<(), ServiceError> {
+        let Some(setting) = table::setting(tx, env.as_str())
+            .map_err(db_error)?
+            .filter(|s| s.enabled)
+        else {
             return Ok(());
         };
         let body = json!({"event": event, "date_time": crate::clock::iso_micros(now), "meta": meta, "data": data});
-        table::insert_delivery(tx, &DeliveryRow {
-            id: uuid::Uuid::new_v4().to_string(),
-            env: env.as_str().into(),
-            event: event.into(),
-            record_id: record_id.into(),
-            url: setting.url,
-            body: body.to_string(),
-            status: "pending".into(),
-            attempts: 0,
-            round_failures: 0,
-            next_attempt_at: Some(now),
-            created_at: now,
-            updated_at: now,
-        })
+        table::insert_delivery(
+            tx,
+            &DeliveryRow {
+                id: uuid::Uuid::new_v4().to_string(),
+                env: env.as_str().into(),
+                event: event.into(),
+                record_id: record_id.into(),
+                url: setting.url,
+                body: body.to_string(),
+                status: "pending".into(),
+                attempts: 0,
+                round_failures: 0,
+                next_attempt_at: Some(now),
+                created_at: now,
+                updated_at: now,
+            },
+        )
         .map_err(db_error)
     }
 
@@ -242,7 +282,9 @@ impl Service {
             .build()
             .map_err(ServiceError::internal)?;
         let _ = self.sender.set(Sender { runtime, client });
-        self.sender.get().ok_or_else(|| ServiceError::internal("no webhook sender"))
+        self.sender
+            .get()
+            .ok_or_else(|| ServiceError::internal("no webhook sender"))
     }
 
     /// Makes one attempt of every delivery due now (up to a batch), records them, and answers how
@@ -300,15 +342,18 @@ impl Service {
         self.store.write_relaxed(|tx| {
             for r in results {
                 let mut d = r.delivery;
-                table::insert_attempt(tx, &AttemptRow {
-                    delivery_id: d.id.clone(),
-                    attempt: d.attempts,
-                    at: r.at,
-                    url: d.url.clone(),
-                    status_code: r.status_code,
-                    error: r.error.clone(),
-                    duration_us: r.duration_us,
-                })
+                table::insert_attempt(
+                    tx,
+                    &AttemptRow {
+                        delivery_id: d.id.clone(),
+                        attempt: d.attempts,
+                        at: r.at,
+                        url: d.url.clone(),
+                        status_code: r.status_code,
+                        error: r.error.clone(),
+                        duration_us: r.duration_us,
+                    },
+                )
                 .map_err(db_error)?;
                 d.attempts += 1;
                 d.updated_at = now;
@@ -441,8 +486,16 @@ impl Service {
             }
             Ok((rows, last))
         })?;
-        let page = paging::page(rows, w.limit, |r| paging::Cursor { created_at: r.created_at, id: r.id.clone() });
-        let items = page.items.iter().zip(last_attempts).map(|(d, a)| delivery_json(d, a.as_slice())).collect();
+        let page = paging::page(rows, w.limit, |r| paging::Cursor {
+            created_at: r.created_at,
+            id: r.id.clone(),
+        });
+        let items = page
+            .items
+            .iter()
+            .zip(last_attempts)
+            .map(|(d, a)| delivery_json(d, a.as_slice()))
+            .collect();
         Ok(w.answer("webhook_deliveries", items, page.next_token))
     }
 

@@ -15,7 +15,10 @@ const VARIANTS: [&str; 4] = ["cod", "insurance", "pickup", "general"];
 const OPTIONAL: [&str; 2] = ["order_number", "order_id"];
 
 fn refused(h: &Harness, body: &Value) -> (ErrorCode, String) {
-    let e = h.service.create_label(Env::Sandbox, body.to_string().as_bytes()).expect_err(&body.to_string());
+    let e = h
+        .service
+        .create_label(Env::Sandbox, body.to_string().as_bytes())
+        .expect_err(&body.to_string());
     (e.code, e.details.first().map(|d| d.path.clone()).unwrap_or_default())
 }
 
@@ -27,7 +30,10 @@ fn every_service_type_of_every_group_makes_a_label_with_valid_tracking_numbers()
         let acct = create_account(&h.service, Env::Sandbox, c, json!({}));
         for s in &c.service_types {
             let body = label_request(&acct, c, s);
-            let label = h.service.create_label(Env::Sandbox, body.to_string().as_bytes()).unwrap_or_else(|e| panic!("{}: {e}", s.service_type));
+            let label = h
+                .service
+                .create_label(Env::Sandbox, body.to_string().as_bytes())
+                .unwrap_or_else(|e| panic!("{}: {e}", s.service_type));
             assert_eq!(label["status"], "created");
             let tns = label["tracking_numbers"].as_array().unwrap();
             assert_eq!(tns.len(), 1);
@@ -37,7 +43,11 @@ fn every_service_type_of_every_group_makes_a_label_with_valid_tracking_numbers()
             if let Some(p) = &pool.pattern {
                 assert!(regex_lite_match(p, tn), "{} {tn} !~ {p}", c.slug);
             }
-            assert!(seen.insert((c.slug.clone(), tn.to_string())), "{tn} issued twice by {}", c.slug);
+            assert!(
+                seen.insert((c.slug.clone(), tn.to_string())),
+                "{tn} issued twice by {}",
+                c.slug
+            );
             assert_eq!(label["files"]["label"]["file_type"], "pdf");
             assert_eq!(label["files"]["label"]["paper_size"], c.default_paper_size.as_str());
             assert!(label["rate"]["total_charge"]["amount"].as_f64().unwrap() > 0.0);
@@ -65,11 +75,23 @@ fn paper_sizes_outside_a_group_are_refused_and_listed_ones_accepted() {
             let mut body = label_request(&acct, c, s);
             body["paper_size"] = json!(p);
             if c.paper_sizes.iter().any(|x| x == p) {
-                let l = h.service.create_label(Env::Sandbox, body.to_string().as_bytes()).unwrap_or_else(|e| panic!("{} {p}: {e}", c.slug));
-                let want = if p == "default" { c.default_paper_size.as_str() } else { p };
+                let l = h
+                    .service
+                    .create_label(Env::Sandbox, body.to_string().as_bytes())
+                    .unwrap_or_else(|e| panic!("{} {p}: {e}", c.slug));
+                let want = if p == "default" {
+                    c.default_paper_size.as_str()
+                } else {
+                    p
+                };
                 assert_eq!(l["files"]["label"]["paper_size"], want);
             } else {
-                assert_eq!(refused(&h, &body), (ErrorCode::InvalidRequest, "paper_size".into()), "{} {p}", c.slug);
+                assert_eq!(
+                    refused(&h, &body),
+                    (ErrorCode::InvalidRequest, "paper_size".into()),
+                    "{} {p}",
+                    c.slug
+                );
             }
         }
     }
@@ -86,10 +108,18 @@ fn file_types_outside_a_group_are_refused_and_listed_ones_accepted() {
             body["file_type"] = json!(f);
             let listed = c.file_types.as_ref().is_some_and(|l| l.iter().any(|x| x == f));
             if listed {
-                let l = h.service.create_label(Env::Sandbox, body.to_string().as_bytes()).unwrap();
+                let l = h
+                    .service
+                    .create_label(Env::Sandbox, body.to_string().as_bytes())
+                    .unwrap();
                 assert_eq!(l["files"]["label"]["file_type"], f);
             } else {
-                assert_eq!(refused(&h, &body), (ErrorCode::InvalidRequest, "file_type".into()), "{} {f}", c.slug);
+                assert_eq!(
+                    refused(&h, &body),
+                    (ErrorCode::InvalidRequest, "file_type".into()),
+                    "{} {f}",
+                    c.slug
+                );
             }
         }
     }
@@ -105,7 +135,10 @@ fn option_variants_outside_a_group_answer_4803_and_listed_ones_are_accepted() {
             let mut body = label_request(&acct, c, s);
             body["service_options"] = json!([option_of(v)]);
             if c.service_options.iter().any(|x| x == v) {
-                let l = h.service.create_label(Env::Sandbox, body.to_string().as_bytes()).unwrap_or_else(|e| panic!("{} {v}: {e}", c.slug));
+                let l = h
+                    .service
+                    .create_label(Env::Sandbox, body.to_string().as_bytes())
+                    .unwrap_or_else(|e| panic!("{} {v}: {e}", c.slug));
                 assert_eq!(l["service_options"][0], option_of(v));
                 if v == "cod" || v == "insurance" {
                     let charges = l["rate"]["detailed_charges"].as_array().unwrap();
@@ -113,7 +146,12 @@ fn option_variants_outside_a_group_answer_4803_and_listed_ones_are_accepted() {
                     assert!(charges.iter().any(|ch| ch["type"] == t), "{} has no {v} charge", c.slug);
                 }
             } else {
-                assert_eq!(refused(&h, &body), (ErrorCode::ServiceOptionUnavailable, "service_options[0].type".into()), "{} {v}", c.slug);
+                assert_eq!(
+                    refused(&h, &body),
+                    (ErrorCode::ServiceOptionUnavailable, "service_options[0].type".into()),
+                    "{} {v}",
+                    c.slug
+                );
             }
         }
     }
@@ -129,10 +167,18 @@ fn optional_fields_outside_a_group_are_refused_and_listed_ones_kept() {
             let mut body = label_request(&acct, c, s);
             body[f] = json!(format!("{f}-{}", c.group));
             if c.optional_fields.iter().any(|x| x == f) {
-                let l = h.service.create_label(Env::Sandbox, body.to_string().as_bytes()).unwrap();
+                let l = h
+                    .service
+                    .create_label(Env::Sandbox, body.to_string().as_bytes())
+                    .unwrap();
                 assert_eq!(l[f], json!(format!("{f}-{}", c.group)));
             } else {
-                assert_eq!(refused(&h, &body), (ErrorCode::InvalidRequest, f.to_string()), "{} {f}", c.slug);
+                assert_eq!(
+                    refused(&h, &body),
+                    (ErrorCode::InvalidRequest, f.to_string()),
+                    "{} {f}",
+                    c.slug
+                );
             }
         }
     }

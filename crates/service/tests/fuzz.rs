@@ -15,7 +15,10 @@ use serde_json::{json, Value};
 use std::sync::OnceLock;
 
 fn cases() -> u32 {
-    std::env::var("FUZZ_CASES").ok().and_then(|c| c.parse().ok()).unwrap_or(256)
+    std::env::var("FUZZ_CASES")
+        .ok()
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(256)
 }
 
 /// One service for every case (opening a data folder per case would measure the disk, not parsing).
@@ -27,7 +30,12 @@ fn desk() -> &'static (Harness, String, String, String) {
         let account = create_account(&h.service, Env::Sandbox, c, json!({}));
         let make = || {
             let body = label_request(&account, c, c.service("dpd-uk_dpddirect").unwrap());
-            h.service.create_label(Env::Sandbox, body.to_string().as_bytes()).unwrap()["id"].as_str().unwrap().to_string()
+            h.service
+                .create_label(Env::Sandbox, body.to_string().as_bytes())
+                .unwrap()["id"]
+                .as_str()
+                .unwrap()
+                .to_string()
         };
         let (one, two) = (make(), make());
         (h, account, one, two)
@@ -42,22 +50,46 @@ fn targets() -> Vec<(&'static str, Call, Value)> {
     let c = carrier("dpd-uk").unwrap();
     let label_body = label_request(account, c, c.service("dpd-uk_dpddirect").unwrap());
     vec![
-        ("labels", |s, b| s.create_label(Env::Sandbox, b).map(drop), label_body.clone()),
+        (
+            "labels",
+            |s, b| s.create_label(Env::Sandbox, b).map(drop),
+            label_body.clone(),
+        ),
         (
             "shipper-accounts",
             |s, b| s.create_account(Env::Sandbox, b).map(drop),
             json!({"slug": "dpd-uk", "description": "desk", "credentials": credentials(c)}),
         ),
-        ("cancel-labels", |s, b| s.cancel_label(Env::Sandbox, b).map(drop), json!({"label": {"id": label}})),
-        ("manifests", |s, b| s.create_manifest(Env::Sandbox, b).map(drop), json!({"shipper_account": {"id": account}})),
-        ("bulk-downloads", |s, b| s.create_bulk_download(Env::Sandbox, b).map(drop), json!({"labels": [{"id": label}, {"id": other}]})),
+        (
+            "cancel-labels",
+            |s, b| s.cancel_label(Env::Sandbox, b).map(drop),
+            json!({"label": {"id": label}}),
+        ),
+        (
+            "manifests",
+            |s, b| s.create_manifest(Env::Sandbox, b).map(drop),
+            json!({"shipper_account": {"id": account}}),
+        ),
+        (
+            "bulk-downloads",
+            |s, b| s.create_bulk_download(Env::Sandbox, b).map(drop),
+            json!({"labels": [{"id": label}, {"id": other}]}),
+        ),
         (
             "rates",
             |s, b| s.calculate_rates(Env::Sandbox, b).map(drop),
             json!({"shipper_accounts": [{"id": account}], "shipment": label_body["shipment"]}),
         ),
-        ("address-validations", |s, b| s.validate_address(Env::Sandbox, b).map(drop), json!({"address": label_body["shipment"]["ship_to"]})),
-        ("close-out", |s, b| s.close_out_accounts(Env::Sandbox, b).map(drop), json!({"shipper_account_ids": [account]})),
+        (
+            "address-validations",
+            |s, b| s.validate_address(Env::Sandbox, b).map(drop),
+            json!({"address": label_body["shipment"]["ship_to"]}),
+        ),
+        (
+            "close-out",
+            |s, b| s.close_out_accounts(Env::Sandbox, b).map(drop),
+            json!({"shipper_account_ids": [account]}),
+        ),
     ]
 }
 
@@ -66,10 +98,20 @@ fn leaf() -> impl Strategy<Value = Value> {
         Just(Value::Null),
         any::<bool>().prop_map(Value::Bool),
         any::<i64>().prop_map(|n| json!(n)),
-        any::<f64>().prop_filter("JSON numbers are finite", |f| f.is_finite()).prop_map(|f| json!(f)),
+        any::<f64>()
+            .prop_filter("JSON numbers are finite", |f| f.is_finite())
+            .prop_map(|f| json!(f)),
         prop_oneof![Just(1e308), Just(-0.0), Just(1e-320), Just(9.007199254740993e15)].prop_map(|f| json!(f)),
         ".{0,40}".prop_map(Value::String),
-        prop_oneof![Just("山田 太郎"), Just("\u{202e}\u{0}"), Just("9999-99-99"), Just("USA"), Just("kg"), Just("")].prop_map(|s| json!(s)),
+        prop_oneof![
+            Just("山田 太郎"),
+            Just("\u{202e}\u{0}"),
+            Just("9999-99-99"),
+            Just("USA"),
+            Just("kg"),
+            Just("")
+        ]
+        .prop_map(|s| json!(s)),
     ]
 }
 
@@ -77,7 +119,8 @@ fn any_json() -> impl Strategy<Value = Value> {
     leaf().prop_recursive(4, 48, 6, |inner| {
         prop_oneof![
             prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
-            prop::collection::btree_map("[a-z_]{1,12}", inner, 0..6).prop_map(|m| Value::Object(m.into_iter().collect())),
+            prop::collection::btree_map("[a-z_]{1,12}", inner, 0..6)
+                .prop_map(|m| Value::Object(m.into_iter().collect())),
         ]
     })
 }
@@ -86,8 +129,13 @@ fn any_json() -> impl Strategy<Value = Value> {
 fn paths(v: &Value, here: Vec<String>, out: &mut Vec<Vec<String>>) {
     out.push(here.clone());
     match v {
-        Value::Object(m) => m.iter().for_each(|(k, x)| paths(x, [here.clone(), vec![k.clone()]].concat(), out)),
-        Value::Array(a) => a.iter().enumerate().for_each(|(i, x)| paths(x, [here.clone(), vec![i.to_string()]].concat(), out)),
+        Value::Object(m) => m
+            .iter()
+            .for_each(|(k, x)| paths(x, [here.clone(), vec![k.clone()]].concat(), out)),
+        Value::Array(a) => a
+            .iter()
+            .enumerate()
+            .for_each(|(i, x)| paths(x, [here.clone(), vec![i.to_string()]].concat(), out)),
         _ => {}
     }
 }
@@ -123,8 +171,16 @@ fn check(name: &str, call: Call, body: &[u8]) -> Result<(), TestCaseError> {
     match call(&h.service, body) {
         Ok(()) => Ok(()),
         Err(e) => {
-            prop_assert!(e.code.code() != 4100, "{name}: an internal error for {}: {e}", String::from_utf8_lossy(body));
-            prop_assert!(!e.details.is_empty(), "{name}: an error that says nothing for {}", String::from_utf8_lossy(body));
+            prop_assert!(
+                e.code.code() != 4100,
+                "{name}: an internal error for {}: {e}",
+                String::from_utf8_lossy(body)
+            );
+            prop_assert!(
+                !e.details.is_empty(),
+                "{name}: an error that says nothing for {}",
+                String::from_utf8_lossy(body)
+            );
             for d in &e.details {
                 prop_assert!(!d.info.is_empty(), "{name}: a detail without words: {e}");
             }

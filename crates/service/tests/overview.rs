@@ -3,8 +3,8 @@
 //! printed to the manifest profile's printer, a raw port listener of the test's own).
 
 mod common;
-use common::*;
 use chrono::{TimeZone, Utc};
+use common::*;
 use packdesk_carriers::carrier;
 use packdesk_service::clock::ManualClock;
 use packdesk_service::keys::Env;
@@ -17,7 +17,9 @@ use std::sync::Arc;
 fn label(s: &Service, account: &str, slug: &str) -> Value {
     let c = carrier(slug).unwrap();
     let body = label_request(account, c, &c.service_types[0]);
-    s.create_label(Env::Sandbox, body.to_string().as_bytes()).unwrap().into_data()
+    s.create_label(Env::Sandbox, body.to_string().as_bytes())
+        .unwrap()
+        .into_data()
 }
 
 #[test]
@@ -25,7 +27,9 @@ fn labels_are_counted_on_the_desks_day_by_carrier_and_status() {
     let dir = tempfile::tempdir().unwrap();
     // 23:30 UTC on the 20th is already the 21st at UTC+01:00.
     let clock = Arc::new(ManualClock::new(Utc.with_ymd_and_hms(2026, 11, 20, 23, 30, 0).unwrap()));
-    let s = Service::open(dir.path(), "http://127.0.0.1:9", clock.clone()).unwrap().service;
+    let s = Service::open(dir.path(), "http://127.0.0.1:9", clock.clone())
+        .unwrap()
+        .service;
     let yodel = create_account(&s, Env::Sandbox, carrier("yodel").unwrap(), json!({}));
     let tipsa = create_account(&s, Env::Sandbox, carrier("tipsa").unwrap(), json!({}));
     label(&s, &yodel, "yodel");
@@ -33,7 +37,8 @@ fn labels_are_counted_on_the_desks_day_by_carrier_and_status() {
     let a = label(&s, &yodel, "yodel");
     label(&s, &tipsa, "tipsa");
     label(&s, &tipsa, "tipsa");
-    s.cancel_label(Env::Sandbox, json!({"label": {"id": a["id"]}}).to_string().as_bytes()).unwrap();
+    s.cancel_label(Env::Sandbox, json!({"label": {"id": a["id"]}}).to_string().as_bytes())
+        .unwrap();
     // A deleted account's labels still count, under its carrier.
     s.delete_account(Env::Sandbox, &tipsa).unwrap();
 
@@ -41,19 +46,30 @@ fn labels_are_counted_on_the_desks_day_by_carrier_and_status() {
     assert_eq!(t["date"], "2026-11-22");
     assert_eq!(t["total"], 3);
     assert_eq!(t["by_status"], json!({"cancelled": 1, "created": 2}));
-    let tipsa_row = t["by_carrier"].as_array().unwrap().iter().find(|c| c["slug"] == "tipsa").unwrap();
+    let tipsa_row = t["by_carrier"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["slug"] == "tipsa")
+        .unwrap();
     assert_eq!(tipsa_row["total"], 2);
-    assert_eq!(t["days"], json!([
-        {"date": "2026-11-20", "labels": 0},
-        {"date": "2026-11-21", "labels": 1},
-        {"date": "2026-11-22", "labels": 3},
-    ]));
+    assert_eq!(
+        t["days"],
+        json!([
+            {"date": "2026-11-20", "labels": 0},
+            {"date": "2026-11-21", "labels": 1},
+            {"date": "2026-11-22", "labels": 3},
+        ])
+    );
     // At UTC the first label was made on the 20th.
     let utc = s.today(Env::Sandbox, 0, 3).unwrap();
     assert_eq!(utc["days"][1], json!({"date": "2026-11-20", "labels": 1}));
     // Live sees none of the sandbox labels.
     assert_eq!(s.today(Env::Live, 60, 3).unwrap()["total"], 0);
-    assert_eq!(s.today(Env::Sandbox, 900, 3).unwrap_err().details[0].path, "utc_offset_minutes");
+    assert_eq!(
+        s.today(Env::Sandbox, 900, 3).unwrap_err().details[0].path,
+        "utc_offset_minutes"
+    );
 }
 
 #[test]
@@ -72,7 +88,8 @@ fn one_call_closes_out_every_account_waiting_and_prints_each_manifest() {
         jobs
     });
     let printer = s.add_printer(json!({"name": "Office", "transport": "raw", "address": format!("127.0.0.1:{port}"), "format": "pdf", "dpi": 300}).to_string().as_bytes()).unwrap();
-    s.set_print_profile("manifest", json!({"printer_id": printer["id"]}).to_string().as_bytes()).unwrap();
+    s.set_print_profile("manifest", json!({"printer_id": printer["id"]}).to_string().as_bytes())
+        .unwrap();
 
     let yodel = create_account(s, Env::Sandbox, carrier("yodel").unwrap(), json!({}));
     let tipsa = create_account(s, Env::Sandbox, carrier("tipsa").unwrap(), json!({}));
@@ -83,8 +100,16 @@ fn one_call_closes_out_every_account_waiting_and_prints_each_manifest() {
     label(s, &tipsa, "tipsa");
 
     let eod = s.end_of_day(Env::Sandbox).unwrap();
-    let waiting: Vec<(String, i64)> = eod["accounts"].as_array().unwrap().iter()
-        .map(|a| (a["shipper_account"]["id"].as_str().unwrap().to_string(), a["labels_waiting"].as_i64().unwrap()))
+    let waiting: Vec<(String, i64)> = eod["accounts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| {
+            (
+                a["shipper_account"]["id"].as_str().unwrap().to_string(),
+                a["labels_waiting"].as_i64().unwrap(),
+            )
+        })
         .collect();
     assert_eq!(waiting, vec![(yodel.clone(), 3), (tipsa.clone(), 1), (idle.clone(), 0)]);
 
@@ -97,16 +122,29 @@ fn one_call_closes_out_every_account_waiting_and_prints_each_manifest() {
     }
     assert_eq!(results[0]["manifest"]["labels"].as_array().unwrap().len(), 3);
     let jobs = printed.join().unwrap();
-    assert!(jobs.iter().all(|j| j.starts_with(b"%PDF")), "each manifest's PDF reached the printer");
+    assert!(
+        jobs.iter().all(|j| j.starts_with(b"%PDF")),
+        "each manifest's PDF reached the printer"
+    );
     for a in s.end_of_day(Env::Sandbox).unwrap()["accounts"].as_array().unwrap() {
         assert_eq!(a["labels_waiting"], 0);
     }
     // Named accounts with nothing left: each gets its reason; the call itself answers.
-    let again = s.close_out_accounts(Env::Sandbox, json!({"shipper_account_ids": [yodel, tipsa]}).to_string().as_bytes()).unwrap();
+    let again = s
+        .close_out_accounts(
+            Env::Sandbox,
+            json!({"shipper_account_ids": [yodel, tipsa]}).to_string().as_bytes(),
+        )
+        .unwrap();
     for r in again["results"].as_array().unwrap() {
         assert_eq!(r["error"]["code"], 4725);
         assert!(r["manifest"].is_null());
     }
-    let bad = s.close_out_accounts(Env::Sandbox, json!({"shipper_account_ids": ["nope"]}).to_string().as_bytes()).unwrap_err();
+    let bad = s
+        .close_out_accounts(
+            Env::Sandbox,
+            json!({"shipper_account_ids": ["nope"]}).to_string().as_bytes(),
+        )
+        .unwrap_err();
     assert_eq!(bad.details[0].path, "shipper_account_ids[0]");
 }

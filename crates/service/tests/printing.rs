@@ -31,7 +31,10 @@ fn raw_printer() -> (u16, mpsc::Receiver<Vec<u8>>) {
 
 fn add_printer(s: &Service, port: u16, format: &str, dpi: u32) -> String {
     let body = json!({"name": format!("Desk {format} {dpi}"), "transport": "raw", "address": format!("127.0.0.1:{port}"), "format": format, "dpi": dpi});
-    s.add_printer(body.to_string().as_bytes()).unwrap()["id"].as_str().unwrap().to_string()
+    s.add_printer(body.to_string().as_bytes()).unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_string()
 }
 
 /// A sandbox Tipsa label (Tipsa prints ZPL) with `parcels` parcels.
@@ -41,12 +44,16 @@ fn zpl_label(s: &Service, parcels: usize) -> Value {
     let mut body = label_request(&acct, c, &c.service_types[0]);
     body["file_type"] = json!("zpl");
     body["shipment"]["parcels"] = json!(vec![json!({"weight": {"value": 1.0, "unit": "kg"}}); parcels]);
-    s.create_label(Env::Sandbox, body.to_string().as_bytes()).unwrap().into_data()
+    s.create_label(Env::Sandbox, body.to_string().as_bytes())
+        .unwrap()
+        .into_data()
 }
 
 fn stored(s: &Service, label: &Value) -> Vec<u8> {
     let url = label["files"]["label"]["url"].as_str().unwrap();
-    s.file(Env::Sandbox, url.split('?').next().unwrap().rsplit('/').next().unwrap()).unwrap().0
+    s.file(Env::Sandbox, url.split('?').next().unwrap().rsplit('/').next().unwrap())
+        .unwrap()
+        .0
 }
 
 fn print(s: &Service, body: Value) -> Value {
@@ -61,7 +68,11 @@ fn zpl_goes_raw_to_the_printer_byte_for_byte_and_scaled_for_300_dpi() {
     let p203 = add_printer(s, port, "zpl", 203);
     let label = zpl_label(s, 2);
     let job = print(s, json!({"label_id": label["id"], "printer_id": p203}));
-    assert_eq!((job["status"].as_str(), job["error"].clone()), (Some("printed"), Value::Null), "{job}");
+    assert_eq!(
+        (job["status"].as_str(), job["error"].clone()),
+        (Some("printed"), Value::Null),
+        "{job}"
+    );
     let bytes = got.recv().unwrap();
     assert_eq!(bytes, stored(s, &label), "no driver, no change: the stored ZPL");
     assert_eq!(job["bytes_sent"], bytes.len());
@@ -90,7 +101,9 @@ fn a_bulk_download_of_100_labels_prints_as_one_raw_job() {
         ids.push(json!({"id": s.create_label(Env::Sandbox, request.to_string().as_bytes()).unwrap()["id"]}));
     }
     body["labels"] = json!(ids);
-    let bulk = s.create_bulk_download(Env::Sandbox, body.to_string().as_bytes()).unwrap();
+    let bulk = s
+        .create_bulk_download(Env::Sandbox, body.to_string().as_bytes())
+        .unwrap();
     let job = print(s, json!({"bulk_download_id": bulk["id"], "printer_id": printer}));
     assert_eq!(job["status"], "printed", "{job}");
     let bytes = got.recv().unwrap();
@@ -105,7 +118,13 @@ fn a_printer_that_is_off_leaves_the_label_created_and_a_failed_job_that_retries(
     // A port nobody listens on yet.
     let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let printer = add_printer(s, port, "zpl", 203);
-    s.set_print_profile("label", json!({"printer_id": printer, "auto_print": true}).to_string().as_bytes()).unwrap();
+    s.set_print_profile(
+        "label",
+        json!({"printer_id": printer, "auto_print": true})
+            .to_string()
+            .as_bytes(),
+    )
+    .unwrap();
     let label = zpl_label(s, 1);
     assert_eq!(label["status"], "created");
     assert_eq!(s.run_print_jobs(), 1, "the label was queued for printing");
@@ -114,7 +133,10 @@ fn a_printer_that_is_off_leaves_the_label_created_and_a_failed_job_that_retries(
     let job = &jobs[0];
     assert_eq!(job["status"], "failed");
     assert!(job["error"].as_str().unwrap().contains("refused"), "{job}");
-    assert_eq!(s.get_label(Env::Sandbox, label["id"].as_str().unwrap()).unwrap()["status"], "created");
+    assert_eq!(
+        s.get_label(Env::Sandbox, label["id"].as_str().unwrap()).unwrap()["status"],
+        "created"
+    );
     // The printer comes back on its port: a retry prints the stored bytes.
     let l = TcpListener::bind(("127.0.0.1", port)).unwrap();
     let got = std::thread::spawn(move || {
@@ -124,7 +146,10 @@ fn a_printer_that_is_off_leaves_the_label_created_and_a_failed_job_that_retries(
         all
     });
     let again = s.retry_print_job(Env::Sandbox, job["id"].as_str().unwrap()).unwrap();
-    assert_eq!((again["status"].as_str(), again["attempts"].as_i64()), (Some("printed"), Some(2)));
+    assert_eq!(
+        (again["status"].as_str(), again["attempts"].as_i64()),
+        (Some("printed"), Some(2))
+    );
     assert_eq!(got.join().unwrap(), stored(s, &label));
 }
 
@@ -136,18 +161,52 @@ fn a_printer_gets_only_the_format_it_takes_and_profiles_are_checked() {
     let zebra = add_printer(s, port, "zpl", 203);
     let c = carrier("yodel").unwrap();
     let acct = create_account(s, Env::Sandbox, c, json!({}));
-    let pdf = s.create_label(Env::Sandbox, label_request(&acct, c, &c.service_types[0]).to_string().as_bytes()).unwrap();
-    let e = s.print(Env::Sandbox, json!({"label_id": pdf["id"], "printer_id": zebra}).to_string().as_bytes()).unwrap_err();
+    let pdf = s
+        .create_label(
+            Env::Sandbox,
+            label_request(&acct, c, &c.service_types[0]).to_string().as_bytes(),
+        )
+        .unwrap();
+    let e = s
+        .print(
+            Env::Sandbox,
+            json!({"label_id": pdf["id"], "printer_id": zebra})
+                .to_string()
+                .as_bytes(),
+        )
+        .unwrap_err();
     assert_eq!(e.details[0].path, "printer_id");
     assert!(e.details[0].info.contains("takes ZPL"), "{e}");
-    let e = s.print(Env::Sandbox, json!({"label_id": pdf["id"], "document": "invoice"}).to_string().as_bytes()).unwrap_err();
+    let e = s
+        .print(
+            Env::Sandbox,
+            json!({"label_id": pdf["id"], "document": "invoice"})
+                .to_string()
+                .as_bytes(),
+        )
+        .unwrap_err();
     assert_eq!(e.details[0].path, "label_id", "{e}");
-    let e = s.print(Env::Sandbox, json!({"label_id": pdf["id"]}).to_string().as_bytes()).unwrap_err();
+    let e = s
+        .print(Env::Sandbox, json!({"label_id": pdf["id"]}).to_string().as_bytes())
+        .unwrap_err();
     assert!(e.details[0].info.contains("no printer profile for label"), "{e}");
-    let e = s.set_print_profile("label", json!({"printer_id": zebra, "stock": "a5", "copies": 0}).to_string().as_bytes()).unwrap_err();
+    let e = s
+        .set_print_profile(
+            "label",
+            json!({"printer_id": zebra, "stock": "a5", "copies": 0})
+                .to_string()
+                .as_bytes(),
+        )
+        .unwrap_err();
     let paths: Vec<&str> = e.details.iter().map(|d| d.path.as_str()).collect();
     assert_eq!(paths, ["stock", "copies"]);
-    let e = s.add_printer(json!({"name": "x", "transport": "raw", "address": "host:99999", "format": "eps", "dpi": 250}).to_string().as_bytes()).unwrap_err();
+    let e = s
+        .add_printer(
+            json!({"name": "x", "transport": "raw", "address": "host:99999", "format": "eps", "dpi": 250})
+                .to_string()
+                .as_bytes(),
+        )
+        .unwrap_err();
     let paths: Vec<&str> = e.details.iter().map(|d| d.path.as_str()).collect();
     assert_eq!(paths, ["address", "format", "dpi"]);
 }
@@ -158,13 +217,37 @@ fn a_manifest_prints_its_pdf_to_an_office_printer_on_the_raw_port() {
     let s = &h.service;
     let (port, got) = raw_printer();
     let office = add_printer(s, port, "pdf", 600);
-    s.set_print_profile("manifest", json!({"printer_id": office}).to_string().as_bytes()).unwrap();
+    s.set_print_profile("manifest", json!({"printer_id": office}).to_string().as_bytes())
+        .unwrap();
     let label = zpl_label(s, 1);
-    let m = s.create_manifest(Env::Sandbox, json!({"shipper_account": {"id": label["shipper_account"]["id"]}}).to_string().as_bytes()).unwrap();
+    let m = s
+        .create_manifest(
+            Env::Sandbox,
+            json!({"shipper_account": {"id": label["shipper_account"]["id"]}})
+                .to_string()
+                .as_bytes(),
+        )
+        .unwrap();
     let job = print(s, json!({"manifest_id": m["id"]}));
-    assert_eq!((job["status"].as_str(), job["stock"].as_str()), (Some("printed"), Some("a4")), "{job}");
-    let pdf_id = m["files"]["manifest"]["url"].as_str().unwrap().split('?').next().unwrap().rsplit('/').next().unwrap();
-    assert_eq!(got.recv().unwrap(), s.file(Env::Sandbox, pdf_id).unwrap().0, "the manifest PDF, not its CSV");
+    assert_eq!(
+        (job["status"].as_str(), job["stock"].as_str()),
+        (Some("printed"), Some("a4")),
+        "{job}"
+    );
+    let pdf_id = m["files"]["manifest"]["url"]
+        .as_str()
+        .unwrap()
+        .split('?')
+        .next()
+        .unwrap()
+        .rsplit('/')
+        .next()
+        .unwrap();
+    assert_eq!(
+        got.recv().unwrap(),
+        s.file(Env::Sandbox, pdf_id).unwrap().0,
+        "the manifest PDF, not its CSV"
+    );
 }
 
 #[test]
@@ -174,7 +257,10 @@ fn a_test_page_has_a_one_inch_ruler_in_the_printers_dots() {
     let (port, got) = raw_printer();
     let p = add_printer(s, port, "zpl", 300);
     let job = s.print_test_page(Env::Sandbox, &p, b"").unwrap();
-    assert_eq!((job["status"].as_str(), job["document_type"].as_str()), (Some("printed"), Some("test_page")));
+    assert_eq!(
+        (job["status"].as_str(), job["document_type"].as_str()),
+        (Some("printed"), Some("test_page"))
+    );
     let text = String::from_utf8(got.recv().unwrap()).unwrap();
     assert!(text.contains("^GB300,"), "the ruler is 300 dots = 1 inch: {text}");
     assert!(text.contains("Desk zpl 300"));
@@ -182,14 +268,20 @@ fn a_test_page_has_a_one_inch_ruler_in_the_printers_dots() {
 
 fn png_size(png: &[u8]) -> (u32, u32) {
     assert_eq!(&png[1..4], b"PNG");
-    (u32::from_be_bytes(png[16..20].try_into().unwrap()), u32::from_be_bytes(png[20..24].try_into().unwrap()))
+    (
+        u32::from_be_bytes(png[16..20].try_into().unwrap()),
+        u32::from_be_bytes(png[20..24].try_into().unwrap()),
+    )
 }
 
 fn decode_png(png: &[u8]) -> String {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("p.png");
     std::fs::write(&path, png).unwrap();
-    let out = std::process::Command::new("zbarimg").args(["--quiet", "--raw", path.to_str().unwrap()]).output().expect("zbarimg (zbar-tools) is needed");
+    let out = std::process::Command::new("zbarimg")
+        .args(["--quiet", "--raw", path.to_str().unwrap()])
+        .output()
+        .expect("zbarimg (zbar-tools) is needed");
     String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
 
@@ -198,20 +290,51 @@ fn previews_render_offline_and_decode_to_the_tracking_number() {
     let h = harness();
     let s = &h.service;
     let label = zpl_label(s, 2);
-    let file = label["files"]["label"]["url"].as_str().unwrap().split('?').next().unwrap().rsplit('/').next().unwrap().to_string();
-    let tn: Vec<&str> = label["tracking_numbers"].as_array().unwrap().iter().map(|t| t.as_str().unwrap()).collect();
+    let file = label["files"]["label"]["url"]
+        .as_str()
+        .unwrap()
+        .split('?')
+        .next()
+        .unwrap()
+        .rsplit('/')
+        .next()
+        .unwrap()
+        .to_string();
+    let tn: Vec<&str> = label["tracking_numbers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_str().unwrap())
+        .collect();
     let p203 = s.preview(Env::Sandbox, &file, 1, None).unwrap();
     let p300 = s.preview(Env::Sandbox, &file, 2, Some(300)).unwrap();
     assert_eq!(png_size(&p203), (812, 1218), "4x6 at 8 dots/mm");
     assert_eq!(png_size(&p300), (1200, 1800), "4x6 at 12 dots/mm");
     assert_eq!(decode_png(&p203), tn[0]);
     assert_eq!(decode_png(&p300), tn[1]);
-    assert!(s.preview(Env::Sandbox, &file, 3, None).is_err(), "there is no third label");
+    assert!(
+        s.preview(Env::Sandbox, &file, 3, None).is_err(),
+        "there is no third label"
+    );
     // A PDF label's page, through pdftoppm.
     let c = carrier("yodel").unwrap();
     let acct = create_account(s, Env::Sandbox, c, json!({}));
-    let pdf = s.create_label(Env::Sandbox, label_request(&acct, c, &c.service_types[0]).to_string().as_bytes()).unwrap();
-    let pdf_file = pdf["files"]["label"]["url"].as_str().unwrap().split('?').next().unwrap().rsplit('/').next().unwrap().to_string();
+    let pdf = s
+        .create_label(
+            Env::Sandbox,
+            label_request(&acct, c, &c.service_types[0]).to_string().as_bytes(),
+        )
+        .unwrap();
+    let pdf_file = pdf["files"]["label"]["url"]
+        .as_str()
+        .unwrap()
+        .split('?')
+        .next()
+        .unwrap()
+        .rsplit('/')
+        .next()
+        .unwrap()
+        .to_string();
     let png = s.preview(Env::Sandbox, &pdf_file, 1, Some(203)).unwrap();
     assert_eq!(decode_png(&png), pdf["tracking_numbers"][0].as_str().unwrap());
 }
@@ -237,18 +360,31 @@ fn a_printer_that_hangs_does_not_hold_the_jobs_of_another_printer() {
     let (s, _clock, _dir) = manual_service();
     let (dead_port, _listener, _held) = unanswering_printer();
     let dead = add_printer(&s, dead_port, "zpl", 203);
-    s.set_print_profile("label", json!({"printer_id": dead, "auto_print": true}).to_string().as_bytes()).unwrap();
+    s.set_print_profile(
+        "label",
+        json!({"printer_id": dead, "auto_print": true}).to_string().as_bytes(),
+    )
+    .unwrap();
     zpl_label(&s, 1);
     let (port, got) = raw_printer();
     let alive = add_printer(&s, port, "zpl", 203);
-    s.set_print_profile("label", json!({"printer_id": alive, "auto_print": true}).to_string().as_bytes()).unwrap();
+    s.set_print_profile(
+        "label",
+        json!({"printer_id": alive, "auto_print": true}).to_string().as_bytes(),
+    )
+    .unwrap();
     let label = zpl_label(&s, 1);
     let background = s.start_background(1);
-    let bytes = got.recv_timeout(std::time::Duration::from_secs(4)).expect("the working printer printed while the other hangs");
+    let bytes = got
+        .recv_timeout(std::time::Duration::from_secs(4))
+        .expect("the working printer printed while the other hangs");
     assert_eq!(bytes, stored(&s, &label));
     let count = |status: &str| {
         let q: packdesk_model::request::ListQuery = serde_json::from_value(json!({"status": status})).unwrap();
-        s.list_print_jobs(Env::Sandbox, &q).unwrap()["print_jobs"].as_array().unwrap().len()
+        s.list_print_jobs(Env::Sandbox, &q).unwrap()["print_jobs"]
+            .as_array()
+            .unwrap()
+            .len()
     };
     for _ in 0..100 {
         if count("printed") == 1 {
@@ -257,6 +393,10 @@ fn a_printer_that_hangs_does_not_hold_the_jobs_of_another_printer() {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
     assert_eq!(count("printed"), 1, "the working printer's job is recorded printed");
-    assert_eq!(count("printing"), 1, "the job of the hanging printer is still being sent");
+    assert_eq!(
+        count("printing"),
+        1,
+        "the job of the hanging printer is still being sent"
+    );
     drop(background);
 }

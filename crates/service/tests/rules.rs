@@ -16,7 +16,9 @@ fn yodel_request(h: &Harness) -> (String, Value) {
 }
 
 fn err(h: &Harness, body: &Value) -> packdesk_model::ServiceError {
-    h.service.create_label(Env::Sandbox, body.to_string().as_bytes()).expect_err("refused")
+    h.service
+        .create_label(Env::Sandbox, body.to_string().as_bytes())
+        .expect_err("refused")
 }
 
 fn paths(e: &packdesk_model::ServiceError) -> Vec<String> {
@@ -35,7 +37,13 @@ fn enum_format_and_length_rules_answer_4104_with_every_path() {
     let e = err(&h, &body);
     assert_eq!(e.code, ErrorCode::InvalidRequest);
     let p = paths(&e);
-    for want in ["ship_date", "references", "shipment.parcels[0].weight.value", "shipment.ship_to.country", "shipment.ship_to.email"] {
+    for want in [
+        "ship_date",
+        "references",
+        "shipment.parcels[0].weight.value",
+        "shipment.ship_to.country",
+        "shipment.ship_to.email",
+    ] {
         assert!(p.iter().any(|x| x == want), "{want} missing from {p:?}");
     }
     // Enum value outside the list: serde's answer names the path and the allowed values.
@@ -65,7 +73,10 @@ fn a_missing_recipient_field_is_named() {
     let h = harness();
     let (_, mut body) = yodel_request(&h);
     body["shipment"]["ship_to"].as_object_mut().unwrap().remove("city");
-    body["shipment"]["ship_to"].as_object_mut().unwrap().remove("postal_code");
+    body["shipment"]["ship_to"]
+        .as_object_mut()
+        .unwrap()
+        .remove("postal_code");
     let e = err(&h, &body);
     assert_eq!(paths(&e), vec!["shipment.ship_to.city", "shipment.ship_to.postal_code"]);
 }
@@ -75,9 +86,14 @@ fn duplicate_order_number_on_one_account_answers_4801() {
     let h = harness();
     let (_, mut body) = yodel_request(&h);
     body["order_number"] = json!("A-1");
-    h.service.create_label(Env::Sandbox, body.to_string().as_bytes()).unwrap();
+    h.service
+        .create_label(Env::Sandbox, body.to_string().as_bytes())
+        .unwrap();
     let e = err(&h, &body);
-    assert_eq!((e.code, paths(&e)), (ErrorCode::DuplicateOrderNumber, vec!["order_number".to_string()]));
+    assert_eq!(
+        (e.code, paths(&e)),
+        (ErrorCode::DuplicateOrderNumber, vec!["order_number".to_string()])
+    );
 }
 
 #[test]
@@ -86,12 +102,24 @@ fn unknown_or_other_environment_accounts_answer_4140() {
     let (acct, mut body) = yodel_request(&h);
     body["shipper_account"]["id"] = json!(uuid_like());
     let e = err(&h, &body);
-    assert_eq!((e.code, paths(&e)), (ErrorCode::ShipperAccountNotFound, vec!["shipper_account.id".to_string()]));
+    assert_eq!(
+        (e.code, paths(&e)),
+        (
+            ErrorCode::ShipperAccountNotFound,
+            vec!["shipper_account.id".to_string()]
+        )
+    );
     // The sandbox account does not exist for the live key.
     body["shipper_account"]["id"] = json!(acct);
-    let e = h.service.create_label(Env::Live, body.to_string().as_bytes()).unwrap_err();
+    let e = h
+        .service
+        .create_label(Env::Live, body.to_string().as_bytes())
+        .unwrap_err();
     assert_eq!(e.code, ErrorCode::ShipperAccountNotFound);
-    assert_eq!(h.service.get_account(Env::Live, &acct).unwrap_err().code, ErrorCode::ShipperAccountNotFound);
+    assert_eq!(
+        h.service.get_account(Env::Live, &acct).unwrap_err().code,
+        ErrorCode::ShipperAccountNotFound
+    );
 }
 
 fn uuid_like() -> String {
@@ -104,7 +132,10 @@ fn a_service_type_of_another_carrier_or_route_is_refused() {
     let (_, mut body) = yodel_request(&h);
     body["service_type"] = json!("dpd-uk_parcel_1d");
     let e = err(&h, &body);
-    assert_eq!((e.code, paths(&e)), (ErrorCode::InvalidRequest, vec!["service_type".to_string()]));
+    assert_eq!(
+        (e.code, paths(&e)),
+        (ErrorCode::InvalidRequest, vec!["service_type".to_string()])
+    );
     assert!(e.details[0].info.contains("DPD UK"));
     body["service_type"] = json!("yodel_nope");
     assert_eq!(paths(&err(&h, &body)), vec!["service_type"]);
@@ -114,7 +145,13 @@ fn a_service_type_of_another_carrier_or_route_is_refused() {
     let mut body = label_request(&acct, c, &c.service_types[0]);
     body["shipment"]["ship_to"]["country"] = json!("USA");
     let e = err(&h, &body);
-    assert_eq!((e.code, paths(&e)), (ErrorCode::ServiceTypeUnavailable, vec!["shipment.ship_to.country".to_string()]));
+    assert_eq!(
+        (e.code, paths(&e)),
+        (
+            ErrorCode::ServiceTypeUnavailable,
+            vec!["shipment.ship_to.country".to_string()]
+        )
+    );
 }
 
 #[test]
@@ -124,25 +161,46 @@ fn live_accounts_draw_from_their_range_until_it_is_used_up() {
     let acct = create_account(&h.service, Env::Live, c, json!({}));
     let mut body = label_request(&acct, c, &c.service_types[0]);
     // No range set yet: nothing to draw from.
-    let e = h.service.create_label(Env::Live, body.to_string().as_bytes()).unwrap_err();
+    let e = h
+        .service
+        .create_label(Env::Live, body.to_string().as_bytes())
+        .unwrap_err();
     assert_eq!(e.code, ErrorCode::TrackingNumbersExhausted);
     let put = json!({"settings": {"tracking_ranges": {"default": {"start": 123400, "end": 123402}}}});
-    let a = h.service.update_account_settings(Env::Live, &acct, put.to_string().as_bytes()).unwrap();
+    let a = h
+        .service
+        .update_account_settings(Env::Live, &acct, put.to_string().as_bytes())
+        .unwrap();
     assert_eq!(a["tracking_numbers_left"]["default"], 3);
     // Two parcels, then one: the range is used up exactly.
-    body["shipment"]["parcels"] = json!([{"weight": {"value": 1, "unit": "kg"}}, {"weight": {"value": 2, "unit": "kg"}}]);
+    body["shipment"]["parcels"] =
+        json!([{"weight": {"value": 1, "unit": "kg"}}, {"weight": {"value": 2, "unit": "kg"}}]);
     let l = h.service.create_label(Env::Live, body.to_string().as_bytes()).unwrap();
-    let tns: Vec<&str> = l["tracking_numbers"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+    let tns: Vec<&str> = l["tracking_numbers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
     assert_eq!(tns.len(), 2);
     assert!(tns[0].starts_with("123400") && tns[1].starts_with("123401"), "{tns:?}");
-    let e = h.service.create_label(Env::Live, body.to_string().as_bytes()).unwrap_err();
+    let e = h
+        .service
+        .create_label(Env::Live, body.to_string().as_bytes())
+        .unwrap_err();
     assert_eq!(e.code, ErrorCode::TrackingNumbersExhausted);
     body["shipment"]["parcels"] = json!([{"weight": {"value": 1, "unit": "kg"}}]);
     let l = h.service.create_label(Env::Live, body.to_string().as_bytes()).unwrap();
     assert!(l["tracking_numbers"][0].as_str().unwrap().starts_with("123402"));
-    let e = h.service.create_label(Env::Live, body.to_string().as_bytes()).unwrap_err();
+    let e = h
+        .service
+        .create_label(Env::Live, body.to_string().as_bytes())
+        .unwrap_err();
     assert_eq!(e.code, ErrorCode::TrackingNumbersExhausted);
-    assert_eq!(h.service.get_account(Env::Live, &acct).unwrap()["tracking_numbers_left"]["default"], 0);
+    assert_eq!(
+        h.service.get_account(Env::Live, &acct).unwrap()["tracking_numbers_left"]["default"],
+        0
+    );
 }
 
 #[test]
@@ -169,42 +227,80 @@ fn overlapping_ranges_of_two_accounts_never_issue_a_number_twice() {
 fn account_credentials_are_checked_per_field_sealed_and_never_returned() {
     let h = harness();
     let body = json!({"slug": "dhl-germany", "description": "DHL", "credentials": {"username": "u", "pin": "1"}});
-    let e = h.service.create_account(Env::Sandbox, body.to_string().as_bytes()).unwrap_err();
-    assert_eq!(paths(&e), vec!["credentials.account_number", "credentials.password", "credentials.pin"]);
+    let e = h
+        .service
+        .create_account(Env::Sandbox, body.to_string().as_bytes())
+        .unwrap_err();
+    assert_eq!(
+        paths(&e),
+        vec!["credentials.account_number", "credentials.password", "credentials.pin"]
+    );
     let body = json!({"slug": "dhl-germany", "description": "DHL", "credentials": {"username": "u", "password": "hunter2-secret", "account_number": "22"}, "timezone": "Mars/Olympus"});
-    let e = h.service.create_account(Env::Sandbox, body.to_string().as_bytes()).unwrap_err();
+    let e = h
+        .service
+        .create_account(Env::Sandbox, body.to_string().as_bytes())
+        .unwrap_err();
     assert_eq!(paths(&e), vec!["timezone"]);
     let body = json!({"slug": "dhl-germany", "description": "DHL", "credentials": {"username": "u", "password": "hunter2-secret", "account_number": "22"}, "timezone": "Europe/Berlin"});
-    let a = h.service.create_account(Env::Sandbox, body.to_string().as_bytes()).unwrap();
+    let a = h
+        .service
+        .create_account(Env::Sandbox, body.to_string().as_bytes())
+        .unwrap();
     assert!(!a.to_string().contains("hunter2"));
     let id = a["id"].as_str().unwrap();
-    assert_eq!(h.service.account_credentials(Env::Sandbox, id).unwrap()["password"], "hunter2-secret");
+    assert_eq!(
+        h.service.account_credentials(Env::Sandbox, id).unwrap()["password"],
+        "hunter2-secret"
+    );
     // The database file holds the credentials only sealed.
     let db = std::fs::read(h.dir.path().join("packdesk.sqlite3")).unwrap();
     let wal = std::fs::read(h.dir.path().join("packdesk.sqlite3-wal")).unwrap_or_default();
     assert!(!db.windows(14).chain(wal.windows(14)).any(|w| w == b"hunter2-secret"));
     // PATCH merges, PUT replaces (and must be complete).
-    h.service.update_account_credentials(Env::Sandbox, id, br#"{"credentials":{"password":"new-pass"}}"#, true).unwrap();
-    assert_eq!(h.service.account_credentials(Env::Sandbox, id).unwrap()["username"], "u");
-    let e = h.service.update_account_credentials(Env::Sandbox, id, br#"{"credentials":{"password":"x"}}"#, false).unwrap_err();
+    h.service
+        .update_account_credentials(Env::Sandbox, id, br#"{"credentials":{"password":"new-pass"}}"#, true)
+        .unwrap();
+    assert_eq!(
+        h.service.account_credentials(Env::Sandbox, id).unwrap()["username"],
+        "u"
+    );
+    let e = h
+        .service
+        .update_account_credentials(Env::Sandbox, id, br#"{"credentials":{"password":"x"}}"#, false)
+        .unwrap_err();
     assert_eq!(paths(&e), vec!["credentials.account_number", "credentials.username"]);
     // Delete: gone for every lookup.
     h.service.delete_account(Env::Sandbox, id).unwrap();
-    assert_eq!(h.service.get_account(Env::Sandbox, id).unwrap_err().code, ErrorCode::ShipperAccountNotFound);
+    assert_eq!(
+        h.service.get_account(Env::Sandbox, id).unwrap_err().code,
+        ErrorCode::ShipperAccountNotFound
+    );
 }
 
 #[test]
 fn invoice_present_even_null_makes_an_invoice_and_customs_only_across_borders() {
     let h = harness();
     let (_, mut body) = yodel_request(&h);
-    let l = h.service.create_label(Env::Sandbox, body.to_string().as_bytes()).unwrap();
+    let l = h
+        .service
+        .create_label(Env::Sandbox, body.to_string().as_bytes())
+        .unwrap();
     assert!(l["files"]["invoice"].is_null() && l["files"]["customs_declaration"].is_null());
     body["invoice"] = Value::Null;
     body["customs"] = json!({"purpose": "gift"});
-    let l = h.service.create_label(Env::Sandbox, body.to_string().as_bytes()).unwrap();
+    let l = h
+        .service
+        .create_label(Env::Sandbox, body.to_string().as_bytes())
+        .unwrap();
     assert_eq!(l["files"]["invoice"]["file_type"], "pdf");
-    assert!(l["files"]["customs_declaration"].is_null(), "GBR to GBR crosses no border");
+    assert!(
+        l["files"]["customs_declaration"].is_null(),
+        "GBR to GBR crosses no border"
+    );
     body["shipment"]["ship_to"]["country"] = json!("FRA");
-    let l = h.service.create_label(Env::Sandbox, body.to_string().as_bytes()).unwrap();
+    let l = h
+        .service
+        .create_label(Env::Sandbox, body.to_string().as_bytes())
+        .unwrap();
     assert_eq!(l["files"]["customs_declaration"]["file_type"], "pdf");
 }

@@ -22,7 +22,8 @@ pub struct AccountRow {
     pub updated_at: i64,
 }
 
-const COLS: &str = "id, env, slug, status, description, timezone, address, settings, credentials, created_at, updated_at";
+const COLS: &str =
+    "id, env, slug, status, description, timezone, address, settings, credentials, created_at, updated_at";
 
 fn from_row(r: &Row) -> rusqlite::Result<AccountRow> {
     Ok(AccountRow {
@@ -41,11 +42,22 @@ fn from_row(r: &Row) -> rusqlite::Result<AccountRow> {
 }
 
 pub fn insert(conn: &Connection, a: &AccountRow) -> rusqlite::Result<()> {
-    conn.prepare_cached(&format!("INSERT INTO shipper_accounts ({COLS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"))?
-        .execute(params![
-            a.id, a.env, a.slug, a.status, a.description, a.timezone, a.address, a.settings, a.credentials,
-            a.created_at, a.updated_at
-        ])?;
+    conn.prepare_cached(&format!(
+        "INSERT INTO shipper_accounts ({COLS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"
+    ))?
+    .execute(params![
+        a.id,
+        a.env,
+        a.slug,
+        a.status,
+        a.description,
+        a.timezone,
+        a.address,
+        a.settings,
+        a.credentials,
+        a.created_at,
+        a.updated_at
+    ])?;
     Ok(())
 }
 
@@ -55,19 +67,36 @@ pub fn update(conn: &Connection, a: &AccountRow) -> rusqlite::Result<()> {
         "UPDATE shipper_accounts SET status = ?2, description = ?3, timezone = ?4, address = ?5, settings = ?6,
          credentials = ?7, updated_at = ?8 WHERE id = ?1",
     )?
-    .execute(params![a.id, a.status, a.description, a.timezone, a.address, a.settings, a.credentials, a.updated_at])?;
+    .execute(params![
+        a.id,
+        a.status,
+        a.description,
+        a.timezone,
+        a.address,
+        a.settings,
+        a.credentials,
+        a.updated_at
+    ])?;
     Ok(())
 }
 
 /// The account `id` of environment `env`, unless deleted.
 pub fn get(conn: &Connection, env: &str, id: &str) -> rusqlite::Result<Option<AccountRow>> {
-    conn.prepare_cached(&format!("SELECT {COLS} FROM shipper_accounts WHERE id = ?1 AND env = ?2 AND status <> 'deleted'"))?
-        .query_row(params![id, env], from_row)
-        .optional()
+    conn.prepare_cached(&format!(
+        "SELECT {COLS} FROM shipper_accounts WHERE id = ?1 AND env = ?2 AND status <> 'deleted'"
+    ))?
+    .query_row(params![id, env], from_row)
+    .optional()
 }
 
 /// Newest first, `limit + 1` rows so the caller knows whether there is a next page.
-pub fn list(conn: &Connection, env: &str, slug: Option<&str>, limit: usize, after: Option<&Cursor>) -> rusqlite::Result<Vec<AccountRow>> {
+pub fn list(
+    conn: &Connection,
+    env: &str,
+    slug: Option<&str>,
+    limit: usize,
+    after: Option<&Cursor>,
+) -> rusqlite::Result<Vec<AccountRow>> {
     let (t, id) = after.map(|c| (c.created_at, c.id.as_str())).unwrap_or((i64::MAX, ""));
     let mut st = conn.prepare_cached(&format!(
         "SELECT {COLS} FROM shipper_accounts WHERE env = ?1 AND status <> 'deleted' AND (?2 IS NULL OR slug = ?2)

@@ -34,7 +34,16 @@ pub fn insert(conn: &Connection, f: &FileRow) -> rusqlite::Result<()> {
         "INSERT INTO files (id, env, owner_id, kind, file_type, paper_size, bytes, created_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
     )?
-    .execute(params![f.id, f.env, f.owner_id, f.kind, f.file_type, f.paper_size, f.bytes, f.created_at])?;
+    .execute(params![
+        f.id,
+        f.env,
+        f.owner_id,
+        f.kind,
+        f.file_type,
+        f.paper_size,
+        f.bytes,
+        f.created_at
+    ])?;
     Ok(())
 }
 
@@ -48,14 +57,22 @@ pub fn get(conn: &Connection, env: &str, id: &str) -> rusqlite::Result<Option<Fi
 
 /// A file by its id alone, whatever its environment (a signed file link names one file).
 pub fn get_by_id(conn: &Connection, id: &str) -> rusqlite::Result<Option<FileRow>> {
-    conn.prepare_cached("SELECT id, env, owner_id, kind, file_type, paper_size, bytes, created_at FROM files WHERE id = ?1")?
-        .query_row(params![id], from_row)
-        .optional()
+    conn.prepare_cached(
+        "SELECT id, env, owner_id, kind, file_type, paper_size, bytes, created_at FROM files WHERE id = ?1",
+    )?
+    .query_row(params![id], from_row)
+    .optional()
 }
 
 /// The file of `kind` that belongs to `owner_id` (a label's label document, say).
 /// The owner's file of `kind` in `file_type` (a manifest has a PDF and a CSV).
-pub fn of_owner_as(conn: &Connection, env: &str, owner_id: &str, kind: &str, file_type: &str) -> rusqlite::Result<Option<FileRow>> {
+pub fn of_owner_as(
+    conn: &Connection,
+    env: &str,
+    owner_id: &str,
+    kind: &str,
+    file_type: &str,
+) -> rusqlite::Result<Option<FileRow>> {
     conn.prepare_cached(
         "SELECT id, env, owner_id, kind, file_type, paper_size, bytes, created_at FROM files
          WHERE owner_id = ?1 AND env = ?2 AND kind = ?3 AND file_type = ?4 ORDER BY created_at LIMIT 1",

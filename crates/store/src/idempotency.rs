@@ -12,17 +12,19 @@ pub struct IdempotencyRow {
 }
 
 pub fn get(conn: &Connection, env: &str, key: &str) -> rusqlite::Result<Option<IdempotencyRow>> {
-    conn.prepare_cached("SELECT request_hash, http_status, response, created_at FROM idempotency_keys WHERE env = ?1 AND key = ?2")?
-        .query_row(params![env, key], |r| {
-            let status: Option<i64> = r.get(1)?;
-            let body: Option<String> = r.get(2)?;
-            Ok(IdempotencyRow {
-                request_hash: r.get(0)?,
-                answer: status.zip(body).map(|(s, b)| (s as u16, b)),
-                created_at: r.get(3)?,
-            })
+    conn.prepare_cached(
+        "SELECT request_hash, http_status, response, created_at FROM idempotency_keys WHERE env = ?1 AND key = ?2",
+    )?
+    .query_row(params![env, key], |r| {
+        let status: Option<i64> = r.get(1)?;
+        let body: Option<String> = r.get(2)?;
+        Ok(IdempotencyRow {
+            request_hash: r.get(0)?,
+            answer: status.zip(body).map(|(s, b)| (s as u16, b)),
+            created_at: r.get(3)?,
         })
-        .optional()
+    })
+    .optional()
 }
 
 /// Takes the key for a request about to run (replacing a row given up on).
@@ -44,11 +46,13 @@ pub fn finish(conn: &Connection, env: &str, key: &str, http_status: u16, respons
 
 /// Forgets a key whose request should be tried afresh (it failed before doing anything).
 pub fn release(conn: &Connection, env: &str, key: &str) -> rusqlite::Result<()> {
-    conn.prepare_cached("DELETE FROM idempotency_keys WHERE env = ?1 AND key = ?2")?.execute(params![env, key])?;
+    conn.prepare_cached("DELETE FROM idempotency_keys WHERE env = ?1 AND key = ?2")?
+        .execute(params![env, key])?;
     Ok(())
 }
 
 /// Deletes the keys made before `before`; answers how many.
 pub fn purge(conn: &Connection, before: i64) -> rusqlite::Result<usize> {
-    conn.prepare_cached("DELETE FROM idempotency_keys WHERE created_at < ?1")?.execute(params![before])
+    conn.prepare_cached("DELETE FROM idempotency_keys WHERE created_at < ?1")?
+        .execute(params![before])
 }

@@ -39,7 +39,15 @@ fn from_row(r: &Row) -> rusqlite::Result<JobRow> {
 }
 
 /// Queues a job; answers its seq.
-pub fn insert(conn: &Connection, id: &str, env: &str, kind: &str, lane: &str, request: &str, accepted_at: i64) -> rusqlite::Result<i64> {
+pub fn insert(
+    conn: &Connection,
+    id: &str,
+    env: &str,
+    kind: &str,
+    lane: &str,
+    request: &str,
+    accepted_at: i64,
+) -> rusqlite::Result<i64> {
     conn.prepare_cached(
         "INSERT INTO jobs (id, env, kind, lane, request, state, accepted_at) VALUES (?1, ?2, ?3, ?4, ?5, 'queued', ?6)",
     )?
@@ -48,7 +56,9 @@ pub fn insert(conn: &Connection, id: &str, env: &str, kind: &str, lane: &str, re
 }
 
 pub fn get(conn: &Connection, id: &str) -> rusqlite::Result<Option<JobRow>> {
-    conn.prepare_cached(&format!("SELECT {COLS} FROM jobs WHERE id = ?1"))?.query_row([id], from_row).optional()
+    conn.prepare_cached(&format!("SELECT {COLS} FROM jobs WHERE id = ?1"))?
+        .query_row([id], from_row)
+        .optional()
 }
 
 /// Marks a queued job done. False when it was done already (the caller must then not commit).

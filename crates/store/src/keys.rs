@@ -13,7 +13,12 @@ pub struct KeyRow {
 pub fn all(conn: &Connection) -> rusqlite::Result<Vec<KeyRow>> {
     let mut st = conn.prepare_cached("SELECT env, key_hash, key_sealed, created_at FROM api_keys ORDER BY env")?;
     let rows = st.query_map([], |r| {
-        Ok(KeyRow { env: r.get(0)?, key_hash: r.get(1)?, key_sealed: r.get(2)?, created_at: r.get(3)? })
+        Ok(KeyRow {
+            env: r.get(0)?,
+            key_hash: r.get(1)?,
+            key_sealed: r.get(2)?,
+            created_at: r.get(3)?,
+        })
     })?;
     rows.collect()
 }

@@ -50,11 +50,22 @@ pub enum InsertError {
 
 pub fn insert(conn: &Connection, l: &LabelRow) -> Result<(), InsertError> {
     let res = conn
-        .prepare_cached(&format!("INSERT INTO labels ({COLS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"))
+        .prepare_cached(&format!(
+            "INSERT INTO labels ({COLS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"
+        ))
         .and_then(|mut st| {
             st.execute(params![
-                l.id, l.env, l.shipper_account_id, l.status, l.order_number, l.search_text, l.manifest_id, l.request,
-                l.record, l.created_at, l.updated_at
+                l.id,
+                l.env,
+                l.shipper_account_id,
+                l.status,
+                l.order_number,
+                l.search_text,
+                l.manifest_id,
+                l.request,
+                l.record,
+                l.created_at,
+                l.updated_at
             ])
         });
     match res {
@@ -91,7 +102,13 @@ pub struct LabelFilter {
 }
 
 /// Newest first, `limit + 1` rows so the caller knows whether there is a next page.
-pub fn list(conn: &Connection, env: &str, f: &LabelFilter, limit: usize, after: Option<&Cursor>) -> rusqlite::Result<Vec<LabelRow>> {
+pub fn list(
+    conn: &Connection,
+    env: &str,
+    f: &LabelFilter,
+    limit: usize,
+    after: Option<&Cursor>,
+) -> rusqlite::Result<Vec<LabelRow>> {
     // A search of 3+ characters starts from the word index's hits (CROSS JOIN keeps that order
     // of loops: otherwise SQLite walks the whole page index probing each row); the LIKE below
     // then keeps the rows that hold the whole text.
@@ -107,7 +124,11 @@ pub fn list(conn: &Connection, env: &str, f: &LabelFilter, limit: usize, after: 
     let mut args: Vec<Value> = Vec::new();
     if let Some(s) = indexed {
         // The longest word of the search: words that start with it, or end with it.
-        let longest = s.split_whitespace().max_by_key(|w| w.chars().count()).unwrap_or_default().to_lowercase();
+        let longest = s
+            .split_whitespace()
+            .max_by_key(|w| w.chars().count())
+            .unwrap_or_default()
+            .to_lowercase();
         let reversed = format!("~{}", longest.chars().rev().collect::<String>());
         for start in [longest, reversed] {
             let end = format!("{start}\u{10FFFF}");
@@ -115,7 +136,11 @@ pub fn list(conn: &Connection, env: &str, f: &LabelFilter, limit: usize, after: 
             args.push(end.into());
         }
     }
-    args.extend([Value::from(env.to_string()), f.created_at_min.into(), f.created_at_max.into()]);
+    args.extend([
+        Value::from(env.to_string()),
+        f.created_at_min.into(),
+        f.created_at_max.into(),
+    ]);
     if let Some(a) = &f.shipper_account_id {
         sql.push_str(" AND shipper_account_id = ?");
         args.push(a.clone().into());
@@ -126,7 +151,9 @@ pub fn list(conn: &Connection, env: &str, f: &LabelFilter, limit: usize, after: 
     }
     if !f.tracking_numbers.is_empty() {
         let marks = vec!["?"; f.tracking_numbers.len()].join(", ");
-        sql.push_str(&format!(" AND id IN (SELECT label_id FROM tracking_numbers WHERE env = ? AND number IN ({marks}))"));
+        sql.push_str(&format!(
+            " AND id IN (SELECT label_id FROM tracking_numbers WHERE env = ? AND number IN ({marks}))"
+        ));
         args.push(env.to_string().into());
         args.extend(f.tracking_numbers.iter().map(|t| Value::from(t.clone())));
     }
@@ -167,7 +194,8 @@ pub fn manifestable(conn: &Connection, account_id: &str) -> rusqlite::Result<Vec
 
 /// Moves labels into a manifest.
 pub fn set_manifested(conn: &Connection, ids: &[String], manifest_id: &str, updated_at: i64) -> rusqlite::Result<()> {
-    let mut st = conn.prepare_cached("UPDATE labels SET status = 'manifested', manifest_id = ?2, updated_at = ?3 WHERE id = ?1")?;
+    let mut st = conn
+        .prepare_cached("UPDATE labels SET status = 'manifested', manifest_id = ?2, updated_at = ?3 WHERE id = ?1")?;
     for id in ids {
         st.execute(params![id, manifest_id, updated_at])?;
     }
@@ -175,11 +203,20 @@ pub fn set_manifested(conn: &Connection, ids: &[String], manifest_id: &str, upda
 }
 
 /// Completes a label accepted in `creating`: its final status, record and search text.
-pub fn complete(conn: &Connection, id: &str, status: &str, record: &str, search_text: &str, updated_at: i64) -> rusqlite::Result<()> {
+pub fn complete(
+    conn: &Connection,
+    id: &str,
+    status: &str,
+    record: &str,
+    search_text: &str,
+    updated_at: i64,
+) -> rusqlite::Result<()> {
     // A label the word index has caught up with gets its new words now; a later one is indexed
     // with its final text when the index next catches up.
-    let old: Option<(i64, String)> =
-        conn.prepare_cached("SELECT rowid, search_text FROM labels WHERE id = ?1")?.query_row([id], |r| Ok((r.get(0)?, r.get(1)?))).optional()?;
+    let old: Option<(i64, String)> = conn
+        .prepare_cached("SELECT rowid, search_text FROM labels WHERE id = ?1")?
+        .query_row([id], |r| Ok((r.get(0)?, r.get(1)?)))
+        .optional()?;
     if let Some((rowid, old_text)) = old {
         if rowid <= words_indexed_up_to(conn)? && old_text != search_text {
             let mut st = conn.prepare_cached("DELETE FROM label_words WHERE word = ?1 AND label_id = ?2")?;
@@ -196,7 +233,8 @@ pub fn complete(conn: &Connection, id: &str, status: &str, record: &str, search_
 
 /// Puts labels into a manifest being made (async close-out): no cancel or other close-out takes them.
 pub fn set_manifesting(conn: &Connection, ids: &[String], manifest_id: &str, updated_at: i64) -> rusqlite::Result<()> {
-    let mut st = conn.prepare_cached("UPDATE labels SET status = 'manifesting', manifest_id = ?2, updated_at = ?3 WHERE id = ?1")?;
+    let mut st = conn
+        .prepare_cached("UPDATE labels SET status = 'manifesting', manifest_id = ?2, updated_at = ?3 WHERE id = ?1")?;
     for id in ids {
         st.execute(params![id, manifest_id, updated_at])?;
     }
@@ -205,7 +243,9 @@ pub fn set_manifesting(conn: &Connection, ids: &[String], manifest_id: &str, upd
 
 /// The labels of a manifest, oldest first.
 pub fn of_manifest(conn: &Connection, manifest_id: &str) -> rusqlite::Result<Vec<LabelRow>> {
-    let mut st = conn.prepare_cached(&format!("SELECT {COLS} FROM labels WHERE manifest_id = ?1 ORDER BY created_at, id"))?;
+    let mut st = conn.prepare_cached(&format!(
+        "SELECT {COLS} FROM labels WHERE manifest_id = ?1 ORDER BY created_at, id"
+    ))?;
     let rows = st.query_map([manifest_id], from_row)?;
     rows.collect()
 }
@@ -251,10 +291,15 @@ fn words_indexed_up_to(conn: &Connection) -> rusqlite::Result<i64> {
 /// labels it indexed (0: up to date).
 pub fn catch_up_words(conn: &Connection, max: usize) -> rusqlite::Result<usize> {
     let from = words_indexed_up_to(conn)?;
-    let mut st = conn.prepare_cached("SELECT rowid, id, search_text FROM labels WHERE rowid > ?1 ORDER BY rowid LIMIT ?2")?;
+    let mut st =
+        conn.prepare_cached("SELECT rowid, id, search_text FROM labels WHERE rowid > ?1 ORDER BY rowid LIMIT ?2")?;
     let limit = i64::try_from(max).unwrap_or(i64::MAX);
-    let rows: Vec<(i64, String, String)> = st.query_map(params![from, limit], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?.collect::<Result<_, _>>()?;
-    let Some(last) = rows.last().map(|r| r.0) else { return Ok(0) };
+    let rows: Vec<(i64, String, String)> = st
+        .query_map(params![from, limit], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+        .collect::<Result<_, _>>()?;
+    let Some(last) = rows.last().map(|r| r.0) else {
+        return Ok(0);
+    };
     for (_, id, text) in &rows {
         index_words(conn, id, text)?;
     }
@@ -313,8 +358,17 @@ mod tests {
     }
 
     fn found(conn: &Connection, s: &str) -> Vec<String> {
-        let f = LabelFilter { created_at_min: 0, created_at_max: i64::MAX, search: Some(s.into()), ..Default::default() };
-        list(conn, "sandbox", &f, 10, None).unwrap().into_iter().map(|r| r.id).collect()
+        let f = LabelFilter {
+            created_at_min: 0,
+            created_at_max: i64::MAX,
+            search: Some(s.into()),
+            ..Default::default()
+        };
+        list(conn, "sandbox", &f, 10, None)
+            .unwrap()
+            .into_iter()
+            .map(|r| r.id)
+            .collect()
     }
 
     #[test]
@@ -334,13 +388,19 @@ mod tests {
                 Ok(())
             })
             .unwrap();
-        store.write(|tx| catch_up_words(tx, usize::MAX).map_err(crate::db_error)).unwrap();
+        store
+            .write(|tx| catch_up_words(tx, usize::MAX).map_err(crate::db_error))
+            .unwrap();
         store
             .read(|c| {
                 assert_eq!(found(c, "222333"), vec!["label-1"], "the end of a tracking number");
                 assert_eq!(found(c, "JD000111"), vec!["label-2", "label-1"], "the start of one");
                 assert!(found(c, "0111222").is_empty(), "the middle of a word is not indexed");
-                assert_eq!(found(c, "ord-100"), vec!["label-2", "label-1"], "case-insensitive, newest first");
+                assert_eq!(
+                    found(c, "ord-100"),
+                    vec!["label-2", "label-1"],
+                    "case-insensitive, newest first"
+                );
                 assert_eq!(found(c, "jane doe"), vec!["label-1"], "a name with its space");
                 assert_eq!(found(c, "\"Quoted\""), vec!["label-2"], "quotes are text, not syntax");
                 assert_eq!(found(c, "M1"), vec!["label-1"], "two characters: still found");
@@ -350,7 +410,9 @@ mod tests {
             .unwrap();
         // An async label gets its tracking numbers when it completes: search follows, whether the
         // index had caught up with it (label-3) or not (label-5).
-        store.write(|tx| complete(tx, "label-3", "created", "{}", "JD999 ORD-7", 4).map_err(crate::db_error)).unwrap();
+        store
+            .write(|tx| complete(tx, "label-3", "created", "{}", "JD999 ORD-7", 4).map_err(crate::db_error))
+            .unwrap();
         store
             .write(|tx| {
                 conn_insert(tx, &row(5, ""));

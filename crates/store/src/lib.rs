@@ -45,12 +45,17 @@ impl Checkpointer {
         let thread = std::thread::Builder::new()
             .name("packdesk-checkpoint".into())
             .spawn(move || {
-                while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = stopped.recv_timeout(std::time::Duration::from_millis(200)) {
+                while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) =
+                    stopped.recv_timeout(std::time::Duration::from_millis(200))
+                {
                     let _ = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()));
                 }
             })
             .ok()?;
-        Some(Checkpointer { stop, thread: Some(thread) })
+        Some(Checkpointer {
+            stop,
+            thread: Some(thread),
+        })
     }
 }
 
@@ -150,7 +155,10 @@ impl Store {
     /// Like `write`, for records whose loss in a power cut costs nothing but a repeat (webhook
     /// attempts: a delivery is at least once anyway): it does not wait for the disk (the next
     /// durable commit's sync covers it), so such records never slow a label.
-    pub fn write_relaxed<T, E: From<ServiceError>>(&self, f: impl FnOnce(&Transaction) -> Result<T, E>) -> Result<T, E> {
+    pub fn write_relaxed<T, E: From<ServiceError>>(
+        &self,
+        f: impl FnOnce(&Transaction) -> Result<T, E>,
+    ) -> Result<T, E> {
         self.commit(f).map(|(out, _)| out)
     }
 
@@ -158,7 +166,9 @@ impl Store {
     /// commit number.
     fn commit<T, E: From<ServiceError>>(&self, f: impl FnOnce(&Transaction) -> Result<T, E>) -> Result<(T, u64), E> {
         let mut conn = self.writer.lock().unwrap_or_else(|p| p.into_inner());
-        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(db_error)?;
+        let tx = conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(db_error)?;
         let out = f(&tx)?;
         tx.commit().map_err(db_error)?;
         // Numbered while the writer is held, so commit numbers follow the WAL's order.
@@ -188,13 +198,17 @@ impl Store {
 /// A value of the `meta` table (store-wide settings and secrets such as the file link key).
 pub fn meta_get(conn: &Connection, key: &str) -> rusqlite::Result<Option<String>> {
     use rusqlite::OptionalExtension;
-    conn.prepare_cached("SELECT value FROM meta WHERE key = ?1")?.query_row([key], |r| r.get(0)).optional()
+    conn.prepare_cached("SELECT value FROM meta WHERE key = ?1")?
+        .query_row([key], |r| r.get(0))
+        .optional()
 }
 
 /// Sets `key` unless it is set already; answers the value in force.
 pub fn meta_init(conn: &Connection, key: &str, value: &str) -> rusqlite::Result<String> {
-    conn.prepare_cached("INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO NOTHING")?.execute([key, value])?;
-    conn.prepare_cached("SELECT value FROM meta WHERE key = ?1")?.query_row([key], |r| r.get(0))
+    conn.prepare_cached("INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO NOTHING")?
+        .execute([key, value])?;
+    conn.prepare_cached("SELECT value FROM meta WHERE key = ?1")?
+        .query_row([key], |r| r.get(0))
 }
 
 /// Group commit. Commits go to the WAL without a sync (writer at `synchronous=NORMAL`), one after
@@ -217,7 +231,11 @@ struct SyncState {
 
 impl Durability {
     fn new(wal: PathBuf) -> Durability {
-        Durability { wal, state: Mutex::new(SyncState::default()), synced_cv: std::sync::Condvar::new() }
+        Durability {
+            wal,
+            state: Mutex::new(SyncState::default()),
+            synced_cv: std::sync::Condvar::new(),
+        }
     }
 
     /// Counts a commit just made; answers its number.
@@ -241,7 +259,10 @@ impl Durability {
             st.syncing = true;
             let upto = st.committed;
             drop(st);
-            let synced = std::fs::OpenOptions::new().write(true).open(&self.wal).and_then(|f| f.sync_data());
+            let synced = std::fs::OpenOptions::new()
+                .write(true)
+                .open(&self.wal)
+                .and_then(|f| f.sync_data());
             st = self.state.lock().unwrap_or_else(|p| p.into_inner());
             st.syncing = false;
             self.synced_cv.notify_all();
@@ -288,7 +309,9 @@ mod disk_full_tests {
     fn a_full_disk_is_a_retryable_error_in_plain_words_and_the_transaction_is_rolled_back() {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(&dir.path().join("db.sqlite3")).unwrap();
-        store.write(|tx| tx.execute_batch("CREATE TABLE t (x BLOB)").map_err(db_error)).unwrap();
+        store
+            .write(|tx| tx.execute_batch("CREATE TABLE t (x BLOB)").map_err(db_error))
+            .unwrap();
         // SQLite answers SQLITE_FULL when the file may not grow: the same code as a full disk.
         {
             let c = store.writer.lock().unwrap();
@@ -297,13 +320,25 @@ mod disk_full_tests {
         }
         let e = store
             .write(|tx| {
-                tx.execute("INSERT INTO t VALUES (zeroblob(1000))", []).map_err(db_error)?;
-                tx.execute("INSERT INTO t VALUES (zeroblob(10000000))", []).map_err(db_error)
+                tx.execute("INSERT INTO t VALUES (zeroblob(1000))", [])
+                    .map_err(db_error)?;
+                tx.execute("INSERT INTO t VALUES (zeroblob(10000000))", [])
+                    .map_err(db_error)
             })
             .unwrap_err();
         assert_eq!(e.code, ErrorCode::InternalRetry, "{e}");
-        assert!(e.details[0].info.contains("disk") && e.details[0].info.contains("full") && !e.details[0].info.contains("SQL"), "{e}");
-        let n: i64 = store.read(|c| c.query_row("SELECT COUNT(*) FROM t", [], |r| r.get(0)).map_err(db_error)).unwrap();
+        assert!(
+            e.details[0].info.contains("disk")
+                && e.details[0].info.contains("full")
+                && !e.details[0].info.contains("SQL"),
+            "{e}"
+        );
+        let n: i64 = store
+            .read(|c| {
+                c.query_row("SELECT COUNT(*) FROM t", [], |r| r.get(0))
+                    .map_err(db_error)
+            })
+            .unwrap();
         assert_eq!(n, 0, "nothing of the transaction was written");
     }
 }
@@ -316,13 +351,20 @@ mod group_commit_tests {
     fn concurrent_writers_share_syncs_and_every_write_returns_only_once_synced() {
         let dir = tempfile::tempdir().unwrap();
         let store = std::sync::Arc::new(Store::open(&dir.path().join("db.sqlite3")).unwrap());
-        store.write(|tx| tx.execute_batch("CREATE TABLE t (x INTEGER)").map_err(db_error)).unwrap();
+        store
+            .write(|tx| tx.execute_batch("CREATE TABLE t (x INTEGER)").map_err(db_error))
+            .unwrap();
         let threads: Vec<_> = (0..8)
             .map(|i| {
                 let store = store.clone();
                 std::thread::spawn(move || {
                     for j in 0..100 {
-                        store.write(|tx| tx.execute("INSERT INTO t VALUES (?1)", [i * 1000 + j]).map_err(db_error)).unwrap();
+                        store
+                            .write(|tx| {
+                                tx.execute("INSERT INTO t VALUES (?1)", [i * 1000 + j])
+                                    .map_err(db_error)
+                            })
+                            .unwrap();
                         // Once write returned, its commit is covered by a finished sync.
                         let st = store.durability.state.lock().unwrap();
                         assert!(st.synced >= 1 && st.synced <= st.committed);
@@ -331,7 +373,12 @@ mod group_commit_tests {
             })
             .collect();
         threads.into_iter().for_each(|t| t.join().unwrap());
-        let n: i64 = store.read(|c| c.query_row("SELECT COUNT(*) FROM t", [], |r| r.get(0)).map_err(db_error)).unwrap();
+        let n: i64 = store
+            .read(|c| {
+                c.query_row("SELECT COUNT(*) FROM t", [], |r| r.get(0))
+                    .map_err(db_error)
+            })
+            .unwrap();
         assert_eq!(n, 800);
         let st = store.durability.state.lock().unwrap();
         assert_eq!(st.synced, st.committed, "the last writer waited for the last sync");

@@ -236,7 +236,9 @@ pub const LATEST: usize = MIGRATIONS.len();
 
 /// The schema version of an open database (0: new).
 pub fn version(conn: &Connection) -> rusqlite::Result<usize> {
-    Ok(conn.pragma_query_value(None, "user_version", |r| r.get::<_, i64>(0))?.max(0) as usize)
+    Ok(conn
+        .pragma_query_value(None, "user_version", |r| r.get::<_, i64>(0))?
+        .max(0) as usize)
 }
 
 pub fn migrate(conn: &mut Connection) -> rusqlite::Result<()> {

@@ -11,7 +11,10 @@ pub struct Cursor {
 
 /// Opaque to clients: hex of "created_at:id".
 pub fn encode(c: &Cursor) -> String {
-    format!("{}:{}", c.created_at, c.id).bytes().map(|b| format!("{b:02x}")).collect()
+    format!("{}:{}", c.created_at, c.id)
+        .bytes()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 pub fn decode(token: &str) -> Result<Cursor, ServiceError> {
@@ -25,7 +28,10 @@ pub fn decode(token: &str) -> Result<Cursor, ServiceError> {
         .collect();
     let text = String::from_utf8(bytes.ok_or_else(bad)?).map_err(|_| bad())?;
     let (t, id) = text.split_once(':').ok_or_else(bad)?;
-    Ok(Cursor { created_at: t.parse().map_err(|_| bad())?, id: id.to_string() })
+    Ok(Cursor {
+        created_at: t.parse().map_err(|_| bad())?,
+        id: id.to_string(),
+    })
 }
 
 /// A page of rows plus the token of the next page (None on the last page).
@@ -39,8 +45,15 @@ pub struct Page<T> {
 pub fn page<T>(mut rows: Vec<T>, limit: usize, cursor_of: impl Fn(&T) -> Cursor) -> Page<T> {
     let more = rows.len() > limit;
     rows.truncate(limit);
-    let next_token = if more { rows.last().map(|r| encode(&cursor_of(r))) } else { None };
-    Page { items: rows, next_token }
+    let next_token = if more {
+        rows.last().map(|r| encode(&cursor_of(r)))
+    } else {
+        None
+    };
+    Page {
+        items: rows,
+        next_token,
+    }
 }
 
 #[cfg(test)]
@@ -49,7 +62,10 @@ mod tests {
 
     #[test]
     fn tokens_round_trip_and_garbage_is_refused() {
-        let c = Cursor { created_at: 1_763_000_000_000_000, id: "0b5e...".into() };
+        let c = Cursor {
+            created_at: 1_763_000_000_000_000,
+            id: "0b5e...".into(),
+        };
         assert_eq!(decode(&encode(&c)).unwrap(), c);
         assert!(decode("zz").is_err());
         assert!(decode("abc").is_err());

@@ -47,7 +47,9 @@ pub fn put_printer(conn: &Connection, p: &PrinterRow) -> rusqlite::Result<()> {
 }
 
 pub fn printer(conn: &Connection, id: &str) -> rusqlite::Result<Option<PrinterRow>> {
-    conn.prepare_cached(&format!("SELECT {PRINTER_COLS} FROM printers WHERE id = ?1"))?.query_row([id], printer_row).optional()
+    conn.prepare_cached(&format!("SELECT {PRINTER_COLS} FROM printers WHERE id = ?1"))?
+        .query_row([id], printer_row)
+        .optional()
 }
 
 pub fn printers(conn: &Connection) -> rusqlite::Result<Vec<PrinterRow>> {
@@ -58,7 +60,10 @@ pub fn printers(conn: &Connection) -> rusqlite::Result<Vec<PrinterRow>> {
 
 /// Deletes a printer (its profiles go with it). False if there was none.
 pub fn delete_printer(conn: &Connection, id: &str) -> rusqlite::Result<bool> {
-    Ok(conn.prepare_cached("DELETE FROM printers WHERE id = ?1")?.execute([id])? == 1)
+    Ok(conn
+        .prepare_cached("DELETE FROM printers WHERE id = ?1")?
+        .execute([id])?
+        == 1)
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -72,7 +77,14 @@ pub struct ProfileRow {
 }
 
 fn profile_row(r: &Row) -> rusqlite::Result<ProfileRow> {
-    Ok(ProfileRow { document_type: r.get(0)?, printer_id: r.get(1)?, stock: r.get(2)?, copies: r.get(3)?, auto_print: r.get(4)?, updated_at: r.get(5)? })
+    Ok(ProfileRow {
+        document_type: r.get(0)?,
+        printer_id: r.get(1)?,
+        stock: r.get(2)?,
+        copies: r.get(3)?,
+        auto_print: r.get(4)?,
+        updated_at: r.get(5)?,
+    })
 }
 
 pub fn put_profile(conn: &Connection, p: &ProfileRow) -> rusqlite::Result<()> {
@@ -98,7 +110,10 @@ pub fn profiles(conn: &Connection) -> rusqlite::Result<Vec<ProfileRow>> {
 }
 
 pub fn delete_profile(conn: &Connection, document_type: &str) -> rusqlite::Result<bool> {
-    Ok(conn.prepare_cached("DELETE FROM print_profiles WHERE document_type = ?1")?.execute([document_type])? == 1)
+    Ok(conn
+        .prepare_cached("DELETE FROM print_profiles WHERE document_type = ?1")?
+        .execute([document_type])?
+        == 1)
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -165,19 +180,28 @@ pub fn put_job(conn: &Connection, j: &PrintJobRow) -> rusqlite::Result<()> {
 }
 
 pub fn job(conn: &Connection, id: &str) -> rusqlite::Result<Option<PrintJobRow>> {
-    conn.prepare_cached(&format!("SELECT {JOB_COLS} FROM print_jobs WHERE id = ?1"))?.query_row([id], job_row).optional()
+    conn.prepare_cached(&format!("SELECT {JOB_COLS} FROM print_jobs WHERE id = ?1"))?
+        .query_row([id], job_row)
+        .optional()
 }
 
 /// Jobs in `status`, oldest change first (the retrier's and a restart's work).
 pub fn jobs_in(conn: &Connection, status: &str, limit: usize) -> rusqlite::Result<Vec<PrintJobRow>> {
-    let mut st = conn.prepare_cached(&format!("SELECT {JOB_COLS} FROM print_jobs WHERE status = ?1 ORDER BY updated_at, id LIMIT ?2"))?;
+    let mut st = conn.prepare_cached(&format!(
+        "SELECT {JOB_COLS} FROM print_jobs WHERE status = ?1 ORDER BY updated_at, id LIMIT ?2"
+    ))?;
     let rows = st.query_map(params![status, limit as i64], job_row)?;
     rows.collect()
 }
 
 /// Failed jobs worth another try: fewer than `max_attempts` and last tried before `cutoff`, the
 /// longest waiting first (filtered here, so newer failures are never starved by old ones).
-pub fn retry_due(conn: &Connection, max_attempts: i64, cutoff: i64, limit: usize) -> rusqlite::Result<Vec<PrintJobRow>> {
+pub fn retry_due(
+    conn: &Connection,
+    max_attempts: i64,
+    cutoff: i64,
+    limit: usize,
+) -> rusqlite::Result<Vec<PrintJobRow>> {
     let mut st = conn.prepare_cached(&format!(
         "SELECT {JOB_COLS} FROM print_jobs WHERE status = 'failed' AND attempts < ?1 AND updated_at <= ?2
          ORDER BY updated_at, id LIMIT ?3"
@@ -195,13 +219,31 @@ pub struct JobFilter {
 }
 
 /// Newest first, `limit + 1` rows so the caller knows whether there is a next page.
-pub fn list_jobs(conn: &Connection, env: &str, f: &JobFilter, limit: usize, after: Option<&Cursor>) -> rusqlite::Result<Vec<PrintJobRow>> {
+pub fn list_jobs(
+    conn: &Connection,
+    env: &str,
+    f: &JobFilter,
+    limit: usize,
+    after: Option<&Cursor>,
+) -> rusqlite::Result<Vec<PrintJobRow>> {
     let (t, id) = after.map(|c| (c.created_at, c.id.as_str())).unwrap_or((i64::MAX, ""));
     let mut st = conn.prepare_cached(&format!(
         "SELECT {JOB_COLS} FROM print_jobs WHERE env = ?1 AND created_at >= ?2 AND created_at <= ?3
          AND (?4 IS NULL OR status = ?4) AND (?5 IS NULL OR owner_id = ?5)
          AND (created_at, id) < (?6, ?7) ORDER BY created_at DESC, id DESC LIMIT ?8"
     ))?;
-    let rows = st.query_map(params![env, f.created_at_min, f.created_at_max, f.status, f.owner_id, t, id, (limit + 1) as i64], job_row)?;
+    let rows = st.query_map(
+        params![
+            env,
+            f.created_at_min,
+            f.created_at_max,
+            f.status,
+            f.owner_id,
+            t,
+            id,
+            (limit + 1) as i64
+        ],
+        job_row,
+    )?;
     rows.collect()
 }

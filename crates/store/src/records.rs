@@ -51,8 +51,19 @@ fn from_row(r: &Row) -> rusqlite::Result<RecordRow> {
 }
 
 pub fn insert(conn: &Connection, kind: Kind, r: &RecordRow) -> rusqlite::Result<()> {
-    conn.prepare_cached(&format!("INSERT INTO {} ({COLS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)", kind.table()))?
-        .execute(params![r.id, r.env, r.shipper_account_id, r.status, r.record, r.created_at, r.updated_at])?;
+    conn.prepare_cached(&format!(
+        "INSERT INTO {} ({COLS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        kind.table()
+    ))?
+    .execute(params![
+        r.id,
+        r.env,
+        r.shipper_account_id,
+        r.status,
+        r.record,
+        r.created_at,
+        r.updated_at
+    ])?;
     Ok(())
 }
 
@@ -69,9 +80,12 @@ pub fn put(conn: &Connection, kind: Kind, r: &RecordRow) -> rusqlite::Result<()>
 }
 
 pub fn get(conn: &Connection, kind: Kind, env: &str, id: &str) -> rusqlite::Result<Option<RecordRow>> {
-    conn.prepare_cached(&format!("SELECT {COLS} FROM {} WHERE id = ?1 AND env = ?2", kind.table()))?
-        .query_row(params![id, env], from_row)
-        .optional()
+    conn.prepare_cached(&format!(
+        "SELECT {COLS} FROM {} WHERE id = ?1 AND env = ?2",
+        kind.table()
+    ))?
+    .query_row(params![id, env], from_row)
+    .optional()
 }
 
 /// Filters of the list routes of these records.
@@ -84,7 +98,14 @@ pub struct RecordFilter {
 }
 
 /// Newest first, `limit + 1` rows so the caller knows whether there is a next page.
-pub fn list(conn: &Connection, kind: Kind, env: &str, f: &RecordFilter, limit: usize, after: Option<&Cursor>) -> rusqlite::Result<Vec<RecordRow>> {
+pub fn list(
+    conn: &Connection,
+    kind: Kind,
+    env: &str,
+    f: &RecordFilter,
+    limit: usize,
+    after: Option<&Cursor>,
+) -> rusqlite::Result<Vec<RecordRow>> {
     let (t, id) = after.map(|c| (c.created_at, c.id.as_str())).unwrap_or((i64::MAX, ""));
     let mut st = conn.prepare_cached(&format!(
         "SELECT {COLS} FROM {} WHERE env = ?1 AND created_at >= ?2 AND created_at <= ?3
@@ -93,7 +114,16 @@ pub fn list(conn: &Connection, kind: Kind, env: &str, f: &RecordFilter, limit: u
         kind.table()
     ))?;
     let rows = st.query_map(
-        params![env, f.created_at_min, f.created_at_max, f.shipper_account_id, f.status, t, id, (limit + 1) as i64],
+        params![
+            env,
+            f.created_at_min,
+            f.created_at_max,
+            f.shipper_account_id,
+            f.status,
+            t,
+            id,
+            (limit + 1) as i64
+        ],
         from_row,
     )?;
     rows.collect()

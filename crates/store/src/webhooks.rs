@@ -13,7 +13,13 @@ pub struct WebhookSetting {
 
 pub fn setting(conn: &Connection, env: &str) -> rusqlite::Result<Option<WebhookSetting>> {
     conn.prepare_cached("SELECT url, enabled, updated_at FROM webhook_settings WHERE env = ?1")?
-        .query_row([env], |r| Ok(WebhookSetting { url: r.get(0)?, enabled: r.get(1)?, updated_at: r.get(2)? }))
+        .query_row([env], |r| {
+            Ok(WebhookSetting {
+                url: r.get(0)?,
+                enabled: r.get(1)?,
+                updated_at: r.get(2)?,
+            })
+        })
         .optional()
 }
 
@@ -46,7 +52,8 @@ pub struct DeliveryRow {
     pub updated_at: i64,
 }
 
-const COLS: &str = "id, env, event, record_id, url, body, status, attempts, round_failures, next_attempt_at, created_at, updated_at";
+const COLS: &str =
+    "id, env, event, record_id, url, body, status, attempts, round_failures, next_attempt_at, created_at, updated_at";
 
 fn from_row(r: &Row) -> rusqlite::Result<DeliveryRow> {
     Ok(DeliveryRow {
@@ -66,18 +73,32 @@ fn from_row(r: &Row) -> rusqlite::Result<DeliveryRow> {
 }
 
 pub fn insert_delivery(conn: &Connection, d: &DeliveryRow) -> rusqlite::Result<()> {
-    conn.prepare_cached(&format!("INSERT INTO webhook_deliveries ({COLS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"))?
-        .execute(params![
-            d.id, d.env, d.event, d.record_id, d.url, d.body, d.status, d.attempts, d.round_failures, d.next_attempt_at,
-            d.created_at, d.updated_at
-        ])?;
+    conn.prepare_cached(&format!(
+        "INSERT INTO webhook_deliveries ({COLS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"
+    ))?
+    .execute(params![
+        d.id,
+        d.env,
+        d.event,
+        d.record_id,
+        d.url,
+        d.body,
+        d.status,
+        d.attempts,
+        d.round_failures,
+        d.next_attempt_at,
+        d.created_at,
+        d.updated_at
+    ])?;
     Ok(())
 }
 
 pub fn get_delivery(conn: &Connection, env: &str, id: &str) -> rusqlite::Result<Option<DeliveryRow>> {
-    conn.prepare_cached(&format!("SELECT {COLS} FROM webhook_deliveries WHERE id = ?1 AND env = ?2"))?
-        .query_row(params![id, env], from_row)
-        .optional()
+    conn.prepare_cached(&format!(
+        "SELECT {COLS} FROM webhook_deliveries WHERE id = ?1 AND env = ?2"
+    ))?
+    .query_row(params![id, env], from_row)
+    .optional()
 }
 
 /// Pending deliveries due at `now`, earliest first.
@@ -92,7 +113,11 @@ pub fn due(conn: &Connection, now: i64, limit: usize) -> rusqlite::Result<Vec<De
 
 /// When the next pending delivery falls due, if any.
 pub fn next_due_at(conn: &Connection) -> rusqlite::Result<Option<i64>> {
-    conn.query_row("SELECT MIN(next_attempt_at) FROM webhook_deliveries WHERE status = 'pending'", [], |r| r.get(0))
+    conn.query_row(
+        "SELECT MIN(next_attempt_at) FROM webhook_deliveries WHERE status = 'pending'",
+        [],
+        |r| r.get(0),
+    )
 }
 
 /// The new state of a delivery after an attempt (or a manual resend).
@@ -101,7 +126,15 @@ pub fn update_delivery(conn: &Connection, d: &DeliveryRow) -> rusqlite::Result<(
         "UPDATE webhook_deliveries SET url = ?2, status = ?3, attempts = ?4, round_failures = ?5, next_attempt_at = ?6,
          updated_at = ?7 WHERE id = ?1",
     )?
-    .execute(params![d.id, d.url, d.status, d.attempts, d.round_failures, d.next_attempt_at, d.updated_at])?;
+    .execute(params![
+        d.id,
+        d.url,
+        d.status,
+        d.attempts,
+        d.round_failures,
+        d.next_attempt_at,
+        d.updated_at
+    ])?;
     Ok(())
 }
 
@@ -122,7 +155,15 @@ pub fn insert_attempt(conn: &Connection, a: &AttemptRow) -> rusqlite::Result<()>
         "INSERT INTO webhook_attempts (delivery_id, attempt, at, url, status_code, error, duration_us)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
     )?
-    .execute(params![a.delivery_id, a.attempt, a.at, a.url, a.status_code, a.error, a.duration_us])?;
+    .execute(params![
+        a.delivery_id,
+        a.attempt,
+        a.at,
+        a.url,
+        a.status_code,
+        a.error,
+        a.duration_us
+    ])?;
     Ok(())
 }
 
@@ -155,7 +196,13 @@ pub struct DeliveryFilter {
 }
 
 /// Newest first, `limit + 1` rows so the caller knows whether there is a next page.
-pub fn list(conn: &Connection, env: &str, f: &DeliveryFilter, limit: usize, after: Option<&Cursor>) -> rusqlite::Result<Vec<DeliveryRow>> {
+pub fn list(
+    conn: &Connection,
+    env: &str,
+    f: &DeliveryFilter,
+    limit: usize,
+    after: Option<&Cursor>,
+) -> rusqlite::Result<Vec<DeliveryRow>> {
     let (t, id) = after.map(|c| (c.created_at, c.id.as_str())).unwrap_or((i64::MAX, ""));
     let mut st = conn.prepare_cached(&format!(
         "SELECT {COLS} FROM webhook_deliveries WHERE env = ?1 AND created_at >= ?2 AND created_at <= ?3
@@ -163,7 +210,17 @@ pub fn list(conn: &Connection, env: &str, f: &DeliveryFilter, limit: usize, afte
          AND (created_at, id) < (?7, ?8) ORDER BY created_at DESC, id DESC LIMIT ?9"
     ))?;
     let rows = st.query_map(
-        params![env, f.created_at_min, f.created_at_max, f.status, f.event, f.record_id, t, id, (limit + 1) as i64],
+        params![
+            env,
+            f.created_at_min,
+            f.created_at_max,
+            f.status,
+            f.event,
+            f.record_id,
+            t,
+            id,
+            (limit + 1) as i64
+        ],
         from_row,
     )?;
     rows.collect()

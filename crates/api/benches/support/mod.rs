@@ -17,7 +17,10 @@ impl Conn {
     pub fn open(addr: &str) -> Conn {
         let s = TcpStream::connect(addr).unwrap();
         s.set_nodelay(true).unwrap();
-        Conn { reader: BufReader::new(s.try_clone().unwrap()), writer: s }
+        Conn {
+            reader: BufReader::new(s.try_clone().unwrap()),
+            writer: s,
+        }
     }
 
     pub fn request(&mut self, method: &str, path: &str, key: &str, body: &str) -> (u16, String) {
@@ -71,10 +74,22 @@ impl Server {
             }
         };
         std::thread::spawn(move || for _ in lines {});
-        let keys = Command::new(env!("CARGO_BIN_EXE_packdesk-server")).args(["keys", "--data-dir", dir.to_str().unwrap()]).output().unwrap();
+        let keys = Command::new(env!("CARGO_BIN_EXE_packdesk-server"))
+            .args(["keys", "--data-dir", dir.to_str().unwrap()])
+            .output()
+            .unwrap();
         let keys = String::from_utf8(keys.stdout).unwrap();
-        let sandbox_key = keys.lines().find_map(|l| l.strip_prefix("sandbox ")).unwrap().to_string();
-        Server { child, dir, addr, sandbox_key }
+        let sandbox_key = keys
+            .lines()
+            .find_map(|l| l.strip_prefix("sandbox "))
+            .unwrap()
+            .to_string();
+        Server {
+            child,
+            dir,
+            addr,
+            sandbox_key,
+        }
     }
 
     /// A Yodel sandbox account; answers its id.

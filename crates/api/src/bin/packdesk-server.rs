@@ -33,27 +33,46 @@ struct Args {
 }
 
 fn parse_args() -> Result<Args, String> {
-    let mut args = Args { keys: false, ui_dir: None, webhook: None, data_dir: packdesk_api::paths::default_data_dir(), listen: DEFAULT_LISTEN.into(), file_link_days: None };
+    let mut args = Args {
+        keys: false,
+        ui_dir: None,
+        webhook: None,
+        data_dir: packdesk_api::paths::default_data_dir(),
+        listen: DEFAULT_LISTEN.into(),
+        file_link_days: None,
+    };
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
         match a.as_str() {
             "keys" => args.keys = true,
             "webhook" => {
-                let env = it.next().filter(|e| e == "live" || e == "sandbox").ok_or("webhook needs an environment: live or sandbox")?;
+                let env = it
+                    .next()
+                    .filter(|e| e == "live" || e == "sandbox")
+                    .ok_or("webhook needs an environment: live or sandbox")?;
                 args.webhook = Some((env, None, None));
             }
             "--url" => {
                 let url = it.next().ok_or("--url needs a URL")?;
-                args.webhook.as_mut().ok_or("--url goes after `webhook live|sandbox`")?.1 = Some(url);
+                args.webhook
+                    .as_mut()
+                    .ok_or("--url goes after `webhook live|sandbox`")?
+                    .1 = Some(url);
             }
             "--on" | "--off" => {
-                args.webhook.as_mut().ok_or("--on/--off go after `webhook live|sandbox`")?.2 = Some(a == "--on");
+                args.webhook
+                    .as_mut()
+                    .ok_or("--on/--off go after `webhook live|sandbox`")?
+                    .2 = Some(a == "--on");
             }
             "--data-dir" => args.data_dir = PathBuf::from(it.next().ok_or("--data-dir needs a folder")?),
             "--ui-dir" => args.ui_dir = Some(PathBuf::from(it.next().ok_or("--ui-dir needs a folder (ui/dist)")?)),
             "--listen" => args.listen = it.next().ok_or("--listen needs an address like 127.0.0.1:4780")?,
             "--file-link-days" => {
-                let days = it.next().and_then(|d| d.parse::<i64>().ok()).filter(|d| (1..=3650).contains(d));
+                let days = it
+                    .next()
+                    .and_then(|d| d.parse::<i64>().ok())
+                    .filter(|d| (1..=3650).contains(d));
                 args.file_link_days = Some(days.ok_or("--file-link-days needs a number of days, 1..3650")?);
             }
             "-h" | "--help" => return Err(String::new()),
@@ -90,7 +109,13 @@ fn main() {
                 }
             }
             Err(e) => {
-                eprintln!("packdesk-server: {}", e.details.first().map(|d| d.info.as_str()).unwrap_or("cannot read the keys"));
+                eprintln!(
+                    "packdesk-server: {}",
+                    e.details
+                        .first()
+                        .map(|d| d.info.as_str())
+                        .unwrap_or("cannot read the keys")
+                );
                 std::process::exit(1);
             }
         }
@@ -113,7 +138,11 @@ fn main() {
             Ok(v) => println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default()),
             Err(e) => {
                 for d in &e.details {
-                    eprintln!("packdesk-server: {}: {}", if d.path.is_empty() { "webhook" } else { &d.path }, d.info);
+                    eprintln!(
+                        "packdesk-server: {}: {}",
+                        if d.path.is_empty() { "webhook" } else { &d.path },
+                        d.info
+                    );
                 }
                 std::process::exit(1);
             }
@@ -123,11 +152,17 @@ fn main() {
     let addr: SocketAddr = match args.listen.parse() {
         Ok(a) => a,
         Err(_) => {
-            eprintln!("packdesk-server: --listen `{}` is not an address like 127.0.0.1:4780", args.listen);
+            eprintln!(
+                "packdesk-server: --listen `{}` is not an address like 127.0.0.1:4780",
+                args.listen
+            );
             std::process::exit(2);
         }
     };
-    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("tokio runtime");
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("tokio runtime");
     rt.block_on(async move {
         let listener = match tokio::net::TcpListener::bind(addr).await {
             Ok(l) => l,
@@ -141,7 +176,13 @@ fn main() {
         let opened = match Service::open(&args.data_dir, &base_url, Arc::new(SystemClock)) {
             Ok(o) => o,
             Err(e) => {
-                eprintln!("packdesk-server: {}", e.details.first().map(|d| d.info.clone()).unwrap_or_else(|| e.to_string()));
+                eprintln!(
+                    "packdesk-server: {}",
+                    e.details
+                        .first()
+                        .map(|d| d.info.clone())
+                        .unwrap_or_else(|| e.to_string())
+                );
                 std::process::exit(1);
             }
         };

@@ -39,11 +39,17 @@ fn start(data_dir: &Path) -> (Child, String) {
 }
 
 pub fn keys(data_dir: &Path) -> (String, String) {
-    let out = Command::new(BIN).args(["keys", "--data-dir", data_dir.to_str().unwrap()]).output().unwrap();
+    let out = Command::new(BIN)
+        .args(["keys", "--data-dir", data_dir.to_str().unwrap()])
+        .output()
+        .unwrap();
     assert!(out.status.success(), "keys: {}", String::from_utf8_lossy(&out.stderr));
     let text = String::from_utf8(out.stdout).unwrap();
     let find = |env: &str| {
-        text.lines().find_map(|l| l.strip_prefix(&format!("{env} "))).unwrap_or_else(|| panic!("no {env} key in {text}")).to_string()
+        text.lines()
+            .find_map(|l| l.strip_prefix(&format!("{env} ")))
+            .unwrap_or_else(|| panic!("no {env} key in {text}"))
+            .to_string()
     };
     (find("live"), find("sandbox"))
 }
@@ -54,7 +60,14 @@ impl Server {
         let data_dir = tmp.path().join("data");
         let (child, base) = start(&data_dir);
         let (live, sandbox) = keys(&data_dir);
-        Server { child, base, live, sandbox, data_dir, _tmp: Some(tmp) }
+        Server {
+            child,
+            base,
+            live,
+            sandbox,
+            data_dir,
+            _tmp: Some(tmp),
+        }
     }
 
     /// Kills the process (SIGKILL: no chance to tidy up) and starts it again on the same data.
@@ -82,33 +95,56 @@ impl Server {
 
     pub fn call(&self, method: &str, path: &str, key: &str, body: Option<&Value>) -> (u16, Value) {
         let client = reqwest::blocking::Client::new();
-        let mut req = client.request(method.parse().unwrap(), self.url(path)).header("service-api-key", key);
+        let mut req = client
+            .request(method.parse().unwrap(), self.url(path))
+            .header("service-api-key", key);
         if let Some(b) = body {
             req = req.header("content-type", "application/json").body(b.to_string());
         }
         let resp = req.send().expect("request");
         let status = resp.status().as_u16();
         let text = resp.text().unwrap();
-        (status, serde_json::from_str(&text).unwrap_or_else(|_| panic!("not JSON: {text}")))
+        (
+            status,
+            serde_json::from_str(&text).unwrap_or_else(|_| panic!("not JSON: {text}")),
+        )
     }
 
     pub fn sandbox_ok(&self, method: &str, path: &str, body: Option<&Value>) -> Value {
         let (status, v) = self.call(method, path, &self.sandbox, body);
-        assert_eq!((status, &v["meta"]), (200, &json!({"code": 200})), "{method} {path}: {v}");
+        assert_eq!(
+            (status, &v["meta"]),
+            (200, &json!({"code": 200})),
+            "{method} {path}: {v}"
+        );
         v["data"].clone()
     }
 
     /// The desk's machine-wide setup (printers, print profiles) changes with the live key only.
     pub fn live_ok(&self, method: &str, path: &str, body: Option<&Value>) -> Value {
         let (status, v) = self.call(method, path, &self.live, body);
-        assert_eq!((status, &v["meta"]), (200, &json!({"code": 200})), "{method} {path}: {v}");
+        assert_eq!(
+            (status, &v["meta"]),
+            (200, &json!({"code": 200})),
+            "{method} {path}: {v}"
+        );
         v["data"].clone()
     }
 
     pub fn download(&self, url: &str, key: &str) -> (String, Vec<u8>) {
-        let resp = reqwest::blocking::Client::new().get(url).header("service-api-key", key).send().unwrap();
+        let resp = reqwest::blocking::Client::new()
+            .get(url)
+            .header("service-api-key", key)
+            .send()
+            .unwrap();
         assert_eq!(resp.status().as_u16(), 200, "download {url}");
-        let ct = resp.headers().get("content-type").unwrap().to_str().unwrap().to_string();
+        let ct = resp
+            .headers()
+            .get("content-type")
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .to_string();
         (ct, resp.bytes().unwrap().to_vec())
     }
 }
@@ -127,11 +163,16 @@ pub fn address(name: &str, country: &str, postal: &str) -> Value {
 /// A Yodel sandbox account.
 pub fn yodel_account(s: &Server) -> String {
     let body = json!({"slug": "yodel", "description": "Yodel desk", "credentials": {"identity": "i", "password": "p", "account_number": "1"}, "timezone": "Europe/London"});
-    s.sandbox_ok("POST", "/v3/shipper-accounts", Some(&body))["id"].as_str().unwrap().to_string()
+    s.sandbox_ok("POST", "/v3/shipper-accounts", Some(&body))["id"]
+        .as_str()
+        .unwrap()
+        .to_string()
 }
 
 pub fn yodel_label(account: &str, parcels: usize) -> Value {
-    let parcels: Vec<Value> = (0..parcels).map(|i| json!({"weight": {"value": 1.0 + i as f64, "unit": "kg"}})).collect();
+    let parcels: Vec<Value> = (0..parcels)
+        .map(|i| json!({"weight": {"value": 1.0 + i as f64, "unit": "kg"}}))
+        .collect();
     json!({
         "service_type": "yodel_std",
         "shipper_account": {"id": account},

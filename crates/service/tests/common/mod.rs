@@ -18,7 +18,9 @@ pub struct Harness {
 
 pub fn harness() -> Harness {
     let dir = tempfile::tempdir().unwrap();
-    let service = Service::open(dir.path(), "http://127.0.0.1:9", Arc::new(SystemClock)).unwrap().service;
+    let service = Service::open(dir.path(), "http://127.0.0.1:9", Arc::new(SystemClock))
+        .unwrap()
+        .service;
     Harness { service, dir }
 }
 
@@ -33,7 +35,9 @@ pub fn credentials(c: &Carrier) -> Value {
 
 pub fn create_account(s: &Service, env: Env, c: &Carrier, settings: Value) -> String {
     let body = json!({"slug": c.slug, "description": format!("{} desk", c.name), "credentials": credentials(c), "settings": settings});
-    let v = s.create_account(env, body.to_string().as_bytes()).unwrap_or_else(|e| panic!("{}: {e}", c.slug));
+    let v = s
+        .create_account(env, body.to_string().as_bytes())
+        .unwrap_or_else(|e| panic!("{}: {e}", c.slug));
     v["id"].as_str().unwrap().to_string()
 }
 
@@ -50,7 +54,11 @@ pub fn route(c: &Carrier, s: &ServiceTypeDef) -> (String, String) {
     let to = match s.scope.as_str() {
         "international" => candidates.iter().find(|t| **t != from).cloned().unwrap(),
         "domestic" => from.clone(),
-        _ => candidates.iter().find(|t| **t == from).cloned().unwrap_or_else(|| candidates[0].clone()),
+        _ => candidates
+            .iter()
+            .find(|t| **t == from)
+            .cloned()
+            .unwrap_or_else(|| candidates[0].clone()),
     };
     (from, to)
 }
@@ -84,9 +92,15 @@ pub fn option_of(variant: &str) -> Value {
 }
 
 /// A service whose time moves only when the test says (schedules), shared for background threads.
-pub fn manual_service() -> (Arc<Service>, Arc<packdesk_service::clock::ManualClock>, tempfile::TempDir) {
+pub fn manual_service() -> (
+    Arc<Service>,
+    Arc<packdesk_service::clock::ManualClock>,
+    tempfile::TempDir,
+) {
     let dir = tempfile::tempdir().unwrap();
     let clock = Arc::new(packdesk_service::clock::ManualClock::new(chrono::Utc::now()));
-    let service = Service::open(dir.path(), "http://127.0.0.1:9", clock.clone()).unwrap().service;
+    let service = Service::open(dir.path(), "http://127.0.0.1:9", clock.clone())
+        .unwrap()
+        .service;
     (Arc::new(service), clock, dir)
 }

@@ -45,7 +45,12 @@ impl Receiver {
 
     /// The bodies received, parsed (kept raw until asked, so the receiver stays cheap).
     pub fn bodies(&self) -> Vec<serde_json::Value> {
-        self.bodies.lock().unwrap().iter().map(|b| serde_json::from_slice(b).unwrap_or(serde_json::Value::Null)).collect()
+        self.bodies
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|b| serde_json::from_slice(b).unwrap_or(serde_json::Value::Null))
+            .collect()
     }
 
     /// Waits (up to `secs`) until at least `n` POSTs arrived.
@@ -95,7 +100,11 @@ fn serve(conn: TcpStream, bodies: &Mutex<Vec<Vec<u8>>>, posts: &AtomicUsize, ans
         let code = answer(n);
         // A redirect points at another page of this receiver (a client that followed it would
         // come back here).
-        let location = if (300..400).contains(&code) { "location: /moved-here\r\n" } else { "" };
+        let location = if (300..400).contains(&code) {
+            "location: /moved-here\r\n"
+        } else {
+            ""
+        };
         let reply = format!("HTTP/1.1 {code} X\r\n{location}content-length: 2\r\n\r\nok");
         if writer.write_all(reply.as_bytes()).is_err() {
             return;
