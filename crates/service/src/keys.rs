@@ -40,7 +40,7 @@ fn hash(key: &str) -> [u8; 32] {
 
 /// A fresh key for `env` and the row that stores it (hash to authenticate, sealed to show).
 fn new_key(env: Env, vault: &Vault, now_us: i64) -> (String, keys::KeyRow) {
-    let hex: String = random_bytes::<24>().iter().map(|b| format!("{b:02x}")).collect();
+    let hex = crate::vault::to_hex(&random_bytes::<24>());
     let key = format!("pdk_{}_{hex}", env.as_str());
     let row = keys::KeyRow {
         env: env.as_str().into(),

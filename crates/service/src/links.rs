@@ -4,6 +4,7 @@
 //! random key kept in the store. It cannot be guessed, moved to another file or extended; it is
 //! checked in constant time. The same path with the key header keeps working.
 
+use crate::vault::{from_hex, to_hex};
 use hmac::{Hmac, Mac};
 use packdesk_model::ServiceError;
 use packdesk_store::{db_error, Store};
@@ -29,18 +30,11 @@ pub enum LinkRefused {
 impl FileLinks {
     /// Loads the store's link key, making it on first use (every process on the store shares it).
     pub fn load(store: &Store) -> Result<FileLinks, ServiceError> {
-        let fresh: String = crate::vault::random_bytes::<32>()
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect();
+        let fresh = to_hex(&crate::vault::random_bytes::<32>());
         let hex = store.write(|tx| packdesk_store::meta_init(tx, META_KEY, &fresh).map_err(db_error))?;
-        let key = (0..hex.len())
-            .step_by(2)
-            .filter_map(|i| hex.get(i..i + 2).and_then(|h| u8::from_str_radix(h, 16).ok()))
-            .collect::<Vec<u8>>();
-        if key.len() < 32 {
-            return Err(ServiceError::internal("the file link key in the store is damaged"));
-        }
+        let key = from_hex(&hex)
+            .filter(|k| k.len() >= 32)
+            .ok_or_else(|| ServiceError::internal("the file link key in the store is damaged"))?;
         Ok(FileLinks {
             key,
             ttl_secs: AtomicI64::new(DEFAULT_TTL_SECS),
@@ -64,23 +58,14 @@ impl FileLinks {
     /// The query of a link to `file_id` made at `now_secs`: `expires=...&signature=...`.
     pub fn query(&self, file_id: &str, now_secs: i64) -> String {
         let expires = now_secs + self.ttl_secs.load(Ordering::Relaxed);
-        let sig: String = self
-            .mac(file_id, expires)
-            .finalize()
-            .into_bytes()
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect();
+        let sig = to_hex(&self.mac(file_id, expires).finalize().into_bytes());
         format!("expires={expires}&signature={sig}")
     }
 
     /// Checks a link's expiry and signature (constant time).
     pub fn check(&self, file_id: &str, expires: i64, signature: &str, now_secs: i64) -> Result<(), LinkRefused> {
-        let sig: Option<Vec<u8>> = (0..signature.len())
-            .step_by(2)
-            .map(|i| signature.get(i..i + 2).and_then(|h| u8::from_str_radix(h, 16).ok()))
-            .collect();
-        let ok = sig.is_some_and(|sig| signature.len() == 64 && self.mac(file_id, expires).verify_slice(&sig).is_ok());
+        let ok = from_hex(signature)
+            .is_some_and(|sig| sig.len() == 32 && self.mac(file_id, expires).verify_slice(&sig).is_ok());
         if !ok {
             return Err(LinkRefused::BadSignature);
         }

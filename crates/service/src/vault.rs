@@ -94,6 +94,22 @@ fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     Ok(())
 }
 
+/// Bytes as lowercase hex.
+pub fn to_hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Hex to bytes; None unless every pair is a hex byte.
+pub fn from_hex(hex: &str) -> Option<Vec<u8>> {
+    if !hex.len().is_multiple_of(2) {
+        return None;
+    }
+    (0..hex.len())
+        .step_by(2)
+        .map(|i| hex.get(i..i + 2).and_then(|h| u8::from_str_radix(h, 16).ok()))
+        .collect()
+}
+
 /// Random bytes from the OS.
 pub fn random_bytes<const N: usize>() -> [u8; N] {
     use chacha20poly1305::aead::rand_core::RngCore;
@@ -126,6 +142,15 @@ mod tests {
             2,
             "no temporary file is left behind"
         );
+    }
+
+    #[test]
+    fn hex_goes_both_ways_and_refuses_what_is_not_hex() {
+        assert_eq!(to_hex(&[0, 0xab, 0x7f]), "00ab7f");
+        assert_eq!(from_hex("00ab7f"), Some(vec![0, 0xab, 0x7f]));
+        for bad in ["0", "zz", "0g", "ab c"] {
+            assert_eq!(from_hex(bad), None, "{bad}");
+        }
     }
 
     #[test]

@@ -393,24 +393,28 @@ impl Service {
         let client = sender.client.clone();
         sender.runtime.block_on(async {
             let gate = std::sync::Arc::new(tokio::sync::Semaphore::new(CONCURRENCY));
-            let mut receivers: std::collections::HashMap<String, std::sync::Arc<tokio::sync::Semaphore>> = Default::default();
+            let mut receivers: std::collections::HashMap<String, std::sync::Arc<tokio::sync::Semaphore>> =
+                Default::default();
             let mut in_flight: std::collections::HashSet<String> = Default::default();
             let mut set: tokio::task::JoinSet<Attempted> = tokio::task::JoinSet::new();
             let mut failed_records = 0u32;
+            // Attempts that finished and are not recorded yet.
+            let mut finished: Vec<Attempted> = Vec::new();
             while !stop.load(Ordering::SeqCst) {
-                // Record what has finished.
-                let mut finished = Vec::new();
+                // Record what has finished (those finishing together share a transaction).
                 while let Some(done) = set.try_join_next() {
                     finished.extend(done.ok());
                 }
                 if !finished.is_empty() {
                     let ids: Vec<String> = finished.iter().map(|a| a.delivery.id.clone()).collect();
-                    match self.record_attempts(finished) {
+                    match self.record_attempts(std::mem::take(&mut finished)) {
                         Ok(()) => failed_records = 0,
                         Err(e) => {
                             // The store refuses writes (disk full, locked): these deliveries stay
                             // due; wait longer each time instead of sending them again and again.
-                            eprintln!("packdesk: webhook attempts could not be recorded (they will be made again): {e}");
+                            eprintln!(
+                                "packdesk: webhook attempts could not be recorded (they will be made again): {e}"
+                            );
                             failed_records += 1;
                             tokio::time::sleep(record_backoff(failed_records)).await;
                         }
@@ -421,13 +425,26 @@ impl Service {
                 }
                 // Start what has fallen due and is not in flight.
                 let now = self.now_us();
-                let due = self.store.read(|c| table::due(c, now, BATCH + in_flight.len()).map_err(db_error)).unwrap_or_default();
+                let due = self
+                    .store
+                    .read(|c| table::due(c, now, BATCH + in_flight.len()).map_err(db_error))
+                    .unwrap_or_default();
                 let fresh: Vec<DeliveryRow> = due.into_iter().filter(|d| !in_flight.contains(&d.id)).collect();
                 for d in fresh {
                     let receiver = reqwest::Url::parse(&d.url)
-                        .map(|u| format!("{}://{}:{}", u.scheme(), u.host_str().unwrap_or(""), u.port_or_known_default().unwrap_or(0)))
+                        .map(|u| {
+                            format!(
+                                "{}://{}:{}",
+                                u.scheme(),
+                                u.host_str().unwrap_or(""),
+                                u.port_or_known_default().unwrap_or(0)
+                            )
+                        })
                         .unwrap_or_default();
-                    let lane = receivers.entry(receiver).or_insert_with(|| std::sync::Arc::new(tokio::sync::Semaphore::new(PER_RECEIVER))).clone();
+                    let lane = receivers
+                        .entry(receiver)
+                        .or_insert_with(|| std::sync::Arc::new(tokio::sync::Semaphore::new(PER_RECEIVER)))
+                        .clone();
                     let (client, gate, clock) = (client.clone(), gate.clone(), self.clock.clone());
                     in_flight.insert(d.id.clone());
                     set.spawn(async move {
@@ -439,25 +456,27 @@ impl Service {
                 if set.is_empty() {
                     receivers.clear();
                 }
-                // Wait for an attempt to finish, a new delivery, or the next one to fall due.
-                let next = self.store.read(|c| table::next_due_at(c).map_err(db_error)).ok().flatten();
-                let wait = match next {
-                    Some(t) if in_flight.is_empty() => Duration::from_micros((t - self.now_us()).clamp(0, 1_000_000) as u64),
-                    _ => Duration::from_secs(1),
+                // Wait for an attempt to finish, a new delivery, or (when none is in flight) the next
+                // one to fall due.
+                let next = match in_flight.is_empty() {
+                    true => self
+                        .store
+                        .read(|c| table::next_due_at(c).map_err(db_error))
+                        .ok()
+                        .flatten(),
+                    false => None,
                 };
-                let wait = if stop.load(Ordering::SeqCst) { Duration::ZERO } else { wait };
+                let wait = match next {
+                    Some(t) => Duration::from_micros((t - self.now_us()).clamp(0, 1_000_000) as u64),
+                    None => Duration::from_secs(1),
+                };
+                let wait = if stop.load(Ordering::SeqCst) {
+                    Duration::ZERO
+                } else {
+                    wait
+                };
                 tokio::select! {
-                    Some(done) = set.join_next(), if !set.is_empty() => {
-                        if let Ok(a) = done {
-                            let id = a.delivery.id.clone();
-                            if let Err(e) = self.record_attempts(vec![a]) {
-                                eprintln!("packdesk: a webhook attempt could not be recorded (it will be made again): {e}");
-                                failed_records += 1;
-                                tokio::time::sleep(record_backoff(failed_records)).await;
-                            }
-                            in_flight.remove(&id);
-                        }
-                    }
+                    Some(done) = set.join_next(), if !set.is_empty() => finished.extend(done.ok()),
                     _ = self.dispatcher.wake.notified() => {}
                     _ = tokio::time::sleep(wait) => {}
                 }

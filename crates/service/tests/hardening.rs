@@ -23,6 +23,16 @@ fn mode(p: &std::path::Path) -> u32 {
     std::fs::metadata(p).unwrap().permissions().mode() & 0o777
 }
 
+/// The files of a data folder while Packdesk runs.
+#[cfg(unix)]
+const DATA_FILES: [&str; 5] = [
+    "packdesk.sqlite3",
+    "packdesk.sqlite3-wal",
+    "packdesk.sqlite3-shm",
+    "packdesk.lock",
+    "vault.key",
+];
+
 #[cfg(unix)]
 #[test]
 fn the_data_folder_and_every_file_in_it_are_the_owners_only() {
@@ -35,13 +45,7 @@ fn the_data_folder_and_every_file_in_it_are_the_owners_only() {
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
         .collect();
-    for f in [
-        "packdesk.sqlite3",
-        "packdesk.sqlite3-wal",
-        "packdesk.sqlite3-shm",
-        "packdesk.lock",
-        "vault.key",
-    ] {
+    for f in DATA_FILES {
         assert!(names.contains(&f.to_string()), "{f} in {names:?}");
     }
     for f in &names {
@@ -57,13 +61,7 @@ fn the_data_folder_and_every_file_in_it_are_the_owners_only() {
     let s = open(&dir).unwrap();
     create_account(&s, Env::Sandbox, carrier("yodel").unwrap(), json!({}));
     assert_eq!(mode(&dir), 0o700);
-    for f in [
-        "packdesk.sqlite3",
-        "packdesk.sqlite3-wal",
-        "packdesk.sqlite3-shm",
-        "packdesk.lock",
-        "vault.key",
-    ] {
+    for f in DATA_FILES {
         assert_eq!(mode(&dir.join(f)), 0o600, "{f} tightened");
     }
 }

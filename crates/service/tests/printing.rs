@@ -49,9 +49,21 @@ fn zpl_label(s: &Service, parcels: usize) -> Value {
         .into_data()
 }
 
+/// The file id of a record's file URL (a signed link: `.../v3/files/<id>?expires=...`).
+fn file_id(url: &Value) -> String {
+    url.as_str()
+        .unwrap()
+        .split('?')
+        .next()
+        .unwrap()
+        .rsplit('/')
+        .next()
+        .unwrap()
+        .to_string()
+}
+
 fn stored(s: &Service, label: &Value) -> Vec<u8> {
-    let url = label["files"]["label"]["url"].as_str().unwrap();
-    s.file(Env::Sandbox, url.split('?').next().unwrap().rsplit('/').next().unwrap())
+    s.file(Env::Sandbox, &file_id(&label["files"]["label"]["url"]))
         .unwrap()
         .0
 }
@@ -234,18 +246,10 @@ fn a_manifest_prints_its_pdf_to_an_office_printer_on_the_raw_port() {
         (Some("printed"), Some("a4")),
         "{job}"
     );
-    let pdf_id = m["files"]["manifest"]["url"]
-        .as_str()
-        .unwrap()
-        .split('?')
-        .next()
-        .unwrap()
-        .rsplit('/')
-        .next()
-        .unwrap();
+    let pdf_id = file_id(&m["files"]["manifest"]["url"]);
     assert_eq!(
         got.recv().unwrap(),
-        s.file(Env::Sandbox, pdf_id).unwrap().0,
+        s.file(Env::Sandbox, &pdf_id).unwrap().0,
         "the manifest PDF, not its CSV"
     );
 }
@@ -290,16 +294,7 @@ fn previews_render_offline_and_decode_to_the_tracking_number() {
     let h = harness();
     let s = &h.service;
     let label = zpl_label(s, 2);
-    let file = label["files"]["label"]["url"]
-        .as_str()
-        .unwrap()
-        .split('?')
-        .next()
-        .unwrap()
-        .rsplit('/')
-        .next()
-        .unwrap()
-        .to_string();
+    let file = file_id(&label["files"]["label"]["url"]);
     let tn: Vec<&str> = label["tracking_numbers"]
         .as_array()
         .unwrap()
@@ -325,16 +320,7 @@ fn previews_render_offline_and_decode_to_the_tracking_number() {
             label_request(&acct, c, &c.service_types[0]).to_string().as_bytes(),
         )
         .unwrap();
-    let pdf_file = pdf["files"]["label"]["url"]
-        .as_str()
-        .unwrap()
-        .split('?')
-        .next()
-        .unwrap()
-        .rsplit('/')
-        .next()
-        .unwrap()
-        .to_string();
+    let pdf_file = file_id(&pdf["files"]["label"]["url"]);
     let png = s.preview(Env::Sandbox, &pdf_file, 1, Some(203)).unwrap();
     assert_eq!(decode_png(&png), pdf["tracking_numbers"][0].as_str().unwrap());
 }

@@ -114,15 +114,8 @@ impl Store {
             )));
         }
         migrations::migrate(&mut writer).map_err(db_error)?;
-        // SQLite gives the WAL and shared-memory files the database file's mode; tighten old ones too.
-        for suffix in ["-wal", "-shm"] {
-            let mut side = path.as_os_str().to_owned();
-            side.push(suffix);
-            let side = PathBuf::from(side);
-            if side.exists() {
-                private_file(&side)?;
-            }
-        }
+        // SQLite gives the WAL and shared-memory files the database file's mode (files left by an
+        // older Packdesk are tightened with the whole data folder by the service at start).
         // Commits never checkpoint while the checkpointer thread does (see `Checkpointer`).
         let checkpointer = Checkpointer::start(path);
         if checkpointer.is_some() {
