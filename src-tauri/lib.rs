@@ -2,33 +2,24 @@
 //! window and for warehouse systems), then opens a window on the desk UI it serves. Nothing else
 //! lives here: every rule is in the core, every screen in ui/.
 //!
-//! `packdesk [--data-dir DIR] [--listen 127.0.0.1:PORT]`; the port defaults to 4780 and falls back
-//! to a free one when another program holds it.
+//! `packdesk --help` lists the options (shared with `packdesk-server`); the port defaults to 4780
+//! and falls back to a free one when another program holds it.
 
+use clap::Parser;
+use packdesk_api::cli::DeskOptions;
 use packdesk_service::clock::SystemClock;
 use packdesk_service::Service;
-use std::path::PathBuf;
 use std::sync::Arc;
 
-struct Args {
-    data_dir: PathBuf,
-    listen: String,
-}
+#[derive(Parser)]
+#[command(name = "packdesk", version, about = "Packdesk, the packing-desk app.")]
+struct Cli {
+    #[command(flatten)]
+    desk: DeskOptions,
 
-fn args() -> Args {
-    let mut a = Args {
-        data_dir: packdesk_api::paths::default_data_dir(),
-        listen: "127.0.0.1:4780".into(),
-    };
-    let mut it = std::env::args().skip(1);
-    while let Some(x) = it.next() {
-        match x.as_str() {
-            "--data-dir" => a.data_dir = it.next().map(PathBuf::from).unwrap_or(a.data_dir),
-            "--listen" => a.listen = it.next().unwrap_or(a.listen),
-            _ => {}
-        }
-    }
-    a
+    /// Log filter: error, warn, info, debug (one line per request), or tracing's per-module syntax.
+    #[arg(long, env = "RUST_LOG", default_value = "info", value_name = "FILTER")]
+    log: String,
 }
 
 fn fail(why: String) -> ! {
@@ -46,23 +37,26 @@ fn open_in_system_browser(url: &str) {
         "xdg-open"
     };
     if let Err(e) = std::process::Command::new(opener).arg(url).spawn() {
-        eprintln!("packdesk: cannot open {url} in the browser: {e}");
+        tracing::warn!(url, error = %e, "cannot open the link in the browser");
     }
 }
 
 pub fn run() {
-    let args = args();
+    let cli = Cli::parse();
+    let args = cli.desk;
+    let _logging = packdesk_api::logging::init(&args.data_dir, &cli.log).unwrap_or_else(|e| fail(e));
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .unwrap_or_else(|e| fail(format!("no runtime: {e}")));
     let listener = rt.block_on(async {
-        match tokio::net::TcpListener::bind(&args.listen).await {
+        match tokio::net::TcpListener::bind(args.listen).await {
             Ok(l) => l,
-            // Another Packdesk or program has the port: take a free one (the window follows it).
-            Err(_) => tokio::net::TcpListener::bind("127.0.0.1:0")
+            // Another Packdesk or program has the default port: take a free one (the window follows it).
+            Err(_) if args.listen_is_default() => tokio::net::TcpListener::bind("127.0.0.1:0")
                 .await
                 .unwrap_or_else(|e| fail(format!("cannot listen on 127.0.0.1: {e}"))),
+            Err(e) => fail(format!("cannot listen on {}: {e}", args.listen)),
         }
     });
     let base = match listener.local_addr() {
@@ -77,10 +71,15 @@ pub fn run() {
                 .unwrap_or_else(|| e.to_string()),
         )
     });
+    if let Some(days) = args.file_link_days {
+        opened.service.links.set_ttl_secs(days * 24 * 3600);
+    }
     let service = Arc::new(opened.service);
     let background = service.start_background(packdesk_service::jobs::default_workers());
-    let ui_dir = packdesk_api::paths::find_ui_dir(None);
+    let ui_dir = packdesk_api::paths::find_ui_dir(args.ui_dir.clone());
     let server = rt.spawn(packdesk_api::serve(listener, service, ui_dir, std::future::pending()));
+    tracing::info!(%base, data_dir = %args.data_dir.display(), "packdesk started");
+    // The desktop smoke test reads this line.
     println!("packdesk listening on {base} (data folder {})", args.data_dir.display());
     let url: tauri::Url = base.parse().unwrap_or_else(|e| fail(format!("{base}: {e}")));
     let origin = url.origin();

@@ -10,7 +10,7 @@ export class ApiError extends Error {
 
 let key = '';
 let env: 'sandbox' | 'live' = 'sandbox';
-let session: { keys: Record<string, string>; data_dir: string } = { keys: {}, data_dir: '' };
+let session: { keys: Record<string, string>; data_dir: string; log_dir: string } = { keys: {}, data_dir: '', log_dir: '' };
 
 export async function startSession(want?: 'sandbox' | 'live'): Promise<'sandbox' | 'live'> {
   const r = await fetch('/ui/session');

@@ -8,7 +8,7 @@ use axum::http::{HeaderValue, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use packdesk_model::{ErrorCode, ServiceError};
-use packdesk_service::idempotency::Claim;
+use packdesk_service::idempotency::{Claim, RequestFingerprint};
 use packdesk_service::keys::Env;
 use packdesk_service::Service;
 use std::sync::Arc;
@@ -34,13 +34,13 @@ pub async fn idempotent(State(s): State<Arc<Service>>, req: Request, next: Next)
         }
     };
     let (parts, body) = req.into_parts();
-    let bytes = match to_bytes(body, crate::routes::MAX_BODY).await {
+    let bytes = match to_bytes(body, crate::extract::MAX_BODY).await {
         Ok(b) => b,
         Err(_) => {
             return ApiError(ServiceError::at(
                 ErrorCode::PayloadTooLarge,
                 "",
-                format!("the body is over {} bytes", crate::routes::MAX_BODY),
+                format!("the body is over {} bytes", crate::extract::MAX_BODY),
             ))
             .into_response()
         }
@@ -48,7 +48,7 @@ pub async fn idempotent(State(s): State<Arc<Service>>, req: Request, next: Next)
     let path = parts.uri.path().to_string();
     let claim = {
         let (s, key, bytes) = (s.clone(), key.clone(), bytes.clone());
-        tokio::task::spawn_blocking(move || s.claim_idempotent(env, &key, &path, &bytes)).await
+        tokio::task::spawn_blocking(move || s.claim_idempotent(env, &key, &RequestFingerprint::of(&path, &bytes))).await
     };
     match claim {
         Ok(Ok(Claim::Run)) => {}

@@ -2,23 +2,28 @@
 //! environment (live or sandbox) the request sees.
 
 use crate::envelope::{error, ok, reply, ApiError};
-use axum::body::{to_bytes, Body, Bytes};
-use axum::extract::{FromRequest, Path, Query, Request, State};
+use crate::extract::{ContractJson, ContractJsonOrEmpty};
+use axum::body::Body;
+use axum::extract::{Path, Query, Request, State};
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Extension, Router};
-use packdesk_model::request::ListQuery;
+use packdesk_model::desk::{
+    CloseOutRequest, PrintProfileRequest, PrintRequest, PrinterRequest, TestPageRequest, WebhookChange,
+};
+use packdesk_model::request::{
+    AddressValidationRequest, BulkDownloadRequest, CancelLabelRequest, LabelRequest, ListQuery, ManifestRequest,
+    RatesRequest, ShipperAccountCreate, ShipperAccountCredentialsUpdate, ShipperAccountInfoUpdate,
+    ShipperAccountSettingsUpdate,
+};
 use packdesk_model::{ErrorCode, ServiceError};
 use packdesk_service::keys::Env;
 use packdesk_service::{Reply, Service};
 use std::sync::Arc;
 
 type Shared = Arc<Service>;
-
-/// Largest request body accepted (a 50-parcel, 100-item-per-parcel label fits easily).
-pub(crate) const MAX_BODY: usize = 8 * 1024 * 1024;
 
 pub fn router(service: Shared) -> Router {
     let v3 = Router::new()
@@ -119,38 +124,6 @@ fn is_signed_file_link(req: &Request) -> bool {
             .is_some_and(|q| q.split('&').any(|p| p.starts_with("signature=")))
 }
 
-/// A JSON request body: UTF-8 only, at most `MAX_BODY` bytes.
-struct JsonBody(Bytes);
-
-impl<S: Send + Sync> FromRequest<S> for JsonBody {
-    type Rejection = ApiError;
-
-    async fn from_request(req: Request, _: &S) -> Result<Self, ApiError> {
-        if let Some(ct) = req.headers().get(header::CONTENT_TYPE) {
-            let ct = ct.to_str().unwrap_or("").to_ascii_lowercase();
-            for param in ct.split(';').skip(1) {
-                if let Some(cs) = param.trim().strip_prefix("charset=") {
-                    let cs = cs.trim_matches('"');
-                    if cs != "utf-8" && cs != "utf8" {
-                        return Err(ApiError(ServiceError::invalid(
-                            "headers.content-type",
-                            format!("charset `{cs}` is not supported; send UTF-8 (application/json; charset=utf-8)"),
-                        )));
-                    }
-                }
-            }
-        }
-        let bytes = to_bytes(req.into_body(), MAX_BODY).await.map_err(|_| {
-            ApiError(ServiceError::at(
-                ErrorCode::PayloadTooLarge,
-                "",
-                format!("the body is over {MAX_BODY} bytes"),
-            ))
-        })?;
-        Ok(JsonBody(bytes))
-    }
-}
-
 /// Runs a service call on a blocking thread (SQLite, rendering) and wraps its answer.
 async fn run(
     s: Shared,
@@ -179,70 +152,202 @@ fn query(q: Result<Query<ListQuery>, axum::extract::rejection::QueryRejection>) 
 
 type Q = Result<Query<ListQuery>, axum::extract::rejection::QueryRejection>;
 
-/// Handlers that hand a JSON body, a list query or an id to one service method.
-macro_rules! with_body {
-    ($name:ident, $method:ident) => {
-        async fn $name(State(s): State<Shared>, Extension(env): Extension<Env>, JsonBody(b): JsonBody) -> Response {
-            run(s, move |s| s.$method(env, &b)).await
-        }
-    };
-}
-macro_rules! with_body_reply {
-    ($name:ident, $method:ident) => {
-        async fn $name(State(s): State<Shared>, Extension(env): Extension<Env>, JsonBody(b): JsonBody) -> Response {
-            run_reply(s, move |s| s.$method(env, &b)).await
-        }
-    };
-}
-macro_rules! with_query {
-    ($name:ident, $method:ident) => {
-        async fn $name(State(s): State<Shared>, Extension(env): Extension<Env>, q: Q) -> Response {
-            match query(q) {
-                Ok(q) => run(s, move |s| s.$method(env, &q)).await,
-                Err(e) => e.into_response(),
-            }
-        }
-    };
-}
-macro_rules! with_id {
-    ($name:ident, $method:ident) => {
-        async fn $name(State(s): State<Shared>, Extension(env): Extension<Env>, Path(id): Path<String>) -> Response {
-            run(s, move |s| s.$method(env, &id)).await
-        }
-    };
+// ----- /v3 and /desk: one service call each -----
+
+async fn create_label(
+    State(s): State<Shared>,
+    Extension(env): Extension<Env>,
+    ContractJson(req): ContractJson<LabelRequest>,
+) -> Response {
+    run_reply(s, move |s| s.create_label(env, req)).await
 }
 
-with_body_reply!(create_label, create_label);
-with_query!(list_labels, list_labels);
-with_id!(get_label, get_label);
-with_body!(create_account, create_account);
-with_query!(list_accounts, list_accounts);
-with_id!(get_account, get_account);
-with_body_reply!(cancel_label, cancel_label);
-with_query!(list_cancel_labels, list_cancel_labels);
-with_id!(get_cancel_label, get_cancel_label);
-with_body_reply!(create_manifest, create_manifest);
-with_query!(list_manifests, list_manifests);
-with_id!(get_manifest, get_manifest);
-with_body_reply!(create_bulk_download, create_bulk_download);
-with_query!(list_bulk_downloads, list_bulk_downloads);
-with_id!(get_bulk_download, get_bulk_download);
-with_query!(list_rates, list_rates);
-with_id!(get_rate, get_rate);
-with_body!(validate_address, validate_address);
-with_query!(list_address_validations, list_address_validations);
-with_id!(get_address_validation, get_address_validation);
+async fn create_account(
+    State(s): State<Shared>,
+    Extension(env): Extension<Env>,
+    ContractJson(req): ContractJson<ShipperAccountCreate>,
+) -> Response {
+    run(s, move |s| s.create_account(env, req)).await
+}
 
-with_body_reply!(calculate_rates, calculate_rates);
-with_body!(set_webhook, set_webhook);
-with_query!(list_webhook_deliveries, list_webhook_deliveries);
-with_id!(get_webhook_delivery, get_webhook_delivery);
-with_id!(resend_webhook_delivery, resend_webhook_delivery);
+async fn cancel_label(
+    State(s): State<Shared>,
+    Extension(env): Extension<Env>,
+    ContractJson(req): ContractJson<CancelLabelRequest>,
+) -> Response {
+    run_reply(s, move |s| s.cancel_label(env, req)).await
+}
 
-with_body!(print, print);
-with_query!(list_print_jobs, list_print_jobs);
-with_id!(get_print_job, get_print_job);
-with_id!(retry_print_job, retry_print_job);
+async fn create_manifest(
+    State(s): State<Shared>,
+    Extension(env): Extension<Env>,
+    ContractJson(req): ContractJson<ManifestRequest>,
+) -> Response {
+    run_reply(s, move |s| s.create_manifest(env, req)).await
+}
+
+async fn create_bulk_download(
+    State(s): State<Shared>,
+    Extension(env): Extension<Env>,
+    ContractJson(req): ContractJson<BulkDownloadRequest>,
+) -> Response {
+    run_reply(s, move |s| s.create_bulk_download(env, req)).await
+}
+
+async fn calculate_rates(
+    State(s): State<Shared>,
+    Extension(env): Extension<Env>,
+    ContractJson(req): ContractJson<RatesRequest>,
+) -> Response {
+    run_reply(s, move |s| s.calculate_rates(env, req)).await
+}
+
+async fn validate_address(
+    State(s): State<Shared>,
+    Extension(env): Extension<Env>,
+    ContractJson(req): ContractJson<AddressValidationRequest>,
+) -> Response {
+    run(s, move |s| s.validate_address(env, req)).await
+}
+
+async fn set_webhook(
+    State(s): State<Shared>,
+    Extension(env): Extension<Env>,
+    ContractJson(req): ContractJson<WebhookChange>,
+) -> Response {
+    run(s, move |s| s.set_webhook(env, req)).await
+}
+
+async fn print(
+    State(s): State<Shared>,
+    Extension(env): Extension<Env>,
+    ContractJson(req): ContractJson<PrintRequest>,
+) -> Response {
+    run(s, move |s| s.print(env, req)).await
+}
+
+async fn list_labels(State(s): State<Shared>, Extension(env): Extension<Env>, q: Q) -> Response {
+    match query(q) {
+        Ok(q) => run(s, move |s| s.list_labels(env, &q)).await,
+        Err(e) => e.into_response(),
+    }
+}
+
+async fn list_accounts(State(s): State<Shared>, Extension(env): Extension<Env>, q: Q) -> Response {
+    match query(q) {
+        Ok(q) => run(s, move |s| s.list_accounts(env, &q)).await,
+        Err(e) => e.into_response(),
+    }
+}
+
+async fn list_cancel_labels(State(s): State<Shared>, Extension(env): Extension<Env>, q: Q) -> Response {
+    match query(q) {
+        Ok(q) => run(s, move |s| s.list_cancel_labels(env, &q)).await,
+        Err(e) => e.into_response(),
+    }
+}
+
+async fn list_manifests(State(s): State<Shared>, Extension(env): Extension<Env>, q: Q) -> Response {
+    match query(q) {
+        Ok(q) => run(s, move |s| s.list_manifests(env, &q)).await,
+        Err(e) => e.into_response(),
+    }
+}
+
+async fn list_bulk_downloads(State(s): State<Shared>, Extension(env): Extension<Env>, q: Q) -> Response {
+    match query(q) {
+        Ok(q) => run(s, move |s| s.list_bulk_downloads(env, &q)).await,
+        Err(e) => e.into_response(),
+    }
+}
+
+async fn list_rates(State(s): State<Shared>, Extension(env): Extension<Env>, q: Q) -> Response {
+    match query(q) {
+        Ok(q) => run(s, move |s| s.list_rates(env, &q)).await,
+        Err(e) => e.into_response(),
+    }
+}
+
+async fn list_address_validations(State(s): State<Shared>, Extension(env): Extension<Env>, q: Q) -> Response {
+    match query(q) {
+        Ok(q) => run(s, move |s| s.list_address_validations(env, &q)).await,
+        Err(e) => e.into_response(),
+    }
+}
+
+async fn list_webhook_deliveries(State(s): State<Shared>, Extension(env): Extension<Env>, q: Q) -> Response {
+    match query(q) {
+        Ok(q) => run(s, move |s| s.list_webhook_deliveries(env, &q)).await,
+        Err(e) => e.into_response(),
+    }
+}
+
+async fn list_print_jobs(State(s): State<Shared>, Extension(env): Extension<Env>, q: Q) -> Response {
+    match query(q) {
+        Ok(q) => run(s, move |s| s.list_print_jobs(env, &q)).await,
+        Err(e) => e.into_response(),
+    }
+}
+
+async fn get_label(State(s): State<Shared>, Extension(env): Extension<Env>, Path(id): Path<String>) -> Response {
+    run(s, move |s| s.get_label(env, &id)).await
+}
+
+async fn get_account(State(s): State<Shared>, Extension(env): Extension<Env>, Path(id): Path<String>) -> Response {
+    run(s, move |s| s.get_account(env, &id)).await
+}
+
+async fn get_cancel_label(State(s): State<Shared>, Extension(env): Extension<Env>, Path(id): Path<String>) -> Response {
+    run(s, move |s| s.get_cancel_label(env, &id)).await
+}
+
+async fn get_manifest(State(s): State<Shared>, Extension(env): Extension<Env>, Path(id): Path<String>) -> Response {
+    run(s, move |s| s.get_manifest(env, &id)).await
+}
+
+async fn get_bulk_download(
+    State(s): State<Shared>,
+    Extension(env): Extension<Env>,
+    Path(id): Path<String>,
+) -> Response {
+    run(s, move |s| s.get_bulk_download(env, &id)).await
+}
+
+async fn get_rate(State(s): State<Shared>, Extension(env): Extension<Env>, Path(id): Path<String>) -> Response {
+    run(s, move |s| s.get_rate(env, &id)).await
+}
+
+async fn get_address_validation(
+    State(s): State<Shared>,
+    Extension(env): Extension<Env>,
+    Path(id): Path<String>,
+) -> Response {
+    run(s, move |s| s.get_address_validation(env, &id)).await
+}
+
+async fn get_webhook_delivery(
+    State(s): State<Shared>,
+    Extension(env): Extension<Env>,
+    Path(id): Path<String>,
+) -> Response {
+    run(s, move |s| s.get_webhook_delivery(env, &id)).await
+}
+
+async fn resend_webhook_delivery(
+    State(s): State<Shared>,
+    Extension(env): Extension<Env>,
+    Path(id): Path<String>,
+) -> Response {
+    run(s, move |s| s.resend_webhook_delivery(env, &id)).await
+}
+
+async fn get_print_job(State(s): State<Shared>, Extension(env): Extension<Env>, Path(id): Path<String>) -> Response {
+    run(s, move |s| s.get_print_job(env, &id)).await
+}
+
+async fn retry_print_job(State(s): State<Shared>, Extension(env): Extension<Env>, Path(id): Path<String>) -> Response {
+    run(s, move |s| s.retry_print_job(env, &id)).await
+}
 
 /// Reads of the desk's machine-wide printing setup: open to both keys.
 async fn system_printers(State(s): State<Shared>) -> Response {
@@ -280,20 +385,28 @@ async fn machine_wide_changes_need_live(req: Request, next: Next) -> Response {
     next.run(req).await
 }
 
-async fn add_printer(State(s): State<Shared>, JsonBody(b): JsonBody) -> Response {
-    run(s, move |s| s.add_printer(&b)).await
+async fn add_printer(State(s): State<Shared>, ContractJson(req): ContractJson<PrinterRequest>) -> Response {
+    run(s, move |s| s.add_printer(req)).await
 }
 
-async fn update_printer(State(s): State<Shared>, Path(id): Path<String>, JsonBody(b): JsonBody) -> Response {
-    run(s, move |s| s.update_printer(&id, &b)).await
+async fn update_printer(
+    State(s): State<Shared>,
+    Path(id): Path<String>,
+    ContractJson(req): ContractJson<PrinterRequest>,
+) -> Response {
+    run(s, move |s| s.update_printer(&id, req)).await
 }
 
 async fn delete_printer(State(s): State<Shared>, Path(id): Path<String>) -> Response {
     run(s, move |s| s.delete_printer(&id)).await
 }
 
-async fn set_print_profile(State(s): State<Shared>, Path(id): Path<String>, JsonBody(b): JsonBody) -> Response {
-    run(s, move |s| s.set_print_profile(&id, &b)).await
+async fn set_print_profile(
+    State(s): State<Shared>,
+    Path(id): Path<String>,
+    ContractJson(req): ContractJson<PrintProfileRequest>,
+) -> Response {
+    run(s, move |s| s.set_print_profile(&id, req)).await
 }
 
 async fn delete_print_profile(State(s): State<Shared>, Path(id): Path<String>) -> Response {
@@ -304,9 +417,9 @@ async fn print_test_page(
     State(s): State<Shared>,
     Extension(env): Extension<Env>,
     Path(id): Path<String>,
-    JsonBody(b): JsonBody,
+    ContractJsonOrEmpty(req): ContractJsonOrEmpty<TestPageRequest>,
 ) -> Response {
-    run(s, move |s| s.print_test_page(env, &id, &b)).await
+    run(s, move |s| s.print_test_page(env, &id, req)).await
 }
 
 #[derive(serde::Deserialize)]
@@ -338,8 +451,12 @@ async fn end_of_day(State(s): State<Shared>, Extension(env): Extension<Env>) -> 
     run(s, move |s| s.end_of_day(env)).await
 }
 
-async fn close_out(State(s): State<Shared>, Extension(env): Extension<Env>, JsonBody(b): JsonBody) -> Response {
-    run(s, move |s| s.close_out_accounts(env, &b)).await
+async fn close_out(
+    State(s): State<Shared>,
+    Extension(env): Extension<Env>,
+    ContractJsonOrEmpty(req): ContractJsonOrEmpty<CloseOutRequest>,
+) -> Response {
+    run(s, move |s| s.close_out_accounts(env, req)).await
 }
 
 #[derive(serde::Deserialize)]
@@ -382,36 +499,36 @@ async fn update_settings(
     State(s): State<Shared>,
     Extension(env): Extension<Env>,
     Path(id): Path<String>,
-    JsonBody(b): JsonBody,
+    ContractJson(req): ContractJson<ShipperAccountSettingsUpdate>,
 ) -> Response {
-    run(s, move |s| s.update_account_settings(env, &id, &b)).await
+    run(s, move |s| s.update_account_settings(env, &id, req)).await
 }
 
 async fn update_info(
     State(s): State<Shared>,
     Extension(env): Extension<Env>,
     Path(id): Path<String>,
-    JsonBody(b): JsonBody,
+    ContractJson(req): ContractJson<ShipperAccountInfoUpdate>,
 ) -> Response {
-    run(s, move |s| s.update_account_info(env, &id, &b)).await
+    run(s, move |s| s.update_account_info(env, &id, req)).await
 }
 
 async fn replace_credentials(
     State(s): State<Shared>,
     Extension(env): Extension<Env>,
     Path(id): Path<String>,
-    JsonBody(b): JsonBody,
+    ContractJson(req): ContractJson<ShipperAccountCredentialsUpdate>,
 ) -> Response {
-    run(s, move |s| s.update_account_credentials(env, &id, &b, false)).await
+    run(s, move |s| s.update_account_credentials(env, &id, req, false)).await
 }
 
 async fn merge_credentials(
     State(s): State<Shared>,
     Extension(env): Extension<Env>,
     Path(id): Path<String>,
-    JsonBody(b): JsonBody,
+    ContractJson(req): ContractJson<ShipperAccountCredentialsUpdate>,
 ) -> Response {
-    run(s, move |s| s.update_account_credentials(env, &id, &b, true)).await
+    run(s, move |s| s.update_account_credentials(env, &id, req, true)).await
 }
 
 #[derive(serde::Deserialize)]

@@ -1,9 +1,12 @@
 //! The interface of Packdesk as Rust types. Every face (HTTP, desktop, UI) speaks these shapes;
 //! the JSON Schemas in `schemas/` are generated from them (`cargo test -p packdesk-model`).
 
+pub mod contract;
+pub mod desk;
 pub mod error;
 pub mod record;
 pub mod request;
 pub mod schema;
 
+pub use contract::{from_slice, from_value, ToRequest};
 pub use error::{Detail, ErrorCode, ServiceError};

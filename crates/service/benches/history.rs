@@ -5,6 +5,7 @@
 //! Without `--bench` (as `cargo test` runs benches) it uses 20,000 rows, once.
 
 use packdesk_model::request::ListQuery;
+use packdesk_model::ToRequest;
 use packdesk_service::clock::SystemClock;
 use packdesk_service::keys::Env;
 use packdesk_service::Service;
@@ -19,8 +20,8 @@ fn account(s: &Service, description: &str) -> String {
         .create_account(
             Env::Sandbox,
             json!({"slug": "yodel", "description": description, "credentials": creds})
-                .to_string()
-                .as_bytes(),
+                .to_request()
+                .unwrap(),
         )
         .unwrap();
     v["id"].as_str().unwrap().to_string()
@@ -61,7 +62,7 @@ fn main() {
         }
     });
     let made = s
-        .create_label(Env::Sandbox, body.to_string().as_bytes())
+        .create_label(Env::Sandbox, body.to_request().unwrap())
         .unwrap()
         .into_data();
     let template = s

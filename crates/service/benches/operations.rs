@@ -2,6 +2,7 @@
 //! `cargo bench -p packdesk-service`. Each is timed end to end through the service (SQLite on a
 //! temporary folder, documents rendered), several rounds; prints the median and the worst.
 
+use packdesk_model::ToRequest;
 use packdesk_service::clock::SystemClock;
 use packdesk_service::keys::Env;
 use packdesk_service::Service;
@@ -14,8 +15,8 @@ fn account(s: &Service, slug: &str, creds: Value) -> String {
         .create_account(
             Env::Sandbox,
             json!({"slug": slug, "description": "bench", "credentials": creds})
-                .to_string()
-                .as_bytes(),
+                .to_request()
+                .unwrap(),
         )
         .unwrap();
     v["id"].as_str().unwrap().to_string()
@@ -59,13 +60,13 @@ fn main() {
         let acct = account(&s, "yodel", yodel());
         let body = label_body(&acct);
         for _ in 0..manifest_size {
-            s.create_label(Env::Sandbox, body.as_bytes()).unwrap();
+            s.create_label(Env::Sandbox, body.to_request().unwrap()).unwrap();
         }
         let t = Instant::now();
         let m = s
             .create_manifest(
                 Env::Sandbox,
-                json!({"shipper_account": {"id": acct}}).to_string().as_bytes(),
+                json!({"shipper_account": {"id": acct}}).to_request().unwrap(),
             )
             .unwrap();
         times.push(t.elapsed());
@@ -77,13 +78,13 @@ fn main() {
     let acct = account(&s, "yodel", yodel());
     let body = label_body(&acct);
     let ids: Vec<Value> = (0..100)
-        .map(|_| json!({"id": s.create_label(Env::Sandbox, body.as_bytes()).unwrap()["id"]}))
+        .map(|_| json!({"id": s.create_label(Env::Sandbox, body.to_request().unwrap()).unwrap()["id"]}))
         .collect();
     let req = json!({"labels": ids}).to_string();
     let times = (0..rounds * 3)
         .map(|_| {
             let t = Instant::now();
-            s.create_bulk_download(Env::Sandbox, req.as_bytes()).unwrap();
+            s.create_bulk_download(Env::Sandbox, req.to_request().unwrap()).unwrap();
             t.elapsed()
         })
         .collect();
@@ -113,7 +114,7 @@ fn main() {
     let times = (0..rounds * 30)
         .map(|_| {
             let t = Instant::now();
-            let r = s.calculate_rates(Env::Sandbox, req.as_bytes()).unwrap();
+            let r = s.calculate_rates(Env::Sandbox, req.to_request().unwrap()).unwrap();
             assert_eq!(r.outcome, packdesk_service::Outcome::Done);
             t.elapsed()
         })

@@ -2,6 +2,7 @@
 //! byte accepted by a listener on 127.0.0.1, for one 1-parcel ZPL label and for a bulk download
 //! of 100. `cargo bench -p packdesk-service --bench printing`.
 
+use packdesk_model::ToRequest;
 use packdesk_service::clock::SystemClock;
 use packdesk_service::keys::Env;
 use packdesk_service::Service;
@@ -33,15 +34,15 @@ fn main() {
     let printer = s
         .add_printer(
             json!({"name": "bench", "transport": "raw", "address": format!("127.0.0.1:{port}"), "format": "zpl"})
-                .to_string()
-                .as_bytes(),
+                .to_request()
+                .unwrap(),
         )
         .unwrap()["id"]
         .as_str()
         .unwrap()
         .to_string();
     let acct = s
-        .create_account(Env::Sandbox, json!({"slug": "tipsa", "description": "bench", "credentials": {"password": "p", "agency_code": "1", "customer_code": "2", "department_code": "3"}}).to_string().as_bytes())
+        .create_account(Env::Sandbox, json!({"slug": "tipsa", "description": "bench", "credentials": {"password": "p", "agency_code": "1", "customer_code": "2", "department_code": "3"}}).to_request().unwrap())
         .unwrap()["id"]
         .as_str()
         .unwrap()
@@ -52,7 +53,7 @@ fn main() {
     .to_string();
     let labels: Vec<String> = (0..100)
         .map(|_| {
-            s.create_label(Env::Sandbox, body.as_bytes()).unwrap()["id"]
+            s.create_label(Env::Sandbox, body.to_request().unwrap()).unwrap()["id"]
                 .as_str()
                 .unwrap()
                 .to_string()
@@ -62,8 +63,8 @@ fn main() {
         .create_bulk_download(
             Env::Sandbox,
             json!({"labels": labels.iter().map(|id| json!({"id": id})).collect::<Vec<_>>()})
-                .to_string()
-                .as_bytes(),
+                .to_request()
+                .unwrap(),
         )
         .unwrap()["id"]
         .as_str()
@@ -83,7 +84,7 @@ fn main() {
         let mut size = 0;
         for _ in 0..rounds {
             let t = Instant::now();
-            let job = s.print(Env::Sandbox, req.to_string().as_bytes()).unwrap();
+            let job = s.print(Env::Sandbox, req.to_request().unwrap()).unwrap();
             assert_eq!(job["status"], "printed", "{job}");
             let (last_byte, n) = rx.recv().unwrap();
             size = n;

@@ -6,6 +6,7 @@
 #[path = "../tests/common/receiver.rs"]
 mod receiver;
 
+use packdesk_model::ToRequest;
 use packdesk_service::clock::SystemClock;
 use packdesk_service::keys::Env;
 use packdesk_service::{Outcome, Service};
@@ -21,10 +22,10 @@ fn main() {
         .unwrap()
         .service;
     let rx = receiver::Receiver::ok();
-    s.set_webhook(Env::Sandbox, json!({"url": rx.url}).to_string().as_bytes())
+    s.set_webhook(Env::Sandbox, json!({"url": rx.url}).to_request().unwrap())
         .unwrap();
     let acct = s
-        .create_account(Env::Sandbox, json!({"slug": "yodel", "description": "bench", "credentials": {"identity": "i", "password": "p", "account_number": "1"}}).to_string().as_bytes())
+        .create_account(Env::Sandbox, json!({"slug": "yodel", "description": "bench", "credentials": {"identity": "i", "password": "p", "account_number": "1"}}).to_request().unwrap())
         .unwrap()["id"]
         .as_str()
         .unwrap()
@@ -38,7 +39,9 @@ fn main() {
     let t = Instant::now();
     for _ in 0..n / 10 {
         assert_eq!(
-            s.calculate_rates(Env::Sandbox, sync_req.as_bytes()).unwrap().outcome,
+            s.calculate_rates(Env::Sandbox, sync_req.to_request().unwrap())
+                .unwrap()
+                .outcome,
             Outcome::Done
         );
     }
@@ -46,7 +49,9 @@ fn main() {
     let t = Instant::now();
     for _ in 0..n {
         assert_eq!(
-            s.calculate_rates(Env::Sandbox, req.as_bytes()).unwrap().outcome,
+            s.calculate_rates(Env::Sandbox, req.to_request().unwrap())
+                .unwrap()
+                .outcome,
             Outcome::Accepted
         );
     }

@@ -1,7 +1,7 @@
 //! Shipper accounts: create, list, retrieve, update (info, credentials, settings), delete.
 
 use crate::keys::Env;
-use crate::validate::{check_address, is_uuid, parse_body};
+use crate::validate::{check_address, is_uuid};
 use crate::Service;
 use packdesk_carriers::tracking::{max_serial, sample_range};
 use packdesk_carriers::{carrier, Carrier};
@@ -233,8 +233,7 @@ impl Service {
         serde_json::to_value(self.account_record(env, row)?).map_err(ServiceError::internal)
     }
 
-    pub fn create_account(&self, env: Env, body: &[u8]) -> Result<Value, ServiceError> {
-        let req: ShipperAccountCreate = parse_body(body)?;
+    pub fn create_account(&self, env: Env, req: ShipperAccountCreate) -> Result<Value, ServiceError> {
         let Some(c) = carrier(&req.slug) else {
             let slugs: Vec<&str> = packdesk_carriers::registry()
                 .carriers
@@ -327,8 +326,12 @@ impl Service {
         })
     }
 
-    pub fn update_account_info(&self, env: Env, id: &str, body: &[u8]) -> Result<Value, ServiceError> {
-        let req: ShipperAccountInfoUpdate = parse_body(body)?;
+    pub fn update_account_info(
+        &self,
+        env: Env,
+        id: &str,
+        req: ShipperAccountInfoUpdate,
+    ) -> Result<Value, ServiceError> {
         let row = self.modify_account(env, id, |row| {
             let c = registry_carrier(&row.slug)?;
             let mut p = Problems::default();
@@ -356,10 +359,9 @@ impl Service {
         &self,
         env: Env,
         id: &str,
-        body: &[u8],
+        req: ShipperAccountCredentialsUpdate,
         merge: bool,
     ) -> Result<Value, ServiceError> {
-        let req: ShipperAccountCredentialsUpdate = parse_body(body)?;
         let row = self.modify_account(env, id, |row| {
             let c = registry_carrier(&row.slug)?;
             let mut creds = req.credentials.clone();
@@ -382,8 +384,12 @@ impl Service {
     }
 
     /// Settings: status (enabled/disabled), timezone and settings (tracking ranges, paper).
-    pub fn update_account_settings(&self, env: Env, id: &str, body: &[u8]) -> Result<Value, ServiceError> {
-        let req: ShipperAccountSettingsUpdate = parse_body(body)?;
+    pub fn update_account_settings(
+        &self,
+        env: Env,
+        id: &str,
+        req: ShipperAccountSettingsUpdate,
+    ) -> Result<Value, ServiceError> {
         let row = self.modify_account(env, id, |row| {
             let c = registry_carrier(&row.slug)?;
             let mut p = Problems::default();

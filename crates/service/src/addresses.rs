@@ -4,7 +4,7 @@
 
 use crate::keys::Env;
 use crate::records::row;
-use crate::validate::{check_address, parse_body};
+use crate::validate::check_address;
 use crate::Service;
 use packdesk_carriers::postal::{normalise_postal_code, STATE_REQUIRED};
 use packdesk_model::error::Problems;
@@ -40,8 +40,7 @@ fn title(s: &str) -> String {
 const STREET_MAX: usize = 35;
 
 impl Service {
-    pub fn validate_address(&self, env: Env, body: &[u8]) -> Result<Value, ServiceError> {
-        let req: AddressValidationRequest = parse_body(body)?;
+    pub fn validate_address(&self, env: Env, req: AddressValidationRequest) -> Result<Value, ServiceError> {
         let a = &req.address;
         // Structure first: lengths over the hard limit are an error, not a validation result.
         let mut hard = Problems::default();

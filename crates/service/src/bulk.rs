@@ -4,7 +4,6 @@ use crate::jobs::{Job, JobKind};
 use crate::keys::Env;
 use crate::records::row;
 use crate::reply::Reply;
-use crate::validate::parse_body;
 use crate::Service;
 use packdesk_documents::merge::merge_pdfs;
 use packdesk_model::request::{BulkDownloadRequest, ListQuery};
@@ -17,8 +16,7 @@ use serde_json::{json, Value};
 pub const BULK_STATUSES: &[&str] = &["creating", "created", "failed"];
 
 impl Service {
-    pub fn create_bulk_download(&self, env: Env, body: &[u8]) -> Result<Reply, ServiceError> {
-        let req: BulkDownloadRequest = parse_body(body)?;
+    pub fn create_bulk_download(&self, env: Env, req: BulkDownloadRequest) -> Result<Reply, ServiceError> {
         if !(2..=100).contains(&req.labels.len()) {
             return Err(ServiceError::invalid(
                 "labels",

@@ -5,7 +5,6 @@ use crate::jobs::{Job, JobKind};
 use crate::keys::Env;
 use crate::records::row;
 use crate::reply::Reply;
-use crate::validate::parse_body;
 use crate::Service;
 use packdesk_model::request::{CancelLabelRequest, ListQuery};
 use packdesk_model::{ErrorCode, ServiceError};
@@ -52,8 +51,7 @@ fn cancel_record(id: &str, status: &str, label_id: &str, created: i64, now: i64)
 }
 
 impl Service {
-    pub fn cancel_label(&self, env: Env, body: &[u8]) -> Result<Reply, ServiceError> {
-        let req: CancelLabelRequest = parse_body(body)?;
+    pub fn cancel_label(&self, env: Env, req: CancelLabelRequest) -> Result<Reply, ServiceError> {
         let label_id = req.label.id.clone();
         let record_id = uuid::Uuid::new_v4().to_string();
         if req.is_async {

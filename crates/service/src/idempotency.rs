@@ -39,24 +39,31 @@ pub fn check_key(key: &str) -> Result<(), ServiceError> {
     Ok(())
 }
 
-fn request_hash(path: &str, body: &[u8]) -> Vec<u8> {
-    let mut h = Sha256::new();
-    h.update(path.as_bytes());
-    h.update([0]);
-    h.update(body);
-    h.finalize().to_vec()
+/// What identifies a request under its key: a digest of its path and body, so a key sent again
+/// with another request is refused rather than answered with the first request's answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RequestFingerprint(Vec<u8>);
+
+impl RequestFingerprint {
+    pub fn of(path: &str, body: &[u8]) -> RequestFingerprint {
+        let mut h = Sha256::new();
+        h.update(path.as_bytes());
+        h.update([0]);
+        h.update(body);
+        RequestFingerprint(h.finalize().to_vec())
+    }
 }
 
 impl Service {
-    /// Takes `key` for the request `path` + `body`, or says which earlier answer to give again.
-    pub fn claim_idempotent(&self, env: Env, key: &str, path: &str, body: &[u8]) -> Result<Claim, ServiceError> {
+    /// Takes `key` for the request, or says which earlier answer to give again.
+    pub fn claim_idempotent(&self, env: Env, key: &str, request: &RequestFingerprint) -> Result<Claim, ServiceError> {
         check_key(key)?;
-        let hash = request_hash(path, body);
+        let hash = &request.0;
         let now = self.now_us();
         self.store.write(|tx| {
             table::purge(tx, now - TTL_US).map_err(db_error)?;
             match table::get(tx, env.as_str(), key).map_err(db_error)? {
-                Some(row) if row.request_hash != hash => Err(ServiceError::invalid(
+                Some(row) if &row.request_hash != hash => Err(ServiceError::invalid(
                     "headers.idempotency-key",
                     "this Idempotency-Key was used with another request in the last 24 hours; send a new key for a new request",
                 )),
@@ -68,12 +75,12 @@ impl Service {
                         "the first request with this Idempotency-Key is still running; send it again in a moment",
                     )),
                     None => {
-                        table::reserve(tx, env.as_str(), key, &hash, now).map_err(db_error)?;
+                        table::reserve(tx, env.as_str(), key, hash, now).map_err(db_error)?;
                         Ok(Claim::Run)
                     }
                 },
                 None => {
-                    table::reserve(tx, env.as_str(), key, &hash, now).map_err(db_error)?;
+                    table::reserve(tx, env.as_str(), key, hash, now).map_err(db_error)?;
                     Ok(Claim::Run)
                 }
             }

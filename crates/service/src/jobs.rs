@@ -254,7 +254,7 @@ impl Service {
                 continue;
             }
             if let Err(e) = self.fail_job(&job, &err) {
-                eprintln!("packdesk: job {} could not be marked failed: {e}", job.id);
+                tracing::error!(job_id = %job.id, error = %e, "job could not be marked failed");
             }
             break;
         }
@@ -353,7 +353,7 @@ impl Service {
         let s = Arc::clone(self);
         threads.push(supervised("packdesk-search".into(), &stop, move |stopping| {
             if let Err(e) = s.catch_up_search(|| !stopping.load(Ordering::SeqCst)) {
-                eprintln!("packdesk: the search index could not catch up now: {e}");
+                tracing::warn!(error = %e, "the search index could not catch up now");
             }
         }));
         Background {
@@ -387,7 +387,7 @@ pub fn supervised(
                             .map(|s| s.to_string())
                             .or_else(|| p.downcast_ref::<String>().cloned())
                             .unwrap_or_default();
-                        eprintln!("packdesk: background work {name} stopped on a bug ({why}); starting it again");
+                        tracing::error!(worker = name, why = %why, "background work stopped on a bug; starting it again");
                         if stop.load(Ordering::SeqCst) {
                             return;
                         }

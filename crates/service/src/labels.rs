@@ -9,7 +9,7 @@ use crate::accounts::{pool_range, settings_of, tracking_scope};
 use crate::jobs::{Job, JobKind};
 use crate::keys::Env;
 use crate::reply::Reply;
-use crate::validate::{check_label_request, parse_body};
+use crate::validate::check_label_request;
 use crate::Service;
 use chrono::{Datelike, NaiveDate};
 use packdesk_carriers::countries::country;
@@ -395,8 +395,7 @@ impl Draft<'_> {
 impl Service {
     /// Creates a label now, or (with `async: true`) accepts it in status `creating` and lets a
     /// worker create it.
-    pub fn create_label(&self, env: Env, body: &[u8]) -> Result<Reply, ServiceError> {
-        let req: LabelRequest = parse_body(body)?;
+    pub fn create_label(&self, env: Env, req: LabelRequest) -> Result<Reply, ServiceError> {
         let draft = self.prepare_label(env, &req, None)?;
         if req.is_async {
             // The job keeps the ship date of the day it was accepted, whenever it runs.

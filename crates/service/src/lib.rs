@@ -172,7 +172,11 @@ impl Service {
 
     /// Shows (`set` None) or changes the webhook of `env` in a data folder, without taking the
     /// folder's lock: the running server reads the setting at each completion.
-    pub fn webhook_command(data_dir: &Path, env: &str, set: Option<&str>) -> Result<serde_json::Value, ServiceError> {
+    pub fn webhook_command(
+        data_dir: &Path,
+        env: Env,
+        change: Option<webhooks::WebhookChange>,
+    ) -> Result<serde_json::Value, ServiceError> {
         let dir = DataDir(data_dir.to_path_buf());
         if !dir.database().exists() {
             return Err(ServiceError::internal(format!(
@@ -180,10 +184,9 @@ impl Service {
                 data_dir.display()
             )));
         }
-        let env = Env::parse(env).ok_or_else(|| ServiceError::invalid("env", "live or sandbox"))?;
         let store = Store::open(&dir.database())?;
         let now = chrono::Utc::now().timestamp_micros();
-        webhooks::command(&store, env, set, now)
+        webhooks::command(&store, env, change, now)
     }
 
     /// This service's keys in clear (the desk UI's session, for this machine only).

@@ -6,7 +6,6 @@ use crate::jobs::{Job, JobKind};
 use crate::keys::Env;
 use crate::records::row;
 use crate::reply::Reply;
-use crate::validate::parse_body;
 use crate::Service;
 use packdesk_carriers::carrier;
 use packdesk_documents::manifest::{render_manifest_csv, render_manifest_pdf, ManifestDoc, ManifestLine};
@@ -139,8 +138,7 @@ pub(crate) fn account_ref(a: &AccountRow) -> Value {
 impl Service {
     /// Closes out an account now, or (async) puts its labels in a `manifesting` manifest that a
     /// worker completes.
-    pub fn create_manifest(&self, env: Env, body: &[u8]) -> Result<Reply, ServiceError> {
-        let req: ManifestRequest = parse_body(body)?;
+    pub fn create_manifest(&self, env: Env, req: ManifestRequest) -> Result<Reply, ServiceError> {
         let account = self.account_row(env, &req.shipper_account.id, "shipper_account.id")?;
         let manifest_id = uuid::Uuid::new_v4().to_string();
         if req.is_async {

@@ -6,10 +6,11 @@ use crate::keys::Env;
 use crate::Service;
 use chrono::{Duration, NaiveDate};
 use packdesk_carriers::registry::carrier;
+use packdesk_model::desk::{CloseOutRequest, PrintRequest};
+use packdesk_model::request::{IdRef, ManifestRequest};
 use packdesk_model::ServiceError;
 use packdesk_store::accounts::{self as account_table, AccountRow};
 use packdesk_store::{db_error, labels};
-use serde::Deserialize;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
@@ -25,14 +26,6 @@ fn check_offset(minutes: i64) -> Result<i64, ServiceError> {
             "minutes from UTC, -720 to 840, a multiple of 15",
         ))
     }
-}
-
-/// Body of `POST /desk/close-out`: without ids, every account with labels waiting.
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct CloseOutBody {
-    #[serde(default)]
-    shipper_account_ids: Option<Vec<String>>,
 }
 
 impl Service {
@@ -114,12 +107,7 @@ impl Service {
     /// Closes out the accounts named (or every account with labels waiting), one manifest each,
     /// and prints each manifest to the manifest profile when there is one. One account failing
     /// does not stop the others; each result says what happened.
-    pub fn close_out_accounts(&self, env: Env, body: &[u8]) -> Result<Value, ServiceError> {
-        let b: CloseOutBody = if body.iter().all(u8::is_ascii_whitespace) {
-            CloseOutBody::default()
-        } else {
-            crate::validate::parse_body(body)?
-        };
+    pub fn close_out_accounts(&self, env: Env, b: CloseOutRequest) -> Result<Value, ServiceError> {
         let chosen: Vec<AccountRow> = match &b.shipper_account_ids {
             Some(ids) => {
                 let mut out = Vec::new();
@@ -150,14 +138,21 @@ impl Service {
         let mut results = Vec::new();
         for a in chosen {
             let account = crate::manifests::account_ref(&a);
-            let request = json!({"shipper_account": {"id": a.id}}).to_string();
-            match self.create_manifest(env, request.as_bytes()) {
+            let request = ManifestRequest {
+                is_async: false,
+                shipper_account: IdRef { id: a.id.clone() },
+                label_ids: None,
+            };
+            match self.create_manifest(env, request) {
                 Ok(reply) => {
                     let manifest = reply.into_data();
                     let print_job = if has_profile {
-                        let body = json!({"manifest_id": manifest["id"]}).to_string();
+                        let print = PrintRequest {
+                            manifest_id: manifest["id"].as_str().map(String::from),
+                            ..PrintRequest::default()
+                        };
                         Some(
-                            self.print(env, body.as_bytes())
+                            self.print(env, print)
                                 .unwrap_or_else(|e| json!({"status": "failed", "error": e.to_string()})),
                         )
                     } else {

@@ -7,16 +7,15 @@
 //! Reprints use the stored bytes, so a reprint is the very same document.
 
 use crate::keys::Env;
-use crate::validate::parse_body;
 use crate::Service;
 use packdesk_documents::test_page::{render_test_page_pdf, render_test_page_zpl};
 use packdesk_documents::Paper;
+use packdesk_model::desk::{PrintProfileRequest, PrintRequest, PrinterRequest, TestPageRequest};
 use packdesk_model::request::ListQuery;
 use packdesk_model::{ErrorCode, ServiceError};
 use packdesk_print::{zpl, PrintOptions, Transport};
 use packdesk_store::printing::{self as table, JobFilter, PrintJobRow, PrinterRow, ProfileRow};
 use packdesk_store::{db_error, files, paging};
-use serde::Deserialize;
 use serde_json::{json, Value};
 use std::sync::{Condvar, Mutex};
 use std::time::Duration;
@@ -60,55 +59,6 @@ fn media(stock: &str) -> Option<String> {
         "letter" => Some("Letter".into()),
         _ => None,
     }
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct PrinterBody {
-    name: String,
-    transport: String,
-    address: String,
-    format: String,
-    #[serde(default)]
-    dpi: Option<i64>,
-    #[serde(default)]
-    strip_zpl_setup: Option<bool>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ProfileBody {
-    printer_id: String,
-    #[serde(default)]
-    stock: Option<String>,
-    #[serde(default)]
-    copies: Option<i64>,
-    #[serde(default)]
-    auto_print: Option<bool>,
-}
-
-#[derive(Deserialize, Default)]
-#[serde(deny_unknown_fields)]
-struct PrintBody {
-    #[serde(default)]
-    label_id: Option<String>,
-    #[serde(default)]
-    manifest_id: Option<String>,
-    #[serde(default)]
-    bulk_download_id: Option<String>,
-    #[serde(default)]
-    document: Option<String>,
-    #[serde(default)]
-    printer_id: Option<String>,
-    #[serde(default)]
-    copies: Option<i64>,
-}
-
-#[derive(Deserialize, Default)]
-#[serde(deny_unknown_fields)]
-struct TestPageBody {
-    #[serde(default)]
-    stock: Option<String>,
 }
 
 fn printer_json(p: &PrinterRow) -> Value {
@@ -184,8 +134,7 @@ pub struct PrintSignal {
 impl Service {
     // ----- printers -----
 
-    fn checked_printer(&self, id: String, body: &[u8], created_at: i64) -> Result<PrinterRow, ServiceError> {
-        let b: PrinterBody = parse_body(body)?;
+    fn checked_printer(&self, id: String, b: PrinterRequest, created_at: i64) -> Result<PrinterRow, ServiceError> {
         let mut p = packdesk_model::error::Problems::default();
         if b.name.trim().is_empty() || b.name.len() > 100 {
             p.invalid("name", "1..100 characters");
@@ -222,15 +171,15 @@ impl Service {
         })
     }
 
-    pub fn add_printer(&self, body: &[u8]) -> Result<Value, ServiceError> {
-        let p = self.checked_printer(uuid::Uuid::new_v4().to_string(), body, 0)?;
+    pub fn add_printer(&self, req: PrinterRequest) -> Result<Value, ServiceError> {
+        let p = self.checked_printer(uuid::Uuid::new_v4().to_string(), req, 0)?;
         self.store.write(|tx| table::put_printer(tx, &p).map_err(db_error))?;
         Ok(printer_json(&p))
     }
 
-    pub fn update_printer(&self, id: &str, body: &[u8]) -> Result<Value, ServiceError> {
+    pub fn update_printer(&self, id: &str, req: PrinterRequest) -> Result<Value, ServiceError> {
         let old = self.printer_row(id)?;
-        let p = self.checked_printer(old.id, body, old.created_at)?;
+        let p = self.checked_printer(old.id, req, old.created_at)?;
         self.store.write(|tx| table::put_printer(tx, &p).map_err(db_error))?;
         Ok(printer_json(&p))
     }
@@ -271,14 +220,13 @@ impl Service {
 
     // ----- profiles -----
 
-    pub fn set_print_profile(&self, document_type: &str, body: &[u8]) -> Result<Value, ServiceError> {
+    pub fn set_print_profile(&self, document_type: &str, b: PrintProfileRequest) -> Result<Value, ServiceError> {
         if !DOCUMENT_TYPES.contains(&document_type) {
             return Err(ServiceError::invalid(
                 "document_type",
                 format!("one of: {}", DOCUMENT_TYPES.join(", ")),
             ));
         }
-        let b: ProfileBody = parse_body(body)?;
         let printer = self
             .store
             .read(|c| table::printer(c, &b.printer_id).map_err(db_error))?
@@ -331,8 +279,7 @@ impl Service {
 
     /// Prints a document of a label, manifest or bulk download now, to the printer asked or the
     /// document type's profile. Answers the print job (printed, or failed with the reason).
-    pub fn print(&self, env: Env, body: &[u8]) -> Result<Value, ServiceError> {
-        let b: PrintBody = parse_body(body)?;
+    pub fn print(&self, env: Env, b: PrintRequest) -> Result<Value, ServiceError> {
         let (owner, owner_path, default_doc, file_kind_of): (String, &str, &str, fn(&str) -> &str) =
             match (&b.label_id, &b.manifest_id, &b.bulk_download_id) {
                 (Some(l), None, None) => (l.clone(), "label_id", "label", |d| d),
@@ -547,12 +494,7 @@ impl Service {
     }
 
     /// Prints a printer's test page now.
-    pub fn print_test_page(&self, env: Env, printer_id: &str, body: &[u8]) -> Result<Value, ServiceError> {
-        let b: TestPageBody = if body.iter().all(u8::is_ascii_whitespace) {
-            TestPageBody::default()
-        } else {
-            parse_body(body)?
-        };
+    pub fn print_test_page(&self, env: Env, printer_id: &str, b: TestPageRequest) -> Result<Value, ServiceError> {
         let printer = self.printer_row(printer_id)?;
         if let Some(s) = &b.stock {
             if !STOCKS.contains(&s.as_str()) {
@@ -587,7 +529,7 @@ impl Service {
         };
         match self.new_print_job(env, "label", label_id, &file, None, None) {
             Ok(_) => self.wake_printer(),
-            Err(e) => eprintln!("packdesk: label {label_id} not printed automatically: {e}"),
+            Err(e) => tracing::warn!(label_id, error = %e, "label not printed automatically"),
         }
     }
 
@@ -676,7 +618,7 @@ impl Service {
                             let sent =
                                 std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| s.execute_print_job(id)));
                             if sent.is_err() {
-                                eprintln!("packdesk: print job {id} failed unexpectedly (a bug); it stays queued");
+                                tracing::error!(print_job_id = %id, "print job failed unexpectedly (a bug); it stays queued");
                             }
                         }
                         s.print_signal
@@ -687,7 +629,7 @@ impl Service {
                         s.wake_printer();
                     });
                 if let Err(e) = spawned {
-                    eprintln!("packdesk: no print sender thread: {e}");
+                    tracing::error!(error = %e, "no print sender thread");
                     self.print_signal
                         .busy
                         .lock()

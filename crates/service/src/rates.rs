@@ -7,7 +7,7 @@ use crate::keys::Env;
 use crate::labels::{parcel_measures, rate_entry};
 use crate::records::row;
 use crate::reply::{Outcome, Reply};
-use crate::validate::{check_shipment, parse_body, parse_date};
+use crate::validate::{check_shipment, parse_date};
 use crate::Service;
 use packdesk_carriers::carrier;
 use packdesk_carriers::rates::quote;
@@ -44,8 +44,7 @@ fn failed(id: &str, slug: &str, description: &str, why: String) -> RateEntry {
 
 impl Service {
     /// The rate record; when any account failed the answer's meta is 4713 (with the record).
-    pub fn calculate_rates(&self, env: Env, body: &[u8]) -> Result<Reply, ServiceError> {
-        let req: RatesRequest = parse_body(body)?;
+    pub fn calculate_rates(&self, env: Env, req: RatesRequest) -> Result<Reply, ServiceError> {
         let mut p = Problems::default();
         if !(1..=50).contains(&req.shipper_accounts.len()) {
             p.invalid(

@@ -6,39 +6,6 @@ use packdesk_carriers::Carrier;
 use packdesk_model::error::Problems;
 use packdesk_model::request::*;
 use packdesk_model::{ErrorCode, ServiceError};
-use serde::de::DeserializeOwned;
-
-/// Parses a request body: 4109 when it is not JSON, 4104 with the path of the first structural
-/// problem (unknown key, missing key, wrong type, value outside an enum).
-pub fn parse_body<T: DeserializeOwned>(body: &[u8]) -> Result<T, ServiceError> {
-    let value: serde_json::Value = serde_json::from_slice(body)
-        .map_err(|e| ServiceError::at(ErrorCode::InvalidJson, "", format!("the body is not JSON: {e}")))?;
-    if !value.is_object() {
-        return Err(ServiceError::invalid("", "the body must be a JSON object"));
-    }
-    serde_path_to_error::deserialize(value).map_err(|e| {
-        let mut path = e.path().to_string();
-        if path == "." {
-            path.clear();
-        }
-        let info = e.inner().to_string();
-        // serde reports unknown and missing keys at their parent; point at the key itself.
-        for prefix in ["unknown field `", "missing field `"] {
-            if let Some(rest) = info.strip_prefix(prefix) {
-                if let Some(key) = rest.split('`').next() {
-                    if !path.ends_with(key) {
-                        path = if path.is_empty() {
-                            key.to_string()
-                        } else {
-                            format!("{path}.{key}")
-                        };
-                    }
-                }
-            }
-        }
-        ServiceError::invalid(path, info)
-    })
-}
 
 pub fn is_uuid(s: &str) -> bool {
     uuid::Uuid::parse_str(s).is_ok()
@@ -495,30 +462,5 @@ pub fn check_shipment(p: &mut Problems, s: &Shipment, carrier: Option<&Carrier>)
                 check_len(p, &format!("{ipath}.item_id"), it.item_id.as_deref(), 0, 100);
             }
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn parse_body_points_at_the_offending_key() {
-        let e = parse_body::<LabelRequest>(b"{nope").unwrap_err();
-        assert_eq!(e.code, ErrorCode::InvalidJson);
-        let e = parse_body::<LabelRequest>(
-            br#"{"service_type":"x","shipper_account":{"id":"a"},"shipment":{},"colour":1}"#,
-        )
-        .unwrap_err();
-        assert_eq!(e.code, ErrorCode::InvalidRequest);
-        let e =
-            parse_body::<LabelRequest>(br#"{"service_type":"x","shipper_account":{"id":"a"},"colour":1}"#).unwrap_err();
-        assert_eq!(e.details[0].path, "colour");
-        let e = parse_body::<LabelRequest>(br#"{"service_type":"x","shipper_account":{"id":"a"}}"#).unwrap_err();
-        assert_eq!(e.details[0].path, "shipment");
-        let body = br#"{"service_type":"x","shipper_account":{"id":"a"},"shipment":{"ship_from":{},"ship_to":{},"parcels":[{"weight":{"value":1,"unit":"stone"}}]}}"#;
-        let e = parse_body::<LabelRequest>(body).unwrap_err();
-        assert_eq!(e.details[0].path, "shipment.parcels[0].weight.unit");
-        assert!(e.details[0].info.contains("kg"), "{}", e.details[0].info);
     }
 }

@@ -8,6 +8,7 @@
 
 use crate::keys::Env;
 use crate::Service;
+pub use packdesk_model::desk::WebhookChange;
 use packdesk_model::request::ListQuery;
 use packdesk_model::{ErrorCode, ServiceError};
 use packdesk_store::rusqlite::Connection;
@@ -60,16 +61,6 @@ fn check_url(url: &str) -> Result<(), String> {
         return Err("must be at most 2048 characters".into());
     }
     Ok(())
-}
-
-/// Body of `PUT /desk/webhook`: either key may be left out (keeps its value).
-#[derive(serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-struct WebhookUpdate {
-    #[serde(default)]
-    url: Option<String>,
-    #[serde(default)]
-    enabled: Option<bool>,
 }
 
 fn setting_json(s: Option<&WebhookSetting>) -> Value {
@@ -172,8 +163,7 @@ fn setting_of(store: &Store, env: Env) -> Result<Value, ServiceError> {
 }
 
 /// Sets the URL and/or turns webhooks on or off for `env` (a new URL turns them on unless told).
-fn update_setting(store: &Store, env: Env, body: &[u8], now: i64) -> Result<Value, ServiceError> {
-    let req: WebhookUpdate = crate::validate::parse_body(body)?;
+fn update_setting(store: &Store, env: Env, req: WebhookChange, now: i64) -> Result<Value, ServiceError> {
     let saved = store.write(|tx| {
         let old = table::setting(tx, env.as_str()).map_err(db_error)?;
         let url = req.url.clone().or_else(|| old.as_ref().map(|o| o.url.clone()));
@@ -199,10 +189,10 @@ fn update_setting(store: &Store, env: Env, body: &[u8], now: i64) -> Result<Valu
     Ok(setting_json(Some(&saved)))
 }
 
-/// `packdesk-server webhook`: show, or change with a JSON body like the desk route's.
-pub(crate) fn command(store: &Store, env: Env, set: Option<&str>, now: i64) -> Result<Value, ServiceError> {
-    match set {
-        Some(body) => update_setting(store, env, body.as_bytes(), now),
+/// `packdesk-server webhook`: show, or change like the desk route.
+pub(crate) fn command(store: &Store, env: Env, change: Option<WebhookChange>, now: i64) -> Result<Value, ServiceError> {
+    match change {
+        Some(change) => update_setting(store, env, change, now),
         None => setting_of(store, env),
     }
 }
@@ -212,8 +202,8 @@ impl Service {
         setting_of(&self.store, env)
     }
 
-    pub fn set_webhook(&self, env: Env, body: &[u8]) -> Result<Value, ServiceError> {
-        update_setting(&self.store, env, body, self.now_us())
+    pub fn set_webhook(&self, env: Env, change: WebhookChange) -> Result<Value, ServiceError> {
+        update_setting(&self.store, env, change, self.now_us())
     }
 
     /// Writes the delivery of a completed job when webhooks are on (inside the job's transaction).
@@ -297,14 +287,14 @@ impl Service {
             Ok(d) if !d.is_empty() => d,
             Ok(_) => return 0,
             Err(e) => {
-                eprintln!("packdesk: webhook deliveries cannot be read: {e}");
+                tracing::error!(error = %e, "webhook deliveries cannot be read");
                 return 0;
             }
         };
         let sender = match self.sender() {
             Ok(s) => s,
             Err(e) => {
-                eprintln!("packdesk: webhooks cannot be sent: {e}");
+                tracing::error!(error = %e, "webhooks cannot be sent");
                 return 0;
             }
         };
@@ -330,7 +320,7 @@ impl Service {
                 // A short synchronous write on this (the dispatcher's) thread; the attempts still
                 // in flight go on on the runtime's own threads meanwhile.
                 if let Err(e) = self.record_attempts(finished) {
-                    eprintln!("packdesk: webhook attempts could not be recorded (they will be made again): {e}");
+                    tracing::warn!(error = %e, "webhook attempts could not be recorded (they will be made again)");
                 }
             }
             made
@@ -382,7 +372,7 @@ impl Service {
             match self.sender() {
                 Ok(s) => break s,
                 Err(e) => {
-                    eprintln!("packdesk: webhooks cannot be sent: {e}");
+                    tracing::error!(error = %e, "webhooks cannot be sent");
                     if stop.load(Ordering::SeqCst) {
                         return;
                     }
@@ -412,9 +402,7 @@ impl Service {
                         Err(e) => {
                             // The store refuses writes (disk full, locked): these deliveries stay
                             // due; wait longer each time instead of sending them again and again.
-                            eprintln!(
-                                "packdesk: webhook attempts could not be recorded (they will be made again): {e}"
-                            );
+                            tracing::warn!(error = %e, "webhook attempts could not be recorded (they will be made again)");
                             failed_records += 1;
                             tokio::time::sleep(record_backoff(failed_records)).await;
                         }

@@ -5,6 +5,8 @@ mod common;
 use common::receiver::Receiver;
 use common::*;
 use packdesk_carriers::carrier;
+use packdesk_model::request::LabelRequest;
+use packdesk_model::ToRequest;
 use packdesk_service::keys::Env;
 use packdesk_service::{Outcome, Service};
 use serde_json::{json, Value};
@@ -17,17 +19,14 @@ fn yodel(s: &Service) -> (String, Value) {
     (acct, body)
 }
 
-fn with_async(mut body: Value) -> Vec<u8> {
+fn with_async(mut body: Value) -> LabelRequest {
     body["async"] = json!(true);
-    body.to_string().into_bytes()
+    body.to_request().unwrap()
 }
 
 fn webhook_on(s: &Service, url: &str) {
-    s.set_webhook(
-        Env::Sandbox,
-        json!({"url": url, "enabled": true}).to_string().as_bytes(),
-    )
-    .unwrap();
+    s.set_webhook(Env::Sandbox, json!({"url": url, "enabled": true}).to_request().unwrap())
+        .unwrap();
 }
 
 fn deliveries(s: &Service, query: &str) -> Vec<Value> {
@@ -44,7 +43,7 @@ fn deliveries(s: &Service, query: &str) -> Vec<Value> {
 fn an_async_label_answers_3001_in_creating_then_is_created_by_a_worker() {
     let (s, _clock, _dir) = manual_service();
     let (_, body) = yodel(&s);
-    let r = s.create_label(Env::Sandbox, &with_async(body)).unwrap();
+    let r = s.create_label(Env::Sandbox, with_async(body)).unwrap();
     assert_eq!(r.outcome, Outcome::Accepted);
     assert_eq!(
         r.meta(),
@@ -78,21 +77,23 @@ fn bad_async_requests_are_refused_at_once_with_their_paths() {
     let (s, _clock, _dir) = manual_service();
     let (_, mut body) = yodel(&s);
     body["paper_size"] = json!("a5");
-    let e = s.create_label(Env::Sandbox, &with_async(body)).unwrap_err();
+    body["async"] = json!(true);
+    // A value outside the contract is refused where the body is read, before anything is queued.
+    let e = body.to_request::<LabelRequest>().unwrap_err();
     assert_eq!(e.details[0].path, "paper_size");
     let e = s
         .cancel_label(
             Env::Sandbox,
             json!({"async": true, "label": {"id": uuid::Uuid::new_v4()}})
-                .to_string()
-                .as_bytes(),
+                .to_request()
+                .unwrap(),
         )
         .unwrap_err();
     assert_eq!((e.code.code(), e.details[0].path.as_str()), (4153, "label.id"));
     let e = s
         .create_bulk_download(
             Env::Sandbox,
-            json!({"async": true, "labels": [{"id": "x"}]}).to_string().as_bytes(),
+            json!({"async": true, "labels": [{"id": "x"}]}).to_request().unwrap(),
         )
         .unwrap_err();
     assert_eq!(e.details[0].path, "labels");
@@ -106,9 +107,9 @@ fn the_five_events_reach_a_real_receiver_with_the_synchronous_answers() {
     webhook_on(&s, &rx.url);
     let (acct, body) = yodel(&s);
     // create_a_label, twice (one to cancel, one to close out)
-    let l1 = s.create_label(Env::Sandbox, &with_async(body.clone())).unwrap();
-    let l2 = s.create_label(Env::Sandbox, &with_async(body.clone())).unwrap();
-    let l3 = s.create_label(Env::Sandbox, &with_async(body)).unwrap();
+    let l1 = s.create_label(Env::Sandbox, with_async(body.clone())).unwrap();
+    let l2 = s.create_label(Env::Sandbox, with_async(body.clone())).unwrap();
+    let l3 = s.create_label(Env::Sandbox, with_async(body)).unwrap();
     s.run_queued_jobs();
     let ids: Vec<String> = [&l1, &l2, &l3]
         .iter()
@@ -118,7 +119,7 @@ fn the_five_events_reach_a_real_receiver_with_the_synchronous_answers() {
     let c = s
         .cancel_label(
             Env::Sandbox,
-            json!({"async": true, "label": {"id": ids[0]}}).to_string().as_bytes(),
+            json!({"async": true, "label": {"id": ids[0]}}).to_request().unwrap(),
         )
         .unwrap();
     assert_eq!(
@@ -131,8 +132,8 @@ fn the_five_events_reach_a_real_receiver_with_the_synchronous_answers() {
         .create_bulk_download(
             Env::Sandbox,
             json!({"async": true, "labels": [{"id": ids[1]}, {"id": ids[2]}]})
-                .to_string()
-                .as_bytes(),
+                .to_request()
+                .unwrap(),
         )
         .unwrap();
     assert_eq!(b["status"], "creating");
@@ -141,8 +142,8 @@ fn the_five_events_reach_a_real_receiver_with_the_synchronous_answers() {
         .create_manifest(
             Env::Sandbox,
             json!({"async": true, "shipper_account": {"id": acct}})
-                .to_string()
-                .as_bytes(),
+                .to_request()
+                .unwrap(),
         )
         .unwrap();
     assert_eq!(m["status"], "manifesting");
@@ -155,7 +156,7 @@ fn the_five_events_reach_a_real_receiver_with_the_synchronous_answers() {
     let unknown = uuid::Uuid::new_v4().to_string();
     let rates = json!({"async": true, "shipper_accounts": [{"id": acct}, {"id": unknown}], "shipment": {
         "ship_from": address("S", "GBR"), "ship_to": address("R", "GBR"), "parcels": [{"weight": {"value": 1, "unit": "kg"}}]}});
-    let r = s.calculate_rates(Env::Sandbox, rates.to_string().as_bytes()).unwrap();
+    let r = s.calculate_rates(Env::Sandbox, rates.to_request().unwrap()).unwrap();
     assert_eq!(
         (r.outcome, r["status"].as_str()),
         (Outcome::Accepted, Some("calculating"))
@@ -252,7 +253,7 @@ fn a_receiver_that_always_fails_gets_fifteen_posts_on_the_contract_schedule() {
     let rx = Receiver::start(|_| 500);
     webhook_on(&s, &rx.url);
     let (_, body) = yodel(&s);
-    s.create_label(Env::Sandbox, &with_async(body)).unwrap();
+    s.create_label(Env::Sandbox, with_async(body)).unwrap();
     s.run_queued_jobs();
     assert_eq!(s.deliver_due_webhooks(), 1, "attempt 0 goes out at completion");
     for k in 0..14u32 {
@@ -303,7 +304,7 @@ fn a_receiver_that_recovers_at_attempt_6_gets_nothing_after_its_200() {
     let rx = Receiver::start(|n| if n < 6 { 503 } else { 200 });
     webhook_on(&s, &rx.url);
     let (_, body) = yodel(&s);
-    s.create_label(Env::Sandbox, &with_async(body)).unwrap();
+    s.create_label(Env::Sandbox, with_async(body)).unwrap();
     s.run_queued_jobs();
     s.deliver_due_webhooks();
     for k in 0..20 {
@@ -333,7 +334,7 @@ fn an_unreachable_receiver_is_recorded_and_a_delivery_can_be_resent_to_the_new_u
         .unwrap();
     webhook_on(&s, &format!("http://{dead}/hook"));
     let (_, body) = yodel(&s);
-    s.create_label(Env::Sandbox, &with_async(body)).unwrap();
+    s.create_label(Env::Sandbox, with_async(body)).unwrap();
     s.run_queued_jobs();
     s.deliver_due_webhooks();
     let d = &deliveries(&s, "pending")[0];
@@ -370,20 +371,20 @@ fn webhook_settings_take_http_and_https_only_and_off_means_no_delivery() {
     let (s, _clock, _dir) = manual_service();
     for bad in ["ftp://example.test/x", "not a url", "http://"] {
         let e = s
-            .set_webhook(Env::Sandbox, json!({"url": bad}).to_string().as_bytes())
+            .set_webhook(Env::Sandbox, json!({"url": bad}).to_request().unwrap())
             .unwrap_err();
         assert_eq!(e.details[0].path, "url", "{bad}");
     }
     let e = s
-        .set_webhook(Env::Sandbox, json!({"enabled": true}).to_string().as_bytes())
+        .set_webhook(Env::Sandbox, json!({"enabled": true}).to_request().unwrap())
         .unwrap_err();
     assert_eq!(e.details[0].path, "url");
     let set = s
         .set_webhook(
             Env::Sandbox,
             json!({"url": "https://example.test/hook?secret=1"})
-                .to_string()
-                .as_bytes(),
+                .to_request()
+                .unwrap(),
         )
         .unwrap();
     assert_eq!(
@@ -391,7 +392,7 @@ fn webhook_settings_take_http_and_https_only_and_off_means_no_delivery() {
         (Some("https://example.test/hook?secret=1"), Some(true))
     );
     let off = s
-        .set_webhook(Env::Sandbox, json!({"enabled": false}).to_string().as_bytes())
+        .set_webhook(Env::Sandbox, json!({"enabled": false}).to_request().unwrap())
         .unwrap();
     assert_eq!(
         (off["url"].as_str(), off["enabled"].as_bool()),
@@ -403,7 +404,7 @@ fn webhook_settings_take_http_and_https_only_and_off_means_no_delivery() {
         "each environment has its own"
     );
     let (_, body) = yodel(&s);
-    s.create_label(Env::Sandbox, &with_async(body)).unwrap();
+    s.create_label(Env::Sandbox, with_async(body)).unwrap();
     s.run_queued_jobs();
     assert!(deliveries(&s, "").is_empty());
 }
@@ -412,7 +413,7 @@ fn webhook_settings_take_http_and_https_only_and_off_means_no_delivery() {
 fn a_job_that_cannot_finish_fails_its_label_frees_its_order_number_and_says_why() {
     let (s, _clock, _dir) = manual_service();
     let rx = Receiver::ok();
-    s.set_webhook(Env::Live, json!({"url": rx.url}).to_string().as_bytes())
+    s.set_webhook(Env::Live, json!({"url": rx.url}).to_request().unwrap())
         .unwrap();
     let c = carrier("yodel").unwrap();
     let acct = create_account(
@@ -426,7 +427,7 @@ fn a_job_that_cannot_finish_fails_its_label_frees_its_order_number_and_says_why(
     for i in 0..3 {
         body["order_number"] = json!(format!("ORDER-{i}"));
         ids.push(
-            s.create_label(Env::Live, &with_async(body.clone())).unwrap()["id"]
+            s.create_label(Env::Live, with_async(body.clone())).unwrap()["id"]
                 .as_str()
                 .unwrap()
                 .to_string(),
@@ -457,12 +458,12 @@ fn a_job_that_cannot_finish_fails_its_label_frees_its_order_number_and_says_why(
         Env::Live,
         &acct,
         json!({"settings": {"tracking_ranges": {"default": {"start": 100, "end": 200}}}})
-            .to_string()
-            .as_bytes(),
+            .to_request()
+            .unwrap(),
     )
     .unwrap();
     assert_eq!(
-        s.create_label(Env::Live, body.to_string().as_bytes()).unwrap()["status"],
+        s.create_label(Env::Live, body.to_request().unwrap()).unwrap()["status"],
         "created"
     );
 }
@@ -481,7 +482,7 @@ fn jobs_left_by_a_crash_run_once_after_a_restart() {
         // Accepted, never run: the process "dies" here (dropped without a worker).
         (0..5)
             .map(|_| {
-                s.create_label(Env::Sandbox, &with_async(body.clone())).unwrap()["id"]
+                s.create_label(Env::Sandbox, with_async(body.clone())).unwrap()["id"]
                     .as_str()
                     .unwrap()
                     .to_string()
@@ -521,7 +522,7 @@ fn the_worker_pool_keeps_each_accounts_order_of_acceptance() {
         let (is_a, body) = if i % 3 == 0 { (false, &body_b) } else { (true, &body_a) };
         accepted.push((
             is_a,
-            s.create_label(Env::Sandbox, &with_async(body.clone())).unwrap()["id"]
+            s.create_label(Env::Sandbox, with_async(body.clone())).unwrap()["id"]
                 .as_str()
                 .unwrap()
                 .to_string(),

@@ -6,6 +6,7 @@ mod common;
 use common::*;
 use packdesk_carriers::{registry, tracking};
 use packdesk_model::ErrorCode;
+use packdesk_model::ToRequest;
 use packdesk_service::keys::Env;
 use serde_json::{json, Value};
 
@@ -15,9 +16,9 @@ const VARIANTS: [&str; 4] = ["cod", "insurance", "pickup", "general"];
 const OPTIONAL: [&str; 2] = ["order_number", "order_id"];
 
 fn refused(h: &Harness, body: &Value) -> (ErrorCode, String) {
-    let e = h
-        .service
-        .create_label(Env::Sandbox, body.to_string().as_bytes())
+    let e = body
+        .to_request()
+        .and_then(|req| h.service.create_label(Env::Sandbox, req))
         .expect_err(&body.to_string());
     (e.code, e.details.first().map(|d| d.path.clone()).unwrap_or_default())
 }
@@ -32,7 +33,7 @@ fn every_service_type_of_every_group_makes_a_label_with_valid_tracking_numbers()
             let body = label_request(&acct, c, s);
             let label = h
                 .service
-                .create_label(Env::Sandbox, body.to_string().as_bytes())
+                .create_label(Env::Sandbox, body.to_request().unwrap())
                 .unwrap_or_else(|e| panic!("{}: {e}", s.service_type));
             assert_eq!(label["status"], "created");
             let tns = label["tracking_numbers"].as_array().unwrap();
@@ -77,7 +78,7 @@ fn paper_sizes_outside_a_group_are_refused_and_listed_ones_accepted() {
             if c.paper_sizes.iter().any(|x| x == p) {
                 let l = h
                     .service
-                    .create_label(Env::Sandbox, body.to_string().as_bytes())
+                    .create_label(Env::Sandbox, body.to_request().unwrap())
                     .unwrap_or_else(|e| panic!("{} {p}: {e}", c.slug));
                 let want = if p == "default" {
                     c.default_paper_size.as_str()
@@ -110,7 +111,7 @@ fn file_types_outside_a_group_are_refused_and_listed_ones_accepted() {
             if listed {
                 let l = h
                     .service
-                    .create_label(Env::Sandbox, body.to_string().as_bytes())
+                    .create_label(Env::Sandbox, body.to_request().unwrap())
                     .unwrap();
                 assert_eq!(l["files"]["label"]["file_type"], f);
             } else {
@@ -137,7 +138,7 @@ fn option_variants_outside_a_group_answer_4803_and_listed_ones_are_accepted() {
             if c.service_options.iter().any(|x| x == v) {
                 let l = h
                     .service
-                    .create_label(Env::Sandbox, body.to_string().as_bytes())
+                    .create_label(Env::Sandbox, body.to_request().unwrap())
                     .unwrap_or_else(|e| panic!("{} {v}: {e}", c.slug));
                 assert_eq!(l["service_options"][0], option_of(v));
                 if v == "cod" || v == "insurance" {
@@ -169,7 +170,7 @@ fn optional_fields_outside_a_group_are_refused_and_listed_ones_kept() {
             if c.optional_fields.iter().any(|x| x == f) {
                 let l = h
                     .service
-                    .create_label(Env::Sandbox, body.to_string().as_bytes())
+                    .create_label(Env::Sandbox, body.to_request().unwrap())
                     .unwrap();
                 assert_eq!(l[f], json!(format!("{f}-{}", c.group)));
             } else {

@@ -7,7 +7,8 @@
 mod common;
 use common::*;
 use packdesk_carriers::carrier;
-use packdesk_model::ServiceError;
+use packdesk_model::ToRequest;
+use packdesk_model::{from_slice, ServiceError};
 use packdesk_service::keys::Env;
 use packdesk_service::Service;
 use proptest::prelude::*;
@@ -31,7 +32,7 @@ fn desk() -> &'static (Harness, String, String, String) {
         let make = || {
             let body = label_request(&account, c, c.service("dpd-uk_dpddirect").unwrap());
             h.service
-                .create_label(Env::Sandbox, body.to_string().as_bytes())
+                .create_label(Env::Sandbox, body.to_request().unwrap())
                 .unwrap()["id"]
                 .as_str()
                 .unwrap()
@@ -42,6 +43,7 @@ fn desk() -> &'static (Harness, String, String, String) {
     })
 }
 
+/// A body as the HTTP edge takes it: read as the route's request type, then handed to the service.
 type Call = fn(&Service, &[u8]) -> Result<(), ServiceError>;
 
 /// Every POST body the interface takes, with a valid example of each.
@@ -52,42 +54,42 @@ fn targets() -> Vec<(&'static str, Call, Value)> {
     vec![
         (
             "labels",
-            |s, b| s.create_label(Env::Sandbox, b).map(drop),
+            |s, b| s.create_label(Env::Sandbox, from_slice(b)?).map(drop),
             label_body.clone(),
         ),
         (
             "shipper-accounts",
-            |s, b| s.create_account(Env::Sandbox, b).map(drop),
+            |s, b| s.create_account(Env::Sandbox, from_slice(b)?).map(drop),
             json!({"slug": "dpd-uk", "description": "desk", "credentials": credentials(c)}),
         ),
         (
             "cancel-labels",
-            |s, b| s.cancel_label(Env::Sandbox, b).map(drop),
+            |s, b| s.cancel_label(Env::Sandbox, from_slice(b)?).map(drop),
             json!({"label": {"id": label}}),
         ),
         (
             "manifests",
-            |s, b| s.create_manifest(Env::Sandbox, b).map(drop),
+            |s, b| s.create_manifest(Env::Sandbox, from_slice(b)?).map(drop),
             json!({"shipper_account": {"id": account}}),
         ),
         (
             "bulk-downloads",
-            |s, b| s.create_bulk_download(Env::Sandbox, b).map(drop),
+            |s, b| s.create_bulk_download(Env::Sandbox, from_slice(b)?).map(drop),
             json!({"labels": [{"id": label}, {"id": other}]}),
         ),
         (
             "rates",
-            |s, b| s.calculate_rates(Env::Sandbox, b).map(drop),
+            |s, b| s.calculate_rates(Env::Sandbox, from_slice(b)?).map(drop),
             json!({"shipper_accounts": [{"id": account}], "shipment": label_body["shipment"]}),
         ),
         (
             "address-validations",
-            |s, b| s.validate_address(Env::Sandbox, b).map(drop),
+            |s, b| s.validate_address(Env::Sandbox, from_slice(b)?).map(drop),
             json!({"address": label_body["shipment"]["ship_to"]}),
         ),
         (
             "close-out",
-            |s, b| s.close_out_accounts(Env::Sandbox, b).map(drop),
+            |s, b| s.close_out_accounts(Env::Sandbox, from_slice(b)?).map(drop),
             json!({"shipper_account_ids": [account]}),
         ),
     ]

@@ -7,6 +7,7 @@ mod common;
 use common::receiver::Receiver;
 use common::*;
 use packdesk_carriers::carrier;
+use packdesk_model::ToRequest;
 use packdesk_service::clock::SystemClock;
 use packdesk_service::keys::Env;
 use packdesk_service::Service;
@@ -107,14 +108,14 @@ fn a_webhook_answered_with_a_redirect_is_a_failed_attempt_not_a_delivery() {
     let rx = Receiver::start(|n| if n == 0 { 302 } else { 200 });
     s.set_webhook(
         Env::Sandbox,
-        json!({"url": rx.url, "enabled": true}).to_string().as_bytes(),
+        json!({"url": rx.url, "enabled": true}).to_request().unwrap(),
     )
     .unwrap();
     let c = carrier("yodel").unwrap();
     let acct = create_account(&s, Env::Sandbox, c, json!({}));
     let mut body = label_request(&acct, c, c.service("yodel_std").unwrap());
     body["async"] = json!(true);
-    s.create_label(Env::Sandbox, body.to_string().as_bytes()).unwrap();
+    s.create_label(Env::Sandbox, body.to_request().unwrap()).unwrap();
     s.run_queued_jobs();
     assert_eq!(s.deliver_due_webhooks(), 1);
     assert_eq!(rx.posts(), 1, "the redirect was not followed");
@@ -138,7 +139,7 @@ fn money_must_be_a_finite_amount_up_to_a_trillion() {
         let mut body = label_request(&acct, c, c.service("dpd-uk_dpddirect").unwrap());
         body["service_options"] =
             json!([{"type": "insurance", "insured_value": {"amount": amount, "currency": "GBP"}}]);
-        let r = h.service.create_label(Env::Sandbox, body.to_string().as_bytes());
+        let r = h.service.create_label(Env::Sandbox, body.to_request().unwrap());
         if ok {
             let l = r.unwrap_or_else(|e| panic!("{amount}: {e}"));
             assert!(
@@ -170,14 +171,14 @@ fn a_ship_date_that_is_today_anywhere_on_earth_is_accepted() {
     let s = Service::open(dir.path(), "http://127.0.0.1:9", clock).unwrap().service;
     let c = carrier("yodel").unwrap();
     let body = json!({"slug": "yodel", "description": "Kiritimati desk", "timezone": "Pacific/Kiritimati", "credentials": credentials(c)});
-    let acct = s.create_account(Env::Sandbox, body.to_string().as_bytes()).unwrap()["id"]
+    let acct = s.create_account(Env::Sandbox, body.to_request().unwrap()).unwrap()["id"]
         .as_str()
         .unwrap()
         .to_string();
     let label = |date: &str| {
         let mut body = label_request(&acct, c, c.service("yodel_std").unwrap());
         body["ship_date"] = json!(date);
-        s.create_label(Env::Sandbox, body.to_string().as_bytes())
+        s.create_label(Env::Sandbox, body.to_request().unwrap())
     };
     // A client at UTC-12 says 2026-03-09 (its today, 23:30); the account's today is the 11th.
     assert!(label("2026-03-09").is_ok(), "a client's own today is not the past");
@@ -200,7 +201,7 @@ fn carriers_without_listed_credential_fields_keep_any_string_credentials() {
         let body = json!({"slug": slug, "description": "real account", "credentials": {"api_user": "acme", "api_secret": "s3cr3t", "account": "000123"}});
         let v = h
             .service
-            .create_account(Env::Live, body.to_string().as_bytes())
+            .create_account(Env::Live, body.to_request().unwrap())
             .unwrap_or_else(|e| panic!("{slug}: {e}"));
         let id = v["id"].as_str().unwrap();
         let creds = h.service.account_credentials(Env::Live, id).unwrap();
@@ -212,7 +213,7 @@ fn carriers_without_listed_credential_fields_keep_any_string_credentials() {
         let bad = json!({"slug": slug, "description": "x", "credentials": {"api_user": 42}});
         let e = h
             .service
-            .create_account(Env::Live, bad.to_string().as_bytes())
+            .create_account(Env::Live, bad.to_request().unwrap())
             .unwrap_err();
         assert_eq!(e.details[0].path, "credentials.api_user");
     }
@@ -220,7 +221,7 @@ fn carriers_without_listed_credential_fields_keep_any_string_credentials() {
     let body = json!({"slug": "yodel", "description": "x", "credentials": {"made_up": "1"}});
     let e = h
         .service
-        .create_account(Env::Live, body.to_string().as_bytes())
+        .create_account(Env::Live, body.to_request().unwrap())
         .unwrap_err();
     assert!(
         e.details.iter().any(|d| d.path == "credentials.made_up"),
@@ -238,8 +239,8 @@ fn a_file_link_opens_its_file_without_a_key_until_it_expires() {
         .create_label(
             Env::Sandbox,
             label_request(&acct, c, c.service("yodel_std").unwrap())
-                .to_string()
-                .as_bytes(),
+                .to_request()
+                .unwrap(),
         )
         .unwrap();
     let url = l["files"]["label"]["url"].as_str().unwrap().to_string();
@@ -281,18 +282,18 @@ fn a_slow_receiver_does_not_hold_the_deliveries_to_another() {
     body["async"] = json!(true);
     let async_labels = |n: usize| {
         for _ in 0..n {
-            s.create_label(Env::Sandbox, body.to_string().as_bytes()).unwrap();
+            s.create_label(Env::Sandbox, body.to_request().unwrap()).unwrap();
         }
         s.run_queued_jobs();
     };
     // Deliveries to the slow receiver are in flight...
-    s.set_webhook(Env::Sandbox, json!({"url": slow.url}).to_string().as_bytes())
+    s.set_webhook(Env::Sandbox, json!({"url": slow.url}).to_request().unwrap())
         .unwrap();
     async_labels(12);
     let background = s.start_background(2);
     assert!(slow.wait_for(8, 5), "the slow receiver got its first attempts");
     // ...when deliveries to another receiver fall due: they go out at once.
-    s.set_webhook(Env::Sandbox, json!({"url": fast.url}).to_string().as_bytes())
+    s.set_webhook(Env::Sandbox, json!({"url": fast.url}).to_request().unwrap())
         .unwrap();
     let started = std::time::Instant::now();
     async_labels(5);

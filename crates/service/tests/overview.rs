@@ -6,6 +6,7 @@ mod common;
 use chrono::{TimeZone, Utc};
 use common::*;
 use packdesk_carriers::carrier;
+use packdesk_model::ToRequest;
 use packdesk_service::clock::ManualClock;
 use packdesk_service::keys::Env;
 use packdesk_service::Service;
@@ -17,7 +18,7 @@ use std::sync::Arc;
 fn label(s: &Service, account: &str, slug: &str) -> Value {
     let c = carrier(slug).unwrap();
     let body = label_request(account, c, &c.service_types[0]);
-    s.create_label(Env::Sandbox, body.to_string().as_bytes())
+    s.create_label(Env::Sandbox, body.to_request().unwrap())
         .unwrap()
         .into_data()
 }
@@ -37,7 +38,7 @@ fn labels_are_counted_on_the_desks_day_by_carrier_and_status() {
     let a = label(&s, &yodel, "yodel");
     label(&s, &tipsa, "tipsa");
     label(&s, &tipsa, "tipsa");
-    s.cancel_label(Env::Sandbox, json!({"label": {"id": a["id"]}}).to_string().as_bytes())
+    s.cancel_label(Env::Sandbox, json!({"label": {"id": a["id"]}}).to_request().unwrap())
         .unwrap();
     // A deleted account's labels still count, under its carrier.
     s.delete_account(Env::Sandbox, &tipsa).unwrap();
@@ -87,8 +88,8 @@ fn one_call_closes_out_every_account_waiting_and_prints_each_manifest() {
         }
         jobs
     });
-    let printer = s.add_printer(json!({"name": "Office", "transport": "raw", "address": format!("127.0.0.1:{port}"), "format": "pdf", "dpi": 300}).to_string().as_bytes()).unwrap();
-    s.set_print_profile("manifest", json!({"printer_id": printer["id"]}).to_string().as_bytes())
+    let printer = s.add_printer(json!({"name": "Office", "transport": "raw", "address": format!("127.0.0.1:{port}"), "format": "pdf", "dpi": 300}).to_request().unwrap()).unwrap();
+    s.set_print_profile("manifest", json!({"printer_id": printer["id"]}).to_request().unwrap())
         .unwrap();
 
     let yodel = create_account(s, Env::Sandbox, carrier("yodel").unwrap(), json!({}));
@@ -113,7 +114,7 @@ fn one_call_closes_out_every_account_waiting_and_prints_each_manifest() {
         .collect();
     assert_eq!(waiting, vec![(yodel.clone(), 3), (tipsa.clone(), 1), (idle.clone(), 0)]);
 
-    let out = s.close_out_accounts(Env::Sandbox, b"{}").unwrap();
+    let out = s.close_out_accounts(Env::Sandbox, Default::default()).unwrap();
     let results = out["results"].as_array().unwrap();
     assert_eq!(results.len(), 2, "the idle account is not closed out: {out}");
     for r in results {
@@ -133,7 +134,7 @@ fn one_call_closes_out_every_account_waiting_and_prints_each_manifest() {
     let again = s
         .close_out_accounts(
             Env::Sandbox,
-            json!({"shipper_account_ids": [yodel, tipsa]}).to_string().as_bytes(),
+            json!({"shipper_account_ids": [yodel, tipsa]}).to_request().unwrap(),
         )
         .unwrap();
     for r in again["results"].as_array().unwrap() {
@@ -143,7 +144,7 @@ fn one_call_closes_out_every_account_waiting_and_prints_each_manifest() {
     let bad = s
         .close_out_accounts(
             Env::Sandbox,
-            json!({"shipper_account_ids": ["nope"]}).to_string().as_bytes(),
+            json!({"shipper_account_ids": ["nope"]}).to_request().unwrap(),
         )
         .unwrap_err();
     assert_eq!(bad.details[0].path, "shipper_account_ids[0]");

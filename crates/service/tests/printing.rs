@@ -4,6 +4,7 @@
 mod common;
 use common::*;
 use packdesk_carriers::carrier;
+use packdesk_model::ToRequest;
 use packdesk_service::keys::Env;
 use packdesk_service::Service;
 use serde_json::{json, Value};
@@ -31,7 +32,7 @@ fn raw_printer() -> (u16, mpsc::Receiver<Vec<u8>>) {
 
 fn add_printer(s: &Service, port: u16, format: &str, dpi: u32) -> String {
     let body = json!({"name": format!("Desk {format} {dpi}"), "transport": "raw", "address": format!("127.0.0.1:{port}"), "format": format, "dpi": dpi});
-    s.add_printer(body.to_string().as_bytes()).unwrap()["id"]
+    s.add_printer(body.to_request().unwrap()).unwrap()["id"]
         .as_str()
         .unwrap()
         .to_string()
@@ -44,7 +45,7 @@ fn zpl_label(s: &Service, parcels: usize) -> Value {
     let mut body = label_request(&acct, c, &c.service_types[0]);
     body["file_type"] = json!("zpl");
     body["shipment"]["parcels"] = json!(vec![json!({"weight": {"value": 1.0, "unit": "kg"}}); parcels]);
-    s.create_label(Env::Sandbox, body.to_string().as_bytes())
+    s.create_label(Env::Sandbox, body.to_request().unwrap())
         .unwrap()
         .into_data()
 }
@@ -69,7 +70,7 @@ fn stored(s: &Service, label: &Value) -> Vec<u8> {
 }
 
 fn print(s: &Service, body: Value) -> Value {
-    s.print(Env::Sandbox, body.to_string().as_bytes()).unwrap()
+    s.print(Env::Sandbox, body.to_request().unwrap()).unwrap()
 }
 
 #[test]
@@ -110,11 +111,11 @@ fn a_bulk_download_of_100_labels_prints_as_one_raw_job() {
     request["file_type"] = json!("zpl");
     let mut ids = vec![json!({"id": first["id"]})];
     for _ in 1..100 {
-        ids.push(json!({"id": s.create_label(Env::Sandbox, request.to_string().as_bytes()).unwrap()["id"]}));
+        ids.push(json!({"id": s.create_label(Env::Sandbox, request.to_request().unwrap()).unwrap()["id"]}));
     }
     body["labels"] = json!(ids);
     let bulk = s
-        .create_bulk_download(Env::Sandbox, body.to_string().as_bytes())
+        .create_bulk_download(Env::Sandbox, body.to_request().unwrap())
         .unwrap();
     let job = print(s, json!({"bulk_download_id": bulk["id"], "printer_id": printer}));
     assert_eq!(job["status"], "printed", "{job}");
@@ -132,9 +133,7 @@ fn a_printer_that_is_off_leaves_the_label_created_and_a_failed_job_that_retries(
     let printer = add_printer(s, port, "zpl", 203);
     s.set_print_profile(
         "label",
-        json!({"printer_id": printer, "auto_print": true})
-            .to_string()
-            .as_bytes(),
+        json!({"printer_id": printer, "auto_print": true}).to_request().unwrap(),
     )
     .unwrap();
     let label = zpl_label(s, 1);
@@ -176,15 +175,15 @@ fn a_printer_gets_only_the_format_it_takes_and_profiles_are_checked() {
     let pdf = s
         .create_label(
             Env::Sandbox,
-            label_request(&acct, c, &c.service_types[0]).to_string().as_bytes(),
+            label_request(&acct, c, &c.service_types[0]).to_request().unwrap(),
         )
         .unwrap();
     let e = s
         .print(
             Env::Sandbox,
             json!({"label_id": pdf["id"], "printer_id": zebra})
-                .to_string()
-                .as_bytes(),
+                .to_request()
+                .unwrap(),
         )
         .unwrap_err();
     assert_eq!(e.details[0].path, "printer_id");
@@ -193,21 +192,21 @@ fn a_printer_gets_only_the_format_it_takes_and_profiles_are_checked() {
         .print(
             Env::Sandbox,
             json!({"label_id": pdf["id"], "document": "invoice"})
-                .to_string()
-                .as_bytes(),
+                .to_request()
+                .unwrap(),
         )
         .unwrap_err();
     assert_eq!(e.details[0].path, "label_id", "{e}");
     let e = s
-        .print(Env::Sandbox, json!({"label_id": pdf["id"]}).to_string().as_bytes())
+        .print(Env::Sandbox, json!({"label_id": pdf["id"]}).to_request().unwrap())
         .unwrap_err();
     assert!(e.details[0].info.contains("no printer profile for label"), "{e}");
     let e = s
         .set_print_profile(
             "label",
             json!({"printer_id": zebra, "stock": "a5", "copies": 0})
-                .to_string()
-                .as_bytes(),
+                .to_request()
+                .unwrap(),
         )
         .unwrap_err();
     let paths: Vec<&str> = e.details.iter().map(|d| d.path.as_str()).collect();
@@ -215,8 +214,8 @@ fn a_printer_gets_only_the_format_it_takes_and_profiles_are_checked() {
     let e = s
         .add_printer(
             json!({"name": "x", "transport": "raw", "address": "host:99999", "format": "eps", "dpi": 250})
-                .to_string()
-                .as_bytes(),
+                .to_request()
+                .unwrap(),
         )
         .unwrap_err();
     let paths: Vec<&str> = e.details.iter().map(|d| d.path.as_str()).collect();
@@ -229,15 +228,15 @@ fn a_manifest_prints_its_pdf_to_an_office_printer_on_the_raw_port() {
     let s = &h.service;
     let (port, got) = raw_printer();
     let office = add_printer(s, port, "pdf", 600);
-    s.set_print_profile("manifest", json!({"printer_id": office}).to_string().as_bytes())
+    s.set_print_profile("manifest", json!({"printer_id": office}).to_request().unwrap())
         .unwrap();
     let label = zpl_label(s, 1);
     let m = s
         .create_manifest(
             Env::Sandbox,
             json!({"shipper_account": {"id": label["shipper_account"]["id"]}})
-                .to_string()
-                .as_bytes(),
+                .to_request()
+                .unwrap(),
         )
         .unwrap();
     let job = print(s, json!({"manifest_id": m["id"]}));
@@ -260,7 +259,7 @@ fn a_test_page_has_a_one_inch_ruler_in_the_printers_dots() {
     let s = &h.service;
     let (port, got) = raw_printer();
     let p = add_printer(s, port, "zpl", 300);
-    let job = s.print_test_page(Env::Sandbox, &p, b"").unwrap();
+    let job = s.print_test_page(Env::Sandbox, &p, Default::default()).unwrap();
     assert_eq!(
         (job["status"].as_str(), job["document_type"].as_str()),
         (Some("printed"), Some("test_page"))
@@ -317,7 +316,7 @@ fn previews_render_offline_and_decode_to_the_tracking_number() {
     let pdf = s
         .create_label(
             Env::Sandbox,
-            label_request(&acct, c, &c.service_types[0]).to_string().as_bytes(),
+            label_request(&acct, c, &c.service_types[0]).to_request().unwrap(),
         )
         .unwrap();
     let pdf_file = file_id(&pdf["files"]["label"]["url"]);
@@ -348,7 +347,7 @@ fn a_printer_that_hangs_does_not_hold_the_jobs_of_another_printer() {
     let dead = add_printer(&s, dead_port, "zpl", 203);
     s.set_print_profile(
         "label",
-        json!({"printer_id": dead, "auto_print": true}).to_string().as_bytes(),
+        json!({"printer_id": dead, "auto_print": true}).to_request().unwrap(),
     )
     .unwrap();
     zpl_label(&s, 1);
@@ -356,7 +355,7 @@ fn a_printer_that_hangs_does_not_hold_the_jobs_of_another_printer() {
     let alive = add_printer(&s, port, "zpl", 203);
     s.set_print_profile(
         "label",
-        json!({"printer_id": alive, "auto_print": true}).to_string().as_bytes(),
+        json!({"printer_id": alive, "auto_print": true}).to_request().unwrap(),
     )
     .unwrap();
     let label = zpl_label(&s, 1);

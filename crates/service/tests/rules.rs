@@ -4,6 +4,7 @@ mod common;
 use common::*;
 use packdesk_carriers::carrier;
 use packdesk_model::ErrorCode;
+use packdesk_model::ToRequest;
 use packdesk_service::keys::Env;
 use serde_json::{json, Value};
 
@@ -15,9 +16,10 @@ fn yodel_request(h: &Harness) -> (String, Value) {
     (acct, body)
 }
 
+/// The body read as the HTTP edge reads it, then handed to the service: the first refusal.
 fn err(h: &Harness, body: &Value) -> packdesk_model::ServiceError {
-    h.service
-        .create_label(Env::Sandbox, body.to_string().as_bytes())
+    body.to_request()
+        .and_then(|req| h.service.create_label(Env::Sandbox, req))
         .expect_err("refused")
 }
 
@@ -87,7 +89,7 @@ fn duplicate_order_number_on_one_account_answers_4801() {
     let (_, mut body) = yodel_request(&h);
     body["order_number"] = json!("A-1");
     h.service
-        .create_label(Env::Sandbox, body.to_string().as_bytes())
+        .create_label(Env::Sandbox, body.to_request().unwrap())
         .unwrap();
     let e = err(&h, &body);
     assert_eq!(
@@ -113,7 +115,7 @@ fn unknown_or_other_environment_accounts_answer_4140() {
     body["shipper_account"]["id"] = json!(acct);
     let e = h
         .service
-        .create_label(Env::Live, body.to_string().as_bytes())
+        .create_label(Env::Live, body.to_request().unwrap())
         .unwrap_err();
     assert_eq!(e.code, ErrorCode::ShipperAccountNotFound);
     assert_eq!(
@@ -163,19 +165,19 @@ fn live_accounts_draw_from_their_range_until_it_is_used_up() {
     // No range set yet: nothing to draw from.
     let e = h
         .service
-        .create_label(Env::Live, body.to_string().as_bytes())
+        .create_label(Env::Live, body.to_request().unwrap())
         .unwrap_err();
     assert_eq!(e.code, ErrorCode::TrackingNumbersExhausted);
     let put = json!({"settings": {"tracking_ranges": {"default": {"start": 123400, "end": 123402}}}});
     let a = h
         .service
-        .update_account_settings(Env::Live, &acct, put.to_string().as_bytes())
+        .update_account_settings(Env::Live, &acct, put.to_request().unwrap())
         .unwrap();
     assert_eq!(a["tracking_numbers_left"]["default"], 3);
     // Two parcels, then one: the range is used up exactly.
     body["shipment"]["parcels"] =
         json!([{"weight": {"value": 1, "unit": "kg"}}, {"weight": {"value": 2, "unit": "kg"}}]);
-    let l = h.service.create_label(Env::Live, body.to_string().as_bytes()).unwrap();
+    let l = h.service.create_label(Env::Live, body.to_request().unwrap()).unwrap();
     let tns: Vec<&str> = l["tracking_numbers"]
         .as_array()
         .unwrap()
@@ -186,15 +188,15 @@ fn live_accounts_draw_from_their_range_until_it_is_used_up() {
     assert!(tns[0].starts_with("123400") && tns[1].starts_with("123401"), "{tns:?}");
     let e = h
         .service
-        .create_label(Env::Live, body.to_string().as_bytes())
+        .create_label(Env::Live, body.to_request().unwrap())
         .unwrap_err();
     assert_eq!(e.code, ErrorCode::TrackingNumbersExhausted);
     body["shipment"]["parcels"] = json!([{"weight": {"value": 1, "unit": "kg"}}]);
-    let l = h.service.create_label(Env::Live, body.to_string().as_bytes()).unwrap();
+    let l = h.service.create_label(Env::Live, body.to_request().unwrap()).unwrap();
     assert!(l["tracking_numbers"][0].as_str().unwrap().starts_with("123402"));
     let e = h
         .service
-        .create_label(Env::Live, body.to_string().as_bytes())
+        .create_label(Env::Live, body.to_request().unwrap())
         .unwrap_err();
     assert_eq!(e.code, ErrorCode::TrackingNumbersExhausted);
     assert_eq!(
@@ -214,7 +216,7 @@ fn overlapping_ranges_of_two_accounts_never_issue_a_number_twice() {
     for _ in 0..3 {
         for a in [&a1, &a2] {
             let body = label_request(a, c, &c.service_types[0]);
-            if let Ok(l) = h.service.create_label(Env::Live, body.to_string().as_bytes()) {
+            if let Ok(l) = h.service.create_label(Env::Live, body.to_request().unwrap()) {
                 let tn = l["tracking_numbers"][0].as_str().unwrap().to_string();
                 assert!(all.insert(tn.clone()), "{tn} issued twice");
             }
@@ -229,7 +231,7 @@ fn account_credentials_are_checked_per_field_sealed_and_never_returned() {
     let body = json!({"slug": "dhl-germany", "description": "DHL", "credentials": {"username": "u", "pin": "1"}});
     let e = h
         .service
-        .create_account(Env::Sandbox, body.to_string().as_bytes())
+        .create_account(Env::Sandbox, body.to_request().unwrap())
         .unwrap_err();
     assert_eq!(
         paths(&e),
@@ -238,13 +240,13 @@ fn account_credentials_are_checked_per_field_sealed_and_never_returned() {
     let body = json!({"slug": "dhl-germany", "description": "DHL", "credentials": {"username": "u", "password": "hunter2-secret", "account_number": "22"}, "timezone": "Mars/Olympus"});
     let e = h
         .service
-        .create_account(Env::Sandbox, body.to_string().as_bytes())
+        .create_account(Env::Sandbox, body.to_request().unwrap())
         .unwrap_err();
     assert_eq!(paths(&e), vec!["timezone"]);
     let body = json!({"slug": "dhl-germany", "description": "DHL", "credentials": {"username": "u", "password": "hunter2-secret", "account_number": "22"}, "timezone": "Europe/Berlin"});
     let a = h
         .service
-        .create_account(Env::Sandbox, body.to_string().as_bytes())
+        .create_account(Env::Sandbox, body.to_request().unwrap())
         .unwrap();
     assert!(!a.to_string().contains("hunter2"));
     let id = a["id"].as_str().unwrap();
@@ -258,7 +260,12 @@ fn account_credentials_are_checked_per_field_sealed_and_never_returned() {
     assert!(!db.windows(14).chain(wal.windows(14)).any(|w| w == b"hunter2-secret"));
     // PATCH merges, PUT replaces (and must be complete).
     h.service
-        .update_account_credentials(Env::Sandbox, id, br#"{"credentials":{"password":"new-pass"}}"#, true)
+        .update_account_credentials(
+            Env::Sandbox,
+            id,
+            json!({"credentials": {"password": "new-pass"}}).to_request().unwrap(),
+            true,
+        )
         .unwrap();
     assert_eq!(
         h.service.account_credentials(Env::Sandbox, id).unwrap()["username"],
@@ -266,7 +273,12 @@ fn account_credentials_are_checked_per_field_sealed_and_never_returned() {
     );
     let e = h
         .service
-        .update_account_credentials(Env::Sandbox, id, br#"{"credentials":{"password":"x"}}"#, false)
+        .update_account_credentials(
+            Env::Sandbox,
+            id,
+            json!({"credentials": {"password": "x"}}).to_request().unwrap(),
+            false,
+        )
         .unwrap_err();
     assert_eq!(paths(&e), vec!["credentials.account_number", "credentials.username"]);
     // Delete: gone for every lookup.
@@ -283,14 +295,14 @@ fn invoice_present_even_null_makes_an_invoice_and_customs_only_across_borders() 
     let (_, mut body) = yodel_request(&h);
     let l = h
         .service
-        .create_label(Env::Sandbox, body.to_string().as_bytes())
+        .create_label(Env::Sandbox, body.to_request().unwrap())
         .unwrap();
     assert!(l["files"]["invoice"].is_null() && l["files"]["customs_declaration"].is_null());
     body["invoice"] = Value::Null;
     body["customs"] = json!({"purpose": "gift"});
     let l = h
         .service
-        .create_label(Env::Sandbox, body.to_string().as_bytes())
+        .create_label(Env::Sandbox, body.to_request().unwrap())
         .unwrap();
     assert_eq!(l["files"]["invoice"]["file_type"], "pdf");
     assert!(
@@ -300,7 +312,7 @@ fn invoice_present_even_null_makes_an_invoice_and_customs_only_across_borders() 
     body["shipment"]["ship_to"]["country"] = json!("FRA");
     let l = h
         .service
-        .create_label(Env::Sandbox, body.to_string().as_bytes())
+        .create_label(Env::Sandbox, body.to_request().unwrap())
         .unwrap();
     assert_eq!(l["files"]["customs_declaration"]["file_type"], "pdf");
 }

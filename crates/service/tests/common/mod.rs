@@ -5,6 +5,7 @@
 pub mod receiver;
 
 use packdesk_carriers::{Carrier, ServiceTypeDef};
+use packdesk_model::ToRequest;
 use packdesk_service::clock::SystemClock;
 use packdesk_service::keys::Env;
 use packdesk_service::Service;
@@ -36,7 +37,7 @@ pub fn credentials(c: &Carrier) -> Value {
 pub fn create_account(s: &Service, env: Env, c: &Carrier, settings: Value) -> String {
     let body = json!({"slug": c.slug, "description": format!("{} desk", c.name), "credentials": credentials(c), "settings": settings});
     let v = s
-        .create_account(env, body.to_string().as_bytes())
+        .create_account(env, body.to_request().unwrap())
         .unwrap_or_else(|e| panic!("{}: {e}", c.slug));
     v["id"].as_str().unwrap().to_string()
 }

@@ -1,0 +1,70 @@
+//! The command line shared by `packdesk-server` and the desktop app: one definition of the data
+//! folder, the listening address and the UI folder, so both read the same flags and both refuse
+//! what they do not know (with help).
+
+use crate::paths;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+/// Where the service listens unless told otherwise.
+pub const DEFAULT_LISTEN: &str = "127.0.0.1:4780";
+
+/// What every way of running the desk takes.
+#[derive(clap::Args, Debug, Clone)]
+pub struct DeskOptions {
+    /// The data folder: database, vault key, logs [default: $PACKDESK_DATA_DIR, else the user's
+    /// data directory, on Linux ~/.local/share/packdesk]
+    #[arg(long, global = true, value_name = "DIR", default_value_os_t = paths::default_data_dir(), hide_default_value = true)]
+    pub data_dir: PathBuf,
+
+    /// Address to listen on; port 0 picks a free port. Anything beyond 127.0.0.1 exposes the
+    /// service to the network (a warning says what).
+    #[arg(long, value_name = "ADDR", default_value = DEFAULT_LISTEN)]
+    pub listen: SocketAddr,
+
+    /// The built desk UI [default: $PACKDESK_UI_DIR, else ui/dist of the source tree]
+    #[arg(long, value_name = "DIR")]
+    pub ui_dir: Option<PathBuf>,
+
+    /// How many days the signed file links in records work without the key.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(i64).range(1..=3650))]
+    pub file_link_days: Option<i64>,
+}
+
+impl DeskOptions {
+    /// Whether `--listen` was left at its default (the desktop app then falls back to a free port
+    /// when another program holds 4780).
+    pub fn listen_is_default(&self) -> bool {
+        self.listen.to_string() == DEFAULT_LISTEN
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        desk: DeskOptions,
+    }
+
+    #[test]
+    fn unknown_arguments_are_refused_with_the_flag_named() {
+        let e = Cli::try_parse_from(["packdesk", "--data-dri", "/tmp/x"]).err().unwrap();
+        assert_eq!(e.kind(), clap::error::ErrorKind::UnknownArgument);
+        assert!(e.to_string().contains("--data-dri"), "{e}");
+    }
+
+    #[test]
+    fn listen_must_be_an_address_and_link_days_in_range() {
+        assert!(Cli::try_parse_from(["p", "--listen", "localhost"]).is_err());
+        assert!(Cli::try_parse_from(["p", "--file-link-days", "0"]).is_err());
+        let ok = Cli::try_parse_from(["p", "--listen=127.0.0.1:0", "--file-link-days", "7"]).unwrap();
+        assert_eq!(ok.desk.listen.port(), 0);
+        assert_eq!(ok.desk.file_link_days, Some(7));
+        assert!(!ok.desk.listen_is_default());
+        assert!(Cli::try_parse_from(["p"]).unwrap().desk.listen_is_default());
+    }
+}
