@@ -172,45 +172,121 @@ pub const OPS: &[Op] = &[
         "/desk/carriers",
         "The carrier registry (services, paper sizes, options, credentials)",
     ),
-    op("get", "/desk/webhook", "The webhook of the key's environment"),
-    op("put", "/desk/webhook", "Set the webhook URL, on or off"),
-    list("/desk/webhook-deliveries", "List webhook deliveries"),
-    op(
-        "get",
-        "/desk/webhook-deliveries/{id}",
-        "One webhook delivery with its attempts",
-    ),
-    op(
-        "post",
-        "/desk/webhook-deliveries/{id}/resend",
-        "Send a webhook delivery again",
-    ),
-    op(
-        "get",
-        "/desk/system-printers",
-        "The printers of this computer's spooler",
-    ),
-    op("get", "/desk/printers", "The desk's printers"),
-    op("post", "/desk/printers", "Add a printer (live key)"),
-    op("get", "/desk/printers/{id}", "One printer"),
-    op("put", "/desk/printers/{id}", "Change a printer (live key)"),
-    op("delete", "/desk/printers/{id}", "Remove a printer (live key)"),
-    op("post", "/desk/printers/{id}/test-page", "Print a test page"),
-    op("get", "/desk/print-profiles", "The print profile of each document type"),
-    op(
-        "put",
-        "/desk/print-profiles/{document_type}",
-        "Set a document type's print profile (live key)",
-    ),
-    op(
-        "delete",
-        "/desk/print-profiles/{document_type}",
-        "Remove a document type's print profile (live key)",
-    ),
-    op("post", "/desk/print", "Print a stored document now"),
-    list("/desk/print-jobs", "List print jobs"),
-    op("get", "/desk/print-jobs/{id}", "One print job"),
-    op("post", "/desk/print-jobs/{id}/retry", "Print a job again"),
+    Op {
+        request: None,
+        data: Some("WebhookSetting"),
+        ..op("get", "/desk/webhook", "The webhook of the key's environment")
+    },
+    Op {
+        request: Some("WebhookChange"),
+        data: Some("WebhookSetting"),
+        ..op("put", "/desk/webhook", "Set the webhook URL, on or off")
+    },
+    Op {
+        request: None,
+        data: Some("WebhookDeliveryList"),
+        ..list("/desk/webhook-deliveries", "List webhook deliveries")
+    },
+    Op {
+        request: None,
+        data: Some("WebhookDelivery"),
+        ..op(
+            "get",
+            "/desk/webhook-deliveries/{id}",
+            "One webhook delivery with its attempts",
+        )
+    },
+    Op {
+        request: None,
+        data: Some("WebhookDelivery"),
+        ..op(
+            "post",
+            "/desk/webhook-deliveries/{id}/resend",
+            "Send a webhook delivery again",
+        )
+    },
+    Op {
+        request: None,
+        data: Some("SystemPrinterList"),
+        ..op(
+            "get",
+            "/desk/system-printers",
+            "The printers of this computer's spooler",
+        )
+    },
+    Op {
+        request: None,
+        data: Some("PrinterList"),
+        ..op("get", "/desk/printers", "The desk's printers")
+    },
+    Op {
+        request: Some("PrinterRequest"),
+        data: Some("Printer"),
+        ..op("post", "/desk/printers", "Add a printer (live key)")
+    },
+    Op {
+        request: None,
+        data: Some("Printer"),
+        ..op("get", "/desk/printers/{id}", "One printer")
+    },
+    Op {
+        request: Some("PrinterRequest"),
+        data: Some("Printer"),
+        ..op("put", "/desk/printers/{id}", "Change a printer (live key)")
+    },
+    Op {
+        request: None,
+        data: Some("Deleted"),
+        ..op("delete", "/desk/printers/{id}", "Remove a printer (live key)")
+    },
+    Op {
+        request: None,
+        data: Some("PrintJob"),
+        ..op("post", "/desk/printers/{id}/test-page", "Print a test page")
+    },
+    Op {
+        request: None,
+        data: Some("PrintProfileList"),
+        ..op("get", "/desk/print-profiles", "The print profile of each document type")
+    },
+    Op {
+        request: Some("PrintProfileRequest"),
+        data: Some("PrintProfile"),
+        ..op(
+            "put",
+            "/desk/print-profiles/{document_type}",
+            "Set a document type's print profile (live key)",
+        )
+    },
+    Op {
+        request: None,
+        data: Some("DeletedProfile"),
+        ..op(
+            "delete",
+            "/desk/print-profiles/{document_type}",
+            "Remove a document type's print profile (live key)",
+        )
+    },
+    Op {
+        request: Some("PrintRequest"),
+        data: Some("PrintJob"),
+        ..op("post", "/desk/print", "Print a stored document now")
+    },
+    Op {
+        request: None,
+        data: Some("PrintJobList"),
+        ..list("/desk/print-jobs", "List print jobs")
+    },
+    Op {
+        request: None,
+        data: Some("PrintJob"),
+        ..op("get", "/desk/print-jobs/{id}", "One print job")
+    },
+    Op {
+        request: None,
+        data: Some("PrintJob"),
+        ..op("post", "/desk/print-jobs/{id}/retry", "Print a job again")
+    },
     op(
         "get",
         "/desk/files/{id}/preview.png",

@@ -125,12 +125,15 @@ fn is_signed_file_link(req: &Request) -> bool {
 }
 
 /// Runs a service call on a blocking thread (SQLite, rendering) and wraps its answer.
-async fn run(
+async fn run<T: serde::Serialize + Send + 'static>(
     s: Shared,
-    f: impl FnOnce(&Service) -> Result<serde_json::Value, ServiceError> + Send + 'static,
+    f: impl FnOnce(&Service) -> Result<T, ServiceError> + Send + 'static,
 ) -> Response {
     match tokio::task::spawn_blocking(move || f(&s)).await {
-        Ok(Ok(data)) => ok(data),
+        Ok(Ok(data)) => match serde_json::to_value(data) {
+            Ok(data) => ok(data),
+            Err(_) => error(ErrorCode::Internal, "", "the answer could not be written as JSON"),
+        },
         Ok(Err(e)) => ApiError(e).into_response(),
         Err(_) => error(ErrorCode::Internal, "", "the operation failed unexpectedly"),
     }
@@ -351,7 +354,7 @@ async fn retry_print_job(State(s): State<Shared>, Extension(env): Extension<Env>
 
 /// Reads of the desk's machine-wide printing setup: open to both keys.
 async fn system_printers(State(s): State<Shared>) -> Response {
-    run(s, |s| s.system_printers()).await
+    run(s, |s| Ok(s.system_printers())).await
 }
 
 async fn list_printers(State(s): State<Shared>) -> Response {

@@ -20,7 +20,7 @@ pub struct WebhookChange {
 #[serde(deny_unknown_fields)]
 pub struct PrinterRequest {
     pub name: String,
-    /// raw (TCP 9100), cups or ipp
+    /// raw (TCP 9100), spooler (CUPS queue) or ipp
     pub transport: String,
     pub address: String,
     /// pdf or zpl: what the printer takes
@@ -81,4 +81,207 @@ pub struct TestPageRequest {
 pub struct CloseOutRequest {
     #[serde(default)]
     pub shipper_account_ids: Option<Vec<String>>,
+}
+
+// ----- records of the desk routes -----
+
+/// Where a list stands: the page's limit and time window, and the token of the next page.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct ListWindow {
+    pub next_token: Option<String>,
+    pub limit: u32,
+    pub created_at_min: String,
+    pub created_at_max: String,
+}
+
+/// `{"id": ...}`: what a delete answers.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct Deleted {
+    pub id: String,
+}
+
+/// A printer of the desk (machine-wide: both environments print to it).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct Printer {
+    pub id: String,
+    pub name: String,
+    /// raw (TCP 9100), spooler (CUPS queue) or ipp
+    pub transport: String,
+    pub address: String,
+    /// pdf or zpl
+    pub format: String,
+    pub dpi: i64,
+    pub strip_zpl_setup: bool,
+    pub created_at: String,
+    pub updated_at: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct PrinterList {
+    pub printers: Vec<Printer>,
+}
+
+/// A printer the computer's spooler knows (to add as a `spooler` printer).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct SystemPrinter {
+    pub name: String,
+    /// Where the spooler sends it (device URI), when known.
+    pub device: Option<String>,
+    pub state: String,
+    pub is_default: bool,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct SystemPrinterList {
+    pub printers: Vec<SystemPrinter>,
+    /// Why the list is empty when the spooler could not be asked.
+    pub note: Option<String>,
+}
+
+/// Which printer a document type goes to, on what stock, how many copies.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct PrintProfile {
+    pub document_type: String,
+    pub printer_id: String,
+    pub stock: String,
+    pub copies: i64,
+    pub auto_print: bool,
+    pub updated_at: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct PrintProfileList {
+    pub print_profiles: Vec<PrintProfile>,
+    /// The document types a profile can be set for.
+    pub document_types: Vec<String>,
+}
+
+/// `{"document_type": ...}`: what deleting a profile answers.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct DeletedProfile {
+    pub document_type: String,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum PrintJobStatus {
+    Queued,
+    Printing,
+    Printed,
+    Failed,
+}
+
+impl PrintJobStatus {
+    pub const ALL: [PrintJobStatus; 4] = [Self::Queued, Self::Printing, Self::Printed, Self::Failed];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Queued => "queued",
+            Self::Printing => "printing",
+            Self::Printed => "printed",
+            Self::Failed => "failed",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<PrintJobStatus> {
+        Self::ALL.into_iter().find(|x| x.as_str() == s)
+    }
+}
+
+/// One document sent (or to be sent) to a printer.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct PrintJob {
+    pub id: String,
+    pub printer_id: String,
+    pub document_type: String,
+    /// The label, manifest or bulk download printed (empty for a test page).
+    pub owner_id: String,
+    pub file_id: Option<String>,
+    pub copies: i64,
+    pub stock: String,
+    pub status: PrintJobStatus,
+    pub error: Option<String>,
+    pub attempts: i64,
+    pub bytes_sent: Option<i64>,
+    /// The spooler's job reference (cups, ipp).
+    pub reference: Option<String>,
+    pub created_at: String,
+    pub updated_at: String,
+    pub printed_at: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct PrintJobList {
+    #[serde(flatten)]
+    pub window: ListWindow,
+    pub print_jobs: Vec<PrintJob>,
+}
+
+/// Where an environment's async results are POSTed.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct WebhookSetting {
+    pub url: Option<String>,
+    pub enabled: bool,
+    pub updated_at: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum DeliveryStatus {
+    Pending,
+    Delivered,
+    Failed,
+}
+
+impl DeliveryStatus {
+    pub const ALL: [DeliveryStatus; 3] = [Self::Pending, Self::Delivered, Self::Failed];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Pending => "pending",
+            Self::Delivered => "delivered",
+            Self::Failed => "failed",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<DeliveryStatus> {
+        Self::ALL.into_iter().find(|x| x.as_str() == s)
+    }
+}
+
+/// One POST of a delivery and what the receiver answered.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct WebhookAttempt {
+    pub attempt: i64,
+    pub at: String,
+    pub url: String,
+    pub status_code: Option<i64>,
+    pub error: Option<String>,
+    pub duration_ms: f64,
+}
+
+/// One async result to be POSTed to the webhook, with its attempts.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct WebhookDelivery {
+    pub id: String,
+    pub event: String,
+    pub record_id: String,
+    pub url: String,
+    pub status: DeliveryStatus,
+    pub attempt_count: i64,
+    /// When the next attempt is due (pending deliveries only).
+    pub next_attempt_at: Option<String>,
+    pub attempts: Vec<WebhookAttempt>,
+    pub created_at: String,
+    pub updated_at: String,
+    /// The JSON it POSTs (one delivery only; lists leave it out).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub body: Option<serde_json::Value>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct WebhookDeliveryList {
+    #[serde(flatten)]
+    pub window: ListWindow,
+    pub webhook_deliveries: Vec<WebhookDelivery>,
 }

@@ -30,6 +30,30 @@ pub fn all() -> Vec<(&'static str, Schema)> {
         ("bulk-download-request", schema_for!(BulkDownloadRequest)),
         ("rates-request", schema_for!(RatesRequest)),
         ("address-validation-request", schema_for!(AddressValidationRequest)),
+        ("desk-webhook-change", schema_for!(crate::desk::WebhookChange)),
+        ("desk-webhook-setting", schema_for!(crate::desk::WebhookSetting)),
+        ("desk-webhook-delivery", schema_for!(crate::desk::WebhookDelivery)),
+        (
+            "desk-webhook-delivery-list",
+            schema_for!(crate::desk::WebhookDeliveryList),
+        ),
+        ("desk-printer-request", schema_for!(crate::desk::PrinterRequest)),
+        ("desk-printer", schema_for!(crate::desk::Printer)),
+        ("desk-printer-list", schema_for!(crate::desk::PrinterList)),
+        ("desk-system-printer-list", schema_for!(crate::desk::SystemPrinterList)),
+        (
+            "desk-print-profile-request",
+            schema_for!(crate::desk::PrintProfileRequest),
+        ),
+        ("desk-print-profile", schema_for!(crate::desk::PrintProfile)),
+        ("desk-print-profile-list", schema_for!(crate::desk::PrintProfileList)),
+        ("desk-print-request", schema_for!(crate::desk::PrintRequest)),
+        ("desk-test-page-request", schema_for!(crate::desk::TestPageRequest)),
+        ("desk-print-job", schema_for!(crate::desk::PrintJob)),
+        ("desk-print-job-list", schema_for!(crate::desk::PrintJobList)),
+        ("desk-close-out-request", schema_for!(crate::desk::CloseOutRequest)),
+        ("desk-deleted", schema_for!(crate::desk::Deleted)),
+        ("desk-deleted-profile", schema_for!(crate::desk::DeletedProfile)),
     ]
 }
 

@@ -2,6 +2,7 @@
 //! byte accepted by a listener on 127.0.0.1, for one 1-parcel ZPL label and for a bulk download
 //! of 100. `cargo bench -p packdesk-service --bench printing`.
 
+use packdesk_model::desk::PrintJobStatus;
 use packdesk_model::ToRequest;
 use packdesk_service::clock::SystemClock;
 use packdesk_service::keys::Env;
@@ -37,10 +38,8 @@ fn main() {
                 .to_request()
                 .unwrap(),
         )
-        .unwrap()["id"]
-        .as_str()
         .unwrap()
-        .to_string();
+        .id;
     let acct = s
         .create_account(Env::Sandbox, json!({"slug": "tipsa", "description": "bench", "credentials": {"password": "p", "agency_code": "1", "customer_code": "2", "department_code": "3"}}).to_request().unwrap())
         .unwrap()["id"]
@@ -85,7 +84,7 @@ fn main() {
         for _ in 0..rounds {
             let t = Instant::now();
             let job = s.print(Env::Sandbox, req.to_request().unwrap()).unwrap();
-            assert_eq!(job["status"], "printed", "{job}");
+            assert_eq!(job.status, PrintJobStatus::Printed, "{job:?}");
             let (last_byte, n) = rx.recv().unwrap();
             size = n;
             times.push(last_byte - t);

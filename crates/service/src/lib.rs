@@ -176,7 +176,7 @@ impl Service {
         data_dir: &Path,
         env: Env,
         change: Option<webhooks::WebhookChange>,
-    ) -> Result<serde_json::Value, ServiceError> {
+    ) -> Result<model::desk::WebhookSetting, ServiceError> {
         let dir = DataDir(data_dir.to_path_buf());
         if !dir.database().exists() {
             return Err(ServiceError::internal(format!(

@@ -71,6 +71,16 @@ pub fn check_status(status: Option<&str>, allowed: &[&str]) -> Result<(), Servic
 }
 
 impl Window {
+    /// The list answer's window, for typed list records.
+    pub fn window(&self, next_token: Option<String>) -> packdesk_model::desk::ListWindow {
+        packdesk_model::desk::ListWindow {
+            next_token,
+            limit: self.limit as u32,
+            created_at_min: crate::clock::iso(self.created_at_min),
+            created_at_max: crate::clock::iso(self.created_at_max),
+        }
+    }
+
     /// The `data` of a list answer around `items` under `key`.
     pub fn answer(&self, key: &str, items: Vec<serde_json::Value>, next_token: Option<String>) -> serde_json::Value {
         serde_json::json!({

@@ -153,6 +153,7 @@ impl Service {
                         };
                         Some(
                             self.print(env, print)
+                                .map(|job| serde_json::to_value(job).unwrap_or_default())
                                 .unwrap_or_else(|e| json!({"status": "failed", "error": e.to_string()})),
                         )
                     } else {

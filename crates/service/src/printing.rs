@@ -6,24 +6,28 @@
 //! (every 15 s, up to 20 attempts: the printer coming back is noticed by the next attempt).
 //! Reprints use the stored bytes, so a reprint is the very same document.
 
+use crate::clock::iso_micros;
 use crate::keys::Env;
 use crate::Service;
 use packdesk_documents::test_page::{render_test_page_pdf, render_test_page_zpl};
 use packdesk_documents::Paper;
-use packdesk_model::desk::{PrintProfileRequest, PrintRequest, PrinterRequest, TestPageRequest};
+use packdesk_model::desk::{
+    Deleted, DeletedProfile, PrintJob, PrintJobList, PrintJobStatus, PrintProfile, PrintProfileList,
+    PrintProfileRequest, PrintRequest, Printer, PrinterList, PrinterRequest, SystemPrinter, SystemPrinterList,
+    TestPageRequest,
+};
 use packdesk_model::request::ListQuery;
 use packdesk_model::{ErrorCode, ServiceError};
 use packdesk_print::{zpl, PrintOptions, Transport};
 use packdesk_store::printing::{self as table, JobFilter, PrintJobRow, PrinterRow, ProfileRow};
 use packdesk_store::{db_error, files, paging};
-use serde_json::{json, Value};
 use std::sync::{Condvar, Mutex};
 use std::time::Duration;
 
 /// Document types a profile can be set for.
 pub const DOCUMENT_TYPES: &[&str] = &["label", "invoice", "customs_declaration", "packing_slip", "manifest"];
 pub const STOCKS: &[&str] = &["4x6", "4x4", "4x8", "a4", "letter"];
-pub const PRINT_JOB_STATUSES: &[&str] = &["queued", "printing", "printed", "failed"];
+pub const PRINT_JOB_STATUSES: &[&str] = &["queued", "printing", "printed", "failed"]; // PrintJobStatus::ALL
 /// Resolution the stored ZPL is written for.
 pub const STORED_ZPL_DPI: u32 = 203;
 /// How long a printer has to take a job.
@@ -61,30 +65,50 @@ fn media(stock: &str) -> Option<String> {
     }
 }
 
-fn printer_json(p: &PrinterRow) -> Value {
-    json!({
-        "id": p.id, "name": p.name, "transport": p.transport, "address": p.address, "format": p.format,
-        "dpi": p.dpi, "strip_zpl_setup": p.strip_zpl_setup,
-        "created_at": crate::clock::iso_micros(p.created_at), "updated_at": crate::clock::iso_micros(p.updated_at),
-    })
+fn printer_record(p: &PrinterRow) -> Printer {
+    Printer {
+        id: p.id.clone(),
+        name: p.name.clone(),
+        transport: p.transport.clone(),
+        address: p.address.clone(),
+        format: p.format.clone(),
+        dpi: p.dpi,
+        strip_zpl_setup: p.strip_zpl_setup,
+        created_at: iso_micros(p.created_at),
+        updated_at: iso_micros(p.updated_at),
+    }
 }
 
-fn profile_json(p: &ProfileRow) -> Value {
-    json!({
-        "document_type": p.document_type, "printer_id": p.printer_id, "stock": p.stock, "copies": p.copies,
-        "auto_print": p.auto_print, "updated_at": crate::clock::iso_micros(p.updated_at),
-    })
+fn profile_record(p: &ProfileRow) -> PrintProfile {
+    PrintProfile {
+        document_type: p.document_type.clone(),
+        printer_id: p.printer_id.clone(),
+        stock: p.stock.clone(),
+        copies: p.copies,
+        auto_print: p.auto_print,
+        updated_at: iso_micros(p.updated_at),
+    }
 }
 
-fn job_json(j: &PrintJobRow) -> Value {
-    json!({
-        "id": j.id, "printer_id": j.printer_id, "document_type": j.document_type, "owner_id": j.owner_id,
-        "file_id": if j.file_id.is_empty() { Value::Null } else { Value::String(j.file_id.clone()) },
-        "copies": j.copies, "stock": j.stock, "status": j.status, "error": j.error, "attempts": j.attempts, "bytes_sent": j.bytes_sent,
-        "reference": j.reference, "created_at": crate::clock::iso_micros(j.created_at),
-        "updated_at": crate::clock::iso_micros(j.updated_at),
-        "printed_at": j.printed_at.map(crate::clock::iso_micros),
-    })
+fn job_record(j: &PrintJobRow) -> PrintJob {
+    PrintJob {
+        id: j.id.clone(),
+        printer_id: j.printer_id.clone(),
+        document_type: j.document_type.clone(),
+        owner_id: j.owner_id.clone(),
+        file_id: Some(j.file_id.clone()).filter(|f| !f.is_empty()),
+        copies: j.copies,
+        stock: j.stock.clone(),
+        // Only this module writes statuses; a row it cannot read is shown as failed, not hidden.
+        status: PrintJobStatus::parse(&j.status).unwrap_or(PrintJobStatus::Failed),
+        error: j.error.clone(),
+        attempts: j.attempts,
+        bytes_sent: j.bytes_sent,
+        reference: j.reference.clone(),
+        created_at: iso_micros(j.created_at),
+        updated_at: iso_micros(j.updated_at),
+        printed_at: j.printed_at.map(iso_micros),
+    }
 }
 
 fn not_found(what: &str, path: &str, id: &str) -> ServiceError {
@@ -171,25 +195,25 @@ impl Service {
         })
     }
 
-    pub fn add_printer(&self, req: PrinterRequest) -> Result<Value, ServiceError> {
+    pub fn add_printer(&self, req: PrinterRequest) -> Result<Printer, ServiceError> {
         let p = self.checked_printer(uuid::Uuid::new_v4().to_string(), req, 0)?;
         self.store.write(|tx| table::put_printer(tx, &p).map_err(db_error))?;
-        Ok(printer_json(&p))
+        Ok(printer_record(&p))
     }
 
-    pub fn update_printer(&self, id: &str, req: PrinterRequest) -> Result<Value, ServiceError> {
+    pub fn update_printer(&self, id: &str, req: PrinterRequest) -> Result<Printer, ServiceError> {
         let old = self.printer_row(id)?;
         let p = self.checked_printer(old.id, req, old.created_at)?;
         self.store.write(|tx| table::put_printer(tx, &p).map_err(db_error))?;
-        Ok(printer_json(&p))
+        Ok(printer_record(&p))
     }
 
-    pub fn delete_printer(&self, id: &str) -> Result<Value, ServiceError> {
+    pub fn delete_printer(&self, id: &str) -> Result<Deleted, ServiceError> {
         let gone = self.store.write(|tx| table::delete_printer(tx, id).map_err(db_error))?;
         if !gone {
             return Err(not_found("printer", "id", id));
         }
-        Ok(json!({"id": id}))
+        Ok(Deleted { id: id.into() })
     }
 
     fn printer_row(&self, id: &str) -> Result<PrinterRow, ServiceError> {
@@ -198,29 +222,42 @@ impl Service {
             .ok_or_else(|| not_found("printer", "id", id))
     }
 
-    pub fn get_printer(&self, id: &str) -> Result<Value, ServiceError> {
-        self.printer_row(id).map(|p| printer_json(&p))
+    pub fn get_printer(&self, id: &str) -> Result<Printer, ServiceError> {
+        self.printer_row(id).map(|p| printer_record(&p))
     }
 
-    pub fn list_printers(&self) -> Result<Value, ServiceError> {
+    pub fn list_printers(&self) -> Result<PrinterList, ServiceError> {
         let rows = self.store.read(|c| table::printers(c).map_err(db_error))?;
-        Ok(json!({"printers": rows.iter().map(printer_json).collect::<Vec<_>>()}))
+        Ok(PrinterList {
+            printers: rows.iter().map(printer_record).collect(),
+        })
     }
 
     /// The printers of this computer's spooler (to add one as `spooler`).
-    pub fn system_printers(&self) -> Result<Value, ServiceError> {
+    pub fn system_printers(&self) -> SystemPrinterList {
         match packdesk_print::system::printers() {
-            Ok(list) => Ok(json!({
-                "printers": list.iter().map(|p| json!({"name": p.name, "device": p.device, "state": p.state, "is_default": p.is_default})).collect::<Vec<_>>(),
-                "note": null,
-            })),
-            Err(why) => Ok(json!({"printers": [], "note": why})),
+            Ok(list) => SystemPrinterList {
+                printers: list
+                    .into_iter()
+                    .map(|p| SystemPrinter {
+                        name: p.name,
+                        device: p.device,
+                        state: p.state,
+                        is_default: p.is_default,
+                    })
+                    .collect(),
+                note: None,
+            },
+            Err(why) => SystemPrinterList {
+                printers: Vec::new(),
+                note: Some(why),
+            },
         }
     }
 
     // ----- profiles -----
 
-    pub fn set_print_profile(&self, document_type: &str, b: PrintProfileRequest) -> Result<Value, ServiceError> {
+    pub fn set_print_profile(&self, document_type: &str, b: PrintProfileRequest) -> Result<PrintProfile, ServiceError> {
         if !DOCUMENT_TYPES.contains(&document_type) {
             return Err(ServiceError::invalid(
                 "document_type",
@@ -255,31 +292,34 @@ impl Service {
             updated_at: self.now_us(),
         };
         self.store.write(|tx| table::put_profile(tx, &row).map_err(db_error))?;
-        Ok(profile_json(&row))
+        Ok(profile_record(&row))
     }
 
-    pub fn delete_print_profile(&self, document_type: &str) -> Result<Value, ServiceError> {
+    pub fn delete_print_profile(&self, document_type: &str) -> Result<DeletedProfile, ServiceError> {
         if !self
             .store
             .write(|tx| table::delete_profile(tx, document_type).map_err(db_error))?
         {
             return Err(not_found("print profile", "document_type", document_type));
         }
-        Ok(json!({"document_type": document_type}))
+        Ok(DeletedProfile {
+            document_type: document_type.into(),
+        })
     }
 
-    pub fn list_print_profiles(&self) -> Result<Value, ServiceError> {
+    pub fn list_print_profiles(&self) -> Result<PrintProfileList, ServiceError> {
         let rows = self.store.read(|c| table::profiles(c).map_err(db_error))?;
-        Ok(
-            json!({"print_profiles": rows.iter().map(profile_json).collect::<Vec<_>>(), "document_types": DOCUMENT_TYPES}),
-        )
+        Ok(PrintProfileList {
+            print_profiles: rows.iter().map(profile_record).collect(),
+            document_types: DOCUMENT_TYPES.iter().map(|d| d.to_string()).collect(),
+        })
     }
 
     // ----- print jobs -----
 
     /// Prints a document of a label, manifest or bulk download now, to the printer asked or the
     /// document type's profile. Answers the print job (printed, or failed with the reason).
-    pub fn print(&self, env: Env, b: PrintRequest) -> Result<Value, ServiceError> {
+    pub fn print(&self, env: Env, b: PrintRequest) -> Result<PrintJob, ServiceError> {
         let (owner, owner_path, default_doc, file_kind_of): (String, &str, &str, fn(&str) -> &str) =
             match (&b.label_id, &b.manifest_id, &b.bulk_download_id) {
                 (Some(l), None, None) => (l.clone(), "label_id", "label", |d| d),
@@ -330,7 +370,7 @@ impl Service {
             }
         }
         let job = self.new_print_job(env, &document, &owner, &file, b.printer_id.as_deref(), copies)?;
-        Ok(job_json(&self.execute_print_job(&job.id)?))
+        Ok(job_record(&self.execute_print_job(&job.id)?))
     }
 
     /// Writes a queued print job for a stored file, checking that the printer takes its format.
@@ -455,25 +495,25 @@ impl Service {
     }
 
     /// Prints a job again now (failed or not: reprints use the stored bytes).
-    pub fn retry_print_job(&self, env: Env, id: &str) -> Result<Value, ServiceError> {
+    pub fn retry_print_job(&self, env: Env, id: &str) -> Result<PrintJob, ServiceError> {
         let job = self
             .store
             .read(|c| table::job(c, id).map_err(db_error))?
             .filter(|j| j.env == env.as_str())
             .ok_or_else(|| not_found("print job", "id", id))?;
-        Ok(job_json(&self.execute_print_job(&job.id)?))
+        Ok(job_record(&self.execute_print_job(&job.id)?))
     }
 
-    pub fn get_print_job(&self, env: Env, id: &str) -> Result<Value, ServiceError> {
+    pub fn get_print_job(&self, env: Env, id: &str) -> Result<PrintJob, ServiceError> {
         let job = self
             .store
             .read(|c| table::job(c, id).map_err(db_error))?
             .filter(|j| j.env == env.as_str())
             .ok_or_else(|| not_found("print job", "id", id))?;
-        Ok(job_json(&job))
+        Ok(job_record(&job))
     }
 
-    pub fn list_print_jobs(&self, env: Env, q: &ListQuery) -> Result<Value, ServiceError> {
+    pub fn list_print_jobs(&self, env: Env, q: &ListQuery) -> Result<PrintJobList, ServiceError> {
         let w = crate::list::window(q, self.clock.now())?;
         let status = q.status.clone().filter(|s| !s.is_empty());
         crate::list::check_status(status.as_deref(), PRINT_JOB_STATUSES)?;
@@ -490,11 +530,14 @@ impl Service {
             created_at: r.created_at,
             id: r.id.clone(),
         });
-        Ok(w.answer("print_jobs", page.items.iter().map(job_json).collect(), page.next_token))
+        Ok(PrintJobList {
+            print_jobs: page.items.iter().map(job_record).collect(),
+            window: w.window(page.next_token),
+        })
     }
 
     /// Prints a printer's test page now.
-    pub fn print_test_page(&self, env: Env, printer_id: &str, b: TestPageRequest) -> Result<Value, ServiceError> {
+    pub fn print_test_page(&self, env: Env, printer_id: &str, b: TestPageRequest) -> Result<PrintJob, ServiceError> {
         let printer = self.printer_row(printer_id)?;
         if let Some(s) = &b.stock {
             if !STOCKS.contains(&s.as_str()) {
@@ -510,7 +553,7 @@ impl Service {
         });
         let job = queued_job(env, &printer.id, "test_page", &printer.id, "", 1, stock, self.now_us());
         self.store.write(|tx| table::put_job(tx, &job).map_err(db_error))?;
-        Ok(job_json(&self.execute_print_job(&job.id)?))
+        Ok(job_record(&self.execute_print_job(&job.id)?))
     }
 
     /// Queues the label's print when the label profile prints automatically (never fails the label).

@@ -6,13 +6,17 @@
 //! counts as delivered. Every attempt is recorded (time, URL, status code or error, duration). A
 //! delivery is at-least-once: a crash between a receiver's 200 and its record sends it again.
 
+use crate::clock::iso_micros;
 use crate::keys::Env;
 use crate::Service;
 pub use packdesk_model::desk::WebhookChange;
+use packdesk_model::desk::{DeliveryStatus, WebhookAttempt, WebhookDelivery, WebhookDeliveryList, WebhookSetting};
 use packdesk_model::request::ListQuery;
 use packdesk_model::{ErrorCode, ServiceError};
 use packdesk_store::rusqlite::Connection;
-use packdesk_store::webhooks::{self as table, AttemptRow, DeliveryFilter, DeliveryRow, WebhookSetting};
+use packdesk_store::webhooks::{
+    self as table, AttemptRow, DeliveryFilter, DeliveryRow, WebhookSetting as StoredSetting,
+};
 use packdesk_store::{db_error, paging, Store};
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -63,42 +67,51 @@ fn check_url(url: &str) -> Result<(), String> {
     Ok(())
 }
 
-fn setting_json(s: Option<&WebhookSetting>) -> Value {
+fn setting_record(s: Option<&StoredSetting>) -> WebhookSetting {
     match s {
-        Some(s) => json!({"url": s.url, "enabled": s.enabled, "updated_at": crate::clock::iso_micros(s.updated_at)}),
-        None => json!({"url": null, "enabled": false, "updated_at": null}),
+        Some(s) => WebhookSetting {
+            url: Some(s.url.clone()),
+            enabled: s.enabled,
+            updated_at: Some(iso_micros(s.updated_at)),
+        },
+        None => WebhookSetting {
+            url: None,
+            enabled: false,
+            updated_at: None,
+        },
     }
 }
 
-fn iso_opt(us: Option<i64>) -> Value {
-    us.map(|t| Value::String(crate::clock::iso_micros(t)))
-        .unwrap_or(Value::Null)
+fn attempt_record(a: &AttemptRow) -> WebhookAttempt {
+    WebhookAttempt {
+        attempt: a.attempt,
+        at: iso_micros(a.at),
+        url: a.url.clone(),
+        status_code: a.status_code,
+        error: a.error.clone(),
+        duration_ms: (a.duration_us as f64 / 1000.0 * 10.0).round() / 10.0,
+    }
 }
 
-fn attempt_json(a: &AttemptRow) -> Value {
-    json!({
-        "attempt": a.attempt,
-        "at": crate::clock::iso_micros(a.at),
-        "url": a.url,
-        "status_code": a.status_code,
-        "error": a.error,
-        "duration_ms": (a.duration_us as f64 / 1000.0 * 10.0).round() / 10.0,
-    })
-}
-
-fn delivery_json(d: &DeliveryRow, attempts: &[AttemptRow]) -> Value {
-    json!({
-        "id": d.id,
-        "event": d.event,
-        "record_id": d.record_id,
-        "url": d.url,
-        "status": d.status,
-        "attempt_count": d.attempts,
-        "next_attempt_at": if d.status == "pending" { iso_opt(d.next_attempt_at) } else { Value::Null },
-        "attempts": attempts.iter().map(attempt_json).collect::<Vec<_>>(),
-        "created_at": crate::clock::iso_micros(d.created_at),
-        "updated_at": crate::clock::iso_micros(d.updated_at),
-    })
+fn delivery_record(d: &DeliveryRow, attempts: &[AttemptRow]) -> WebhookDelivery {
+    // Only this module writes statuses; a row it cannot read is shown as failed, not hidden.
+    let status = DeliveryStatus::parse(&d.status).unwrap_or(DeliveryStatus::Failed);
+    WebhookDelivery {
+        id: d.id.clone(),
+        event: d.event.clone(),
+        record_id: d.record_id.clone(),
+        url: d.url.clone(),
+        status,
+        attempt_count: d.attempts,
+        next_attempt_at: d
+            .next_attempt_at
+            .filter(|_| status == DeliveryStatus::Pending)
+            .map(iso_micros),
+        attempts: attempts.iter().map(attempt_record).collect(),
+        created_at: iso_micros(d.created_at),
+        updated_at: iso_micros(d.updated_at),
+        body: None,
+    }
 }
 
 /// The pause after `n` rounds in a row whose attempts could not be recorded: 1 s, 2 s, 4 s... 60 s.
@@ -157,13 +170,13 @@ struct Attempted {
 }
 
 /// The webhook setting of `env`.
-fn setting_of(store: &Store, env: Env) -> Result<Value, ServiceError> {
+fn setting_of(store: &Store, env: Env) -> Result<WebhookSetting, ServiceError> {
     let s = store.read(|c| table::setting(c, env.as_str()).map_err(db_error))?;
-    Ok(setting_json(s.as_ref()))
+    Ok(setting_record(s.as_ref()))
 }
 
 /// Sets the URL and/or turns webhooks on or off for `env` (a new URL turns them on unless told).
-fn update_setting(store: &Store, env: Env, req: WebhookChange, now: i64) -> Result<Value, ServiceError> {
+fn update_setting(store: &Store, env: Env, req: WebhookChange, now: i64) -> Result<WebhookSetting, ServiceError> {
     let saved = store.write(|tx| {
         let old = table::setting(tx, env.as_str()).map_err(db_error)?;
         let url = req.url.clone().or_else(|| old.as_ref().map(|o| o.url.clone()));
@@ -178,7 +191,7 @@ fn update_setting(store: &Store, env: Env, req: WebhookChange, now: i64) -> Resu
             }
         };
         check_url(&url).map_err(|why| ServiceError::invalid("url", why))?;
-        let s = WebhookSetting {
+        let s = StoredSetting {
             url,
             enabled,
             updated_at: now,
@@ -186,11 +199,16 @@ fn update_setting(store: &Store, env: Env, req: WebhookChange, now: i64) -> Resu
         table::set_setting(tx, env.as_str(), &s).map_err(db_error)?;
         Ok(s)
     })?;
-    Ok(setting_json(Some(&saved)))
+    Ok(setting_record(Some(&saved)))
 }
 
 /// `packdesk-server webhook`: show, or change like the desk route.
-pub(crate) fn command(store: &Store, env: Env, change: Option<WebhookChange>, now: i64) -> Result<Value, ServiceError> {
+pub(crate) fn command(
+    store: &Store,
+    env: Env,
+    change: Option<WebhookChange>,
+    now: i64,
+) -> Result<WebhookSetting, ServiceError> {
     match change {
         Some(change) => update_setting(store, env, change, now),
         None => setting_of(store, env),
@@ -198,11 +216,11 @@ pub(crate) fn command(store: &Store, env: Env, change: Option<WebhookChange>, no
 }
 
 impl Service {
-    pub fn webhook_setting(&self, env: Env) -> Result<Value, ServiceError> {
+    pub fn webhook_setting(&self, env: Env) -> Result<WebhookSetting, ServiceError> {
         setting_of(&self.store, env)
     }
 
-    pub fn set_webhook(&self, env: Env, change: WebhookChange) -> Result<Value, ServiceError> {
+    pub fn set_webhook(&self, env: Env, change: WebhookChange) -> Result<WebhookSetting, ServiceError> {
         update_setting(&self.store, env, change, self.now_us())
     }
 
@@ -474,7 +492,7 @@ impl Service {
         });
     }
 
-    pub fn list_webhook_deliveries(&self, env: Env, q: &ListQuery) -> Result<Value, ServiceError> {
+    pub fn list_webhook_deliveries(&self, env: Env, q: &ListQuery) -> Result<WebhookDeliveryList, ServiceError> {
         let w = crate::list::window(q, self.clock.now())?;
         let nonempty = |o: &Option<String>| o.clone().filter(|s| !s.is_empty());
         crate::list::check_status(nonempty(&q.status).as_deref(), DELIVERY_STATUSES)?;
@@ -497,17 +515,20 @@ impl Service {
             created_at: r.created_at,
             id: r.id.clone(),
         });
-        let items = page
+        let webhook_deliveries = page
             .items
             .iter()
             .zip(last_attempts)
-            .map(|(d, a)| delivery_json(d, a.as_slice()))
+            .map(|(d, a)| delivery_record(d, a.as_slice()))
             .collect();
-        Ok(w.answer("webhook_deliveries", items, page.next_token))
+        Ok(WebhookDeliveryList {
+            window: w.window(page.next_token),
+            webhook_deliveries,
+        })
     }
 
     /// One delivery with every attempt and the body it sends.
-    pub fn get_webhook_delivery(&self, env: Env, id: &str) -> Result<Value, ServiceError> {
+    pub fn get_webhook_delivery(&self, env: Env, id: &str) -> Result<WebhookDelivery, ServiceError> {
         let (d, attempts) = self.store.read(|c| {
             let d = table::get_delivery(c, env.as_str(), id)
                 .map_err(db_error)?
@@ -515,13 +536,13 @@ impl Service {
             let a = table::attempts(c, id).map_err(db_error)?;
             Ok((d, a))
         })?;
-        let mut v = delivery_json(&d, &attempts);
-        v["body"] = serde_json::from_str(&d.body).unwrap_or(Value::Null);
-        Ok(v)
+        let mut delivery = delivery_record(&d, &attempts);
+        delivery.body = Some(serde_json::from_str(&d.body).unwrap_or(Value::Null));
+        Ok(delivery)
     }
 
     /// Sends a delivery again now, to the URL set today, with a fresh retry schedule.
-    pub fn resend_webhook_delivery(&self, env: Env, id: &str) -> Result<Value, ServiceError> {
+    pub fn resend_webhook_delivery(&self, env: Env, id: &str) -> Result<WebhookDelivery, ServiceError> {
         let now = self.now_us();
         self.store.write(|tx| {
             let mut d = table::get_delivery(tx, env.as_str(), id)

@@ -25,15 +25,17 @@ fn with_async(mut body: Value) -> LabelRequest {
 }
 
 fn webhook_on(s: &Service, url: &str) {
-    s.set_webhook(Env::Sandbox, json!({"url": url, "enabled": true}).to_request().unwrap())
-        .unwrap();
+    wire(
+        s.set_webhook(Env::Sandbox, json!({"url": url, "enabled": true}).to_request().unwrap())
+            .unwrap(),
+    );
 }
 
 fn deliveries(s: &Service, query: &str) -> Vec<Value> {
     // From long ago: schedule tests move the clock by weeks.
     let q: packdesk_model::request::ListQuery =
         serde_json::from_value(json!({"limit": "200", "status": query, "created_at_min": "2000-01-01"})).unwrap();
-    s.list_webhook_deliveries(Env::Sandbox, &q).unwrap()["webhook_deliveries"]
+    wire(s.list_webhook_deliveries(Env::Sandbox, &q).unwrap())["webhook_deliveries"]
         .as_array()
         .unwrap()
         .clone()
@@ -274,9 +276,10 @@ fn a_receiver_that_always_fails_gets_fifteen_posts_on_the_contract_schedule() {
     assert_eq!(rx.posts(), 15);
     let failed = deliveries(&s, "failed");
     assert_eq!(failed.len(), 1);
-    let d = s
-        .get_webhook_delivery(Env::Sandbox, failed[0]["id"].as_str().unwrap())
-        .unwrap();
+    let d = wire(
+        s.get_webhook_delivery(Env::Sandbox, failed[0]["id"].as_str().unwrap())
+            .unwrap(),
+    );
     let attempts = d["attempts"].as_array().unwrap();
     assert_eq!(attempts.len(), 15);
     assert_eq!(d["next_attempt_at"], Value::Null);
@@ -315,7 +318,7 @@ fn a_receiver_that_recovers_at_attempt_6_gets_nothing_after_its_200() {
     let d = &deliveries(&s, "delivered")[0];
     assert_eq!(d["attempt_count"], 7);
     // The 5th failed retry was followed 960 s later by the 6th (the spec's example).
-    let full = s.get_webhook_delivery(Env::Sandbox, d["id"].as_str().unwrap()).unwrap();
+    let full = wire(s.get_webhook_delivery(Env::Sandbox, d["id"].as_str().unwrap()).unwrap());
     let at = |i: usize| {
         chrono::DateTime::parse_from_rfc3339(full["attempts"][i]["at"].as_str().unwrap())
             .unwrap()
@@ -350,14 +353,14 @@ fn an_unreachable_receiver_is_recorded_and_a_delivery_can_be_resent_to_the_new_u
     let rx = Receiver::ok();
     webhook_on(&s, &rx.url);
     let id = d["id"].as_str().unwrap();
-    let again = s.resend_webhook_delivery(Env::Sandbox, id).unwrap();
+    let again = wire(s.resend_webhook_delivery(Env::Sandbox, id).unwrap());
     assert_eq!(
         (again["status"].as_str(), again["url"].as_str()),
         (Some("pending"), Some(rx.url.as_str()))
     );
     assert_eq!(s.deliver_due_webhooks(), 1);
     assert_eq!(rx.posts(), 1);
-    let done = s.get_webhook_delivery(Env::Sandbox, id).unwrap();
+    let done = wire(s.get_webhook_delivery(Env::Sandbox, id).unwrap());
     assert_eq!(
         (done["status"].as_str(), done["attempt_count"].as_i64()),
         (Some("delivered"), Some(2))
@@ -379,27 +382,29 @@ fn webhook_settings_take_http_and_https_only_and_off_means_no_delivery() {
         .set_webhook(Env::Sandbox, json!({"enabled": true}).to_request().unwrap())
         .unwrap_err();
     assert_eq!(e.details[0].path, "url");
-    let set = s
-        .set_webhook(
+    let set = wire(
+        s.set_webhook(
             Env::Sandbox,
             json!({"url": "https://example.test/hook?secret=1"})
                 .to_request()
                 .unwrap(),
         )
-        .unwrap();
+        .unwrap(),
+    );
     assert_eq!(
         (set["url"].as_str(), set["enabled"].as_bool()),
         (Some("https://example.test/hook?secret=1"), Some(true))
     );
-    let off = s
-        .set_webhook(Env::Sandbox, json!({"enabled": false}).to_request().unwrap())
-        .unwrap();
+    let off = wire(
+        s.set_webhook(Env::Sandbox, json!({"enabled": false}).to_request().unwrap())
+            .unwrap(),
+    );
     assert_eq!(
         (off["url"].as_str(), off["enabled"].as_bool()),
         (Some("https://example.test/hook?secret=1"), Some(false))
     );
     assert_eq!(
-        s.webhook_setting(Env::Live).unwrap()["enabled"],
+        wire(s.webhook_setting(Env::Live).unwrap())["enabled"],
         false,
         "each environment has its own"
     );
@@ -413,8 +418,10 @@ fn webhook_settings_take_http_and_https_only_and_off_means_no_delivery() {
 fn a_job_that_cannot_finish_fails_its_label_frees_its_order_number_and_says_why() {
     let (s, _clock, _dir) = manual_service();
     let rx = Receiver::ok();
-    s.set_webhook(Env::Live, json!({"url": rx.url}).to_request().unwrap())
-        .unwrap();
+    wire(
+        s.set_webhook(Env::Live, json!({"url": rx.url}).to_request().unwrap())
+            .unwrap(),
+    );
     let c = carrier("yodel").unwrap();
     let acct = create_account(
         &s,

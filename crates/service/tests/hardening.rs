@@ -106,11 +106,13 @@ fn a_webhook_answered_with_a_redirect_is_a_failed_attempt_not_a_delivery() {
     let (s, _clock, _dir) = manual_service();
     // The receiver redirects the first POST; a client that followed it would be answered 200.
     let rx = Receiver::start(|n| if n == 0 { 302 } else { 200 });
-    s.set_webhook(
-        Env::Sandbox,
-        json!({"url": rx.url, "enabled": true}).to_request().unwrap(),
-    )
-    .unwrap();
+    wire(
+        s.set_webhook(
+            Env::Sandbox,
+            json!({"url": rx.url, "enabled": true}).to_request().unwrap(),
+        )
+        .unwrap(),
+    );
     let c = carrier("yodel").unwrap();
     let acct = create_account(&s, Env::Sandbox, c, json!({}));
     let mut body = label_request(&acct, c, c.service("yodel_std").unwrap());
@@ -121,10 +123,10 @@ fn a_webhook_answered_with_a_redirect_is_a_failed_attempt_not_a_delivery() {
     assert_eq!(rx.posts(), 1, "the redirect was not followed");
     let q: packdesk_model::request::ListQuery =
         serde_json::from_value(json!({"created_at_min": "2000-01-01"})).unwrap();
-    let list = s.list_webhook_deliveries(Env::Sandbox, &q).unwrap();
+    let list = wire(s.list_webhook_deliveries(Env::Sandbox, &q).unwrap());
     let d = &list["webhook_deliveries"][0];
     assert_eq!(d["status"], "pending", "to be tried again on the schedule: {d}");
-    let full = s.get_webhook_delivery(Env::Sandbox, d["id"].as_str().unwrap()).unwrap();
+    let full = wire(s.get_webhook_delivery(Env::Sandbox, d["id"].as_str().unwrap()).unwrap());
     let a = &full["attempts"][0];
     assert_eq!(a["status_code"], 302);
     assert!(a["error"].as_str().unwrap().contains("follow no redirects"), "{a}");
@@ -287,14 +289,18 @@ fn a_slow_receiver_does_not_hold_the_deliveries_to_another() {
         s.run_queued_jobs();
     };
     // Deliveries to the slow receiver are in flight...
-    s.set_webhook(Env::Sandbox, json!({"url": slow.url}).to_request().unwrap())
-        .unwrap();
+    wire(
+        s.set_webhook(Env::Sandbox, json!({"url": slow.url}).to_request().unwrap())
+            .unwrap(),
+    );
     async_labels(12);
     let background = s.start_background(2);
     assert!(slow.wait_for(8, 5), "the slow receiver got its first attempts");
     // ...when deliveries to another receiver fall due: they go out at once.
-    s.set_webhook(Env::Sandbox, json!({"url": fast.url}).to_request().unwrap())
-        .unwrap();
+    wire(
+        s.set_webhook(Env::Sandbox, json!({"url": fast.url}).to_request().unwrap())
+            .unwrap(),
+    );
     let started = std::time::Instant::now();
     async_labels(5);
     assert!(

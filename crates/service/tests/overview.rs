@@ -88,9 +88,11 @@ fn one_call_closes_out_every_account_waiting_and_prints_each_manifest() {
         }
         jobs
     });
-    let printer = s.add_printer(json!({"name": "Office", "transport": "raw", "address": format!("127.0.0.1:{port}"), "format": "pdf", "dpi": 300}).to_request().unwrap()).unwrap();
-    s.set_print_profile("manifest", json!({"printer_id": printer["id"]}).to_request().unwrap())
-        .unwrap();
+    let printer = wire(s.add_printer(json!({"name": "Office", "transport": "raw", "address": format!("127.0.0.1:{port}"), "format": "pdf", "dpi": 300}).to_request().unwrap()).unwrap());
+    wire(
+        s.set_print_profile("manifest", json!({"printer_id": printer["id"]}).to_request().unwrap())
+            .unwrap(),
+    );
 
     let yodel = create_account(s, Env::Sandbox, carrier("yodel").unwrap(), json!({}));
     let tipsa = create_account(s, Env::Sandbox, carrier("tipsa").unwrap(), json!({}));

@@ -32,7 +32,7 @@ fn raw_printer() -> (u16, mpsc::Receiver<Vec<u8>>) {
 
 fn add_printer(s: &Service, port: u16, format: &str, dpi: u32) -> String {
     let body = json!({"name": format!("Desk {format} {dpi}"), "transport": "raw", "address": format!("127.0.0.1:{port}"), "format": format, "dpi": dpi});
-    s.add_printer(body.to_request().unwrap()).unwrap()["id"]
+    wire(s.add_printer(body.to_request().unwrap()).unwrap())["id"]
         .as_str()
         .unwrap()
         .to_string()
@@ -70,7 +70,7 @@ fn stored(s: &Service, label: &Value) -> Vec<u8> {
 }
 
 fn print(s: &Service, body: Value) -> Value {
-    s.print(Env::Sandbox, body.to_request().unwrap()).unwrap()
+    wire(s.print(Env::Sandbox, body.to_request().unwrap()).unwrap())
 }
 
 #[test]
@@ -131,16 +131,18 @@ fn a_printer_that_is_off_leaves_the_label_created_and_a_failed_job_that_retries(
     // A port nobody listens on yet.
     let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let printer = add_printer(s, port, "zpl", 203);
-    s.set_print_profile(
-        "label",
-        json!({"printer_id": printer, "auto_print": true}).to_request().unwrap(),
-    )
-    .unwrap();
+    wire(
+        s.set_print_profile(
+            "label",
+            json!({"printer_id": printer, "auto_print": true}).to_request().unwrap(),
+        )
+        .unwrap(),
+    );
     let label = zpl_label(s, 1);
     assert_eq!(label["status"], "created");
     assert_eq!(s.run_print_jobs(), 1, "the label was queued for printing");
     let q: packdesk_model::request::ListQuery = serde_json::from_value(json!({"record_id": label["id"]})).unwrap();
-    let jobs = s.list_print_jobs(Env::Sandbox, &q).unwrap()["print_jobs"].clone();
+    let jobs = wire(s.list_print_jobs(Env::Sandbox, &q).unwrap())["print_jobs"].clone();
     let job = &jobs[0];
     assert_eq!(job["status"], "failed");
     assert!(job["error"].as_str().unwrap().contains("refused"), "{job}");
@@ -156,7 +158,7 @@ fn a_printer_that_is_off_leaves_the_label_created_and_a_failed_job_that_retries(
         c.read_to_end(&mut all).unwrap();
         all
     });
-    let again = s.retry_print_job(Env::Sandbox, job["id"].as_str().unwrap()).unwrap();
+    let again = wire(s.retry_print_job(Env::Sandbox, job["id"].as_str().unwrap()).unwrap());
     assert_eq!(
         (again["status"].as_str(), again["attempts"].as_i64()),
         (Some("printed"), Some(2))
@@ -228,8 +230,10 @@ fn a_manifest_prints_its_pdf_to_an_office_printer_on_the_raw_port() {
     let s = &h.service;
     let (port, got) = raw_printer();
     let office = add_printer(s, port, "pdf", 600);
-    s.set_print_profile("manifest", json!({"printer_id": office}).to_request().unwrap())
-        .unwrap();
+    wire(
+        s.set_print_profile("manifest", json!({"printer_id": office}).to_request().unwrap())
+            .unwrap(),
+    );
     let label = zpl_label(s, 1);
     let m = s
         .create_manifest(
@@ -259,7 +263,7 @@ fn a_test_page_has_a_one_inch_ruler_in_the_printers_dots() {
     let s = &h.service;
     let (port, got) = raw_printer();
     let p = add_printer(s, port, "zpl", 300);
-    let job = s.print_test_page(Env::Sandbox, &p, Default::default()).unwrap();
+    let job = wire(s.print_test_page(Env::Sandbox, &p, Default::default()).unwrap());
     assert_eq!(
         (job["status"].as_str(), job["document_type"].as_str()),
         (Some("printed"), Some("test_page"))
@@ -345,19 +349,23 @@ fn a_printer_that_hangs_does_not_hold_the_jobs_of_another_printer() {
     let (s, _clock, _dir) = manual_service();
     let (dead_port, _listener, _held) = unanswering_printer();
     let dead = add_printer(&s, dead_port, "zpl", 203);
-    s.set_print_profile(
-        "label",
-        json!({"printer_id": dead, "auto_print": true}).to_request().unwrap(),
-    )
-    .unwrap();
+    wire(
+        s.set_print_profile(
+            "label",
+            json!({"printer_id": dead, "auto_print": true}).to_request().unwrap(),
+        )
+        .unwrap(),
+    );
     zpl_label(&s, 1);
     let (port, got) = raw_printer();
     let alive = add_printer(&s, port, "zpl", 203);
-    s.set_print_profile(
-        "label",
-        json!({"printer_id": alive, "auto_print": true}).to_request().unwrap(),
-    )
-    .unwrap();
+    wire(
+        s.set_print_profile(
+            "label",
+            json!({"printer_id": alive, "auto_print": true}).to_request().unwrap(),
+        )
+        .unwrap(),
+    );
     let label = zpl_label(&s, 1);
     let background = s.start_background(1);
     let bytes = got
@@ -366,7 +374,7 @@ fn a_printer_that_hangs_does_not_hold_the_jobs_of_another_printer() {
     assert_eq!(bytes, stored(&s, &label));
     let count = |status: &str| {
         let q: packdesk_model::request::ListQuery = serde_json::from_value(json!({"status": status})).unwrap();
-        s.list_print_jobs(Env::Sandbox, &q).unwrap()["print_jobs"]
+        wire(s.list_print_jobs(Env::Sandbox, &q).unwrap())["print_jobs"]
             .as_array()
             .unwrap()
             .len()

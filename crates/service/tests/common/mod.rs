@@ -105,3 +105,9 @@ pub fn manual_service() -> (
         .service;
     (Arc::new(service), clock, dir)
 }
+
+/// A typed record as the JSON a caller receives (the assertions read the wire shape).
+#[allow(dead_code)]
+pub fn wire<T: serde::Serialize>(record: T) -> Value {
+    serde_json::to_value(record).unwrap()
+}
