@@ -83,7 +83,10 @@ pub const OPS: &[Op] = &[
         "LabelRequest",
         "Label",
     ),
-    list("/v3/labels", "List labels"),
+    Op {
+        data: Some("LabelList"),
+        ..list("/v3/labels", "List labels")
+    },
     one("/v3/labels/{id}", "Retrieve a label", "Label"),
     create(
         "/v3/shipper-accounts",
@@ -91,7 +94,10 @@ pub const OPS: &[Op] = &[
         "ShipperAccountCreate",
         "ShipperAccount",
     ),
-    list("/v3/shipper-accounts", "List shipper accounts"),
+    Op {
+        data: Some("ShipperAccountList"),
+        ..list("/v3/shipper-accounts", "List shipper accounts")
+    },
     one(
         "/v3/shipper-accounts/{id}",
         "Retrieve a shipper account",
@@ -124,7 +130,10 @@ pub const OPS: &[Op] = &[
         "CancelLabelRequest",
         "CancelLabel",
     ),
-    list("/v3/cancel-labels", "List cancel labels"),
+    Op {
+        data: Some("CancelLabelList"),
+        ..list("/v3/cancel-labels", "List cancel labels")
+    },
     one("/v3/cancel-labels/{id}", "Retrieve a cancel label", "CancelLabel"),
     create(
         "/v3/manifests",
@@ -132,7 +141,10 @@ pub const OPS: &[Op] = &[
         "ManifestRequest",
         "Manifest",
     ),
-    list("/v3/manifests", "List manifests"),
+    Op {
+        data: Some("ManifestList"),
+        ..list("/v3/manifests", "List manifests")
+    },
     one("/v3/manifests/{id}", "Retrieve a manifest", "Manifest"),
     create(
         "/v3/bulk-downloads",
@@ -140,10 +152,16 @@ pub const OPS: &[Op] = &[
         "BulkDownloadRequest",
         "BulkDownload",
     ),
-    list("/v3/bulk-downloads", "List bulk downloads"),
+    Op {
+        data: Some("BulkDownloadList"),
+        ..list("/v3/bulk-downloads", "List bulk downloads")
+    },
     one("/v3/bulk-downloads/{id}", "Retrieve a bulk download", "BulkDownload"),
     create("/v3/rates", "Calculate rates", "RatesRequest", "RateRecord"),
-    list("/v3/rates", "List rate calculations"),
+    Op {
+        data: Some("RateRecordList"),
+        ..list("/v3/rates", "List rate calculations")
+    },
     one("/v3/rates/{id}", "Retrieve a rate calculation", "RateRecord"),
     create(
         "/v3/address-validations",
@@ -151,7 +169,10 @@ pub const OPS: &[Op] = &[
         "AddressValidationRequest",
         "AddressValidation",
     ),
-    list("/v3/address-validations", "List address validations"),
+    Op {
+        data: Some("AddressValidationList"),
+        ..list("/v3/address-validations", "List address validations")
+    },
     one(
         "/v3/address-validations/{id}",
         "Retrieve an address validation",
@@ -167,11 +188,14 @@ pub const OPS: &[Op] = &[
     },
     op("get", "/v3/schemas", "List the published JSON Schemas"),
     op("get", "/v3/schemas/{name}", "One published JSON Schema"),
-    op(
-        "get",
-        "/desk/carriers",
-        "The carrier registry (services, paper sizes, options, credentials)",
-    ),
+    Op {
+        data: Some("Registry"),
+        ..op(
+            "get",
+            "/desk/carriers",
+            "The carrier registry (services, paper sizes, options, credentials)",
+        )
+    },
     Op {
         request: None,
         data: Some("WebhookSetting"),
@@ -292,12 +316,18 @@ pub const OPS: &[Op] = &[
         "/desk/files/{id}/preview.png",
         "A PNG preview of a stored document's page",
     ),
-    op(
-        "get",
-        "/desk/today",
-        "Today's counts by carrier and status, labels per day",
-    ),
-    op("get", "/desk/end-of-day", "Accounts with labels waiting for close-out"),
+    Op {
+        data: Some("Today"),
+        ..op(
+            "get",
+            "/desk/today",
+            "Today's counts by carrier and status, labels per day",
+        )
+    },
+    Op {
+        data: Some("EndOfDay"),
+        ..op("get", "/desk/end-of-day", "Accounts with labels waiting for close-out")
+    },
     op("post", "/desk/close-out", "Close out many accounts (one manifest each)"),
     Op {
         auth: Auth::ThisMachine,
@@ -358,7 +388,10 @@ fn relink(v: &mut Value) {
 /// The published schemas as components: each under its title, its `$defs` beside it.
 fn component_schemas() -> Map<String, Value> {
     let mut out = Map::new();
-    for (_, schema) in packdesk_model::schema::all() {
+    // The model's published schemas, and the carrier registry the desk UI builds its forms from.
+    let registry = schemars::schema_for!(packdesk_carriers::registry::Registry);
+    let schemas = packdesk_model::schema::all().into_iter().map(|(_, s)| s);
+    for schema in schemas.chain([registry]) {
         let mut v = schema.to_value();
         let Some(obj) = v.as_object_mut() else { continue };
         obj.remove("$schema");

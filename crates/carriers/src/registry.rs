@@ -4,13 +4,13 @@ use packdesk_model::request::{FileType, PaperSize};
 use serde::{Deserialize, Serialize};
 use std::sync::OnceLock;
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Registry {
     pub about: String,
     pub carriers: Vec<Carrier>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CredentialField {
     pub name: String,
     pub label: String,
@@ -18,7 +18,7 @@ pub struct CredentialField {
 }
 
 /// Countries a carrier ships from or to: `"any"` or a list of alpha-3 codes.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(untagged)]
 pub enum Countries {
     Any(String),
@@ -41,7 +41,7 @@ impl Countries {
     }
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ServiceTypeDef {
     pub code: String,
     pub service_type: String,
@@ -61,7 +61,7 @@ impl ServiceTypeDef {
 }
 
 /// How a tracking number is built from a serial number.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema, PartialEq)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Scheme {
     /// UPU S10: 2 letters, 8-digit serial, check digit, ISO alpha-2 country.
@@ -82,7 +82,7 @@ pub enum Scheme {
 
 /// A source of tracking numbers of a carrier. Most carriers have one pool, `default`; some keep
 /// separate ranges (Dotzot: cash on delivery and prepaid).
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TrackingPool {
     pub name: String,
     /// Which shipments draw from it: `cod`, `ship_to:XXX` or `otherwise`.
@@ -92,7 +92,7 @@ pub struct TrackingPool {
     pub label: String,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Carrier {
     pub group: u32,
     pub slug: String,

@@ -85,14 +85,7 @@ pub struct CloseOutRequest {
 
 // ----- records of the desk routes -----
 
-/// Where a list stands: the page's limit and time window, and the token of the next page.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
-pub struct ListWindow {
-    pub next_token: Option<String>,
-    pub limit: u32,
-    pub created_at_min: String,
-    pub created_at_max: String,
-}
+pub use crate::record::ListWindow;
 
 /// `{"id": ...}`: what a delete answers.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
@@ -284,4 +277,56 @@ pub struct WebhookDeliveryList {
     #[serde(flatten)]
     pub window: ListWindow,
     pub webhook_deliveries: Vec<WebhookDelivery>,
+}
+
+/// Labels of one carrier today, by status.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct CarrierCount {
+    pub slug: String,
+    pub name: String,
+    pub total: i64,
+    pub statuses: std::collections::BTreeMap<String, i64>,
+}
+
+/// Labels made on one day.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct DayCount {
+    /// YYYY-MM-DD
+    pub date: String,
+    pub labels: i64,
+}
+
+/// `GET /desk/today`: today's labels by carrier and status, and labels per day.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct Today {
+    /// YYYY-MM-DD, in the caller's UTC offset
+    pub date: String,
+    pub total: i64,
+    pub by_carrier: Vec<CarrierCount>,
+    pub by_status: std::collections::BTreeMap<String, i64>,
+    /// Oldest first, ending today.
+    pub days: Vec<DayCount>,
+}
+
+/// A shipper account as End of day lists it.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct CloseOutAccount {
+    pub id: String,
+    pub slug: String,
+    pub description: String,
+    pub carrier_name: String,
+}
+
+/// An enabled account and the labels waiting for its close-out.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct AccountWaiting {
+    pub shipper_account: CloseOutAccount,
+    pub labels_waiting: i64,
+    pub oldest_label_at: Option<String>,
+}
+
+/// `GET /desk/end-of-day`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct EndOfDay {
+    pub accounts: Vec<AccountWaiting>,
 }

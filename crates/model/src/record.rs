@@ -182,3 +182,63 @@ pub struct AddressValidation {
     pub created_at: String,
     pub updated_at: String,
 }
+
+/// Where a list stands: the page's limit and time window, and the token of the next page.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct ListWindow {
+    pub next_token: Option<String>,
+    pub limit: u32,
+    pub created_at_min: String,
+    pub created_at_max: String,
+}
+
+/// `GET /labels`: a page of labels, newest first.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct LabelList {
+    #[serde(flatten)]
+    pub window: ListWindow,
+    pub labels: Vec<Label>,
+}
+
+/// `GET /shipper-accounts`: a page of accounts.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct ShipperAccountList {
+    pub next_token: Option<String>,
+    pub limit: u32,
+    pub shipper_accounts: Vec<ShipperAccount>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct CancelLabelList {
+    #[serde(flatten)]
+    pub window: ListWindow,
+    pub cancel_labels: Vec<CancelLabel>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct ManifestList {
+    #[serde(flatten)]
+    pub window: ListWindow,
+    pub manifests: Vec<Manifest>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct BulkDownloadList {
+    #[serde(flatten)]
+    pub window: ListWindow,
+    pub bulk_downloads: Vec<BulkDownload>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct RateRecordList {
+    #[serde(flatten)]
+    pub window: ListWindow,
+    pub rates: Vec<RateRecord>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct AddressValidationList {
+    #[serde(flatten)]
+    pub window: ListWindow,
+    pub address_validations: Vec<AddressValidation>,
+}

@@ -6,7 +6,9 @@ use crate::keys::Env;
 use crate::Service;
 use chrono::{Duration, NaiveDate};
 use packdesk_carriers::registry::carrier;
-use packdesk_model::desk::{CloseOutRequest, PrintRequest};
+use packdesk_model::desk::{
+    AccountWaiting, CarrierCount, CloseOutAccount, CloseOutRequest, DayCount, EndOfDay, PrintRequest, Today,
+};
 use packdesk_model::request::{IdRef, ManifestRequest};
 use packdesk_model::ServiceError;
 use packdesk_store::accounts::{self as account_table, AccountRow};
@@ -39,7 +41,7 @@ impl Service {
     }
 
     /// Today's labels by carrier and by status, and the last `days` days' label counts.
-    pub fn today(&self, env: Env, utc_offset_minutes: i64, days: i64) -> Result<Value, ServiceError> {
+    pub fn today(&self, env: Env, utc_offset_minutes: i64, days: i64) -> Result<Today, ServiceError> {
         let offset = check_offset(utc_offset_minutes)?;
         if !(1..=366).contains(&days) {
             return Err(ServiceError::invalid("days", "1..366"));
@@ -66,42 +68,51 @@ impl Service {
             *by_status.entry(status).or_default() += n;
             total += n;
         }
-        let carriers: Vec<Value> = by_carrier
+        let by_carrier: Vec<CarrierCount> = by_carrier
             .into_iter()
-            .map(|(slug, statuses)| {
-                let name = carrier(&slug).map(|c| c.name.clone()).unwrap_or_else(|| slug.clone());
-                json!({"slug": slug, "name": name, "total": statuses.values().sum::<i64>(), "statuses": statuses})
+            .map(|(slug, statuses)| CarrierCount {
+                name: carrier(&slug).map(|c| c.name.clone()).unwrap_or_else(|| slug.clone()),
+                slug,
+                total: statuses.values().sum(),
+                statuses,
             })
             .collect();
         let made: BTreeMap<i64, i64> = per_day.into_iter().collect();
         let epoch = NaiveDate::from_ymd_opt(1970, 1, 1).expect("a date");
-        let series: Vec<Value> = (today - days + 1..=today)
-            .map(|d| json!({"date": (epoch + Duration::days(d)).to_string(), "labels": made.get(&d).copied().unwrap_or(0)}))
+        let days = (today - days + 1..=today)
+            .map(|d| DayCount {
+                date: (epoch + Duration::days(d)).to_string(),
+                labels: made.get(&d).copied().unwrap_or(0),
+            })
             .collect();
-        Ok(json!({
-            "date": (epoch + Duration::days(today)).to_string(),
-            "total": total,
-            "by_carrier": carriers,
-            "by_status": by_status,
-            "days": series,
-        }))
+        Ok(Today {
+            date: (epoch + Duration::days(today)).to_string(),
+            total,
+            by_carrier,
+            by_status,
+            days,
+        })
     }
 
     /// Every enabled account with the labels that wait for its close-out.
-    pub fn end_of_day(&self, env: Env) -> Result<Value, ServiceError> {
+    pub fn end_of_day(&self, env: Env) -> Result<EndOfDay, ServiceError> {
         let mut out = Vec::new();
         for a in self.enabled_accounts(env)? {
             let (waiting, oldest) = self
                 .store
                 .read(|c| labels::waiting_for_manifest(c, &a.id).map_err(db_error))?;
-            let name = carrier(&a.slug).map(|c| c.name.clone()).unwrap_or_default();
-            out.push(json!({
-                "shipper_account": {"id": a.id, "slug": a.slug, "description": a.description, "carrier_name": name},
-                "labels_waiting": waiting,
-                "oldest_label_at": oldest.map(crate::clock::iso_micros),
-            }));
+            out.push(AccountWaiting {
+                shipper_account: CloseOutAccount {
+                    carrier_name: carrier(&a.slug).map(|c| c.name.clone()).unwrap_or_default(),
+                    id: a.id,
+                    slug: a.slug,
+                    description: a.description,
+                },
+                labels_waiting: waiting,
+                oldest_label_at: oldest.map(crate::clock::iso_micros),
+            });
         }
-        Ok(json!({"accounts": out}))
+        Ok(EndOfDay { accounts: out })
     }
 
     /// Closes out the accounts named (or every account with labels waiting), one manifest each,

@@ -106,13 +106,11 @@ fn a_webhook_answered_with_a_redirect_is_a_failed_attempt_not_a_delivery() {
     let (s, _clock, _dir) = manual_service();
     // The receiver redirects the first POST; a client that followed it would be answered 200.
     let rx = Receiver::start(|n| if n == 0 { 302 } else { 200 });
-    wire(
-        s.set_webhook(
-            Env::Sandbox,
-            json!({"url": rx.url, "enabled": true}).to_request().unwrap(),
-        )
-        .unwrap(),
-    );
+    s.set_webhook(
+        Env::Sandbox,
+        json!({"url": rx.url, "enabled": true}).to_request().unwrap(),
+    )
+    .unwrap();
     let c = carrier("yodel").unwrap();
     let acct = create_account(&s, Env::Sandbox, c, json!({}));
     let mut body = label_request(&acct, c, c.service("yodel_std").unwrap());
@@ -289,18 +287,14 @@ fn a_slow_receiver_does_not_hold_the_deliveries_to_another() {
         s.run_queued_jobs();
     };
     // Deliveries to the slow receiver are in flight...
-    wire(
-        s.set_webhook(Env::Sandbox, json!({"url": slow.url}).to_request().unwrap())
-            .unwrap(),
-    );
+    s.set_webhook(Env::Sandbox, json!({"url": slow.url}).to_request().unwrap())
+        .unwrap();
     async_labels(12);
     let background = s.start_background(2);
     assert!(slow.wait_for(8, 5), "the slow receiver got its first attempts");
     // ...when deliveries to another receiver fall due: they go out at once.
-    wire(
-        s.set_webhook(Env::Sandbox, json!({"url": fast.url}).to_request().unwrap())
-            .unwrap(),
-    );
+    s.set_webhook(Env::Sandbox, json!({"url": fast.url}).to_request().unwrap())
+        .unwrap();
     let started = std::time::Instant::now();
     async_labels(5);
     assert!(

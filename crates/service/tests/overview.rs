@@ -43,7 +43,7 @@ fn labels_are_counted_on_the_desks_day_by_carrier_and_status() {
     // A deleted account's labels still count, under its carrier.
     s.delete_account(Env::Sandbox, &tipsa).unwrap();
 
-    let t = s.today(Env::Sandbox, 60, 3).unwrap();
+    let t = wire(s.today(Env::Sandbox, 60, 3).unwrap());
     assert_eq!(t["date"], "2026-11-22");
     assert_eq!(t["total"], 3);
     assert_eq!(t["by_status"], json!({"cancelled": 1, "created": 2}));
@@ -63,10 +63,10 @@ fn labels_are_counted_on_the_desks_day_by_carrier_and_status() {
         ])
     );
     // At UTC the first label was made on the 20th.
-    let utc = s.today(Env::Sandbox, 0, 3).unwrap();
+    let utc = wire(s.today(Env::Sandbox, 0, 3).unwrap());
     assert_eq!(utc["days"][1], json!({"date": "2026-11-20", "labels": 1}));
     // Live sees none of the sandbox labels.
-    assert_eq!(s.today(Env::Live, 60, 3).unwrap()["total"], 0);
+    assert_eq!(wire(s.today(Env::Live, 60, 3).unwrap())["total"], 0);
     assert_eq!(
         s.today(Env::Sandbox, 900, 3).unwrap_err().details[0].path,
         "utc_offset_minutes"
@@ -89,10 +89,8 @@ fn one_call_closes_out_every_account_waiting_and_prints_each_manifest() {
         jobs
     });
     let printer = wire(s.add_printer(json!({"name": "Office", "transport": "raw", "address": format!("127.0.0.1:{port}"), "format": "pdf", "dpi": 300}).to_request().unwrap()).unwrap());
-    wire(
-        s.set_print_profile("manifest", json!({"printer_id": printer["id"]}).to_request().unwrap())
-            .unwrap(),
-    );
+    s.set_print_profile("manifest", json!({"printer_id": printer["id"]}).to_request().unwrap())
+        .unwrap();
 
     let yodel = create_account(s, Env::Sandbox, carrier("yodel").unwrap(), json!({}));
     let tipsa = create_account(s, Env::Sandbox, carrier("tipsa").unwrap(), json!({}));
@@ -102,7 +100,7 @@ fn one_call_closes_out_every_account_waiting_and_prints_each_manifest() {
     }
     label(s, &tipsa, "tipsa");
 
-    let eod = s.end_of_day(Env::Sandbox).unwrap();
+    let eod = wire(s.end_of_day(Env::Sandbox).unwrap());
     let waiting: Vec<(String, i64)> = eod["accounts"]
         .as_array()
         .unwrap()
@@ -129,7 +127,10 @@ fn one_call_closes_out_every_account_waiting_and_prints_each_manifest() {
         jobs.iter().all(|j| j.starts_with(b"%PDF")),
         "each manifest's PDF reached the printer"
     );
-    for a in s.end_of_day(Env::Sandbox).unwrap()["accounts"].as_array().unwrap() {
+    for a in wire(s.end_of_day(Env::Sandbox).unwrap())["accounts"]
+        .as_array()
+        .unwrap()
+    {
         assert_eq!(a["labels_waiting"], 0);
     }
     // Named accounts with nothing left: each gets its reason; the call itself answers.

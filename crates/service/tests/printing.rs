@@ -131,13 +131,11 @@ fn a_printer_that_is_off_leaves_the_label_created_and_a_failed_job_that_retries(
     // A port nobody listens on yet.
     let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let printer = add_printer(s, port, "zpl", 203);
-    wire(
-        s.set_print_profile(
-            "label",
-            json!({"printer_id": printer, "auto_print": true}).to_request().unwrap(),
-        )
-        .unwrap(),
-    );
+    s.set_print_profile(
+        "label",
+        json!({"printer_id": printer, "auto_print": true}).to_request().unwrap(),
+    )
+    .unwrap();
     let label = zpl_label(s, 1);
     assert_eq!(label["status"], "created");
     assert_eq!(s.run_print_jobs(), 1, "the label was queued for printing");
@@ -230,10 +228,8 @@ fn a_manifest_prints_its_pdf_to_an_office_printer_on_the_raw_port() {
     let s = &h.service;
     let (port, got) = raw_printer();
     let office = add_printer(s, port, "pdf", 600);
-    wire(
-        s.set_print_profile("manifest", json!({"printer_id": office}).to_request().unwrap())
-            .unwrap(),
-    );
+    s.set_print_profile("manifest", json!({"printer_id": office}).to_request().unwrap())
+        .unwrap();
     let label = zpl_label(s, 1);
     let m = s
         .create_manifest(
@@ -349,23 +345,19 @@ fn a_printer_that_hangs_does_not_hold_the_jobs_of_another_printer() {
     let (s, _clock, _dir) = manual_service();
     let (dead_port, _listener, _held) = unanswering_printer();
     let dead = add_printer(&s, dead_port, "zpl", 203);
-    wire(
-        s.set_print_profile(
-            "label",
-            json!({"printer_id": dead, "auto_print": true}).to_request().unwrap(),
-        )
-        .unwrap(),
-    );
+    s.set_print_profile(
+        "label",
+        json!({"printer_id": dead, "auto_print": true}).to_request().unwrap(),
+    )
+    .unwrap();
     zpl_label(&s, 1);
     let (port, got) = raw_printer();
     let alive = add_printer(&s, port, "zpl", 203);
-    wire(
-        s.set_print_profile(
-            "label",
-            json!({"printer_id": alive, "auto_print": true}).to_request().unwrap(),
-        )
-        .unwrap(),
-    );
+    s.set_print_profile(
+        "label",
+        json!({"printer_id": alive, "auto_print": true}).to_request().unwrap(),
+    )
+    .unwrap();
     let label = zpl_label(&s, 1);
     let background = s.start_background(1);
     let bytes = got
