@@ -328,7 +328,10 @@ pub const OPS: &[Op] = &[
         data: Some("EndOfDay"),
         ..op("get", "/desk/end-of-day", "Accounts with labels waiting for close-out")
     },
-    op("post", "/desk/close-out", "Close out many accounts (one manifest each)"),
+    Op {
+        data: Some("CloseOut"),
+        ..op("post", "/desk/close-out", "Close out many accounts (one manifest each)")
+    },
     Op {
         auth: Auth::ThisMachine,
         ..op("get", "/ui/session", "The desk UI's keys (this machine only)")

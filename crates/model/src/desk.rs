@@ -330,3 +330,22 @@ pub struct AccountWaiting {
 pub struct EndOfDay {
     pub accounts: Vec<AccountWaiting>,
 }
+
+/// What closing out one account did.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct CloseOutResult {
+    pub shipper_account: crate::record::AccountRefDescribed,
+    /// The manifest made (null when the close-out failed: see `error`).
+    pub manifest: Option<crate::record::Manifest>,
+    /// The manifest's print job, when a manifest printer is set (printed, or failed with why).
+    pub print_job: Option<PrintJob>,
+    /// Why the manifest could not be sent to the printer at all.
+    pub print_error: Option<String>,
+    pub error: Option<crate::error::Failure>,
+}
+
+/// `POST /desk/close-out`: one result per account, in the order they were set up.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct CloseOut {
+    pub results: Vec<CloseOutResult>,
+}

@@ -102,10 +102,19 @@ impl ErrorCode {
 }
 
 /// Where in the request a problem is (`shipment.parcels[0].weight.unit`) and what is wrong there.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct Detail {
     pub path: String,
     pub info: String,
+}
+
+/// A failure as the envelope's `meta` shows it.
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize, schemars::JsonSchema)]
+pub struct Failure {
+    pub code: i64,
+    pub message: String,
+    pub details: Vec<Detail>,
+    pub retryable: bool,
 }
 
 /// The core's single failure type; the HTTP face turns it into the error envelope.
@@ -142,6 +151,16 @@ impl ServiceError {
     }
 
     /// The `meta` object of the envelope.
+    /// The envelope's `meta` of this failure, typed (for records that carry a failure of their own).
+    pub fn failure(&self) -> Failure {
+        Failure {
+            code: self.code.code() as i64,
+            message: self.code.message().to_string(),
+            details: self.details.clone(),
+            retryable: self.code.retryable(),
+        }
+    }
+
     pub fn meta(&self) -> serde_json::Value {
         serde_json::json!({
             "code": self.code.code(),

@@ -39,6 +39,7 @@ pub fn all() -> Vec<(&'static str, Schema)> {
         ("address-validation-list", schema_for!(AddressValidationList)),
         ("desk-today", schema_for!(crate::desk::Today)),
         ("desk-end-of-day", schema_for!(crate::desk::EndOfDay)),
+        ("desk-close-out", schema_for!(crate::desk::CloseOut)),
         ("desk-webhook-change", schema_for!(crate::desk::WebhookChange)),
         ("desk-webhook-setting", schema_for!(crate::desk::WebhookSetting)),
         ("desk-webhook-delivery", schema_for!(crate::desk::WebhookDelivery)),

@@ -7,13 +7,14 @@ use crate::Service;
 use chrono::{Duration, NaiveDate};
 use packdesk_carriers::registry::carrier;
 use packdesk_model::desk::{
-    AccountWaiting, CarrierCount, CloseOutAccount, CloseOutRequest, DayCount, EndOfDay, PrintRequest, Today,
+    AccountWaiting, CarrierCount, CloseOut, CloseOutAccount, CloseOutRequest, CloseOutResult, DayCount, EndOfDay,
+    PrintRequest, Today,
 };
+use packdesk_model::record::{AccountRefDescribed, Manifest};
 use packdesk_model::request::{IdRef, ManifestRequest};
 use packdesk_model::ServiceError;
 use packdesk_store::accounts::{self as account_table, AccountRow};
 use packdesk_store::{db_error, labels};
-use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
 const DAY_US: i64 = 86_400_000_000;
@@ -118,7 +119,7 @@ impl Service {
     /// Closes out the accounts named (or every account with labels waiting), one manifest each,
     /// and prints each manifest to the manifest profile when there is one. One account failing
     /// does not stop the others; each result says what happened.
-    pub fn close_out_accounts(&self, env: Env, b: CloseOutRequest) -> Result<Value, ServiceError> {
+    pub fn close_out_accounts(&self, env: Env, b: CloseOutRequest) -> Result<CloseOut, ServiceError> {
         let chosen: Vec<AccountRow> = match &b.shipper_account_ids {
             Some(ids) => {
                 let mut out = Vec::new();
@@ -148,34 +149,42 @@ impl Service {
             .is_some();
         let mut results = Vec::new();
         for a in chosen {
-            let account = crate::manifests::account_ref(&a);
             let request = ManifestRequest {
                 is_async: false,
                 shipper_account: IdRef { id: a.id.clone() },
                 label_ids: None,
             };
+            let mut result = CloseOutResult {
+                shipper_account: AccountRefDescribed {
+                    id: a.id.clone(),
+                    slug: a.slug.clone(),
+                    description: a.description.clone(),
+                },
+                manifest: None,
+                print_job: None,
+                print_error: None,
+                error: None,
+            };
             match self.create_manifest(env, request) {
                 Ok(reply) => {
-                    let manifest = reply.into_data();
-                    let print_job = if has_profile {
+                    let manifest: Manifest =
+                        serde_json::from_value(reply.into_data()).map_err(ServiceError::internal)?;
+                    if has_profile {
                         let print = PrintRequest {
-                            manifest_id: manifest["id"].as_str().map(String::from),
+                            manifest_id: Some(manifest.id.clone()),
                             ..PrintRequest::default()
                         };
-                        Some(
-                            self.print(env, print)
-                                .map(|job| serde_json::to_value(job).unwrap_or_default())
-                                .unwrap_or_else(|e| json!({"status": "failed", "error": e.to_string()})),
-                        )
-                    } else {
-                        None
-                    };
-                    results.push(json!({"shipper_account": account, "manifest": manifest, "print_job": print_job, "error": null}));
+                        match self.print(env, print) {
+                            Ok(job) => result.print_job = Some(job),
+                            Err(e) => result.print_error = Some(e.to_string()),
+                        }
+                    }
+                    result.manifest = Some(manifest);
                 }
-                Err(e) => results
-                    .push(json!({"shipper_account": account, "manifest": null, "print_job": null, "error": e.meta()})),
+                Err(e) => result.error = Some(e.failure()),
             }
+            results.push(result);
         }
-        Ok(json!({"results": results}))
+        Ok(CloseOut { results })
     }
 }

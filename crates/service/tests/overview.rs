@@ -6,6 +6,7 @@ mod common;
 use chrono::{TimeZone, Utc};
 use common::*;
 use packdesk_carriers::carrier;
+use packdesk_model::desk::PrintJobStatus;
 use packdesk_model::ToRequest;
 use packdesk_service::clock::ManualClock;
 use packdesk_service::keys::Env;
@@ -115,13 +116,17 @@ fn one_call_closes_out_every_account_waiting_and_prints_each_manifest() {
     assert_eq!(waiting, vec![(yodel.clone(), 3), (tipsa.clone(), 1), (idle.clone(), 0)]);
 
     let out = s.close_out_accounts(Env::Sandbox, Default::default()).unwrap();
-    let results = out["results"].as_array().unwrap();
-    assert_eq!(results.len(), 2, "the idle account is not closed out: {out}");
+    let results = &out.results;
+    assert_eq!(results.len(), 2, "the idle account is not closed out: {out:?}");
     for r in results {
-        assert_eq!(r["manifest"]["status"], "manifested");
-        assert_eq!(r["print_job"]["status"], "printed", "{r}");
+        assert_eq!(r.manifest.as_ref().unwrap().status, "manifested");
+        assert_eq!(
+            r.print_job.as_ref().map(|j| j.status),
+            Some(PrintJobStatus::Printed),
+            "{r:?}"
+        );
     }
-    assert_eq!(results[0]["manifest"]["labels"].as_array().unwrap().len(), 3);
+    assert_eq!(results[0].manifest.as_ref().unwrap().labels.len(), 3);
     let jobs = printed.join().unwrap();
     assert!(
         jobs.iter().all(|j| j.starts_with(b"%PDF")),
@@ -140,9 +145,9 @@ fn one_call_closes_out_every_account_waiting_and_prints_each_manifest() {
             json!({"shipper_account_ids": [yodel, tipsa]}).to_request().unwrap(),
         )
         .unwrap();
-    for r in again["results"].as_array().unwrap() {
-        assert_eq!(r["error"]["code"], 4725);
-        assert!(r["manifest"].is_null());
+    for r in &again.results {
+        assert_eq!(r.error.as_ref().map(|e| e.code), Some(4725));
+        assert!(r.manifest.is_none());
     }
     let bad = s
         .close_out_accounts(
