@@ -1,7 +1,10 @@
 // The one client of the embedded server. Same origin as the page; the desk's key comes from
 // /ui/session (answered to this machine only). Every failure is the service's envelope.
 
-export type Detail = { path: string; info: string };
+import type * as T from './types';
+import type { Detail } from './types';
+
+export type { Detail };
 export class ApiError extends Error {
   constructor(public code: number, message: string, public details: Detail[]) {
     super(message);
@@ -61,29 +64,72 @@ export function describe(e: unknown): string {
   return String(e);
 }
 
-export async function call(method: string, path: string, body?: unknown): Promise<any> {
-  return send(key, method, path, body);
+function call<R>(method: string, path: string, body?: unknown): Promise<R> {
+  return send<R>(key, method, path, body);
 }
 
 /** Changes the desk's machine-wide setup (printers, print profiles): the service takes those from
  * the live key only, whatever mode the desk is in, so the UI sends the live key of its session. */
-export async function callMachineWide(method: string, path: string, body?: unknown): Promise<any> {
-  return send(session.keys.live ?? key, method, path, body);
+function callMachineWide<R>(method: string, path: string, body?: unknown): Promise<R> {
+  return send<R>(session.keys.live ?? key, method, path, body);
 }
 
-async function send(withKey: string, method: string, path: string, body?: unknown): Promise<any> {
+const query = (q: Record<string, string | number | undefined>) =>
+  new URLSearchParams(Object.entries(q).filter(([, v]) => v !== undefined && v !== '').map(([k, v]) => [k, String(v)])).toString();
+
+/** Every route the desk uses, once, with its request and answer types. */
+export const api = {
+  carriers: () => call<T.Registry>('GET', '/desk/carriers'),
+  accounts: () => call<T.ShipperAccountList>('GET', '/v3/shipper-accounts?limit=200'),
+  createAccount: (body: T.ShipperAccountCreate) => call<T.ShipperAccount>('POST', '/v3/shipper-accounts', body),
+  updateAccount: (id: string, body: T.ShipperAccountSettingsUpdate) => call<T.ShipperAccount>('PUT', `/v3/shipper-accounts/${id}`, body),
+  mergeCredentials: (id: string, body: T.ShipperAccountCredentialsUpdate) =>
+    call<T.ShipperAccount>('PATCH', `/v3/shipper-accounts/${id}/credentials`, body),
+  labels: (q: Record<string, string | number | undefined>) => call<T.LabelList>('GET', `/v3/labels?${query(q)}`),
+  createLabel: (body: T.LabelRequest) => call<T.Label>('POST', '/v3/labels', body),
+  cancelLabel: (labelId: string) => call<T.CancelLabel>('POST', '/v3/cancel-labels', { label: { id: labelId } }),
+  rates: (body: T.RatesRequest) => call<T.RateRecord>('POST', '/v3/rates', body),
+  validateAddress: (address: T.Address) => call<T.AddressValidation>('POST', '/v3/address-validations', { address }),
+  createBulkDownload: (labelIds: string[]) =>
+    call<T.BulkDownload>('POST', '/v3/bulk-downloads', { async: true, labels: labelIds.map((id) => ({ id })) }),
+  bulkDownload: (id: string) => call<T.BulkDownload>('GET', `/v3/bulk-downloads/${id}`),
+  print: (body: T.PrintRequest) => call<T.PrintJob>('POST', '/desk/print', body),
+  printJobsOf: (recordId: string) =>
+    call<T.PrintJobList>('GET', `/desk/print-jobs?${query({ record_id: recordId, created_at_min: '2000-01-01' })}`),
+  printers: () => call<T.PrinterList>('GET', '/desk/printers'),
+  systemPrinters: () => call<T.SystemPrinterList>('GET', '/desk/system-printers'),
+  addPrinter: (body: T.PrinterRequest) => callMachineWide<T.Printer>('POST', '/desk/printers', body),
+  deletePrinter: (id: string) => callMachineWide<unknown>('DELETE', `/desk/printers/${id}`),
+  testPage: (printerId: string) => call<T.PrintJob>('POST', `/desk/printers/${printerId}/test-page`, {}),
+  printProfiles: () => call<T.PrintProfileList>('GET', '/desk/print-profiles'),
+  setPrintProfile: (documentType: string, body: T.PrintProfileRequest) =>
+    callMachineWide<T.PrintProfile>('PUT', `/desk/print-profiles/${documentType}`, body),
+  deletePrintProfile: (documentType: string) => callMachineWide<unknown>('DELETE', `/desk/print-profiles/${documentType}`),
+  webhook: () => call<T.WebhookSetting>('GET', '/desk/webhook'),
+  setWebhook: (url: string, enabled: boolean) => call<T.WebhookSetting>('PUT', '/desk/webhook', { url, enabled }),
+  webhookDeliveries: () =>
+    call<T.WebhookDeliveryList>('GET', `/desk/webhook-deliveries?${query({ limit: 50, created_at_min: '2000-01-01' })}`),
+  resendDelivery: (id: string) => call<T.WebhookDelivery>('POST', `/desk/webhook-deliveries/${id}/resend`),
+  today: (days: number) =>
+    call<T.Today>('GET', `/desk/today?${query({ utc_offset_minutes: -new Date().getTimezoneOffset(), days })}`),
+  endOfDay: () => call<T.EndOfDay>('GET', '/desk/end-of-day'),
+  closeOut: (shipperAccountIds?: string[]) =>
+    call<T.CloseOut>('POST', '/desk/close-out', shipperAccountIds ? { shipper_account_ids: shipperAccountIds } : {}),
+};
+
+async function send<R>(withKey: string, method: string, path: string, body?: unknown): Promise<R> {
   const r = await fetch(path, {
     method,
     headers: { 'service-api-key': withKey, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const v = await r.json();
-  const code = v.meta?.code;
+  const code: number = v.meta?.code;
   // 4713 (rates: some accounts failed) still carries the rates that worked.
   if (code !== 200 && code !== 3001 && code !== 4713) {
     throw new ApiError(code, v.meta?.message ?? 'error', v.meta?.details ?? []);
   }
-  return v.data;
+  return v.data as R;
 }
 
 /** A stored document's preview as an object URL (the request needs the key header). */

@@ -5,6 +5,7 @@
 // listeners of the test's own.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { createServer } from 'node:net';
 import { startDesk } from './support.mjs';
@@ -268,6 +269,8 @@ test('Settings shows the keys and rotates one: the old key stops working, the de
   await page.getByTestId('key-sandbox').getByTestId('key-show').click();
   assert.equal(await page.getByTestId('key-sandbox').getByTestId('key-value').textContent(), desk.key);
   assert.equal(await page.getByTestId('data-dir').textContent(), desk.dataDir);
+  // Where the log files are, for an operator asked to send them.
+  assert.equal(await page.getByTestId('log-dir').textContent(), join(desk.dataDir, 'logs'));
   page.once('dialog', (d) => d.accept());
   await page.getByTestId('key-sandbox').getByTestId('key-rotate').click();
   await page.waitForFunction((old) => document.querySelector('[data-testid="key-sandbox"] [data-testid="key-value"]')?.textContent !== old, desk.key);
