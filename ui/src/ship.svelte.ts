@@ -1,0 +1,197 @@
+// The Ship form as one typed object: what the operator has typed, what follows from it (the
+// account's carrier, what that carrier allows, whether customs apply) and the requests it makes.
+// Ship.svelte renders it and talks to the service; the rules of the form live here.
+import type {
+  Address,
+  Carrier,
+  CustomsPurpose,
+  FileType,
+  LabelRequest,
+  PaperSize,
+  Parcel,
+  RatesRequest,
+  ServiceOption,
+  ShipperAccount,
+} from './types';
+import type { BoxPreset } from './boxes';
+
+/** The service options' part of the form: which are on, and their values as typed. */
+export type OptionsForm = {
+  cod?: boolean;
+  cod_amount?: string;
+  insurance?: boolean;
+  insured_amount?: string;
+  pickup?: boolean;
+  pickup_start?: string;
+  pickup_end?: string;
+  saturday_delivery?: boolean;
+};
+
+/** One customs item as typed (numbers stay text until the request is built). */
+export type ItemForm = {
+  description: string;
+  quantity: number;
+  price: string;
+  weight: string;
+  origin_country: string;
+  hs_code: string;
+};
+
+export const blankAddress = (): Address => ({ contact_name: '', street1: '', city: '', postal_code: '', country: '' });
+const blankItem = (): ItemForm => ({ description: '', quantity: 1, price: '', weight: '', origin_country: '', hs_code: '' });
+
+/** The fields an address suggestion may change. */
+const SUGGESTED = ['street1', 'city', 'postal_code', 'state', 'country'] as const;
+
+export class ShipForm {
+  reference = $state('');
+  orderNumber = $state('');
+  accountId = $state('');
+  serviceType = $state('');
+  paperSize = $state<PaperSize>('default');
+  fileType = $state<FileType>('pdf');
+  from = $state<Address>(blankAddress());
+  to = $state<Address>(blankAddress());
+  weight = $state(1);
+  dims = $state<Record<'width' | 'height' | 'depth', string>>({ width: '', height: '', depth: '' });
+  options = $state<OptionsForm>({});
+  invoice = $state(false);
+  purpose = $state<CustomsPurpose>('merchandise');
+  items = $state<ItemForm[]>([blankItem()]);
+
+  readonly #carriers: () => Carrier[];
+  readonly #accounts: () => ShipperAccount[];
+
+  account = $derived.by(() => this.#accounts().find((a) => a.id === this.accountId));
+  carrier = $derived.by(() => {
+    const slug = this.account?.slug;
+    return slug ? this.#carriers().find((c) => c.slug === slug) : undefined;
+  });
+  // The registry lists sizes and types by the contract's names.
+  fileTypes = $derived((this.carrier?.file_types ?? ['pdf']) as FileType[]);
+  paperSizes = $derived((this.carrier?.paper_sizes ?? []) as PaperSize[]);
+  variants = $derived<string[]>(this.carrier?.service_options ?? []);
+  currency = $derived<string>(this.carrier?.currency ?? 'EUR');
+  crossBorder = $derived(
+    !!this.from.country &&
+      !!this.to.country &&
+      this.from.country.trim().toUpperCase() !== this.to.country.trim().toUpperCase(),
+  );
+
+  /** Made while a component starts: its effects keep the form consistent with the account. */
+  constructor(carriers: () => Carrier[], accounts: () => ShipperAccount[]) {
+    this.#carriers = carriers;
+    this.#accounts = accounts;
+    $effect(() => {
+      const first = this.#accounts()[0];
+      if (!this.accountId && first) this.accountId = first.id;
+    });
+    // A new account: its carrier's first service and paper, its ship-from address, no options.
+    $effect(() => {
+      const c = this.carrier;
+      if (c && !c.service_types.some((s) => s.service_type === this.serviceType)) {
+        this.serviceType = c.service_types[0]?.service_type ?? '';
+      }
+      if (c && !this.paperSizes.includes(this.paperSize)) {
+        this.paperSize = (c.default_paper_size as PaperSize) ?? this.paperSizes[0];
+      }
+      if (!this.fileTypes.includes(this.fileType)) this.fileType = this.fileTypes[0];
+    });
+    $effect(() => {
+      const address = this.account?.address;
+      if (address) this.from = { ...blankAddress(), ...address };
+    });
+    $effect(() => {
+      void this.accountId;
+      this.options = {};
+    });
+  }
+
+  parcel(): Parcel {
+    const p: Parcel = { weight: { value: Number(this.weight), unit: 'kg' } };
+    const { width, height, depth } = this.dims;
+    if (width && height && depth) {
+      p.box_type = 'custom';
+      p.dimension = { width: Number(width), height: Number(height), depth: Number(depth), unit: 'cm' };
+    }
+    if (this.crossBorder) {
+      p.items = this.items.map((i) => ({
+        description: i.description,
+        quantity: Number(i.quantity),
+        price: { amount: Number(i.price), currency: this.currency },
+        weight: { value: Number(i.weight || 0), unit: 'kg' },
+        ...(i.origin_country ? { origin_country: i.origin_country } : {}),
+        ...(i.hs_code ? { hs_code: i.hs_code } : {}),
+      }));
+    }
+    return p;
+  }
+
+  serviceOptions(): ServiceOption[] {
+    const o = this.options;
+    const out: ServiceOption[] = [];
+    if (o.cod) out.push({ type: 'cod', cod_value: { amount: Number(o.cod_amount), currency: this.currency } });
+    if (o.insurance) out.push({ type: 'insurance', insured_value: { amount: Number(o.insured_amount), currency: this.currency } });
+    if (o.pickup) out.push({ type: 'pickup', start_time: o.pickup_start, end_time: o.pickup_end });
+    if (o.saturday_delivery) out.push({ type: 'saturday_delivery', enabled: true });
+    return out;
+  }
+
+  /** The label request of the form as it stands. */
+  labelRequest(): LabelRequest {
+    const body: LabelRequest = {
+      service_type: this.serviceType,
+      shipper_account: { id: this.accountId },
+      paper_size: this.paperSize,
+      shipment: { ship_from: this.from, ship_to: this.to, parcels: [this.parcel()] },
+    };
+    // A group without file types takes no file_type field at all.
+    if (this.carrier?.file_types) body.file_type = this.fileType;
+    const opts = this.serviceOptions();
+    if (opts.length) body.service_options = opts;
+    if (this.reference.trim()) body.references = [this.reference.trim()];
+    if (this.orderNumber.trim()) body.order_number = this.orderNumber.trim();
+    if (this.invoice) body.invoice = null;
+    if (this.crossBorder) body.customs = { purpose: this.purpose };
+    return body;
+  }
+
+  /** What to price (every service of the account), or null while the route or weight is unknown. */
+  ratesRequest(): RatesRequest | null {
+    const { from, to } = this;
+    if (!this.accountId || !to.country || !to.postal_code || !from.country || !(Number(this.weight) > 0)) return null;
+    return {
+      shipper_accounts: [{ id: this.accountId }],
+      shipment: { ship_from: { ...from }, ship_to: { ...to }, parcels: [{ weight: { value: Number(this.weight), unit: 'kg' } }] },
+    };
+  }
+
+  /** Whether `suggested` differs from the recipient as typed in a way worth offering. */
+  differsFrom(suggested: Address): boolean {
+    return SUGGESTED.slice(0, 4).some((k) => !!suggested[k] && (suggested[k] ?? '') !== (this.to[k] ?? ''));
+  }
+
+  useAddress(suggested: Address) {
+    for (const k of SUGGESTED) if (suggested[k]) this.to[k] = suggested[k];
+  }
+
+  useBox(p: BoxPreset) {
+    this.dims = { width: String(p.width), height: String(p.height), depth: String(p.depth) };
+  }
+
+  addItem() {
+    this.items = [...this.items, blankItem()];
+  }
+
+  removeLastItem() {
+    this.items = this.items.slice(0, -1);
+  }
+
+  /** After a label: the form is ready for the next parcel (same account, service and sender). */
+  nextParcel() {
+    this.reference = '';
+    this.orderNumber = '';
+    this.to = blankAddress();
+    this.items = [blankItem()];
+  }
+}
