@@ -27,7 +27,7 @@ pub fn ok(data: serde_json::Value) -> Response {
 }
 
 /// An operation's answer: meta 200, 3001 (accepted for async work) or a partial failure with data.
-pub fn reply(r: packdesk_service::Reply) -> Response {
+pub fn reply<T: serde::Serialize>(r: packdesk_service::Reply<T>) -> Response {
     json_response(
         StatusCode::OK,
         serde_json::json!({ "meta": r.meta(), "data": r.data }).to_string(),

@@ -140,7 +140,10 @@ async fn run<T: serde::Serialize + Send + 'static>(
 }
 
 /// Runs an operation that may be accepted for async work (3001) or partly fail (4713).
-async fn run_reply(s: Shared, f: impl FnOnce(&Service) -> Result<Reply, ServiceError> + Send + 'static) -> Response {
+async fn run_reply<T: serde::Serialize + Send + 'static>(
+    s: Shared,
+    f: impl FnOnce(&Service) -> Result<Reply<T>, ServiceError> + Send + 'static,
+) -> Response {
     match tokio::task::spawn_blocking(move || f(&s)).await {
         Ok(Ok(r)) => reply(r),
         Ok(Err(e)) => ApiError(e).into_response(),

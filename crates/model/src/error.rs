@@ -150,7 +150,6 @@ impl ServiceError {
         Self::at(ErrorCode::Internal, "", why.to_string())
     }
 
-    /// The `meta` object of the envelope.
     /// The envelope's `meta` of this failure, typed (for records that carry a failure of their own).
     pub fn failure(&self) -> Failure {
         Failure {
@@ -161,6 +160,7 @@ impl ServiceError {
         }
     }
 
+    /// The `meta` object of the envelope.
     pub fn meta(&self) -> serde_json::Value {
         serde_json::json!({
             "code": self.code.code(),

@@ -5,6 +5,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
 pub struct FileRef {
     pub paper_size: String,
     pub url: String,
@@ -12,6 +13,7 @@ pub struct FileRef {
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
 pub struct LabelFiles {
     pub label: Option<FileRef>,
     pub qr_code: Option<FileRef>,
@@ -22,12 +24,14 @@ pub struct LabelFiles {
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
 pub struct AccountRef {
     pub id: String,
     pub slug: String,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
 pub struct AccountRefDescribed {
     pub id: String,
     pub slug: String,
@@ -35,18 +39,21 @@ pub struct AccountRefDescribed {
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
 pub struct Amount {
     pub amount: f64,
     pub currency: String,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
 pub struct WeightValue {
     pub value: f64,
     pub unit: String,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
 pub struct DetailedCharge {
     #[serde(rename = "type")]
     pub charge_type: String,
@@ -56,6 +63,7 @@ pub struct DetailedCharge {
 /// One priced service of one shipper account. A failed entry has every field but
 /// `shipper_account` null and `detailed_charges` empty.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
 pub struct RateEntry {
     pub shipper_account: AccountRefDescribed,
     pub service_type: Option<String>,
@@ -73,6 +81,7 @@ pub struct RateEntry {
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
 pub struct Label {
     pub id: String,
     /// creating, created, cancelling, cancelled, manifesting, manifested, failed
@@ -92,6 +101,7 @@ pub struct Label {
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
 pub struct ShipperAccount {
     pub id: String,
     pub slug: String,
@@ -111,6 +121,7 @@ pub struct ShipperAccount {
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
 pub struct CancelLabel {
     pub id: String,
     /// cancelling, cancelled, failed
@@ -121,12 +132,14 @@ pub struct CancelLabel {
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
 pub struct ManifestedLabel {
     pub id: String,
     pub manifested: bool,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
 pub struct ManifestFiles {
     pub manifest: Option<FileRef>,
     /// The same lines as CSV, for upload to the carrier.
@@ -134,6 +147,7 @@ pub struct ManifestFiles {
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
 pub struct Manifest {
     pub id: String,
     /// manifesting, manifested, failed
@@ -146,11 +160,13 @@ pub struct Manifest {
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
 pub struct BulkFiles {
     pub label: Option<FileRef>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
 pub struct BulkDownload {
     pub id: String,
     /// creating, created, failed
@@ -163,6 +179,7 @@ pub struct BulkDownload {
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
 pub struct RateRecord {
     pub id: String,
     /// calculating, calculated, failed
@@ -173,6 +190,7 @@ pub struct RateRecord {
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
 pub struct AddressValidation {
     pub id: String,
     /// valid, invalid
@@ -185,6 +203,7 @@ pub struct AddressValidation {
 
 /// Where a list stands: the page's limit and time window, and the token of the next page.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
 pub struct ListWindow {
     pub next_token: Option<String>,
     pub limit: u32,
@@ -202,6 +221,7 @@ pub struct LabelList {
 
 /// `GET /shipper-accounts`: a page of accounts.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
 pub struct ShipperAccountList {
     pub next_token: Option<String>,
     pub limit: u32,

@@ -19,9 +19,15 @@ pub fn all() -> Vec<(&'static str, Schema)> {
         ("service-option", schema_for!(ServiceOption)),
         ("shipper-account-create", schema_for!(ShipperAccountCreate)),
         ("shipper-account", schema_for!(ShipperAccount)),
-        ("shipper-account-settings-update", schema_for!(ShipperAccountSettingsUpdate)),
+        (
+            "shipper-account-settings-update",
+            schema_for!(ShipperAccountSettingsUpdate),
+        ),
         ("shipper-account-info-update", schema_for!(ShipperAccountInfoUpdate)),
-        ("shipper-account-credentials-update", schema_for!(ShipperAccountCredentialsUpdate)),
+        (
+            "shipper-account-credentials-update",
+            schema_for!(ShipperAccountCredentialsUpdate),
+        ),
         ("rate", schema_for!(RateEntry)),
         ("rate-record", schema_for!(RateRecord)),
         ("cancel-label", schema_for!(CancelLabel)),

@@ -67,11 +67,7 @@ fn main() {
         .into_data();
     let template = s
         .store
-        .read(|c| {
-            Ok(labels::get(c, "sandbox", made["id"].as_str().unwrap())
-                .unwrap()
-                .unwrap())
-        })
+        .read(|c| Ok(labels::get(c, "sandbox", &made.id).unwrap().unwrap()))
         .unwrap();
 
     // Rows over the last 30 days, newest last; one in ten on the small account, one in twenty
@@ -128,8 +124,11 @@ fn main() {
     time("History first page (50 newest)", rounds, || {
         s.list_labels(Env::Sandbox, &first).unwrap();
     });
-    let token = s.list_labels(Env::Sandbox, &first).unwrap()["next_token"]
-        .as_str()
+    let token = s
+        .list_labels(Env::Sandbox, &first)
+        .unwrap()
+        .window
+        .next_token
         .unwrap()
         .to_string();
     let second = q(&|q| q.next_token = Some(token.clone()));
@@ -145,13 +144,7 @@ fn main() {
     });
     let by_account = q(&|q| q.shipper_account_id = Some(small.clone()));
     time("History filtered by account (1 in 10)", rounds, || {
-        assert_eq!(
-            s.list_labels(Env::Sandbox, &by_account).unwrap()["labels"]
-                .as_array()
-                .unwrap()
-                .len(),
-            50
-        );
+        assert_eq!(s.list_labels(Env::Sandbox, &by_account).unwrap().labels.len(), 50);
     });
     let cancelled = q(&|q| q.status = Some("cancelled".into()));
     time("History filtered by status (1 in 20)", rounds, || {
@@ -160,10 +153,7 @@ fn main() {
     let wanted = format!("ORD-{}", rows / 3);
     let search = q(&|q| q.s = Some(wanted.clone()));
     time("History search by order number (whole table)", rounds.min(3), || {
-        assert!(!s.list_labels(Env::Sandbox, &search).unwrap()["labels"]
-            .as_array()
-            .unwrap()
-            .is_empty());
+        assert!(!s.list_labels(Env::Sandbox, &search).unwrap().labels.is_empty());
     });
     time("Today (counts + 30 days)", rounds.min(3), || {
         s.today(Env::Sandbox, 60, 30).unwrap();

@@ -78,7 +78,7 @@ fn main() {
     let acct = account(&s, "yodel", yodel());
     let body = label_body(&acct);
     let ids: Vec<Value> = (0..100)
-        .map(|_| json!({"id": s.create_label(Env::Sandbox, body.to_request().unwrap()).unwrap()["id"]}))
+        .map(|_| json!({"id": s.create_label(Env::Sandbox, body.to_request().unwrap()).unwrap().data.id}))
         .collect();
     let req = json!({"labels": ids}).to_string();
     let times = (0..rounds * 3)

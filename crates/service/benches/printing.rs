@@ -52,10 +52,10 @@ fn main() {
     .to_string();
     let labels: Vec<String> = (0..100)
         .map(|_| {
-            s.create_label(Env::Sandbox, body.to_request().unwrap()).unwrap()["id"]
-                .as_str()
+            s.create_label(Env::Sandbox, body.to_request().unwrap())
                 .unwrap()
-                .to_string()
+                .data
+                .id
         })
         .collect();
     let bulk = s

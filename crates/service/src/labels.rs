@@ -395,17 +395,17 @@ impl Draft<'_> {
 impl Service {
     /// Creates a label now, or (with `async: true`) accepts it in status `creating` and lets a
     /// worker create it.
-    pub fn create_label(&self, env: Env, req: LabelRequest) -> Result<Reply, ServiceError> {
+    pub fn create_label(&self, env: Env, req: LabelRequest) -> Result<Reply<Label>, ServiceError> {
         let draft = self.prepare_label(env, &req, None)?;
         if req.is_async {
             // The job keeps the ship date of the day it was accepted, whenever it runs.
             let mut stored = req.clone();
             stored.ship_date = Some(draft.ship_date.to_string());
-            return self.accept_label(&draft, &stored);
+            return self.accept_label(&draft, &stored)?.typed();
         }
         let label = self.produce_label(&draft, None)?;
         self.auto_print_label(env, label["id"].as_str().unwrap_or_default());
-        Ok(Reply::done(label))
+        Reply::done(label).typed()
     }
 
     /// Checks a label request against the account, the carrier's rules and its rate card, and
@@ -639,12 +639,12 @@ impl Service {
         Ok(v)
     }
 
-    pub fn get_label(&self, env: Env, id: &str) -> Result<Value, ServiceError> {
+    pub fn get_label(&self, env: Env, id: &str) -> Result<Label, ServiceError> {
         let row = self
             .store
             .read(|c| table::get(c, env.as_str(), id).map_err(db_error))?
             .ok_or_else(|| ServiceError::at(ErrorCode::ItemNotFound, "id", format!("no label {id}")))?;
-        self.label_json(&row)
+        crate::records::typed(self.label_json(&row)?)
     }
 
     /// Brings History's word index up to date with the labels made since it last caught up (a
@@ -665,7 +665,7 @@ impl Service {
         Ok(total)
     }
 
-    pub fn list_labels(&self, env: Env, q: &ListQuery) -> Result<Value, ServiceError> {
+    pub fn list_labels(&self, env: Env, q: &ListQuery) -> Result<LabelList, ServiceError> {
         let w = crate::list::window(q, self.clock.now())?;
         crate::list::check_status(q.status.as_deref(), LABEL_STATUSES)?;
         let filter = LabelFilter {
@@ -696,11 +696,14 @@ impl Service {
             created_at: r.created_at,
             id: r.id.clone(),
         });
-        let items = page
+        let labels = page
             .items
             .iter()
-            .map(|r| self.label_json(r))
+            .map(|r| crate::records::typed(self.label_json(r)?))
             .collect::<Result<Vec<_>, _>>()?;
-        Ok(w.answer("labels", items, page.next_token))
+        Ok(LabelList {
+            window: w.window(page.next_token),
+            labels,
+        })
     }
 }

@@ -21,6 +21,12 @@ pub(crate) fn row(env: Env, account: Option<&str>, status: &str, record: &Value,
     }
 }
 
+/// A record put together as JSON, read as its record type. The record types refuse unknown keys,
+/// so a record that drifted from its type is a loud internal error, not a silently dropped field.
+pub(crate) fn typed<T: serde::de::DeserializeOwned>(v: Value) -> Result<T, ServiceError> {
+    serde_json::from_value(v).map_err(|e| ServiceError::internal(format!("a record does not match its type: {e}")))
+}
+
 impl Service {
     fn record_json(&self, r: &RecordRow) -> Result<Value, ServiceError> {
         let mut v: Value = serde_json::from_str(&r.record).map_err(ServiceError::internal)?;

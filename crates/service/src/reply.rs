@@ -14,21 +14,23 @@ pub enum Outcome {
     Partial(ErrorCode),
 }
 
+/// An answer and its record (`T`: the operation's record type; `Value` inside the core while a
+/// record is still being put together).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Reply {
+pub struct Reply<T = Value> {
     pub outcome: Outcome,
-    pub data: Value,
+    pub data: T,
 }
 
-impl Reply {
-    pub fn done(data: Value) -> Reply {
+impl<T> Reply<T> {
+    pub fn done(data: T) -> Reply<T> {
         Reply {
             outcome: Outcome::Done,
             data,
         }
     }
 
-    pub fn accepted(data: Value) -> Reply {
+    pub fn accepted(data: T) -> Reply<T> {
         Reply {
             outcome: Outcome::Accepted,
             data,
@@ -44,8 +46,19 @@ impl Reply {
         }
     }
 
-    pub fn into_data(self) -> Value {
+    pub fn into_data(self) -> T {
         self.data
+    }
+
+    /// The same answer with its record read as the operation's record type.
+    pub fn typed<U: serde::de::DeserializeOwned>(self) -> Result<Reply<U>, packdesk_model::ServiceError>
+    where
+        T: Into<Value>,
+    {
+        Ok(Reply {
+            outcome: self.outcome,
+            data: crate::records::typed(self.data.into())?,
+        })
     }
 }
 
@@ -54,10 +67,17 @@ pub fn partial_meta(code: ErrorCode) -> Value {
     json!({"code": code.code(), "message": code.message(), "details": [], "retryable": code.retryable()})
 }
 
-/// `reply["id"]` reads the data, as callers of the synchronous calls did before async existed.
-impl std::ops::Deref for Reply {
-    type Target = Value;
-    fn deref(&self) -> &Value {
+/// `reply.id` reads the record, as callers of the synchronous calls did before async existed.
+impl<T> std::ops::Deref for Reply<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
         &self.data
+    }
+}
+
+/// A reply written as JSON is its record (the envelope adds the meta).
+impl<T: serde::Serialize> serde::Serialize for Reply<T> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.data.serialize(s)
     }
 }

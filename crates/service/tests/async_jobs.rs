@@ -43,20 +43,21 @@ fn deliveries(s: &Service, query: &str) -> Vec<Value> {
 fn an_async_label_answers_3001_in_creating_then_is_created_by_a_worker() {
     let (s, _clock, _dir) = manual_service();
     let (_, body) = yodel(&s);
-    let r = s.create_label(Env::Sandbox, with_async(body)).unwrap();
-    assert_eq!(r.outcome, Outcome::Accepted);
+    let reply = s.create_label(Env::Sandbox, with_async(body)).unwrap();
+    assert_eq!(reply.outcome, Outcome::Accepted);
     assert_eq!(
-        r.meta(),
+        reply.meta(),
         json!({"code": 3001, "message": "The request has been accepted for processing, but the processing has not been completed."})
     );
+    let r = wire(&reply);
     assert_eq!(r["status"], "creating");
     assert_eq!(r["tracking_numbers"], json!([]));
     assert_eq!(r["files"], Value::Null);
     assert_eq!(r["rate"], Value::Null);
     let id = r["id"].as_str().unwrap().to_string();
-    assert_eq!(s.get_label(Env::Sandbox, &id).unwrap()["status"], "creating");
+    assert_eq!(wire(s.get_label(Env::Sandbox, &id).unwrap())["status"], "creating");
     assert_eq!(s.run_queued_jobs(), 1);
-    let l = s.get_label(Env::Sandbox, &id).unwrap();
+    let l = wire(s.get_label(Env::Sandbox, &id).unwrap());
     assert_eq!(l["status"], "created");
     assert_eq!(l["tracking_numbers"].as_array().unwrap().len(), 1);
     assert!(l["files"]["label"]["url"]
@@ -107,9 +108,9 @@ fn the_five_events_reach_a_real_receiver_with_the_synchronous_answers() {
     webhook_on(&s, &rx.url);
     let (acct, body) = yodel(&s);
     // create_a_label, twice (one to cancel, one to close out)
-    let l1 = s.create_label(Env::Sandbox, with_async(body.clone())).unwrap();
-    let l2 = s.create_label(Env::Sandbox, with_async(body.clone())).unwrap();
-    let l3 = s.create_label(Env::Sandbox, with_async(body)).unwrap();
+    let l1 = wire(s.create_label(Env::Sandbox, with_async(body.clone())).unwrap());
+    let l2 = wire(s.create_label(Env::Sandbox, with_async(body.clone())).unwrap());
+    let l3 = wire(s.create_label(Env::Sandbox, with_async(body)).unwrap());
     s.run_queued_jobs();
     let ids: Vec<String> = [&l1, &l2, &l3]
         .iter()
@@ -126,7 +127,10 @@ fn the_five_events_reach_a_real_receiver_with_the_synchronous_answers() {
         (c.outcome, c["status"].as_str()),
         (Outcome::Accepted, Some("cancelling"))
     );
-    assert_eq!(s.get_label(Env::Sandbox, &ids[0]).unwrap()["status"], "cancelling");
+    assert_eq!(
+        wire(s.get_label(Env::Sandbox, &ids[0]).unwrap())["status"],
+        "cancelling"
+    );
     // create_a_bulk_download
     let b = s
         .create_bulk_download(
@@ -151,7 +155,10 @@ fn the_five_events_reach_a_real_receiver_with_the_synchronous_answers() {
         m["labels"],
         json!([{"id": ids[1], "manifested": false}, {"id": ids[2], "manifested": false}])
     );
-    assert_eq!(s.get_label(Env::Sandbox, &ids[1]).unwrap()["status"], "manifesting");
+    assert_eq!(
+        wire(s.get_label(Env::Sandbox, &ids[1]).unwrap())["status"],
+        "manifesting"
+    );
     // calculate_rates with one unknown account: 4713 with the record
     let unknown = uuid::Uuid::new_v4().to_string();
     let rates = json!({"async": true, "shipper_accounts": [{"id": acct}, {"id": unknown}], "shipment": {
@@ -197,7 +204,7 @@ fn the_five_events_reach_a_real_receiver_with_the_synchronous_answers() {
     assert_eq!(label["meta"], json!({"code": 200}));
     assert_eq!(
         label["data"]["tracking_numbers"],
-        s.get_label(Env::Sandbox, &ids[1]).unwrap()["tracking_numbers"]
+        wire(s.get_label(Env::Sandbox, &ids[1]).unwrap())["tracking_numbers"]
     );
     assert!(label["data"]["files"]["label"]["url"]
         .as_str()
@@ -208,7 +215,7 @@ fn the_five_events_reach_a_real_receiver_with_the_synchronous_answers() {
         (cancel["meta"].clone(), cancel["data"]["status"].clone()),
         (json!({"code": 200}), json!("cancelled"))
     );
-    assert_eq!(s.get_label(Env::Sandbox, &ids[0]).unwrap()["status"], "cancelled");
+    assert_eq!(wire(s.get_label(Env::Sandbox, &ids[0]).unwrap())["status"], "cancelled");
     let bulk = by("create_a_bulk_download", b["id"].as_str().unwrap());
     assert_eq!(bulk["data"]["status"], "created");
     assert_eq!(bulk["data"]["labels"], json!([{"id": ids[1]}, {"id": ids[2]}]));
@@ -222,7 +229,10 @@ fn the_five_events_reach_a_real_receiver_with_the_synchronous_answers() {
         s.get_manifest(Env::Sandbox, m["id"].as_str().unwrap()).unwrap(),
         manifest["data"]
     );
-    assert_eq!(s.get_label(Env::Sandbox, &ids[2]).unwrap()["status"], "manifested");
+    assert_eq!(
+        wire(s.get_label(Env::Sandbox, &ids[2]).unwrap())["status"],
+        "manifested"
+    );
     let rate = by("calculate_rates", r["id"].as_str().unwrap());
     assert_eq!(rate["meta"]["code"], 4713);
     assert_eq!(rate["meta"]["details"], json!([]));
@@ -253,7 +263,7 @@ fn a_receiver_that_always_fails_gets_fifteen_posts_on_the_contract_schedule() {
     let rx = Receiver::start(|_| 500);
     webhook_on(&s, &rx.url);
     let (_, body) = yodel(&s);
-    s.create_label(Env::Sandbox, with_async(body)).unwrap();
+    wire(s.create_label(Env::Sandbox, with_async(body)).unwrap());
     s.run_queued_jobs();
     assert_eq!(s.deliver_due_webhooks(), 1, "attempt 0 goes out at completion");
     for k in 0..14u32 {
@@ -305,7 +315,7 @@ fn a_receiver_that_recovers_at_attempt_6_gets_nothing_after_its_200() {
     let rx = Receiver::start(|n| if n < 6 { 503 } else { 200 });
     webhook_on(&s, &rx.url);
     let (_, body) = yodel(&s);
-    s.create_label(Env::Sandbox, with_async(body)).unwrap();
+    wire(s.create_label(Env::Sandbox, with_async(body)).unwrap());
     s.run_queued_jobs();
     s.deliver_due_webhooks();
     for k in 0..20 {
@@ -333,7 +343,7 @@ fn an_unreachable_receiver_is_recorded_and_a_delivery_can_be_resent_to_the_new_u
     let dead = "127.0.0.1:9";
     webhook_on(&s, &format!("http://{dead}/hook"));
     let (_, body) = yodel(&s);
-    s.create_label(Env::Sandbox, with_async(body)).unwrap();
+    wire(s.create_label(Env::Sandbox, with_async(body)).unwrap());
     s.run_queued_jobs();
     s.deliver_due_webhooks();
     let d = &deliveries(&s, "pending")[0];
@@ -405,7 +415,7 @@ fn webhook_settings_take_http_and_https_only_and_off_means_no_delivery() {
         "each environment has its own"
     );
     let (_, body) = yodel(&s);
-    s.create_label(Env::Sandbox, with_async(body)).unwrap();
+    wire(s.create_label(Env::Sandbox, with_async(body)).unwrap());
     s.run_queued_jobs();
     assert!(deliveries(&s, "").is_empty());
 }
@@ -428,7 +438,7 @@ fn a_job_that_cannot_finish_fails_its_label_frees_its_order_number_and_says_why(
     for i in 0..3 {
         body["order_number"] = json!(format!("ORDER-{i}"));
         ids.push(
-            s.create_label(Env::Live, with_async(body.clone())).unwrap()["id"]
+            wire(s.create_label(Env::Live, with_async(body.clone())).unwrap())["id"]
                 .as_str()
                 .unwrap()
                 .to_string(),
@@ -436,7 +446,7 @@ fn a_job_that_cannot_finish_fails_its_label_frees_its_order_number_and_says_why(
     }
     s.run_queued_jobs();
     let status = |id: &str| {
-        s.get_label(Env::Live, id).unwrap()["status"]
+        wire(s.get_label(Env::Live, id).unwrap())["status"]
             .as_str()
             .unwrap()
             .to_string()
@@ -464,7 +474,7 @@ fn a_job_that_cannot_finish_fails_its_label_frees_its_order_number_and_says_why(
     )
     .unwrap();
     assert_eq!(
-        s.create_label(Env::Live, body.to_request().unwrap()).unwrap()["status"],
+        wire(s.create_label(Env::Live, body.to_request().unwrap()).unwrap())["status"],
         "created"
     );
 }
@@ -483,7 +493,7 @@ fn jobs_left_by_a_crash_run_once_after_a_restart() {
         // Accepted, never run: the process "dies" here (dropped without a worker).
         (0..5)
             .map(|_| {
-                s.create_label(Env::Sandbox, with_async(body.clone())).unwrap()["id"]
+                wire(s.create_label(Env::Sandbox, with_async(body.clone())).unwrap())["id"]
                     .as_str()
                     .unwrap()
                     .to_string()
@@ -496,16 +506,16 @@ fn jobs_left_by_a_crash_run_once_after_a_restart() {
     while s.deliver_due_webhooks() > 0 {}
     let mut numbers: Vec<Value> = ids
         .iter()
-        .map(|id| s.get_label(Env::Sandbox, id).unwrap()["tracking_numbers"][0].clone())
+        .map(|id| wire(s.get_label(Env::Sandbox, id).unwrap())["tracking_numbers"][0].clone())
         .collect();
     numbers.sort_by_key(|n| n.to_string());
     numbers.dedup();
     assert_eq!(numbers.len(), 5);
     assert_eq!(rx.posts(), 5);
     // A job already done is never run again (a worker that took it twice changes nothing).
-    let before = s.get_label(Env::Sandbox, &ids[0]).unwrap();
+    let before = wire(s.get_label(Env::Sandbox, &ids[0]).unwrap());
     s.run_job(&ids[0]);
-    assert_eq!(s.get_label(Env::Sandbox, &ids[0]).unwrap(), before);
+    assert_eq!(wire(s.get_label(Env::Sandbox, &ids[0]).unwrap()), before);
     assert_eq!(deliveries(&s, "").len(), 5);
 }
 
@@ -523,7 +533,7 @@ fn the_worker_pool_keeps_each_accounts_order_of_acceptance() {
         let (is_a, body) = if i % 3 == 0 { (false, &body_b) } else { (true, &body_a) };
         accepted.push((
             is_a,
-            s.create_label(Env::Sandbox, with_async(body.clone())).unwrap()["id"]
+            wire(s.create_label(Env::Sandbox, with_async(body.clone())).unwrap())["id"]
                 .as_str()
                 .unwrap()
                 .to_string(),
@@ -533,7 +543,7 @@ fn the_worker_pool_keeps_each_accounts_order_of_acceptance() {
     let wait_until = std::time::Instant::now() + std::time::Duration::from_secs(120);
     while accepted
         .iter()
-        .any(|(_, id)| s.get_label(Env::Sandbox, id).unwrap()["status"] != "created")
+        .any(|(_, id)| wire(s.get_label(Env::Sandbox, id).unwrap())["status"] != "created")
     {
         assert!(std::time::Instant::now() < wait_until, "jobs did not finish");
         std::thread::sleep(std::time::Duration::from_millis(50));
@@ -545,7 +555,7 @@ fn the_worker_pool_keeps_each_accounts_order_of_acceptance() {
             .iter()
             .filter(|(is_a, _)| *is_a == want_a)
             .map(|(_, id)| {
-                s.get_label(Env::Sandbox, id).unwrap()["tracking_numbers"][0]
+                wire(s.get_label(Env::Sandbox, id).unwrap())["tracking_numbers"][0]
                     .as_str()
                     .unwrap()
                     .to_string()

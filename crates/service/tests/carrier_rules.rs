@@ -31,10 +31,11 @@ fn every_service_type_of_every_group_makes_a_label_with_valid_tracking_numbers()
         let acct = create_account(&h.service, Env::Sandbox, c, json!({}));
         for s in &c.service_types {
             let body = label_request(&acct, c, s);
-            let label = h
-                .service
-                .create_label(Env::Sandbox, body.to_request().unwrap())
-                .unwrap_or_else(|e| panic!("{}: {e}", s.service_type));
+            let label = wire(
+                h.service
+                    .create_label(Env::Sandbox, body.to_request().unwrap())
+                    .unwrap_or_else(|e| panic!("{}: {e}", s.service_type)),
+            );
             assert_eq!(label["status"], "created");
             let tns = label["tracking_numbers"].as_array().unwrap();
             assert_eq!(tns.len(), 1);
@@ -76,10 +77,11 @@ fn paper_sizes_outside_a_group_are_refused_and_listed_ones_accepted() {
             let mut body = label_request(&acct, c, s);
             body["paper_size"] = json!(p);
             if c.paper_sizes.iter().any(|x| x == p) {
-                let l = h
-                    .service
-                    .create_label(Env::Sandbox, body.to_request().unwrap())
-                    .unwrap_or_else(|e| panic!("{} {p}: {e}", c.slug));
+                let l = wire(
+                    h.service
+                        .create_label(Env::Sandbox, body.to_request().unwrap())
+                        .unwrap_or_else(|e| panic!("{} {p}: {e}", c.slug)),
+                );
                 let want = if p == "default" {
                     c.default_paper_size.as_str()
                 } else {
@@ -109,10 +111,11 @@ fn file_types_outside_a_group_are_refused_and_listed_ones_accepted() {
             body["file_type"] = json!(f);
             let listed = c.file_types.as_ref().is_some_and(|l| l.iter().any(|x| x == f));
             if listed {
-                let l = h
-                    .service
-                    .create_label(Env::Sandbox, body.to_request().unwrap())
-                    .unwrap();
+                let l = wire(
+                    h.service
+                        .create_label(Env::Sandbox, body.to_request().unwrap())
+                        .unwrap(),
+                );
                 assert_eq!(l["files"]["label"]["file_type"], f);
             } else {
                 assert_eq!(
@@ -136,10 +139,11 @@ fn option_variants_outside_a_group_answer_4803_and_listed_ones_are_accepted() {
             let mut body = label_request(&acct, c, s);
             body["service_options"] = json!([option_of(v)]);
             if c.service_options.iter().any(|x| x == v) {
-                let l = h
-                    .service
-                    .create_label(Env::Sandbox, body.to_request().unwrap())
-                    .unwrap_or_else(|e| panic!("{} {v}: {e}", c.slug));
+                let l = wire(
+                    h.service
+                        .create_label(Env::Sandbox, body.to_request().unwrap())
+                        .unwrap_or_else(|e| panic!("{} {v}: {e}", c.slug)),
+                );
                 assert_eq!(l["service_options"][0], option_of(v));
                 if v == "cod" || v == "insurance" {
                     let charges = l["rate"]["detailed_charges"].as_array().unwrap();
@@ -168,10 +172,11 @@ fn optional_fields_outside_a_group_are_refused_and_listed_ones_kept() {
             let mut body = label_request(&acct, c, s);
             body[f] = json!(format!("{f}-{}", c.group));
             if c.optional_fields.iter().any(|x| x == f) {
-                let l = h
-                    .service
-                    .create_label(Env::Sandbox, body.to_request().unwrap())
-                    .unwrap();
+                let l = wire(
+                    h.service
+                        .create_label(Env::Sandbox, body.to_request().unwrap())
+                        .unwrap(),
+                );
                 assert_eq!(l[f], json!(format!("{f}-{}", c.group)));
             } else {
                 assert_eq!(

@@ -31,9 +31,11 @@ fn desk() -> &'static (Harness, String, String, String) {
         let account = create_account(&h.service, Env::Sandbox, c, json!({}));
         let make = || {
             let body = label_request(&account, c, c.service("dpd-uk_dpddirect").unwrap());
-            h.service
-                .create_label(Env::Sandbox, body.to_request().unwrap())
-                .unwrap()["id"]
+            wire(
+                h.service
+                    .create_label(Env::Sandbox, body.to_request().unwrap())
+                    .unwrap(),
+            )["id"]
                 .as_str()
                 .unwrap()
                 .to_string()

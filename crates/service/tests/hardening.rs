@@ -115,7 +115,7 @@ fn a_webhook_answered_with_a_redirect_is_a_failed_attempt_not_a_delivery() {
     let acct = create_account(&s, Env::Sandbox, c, json!({}));
     let mut body = label_request(&acct, c, c.service("yodel_std").unwrap());
     body["async"] = json!(true);
-    s.create_label(Env::Sandbox, body.to_request().unwrap()).unwrap();
+    wire(s.create_label(Env::Sandbox, body.to_request().unwrap()).unwrap());
     s.run_queued_jobs();
     assert_eq!(s.deliver_due_webhooks(), 1);
     assert_eq!(rx.posts(), 1, "the redirect was not followed");
@@ -141,7 +141,7 @@ fn money_must_be_a_finite_amount_up_to_a_trillion() {
             json!([{"type": "insurance", "insured_value": {"amount": amount, "currency": "GBP"}}]);
         let r = h.service.create_label(Env::Sandbox, body.to_request().unwrap());
         if ok {
-            let l = r.unwrap_or_else(|e| panic!("{amount}: {e}"));
+            let l = wire(r.unwrap_or_else(|e| panic!("{amount}: {e}")));
             assert!(
                 l["rate"]["total_charge"]["amount"].is_number(),
                 "{amount}: a number, never null: {}",
@@ -235,14 +235,15 @@ fn a_file_link_opens_its_file_without_a_key_until_it_expires() {
     let (s, clock, _dir) = manual_service();
     let c = carrier("yodel").unwrap();
     let acct = create_account(&s, Env::Sandbox, c, json!({}));
-    let l = s
-        .create_label(
+    let l = wire(
+        s.create_label(
             Env::Sandbox,
             label_request(&acct, c, c.service("yodel_std").unwrap())
                 .to_request()
                 .unwrap(),
         )
-        .unwrap();
+        .unwrap(),
+    );
     let url = l["files"]["label"]["url"].as_str().unwrap().to_string();
     let (path, query) = url.split_once('?').expect("a signed link");
     let id = path.rsplit('/').next().unwrap();
@@ -282,7 +283,7 @@ fn a_slow_receiver_does_not_hold_the_deliveries_to_another() {
     body["async"] = json!(true);
     let async_labels = |n: usize| {
         for _ in 0..n {
-            s.create_label(Env::Sandbox, body.to_request().unwrap()).unwrap();
+            wire(s.create_label(Env::Sandbox, body.to_request().unwrap()).unwrap());
         }
         s.run_queued_jobs();
     };

@@ -19,9 +19,7 @@ use std::sync::Arc;
 fn label(s: &Service, account: &str, slug: &str) -> Value {
     let c = carrier(slug).unwrap();
     let body = label_request(account, c, &c.service_types[0]);
-    s.create_label(Env::Sandbox, body.to_request().unwrap())
-        .unwrap()
-        .into_data()
+    wire(s.create_label(Env::Sandbox, body.to_request().unwrap()).unwrap())
 }
 
 #[test]

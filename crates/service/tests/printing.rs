@@ -45,9 +45,7 @@ fn zpl_label(s: &Service, parcels: usize) -> Value {
     let mut body = label_request(&acct, c, &c.service_types[0]);
     body["file_type"] = json!("zpl");
     body["shipment"]["parcels"] = json!(vec![json!({"weight": {"value": 1.0, "unit": "kg"}}); parcels]);
-    s.create_label(Env::Sandbox, body.to_request().unwrap())
-        .unwrap()
-        .into_data()
+    wire(s.create_label(Env::Sandbox, body.to_request().unwrap()).unwrap())
 }
 
 /// The file id of a record's file URL (a signed link: `.../v3/files/<id>?expires=...`).
@@ -111,7 +109,7 @@ fn a_bulk_download_of_100_labels_prints_as_one_raw_job() {
     request["file_type"] = json!("zpl");
     let mut ids = vec![json!({"id": first["id"]})];
     for _ in 1..100 {
-        ids.push(json!({"id": s.create_label(Env::Sandbox, request.to_request().unwrap()).unwrap()["id"]}));
+        ids.push(json!({"id": wire(s.create_label(Env::Sandbox, request.to_request().unwrap()).unwrap())["id"]}));
     }
     body["labels"] = json!(ids);
     let bulk = s
@@ -145,7 +143,7 @@ fn a_printer_that_is_off_leaves_the_label_created_and_a_failed_job_that_retries(
     assert_eq!(job["status"], "failed");
     assert!(job["error"].as_str().unwrap().contains("refused"), "{job}");
     assert_eq!(
-        s.get_label(Env::Sandbox, label["id"].as_str().unwrap()).unwrap()["status"],
+        wire(s.get_label(Env::Sandbox, label["id"].as_str().unwrap()).unwrap())["status"],
         "created"
     );
     // The printer comes back on its port: a retry prints the stored bytes.
@@ -172,12 +170,13 @@ fn a_printer_gets_only_the_format_it_takes_and_profiles_are_checked() {
     let zebra = add_printer(s, port, "zpl", 203);
     let c = carrier("yodel").unwrap();
     let acct = create_account(s, Env::Sandbox, c, json!({}));
-    let pdf = s
-        .create_label(
+    let pdf = wire(
+        s.create_label(
             Env::Sandbox,
             label_request(&acct, c, &c.service_types[0]).to_request().unwrap(),
         )
-        .unwrap();
+        .unwrap(),
+    );
     let e = s
         .print(
             Env::Sandbox,
@@ -313,12 +312,13 @@ fn previews_render_offline_and_decode_to_the_tracking_number() {
     // A PDF label's page, through pdftoppm.
     let c = carrier("yodel").unwrap();
     let acct = create_account(s, Env::Sandbox, c, json!({}));
-    let pdf = s
-        .create_label(
+    let pdf = wire(
+        s.create_label(
             Env::Sandbox,
             label_request(&acct, c, &c.service_types[0]).to_request().unwrap(),
         )
-        .unwrap();
+        .unwrap(),
+    );
     let pdf_file = file_id(&pdf["files"]["label"]["url"]);
     let png = s.preview(Env::Sandbox, &pdf_file, 1, Some(203)).unwrap();
     assert_eq!(decode_png(&png), pdf["tracking_numbers"][0].as_str().unwrap());

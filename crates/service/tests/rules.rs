@@ -88,9 +88,11 @@ fn duplicate_order_number_on_one_account_answers_4801() {
     let h = harness();
     let (_, mut body) = yodel_request(&h);
     body["order_number"] = json!("A-1");
-    h.service
-        .create_label(Env::Sandbox, body.to_request().unwrap())
-        .unwrap();
+    wire(
+        h.service
+            .create_label(Env::Sandbox, body.to_request().unwrap())
+            .unwrap(),
+    );
     let e = err(&h, &body);
     assert_eq!(
         (e.code, paths(&e)),
@@ -177,7 +179,7 @@ fn live_accounts_draw_from_their_range_until_it_is_used_up() {
     // Two parcels, then one: the range is used up exactly.
     body["shipment"]["parcels"] =
         json!([{"weight": {"value": 1, "unit": "kg"}}, {"weight": {"value": 2, "unit": "kg"}}]);
-    let l = h.service.create_label(Env::Live, body.to_request().unwrap()).unwrap();
+    let l = wire(h.service.create_label(Env::Live, body.to_request().unwrap()).unwrap());
     let tns: Vec<&str> = l["tracking_numbers"]
         .as_array()
         .unwrap()
@@ -192,7 +194,7 @@ fn live_accounts_draw_from_their_range_until_it_is_used_up() {
         .unwrap_err();
     assert_eq!(e.code, ErrorCode::TrackingNumbersExhausted);
     body["shipment"]["parcels"] = json!([{"weight": {"value": 1, "unit": "kg"}}]);
-    let l = h.service.create_label(Env::Live, body.to_request().unwrap()).unwrap();
+    let l = wire(h.service.create_label(Env::Live, body.to_request().unwrap()).unwrap());
     assert!(l["tracking_numbers"][0].as_str().unwrap().starts_with("123402"));
     let e = h
         .service
@@ -217,7 +219,7 @@ fn overlapping_ranges_of_two_accounts_never_issue_a_number_twice() {
         for a in [&a1, &a2] {
             let body = label_request(a, c, &c.service_types[0]);
             if let Ok(l) = h.service.create_label(Env::Live, body.to_request().unwrap()) {
-                let tn = l["tracking_numbers"][0].as_str().unwrap().to_string();
+                let tn = l.tracking_numbers[0].clone();
                 assert!(all.insert(tn.clone()), "{tn} issued twice");
             }
         }
@@ -293,26 +295,29 @@ fn account_credentials_are_checked_per_field_sealed_and_never_returned() {
 fn invoice_present_even_null_makes_an_invoice_and_customs_only_across_borders() {
     let h = harness();
     let (_, mut body) = yodel_request(&h);
-    let l = h
-        .service
-        .create_label(Env::Sandbox, body.to_request().unwrap())
-        .unwrap();
+    let l = wire(
+        h.service
+            .create_label(Env::Sandbox, body.to_request().unwrap())
+            .unwrap(),
+    );
     assert!(l["files"]["invoice"].is_null() && l["files"]["customs_declaration"].is_null());
     body["invoice"] = Value::Null;
     body["customs"] = json!({"purpose": "gift"});
-    let l = h
-        .service
-        .create_label(Env::Sandbox, body.to_request().unwrap())
-        .unwrap();
+    let l = wire(
+        h.service
+            .create_label(Env::Sandbox, body.to_request().unwrap())
+            .unwrap(),
+    );
     assert_eq!(l["files"]["invoice"]["file_type"], "pdf");
     assert!(
         l["files"]["customs_declaration"].is_null(),
         "GBR to GBR crosses no border"
     );
     body["shipment"]["ship_to"]["country"] = json!("FRA");
-    let l = h
-        .service
-        .create_label(Env::Sandbox, body.to_request().unwrap())
-        .unwrap();
+    let l = wire(
+        h.service
+            .create_label(Env::Sandbox, body.to_request().unwrap())
+            .unwrap(),
+    );
     assert_eq!(l["files"]["customs_declaration"]["file_type"], "pdf");
 }
