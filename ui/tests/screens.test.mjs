@@ -114,6 +114,11 @@ test('Ship shows rates, suggests a corrected address, and asks for items only ac
   await page.getByTestId('address-suggestion').waitFor();
   await page.getByTestId('use-suggestion').click();
   assert.equal(await page.locator('[data-field="shipment.ship_to.postal_code"]').inputValue(), 'M1 1AE');
+  // A postal code that cannot be British: the note names the field and says why.
+  await page.locator('[data-field="shipment.ship_to.postal_code"]').fill('12');
+  await page.locator('[data-field="shipment.ship_to.postal_code"]').press('Tab');
+  await page.getByTestId('address-note').waitFor();
+  assert.match(await page.getByTestId('address-note').textContent(), /^postal code \S/);
   assert.equal(await page.getByTestId('item').count(), 0, 'a domestic parcel has no customs items');
   // To France: the items appear; one missing description is shown beside its field.
   await page.locator('[data-field="shipment.ship_to.country"]').fill('FRA');

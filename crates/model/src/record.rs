@@ -154,7 +154,8 @@ pub struct Manifest {
     pub status: String,
     pub shipper_account: AccountRefDescribed,
     pub labels: Vec<ManifestedLabel>,
-    pub files: ManifestFiles,
+    /// Null while the manifest is `manifesting`.
+    pub files: Option<ManifestFiles>,
     pub created_at: String,
     pub updated_at: String,
 }
@@ -173,7 +174,8 @@ pub struct BulkDownload {
     pub status: String,
     pub labels: Vec<IdRef>,
     pub invalid_labels: Vec<IdRef>,
-    pub files: BulkFiles,
+    /// Null while the bulk download is `creating`.
+    pub files: Option<BulkFiles>,
     pub created_at: String,
     pub updated_at: String,
 }
@@ -197,6 +199,9 @@ pub struct AddressValidation {
     pub status: String,
     pub address: Address,
     pub recommended_address: Option<Address>,
+    /// Why the status is `invalid`: each problem with its path (`address.postal_code`).
+    #[serde(default)]
+    pub problems: Vec<crate::error::Detail>,
     pub created_at: String,
     pub updated_at: String,
 }

@@ -65,10 +65,9 @@ fn main() {
                 .to_request()
                 .unwrap(),
         )
-        .unwrap()["id"]
-        .as_str()
         .unwrap()
-        .to_string();
+        .data
+        .id;
     for (name, req) in [
         (
             "1 label (1 parcel)",

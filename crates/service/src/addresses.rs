@@ -8,6 +8,7 @@ use crate::validate::check_address;
 use crate::Service;
 use packdesk_carriers::postal::{normalise_postal_code, STATE_REQUIRED};
 use packdesk_model::error::Problems;
+use packdesk_model::record::{AddressValidation, AddressValidationList};
 use packdesk_model::request::{Address, AddressValidationRequest, ListQuery};
 use packdesk_model::ServiceError;
 use packdesk_store::db_error;
@@ -40,7 +41,11 @@ fn title(s: &str) -> String {
 const STREET_MAX: usize = 35;
 
 impl Service {
-    pub fn validate_address(&self, env: Env, req: AddressValidationRequest) -> Result<Value, ServiceError> {
+    pub fn validate_address(&self, env: Env, req: AddressValidationRequest) -> Result<AddressValidation, ServiceError> {
+        crate::records::typed(self.validate_address_json(env, req)?)
+    }
+
+    fn validate_address_json(&self, env: Env, req: AddressValidationRequest) -> Result<Value, ServiceError> {
         let a = &req.address;
         // Structure first: lengths over the hard limit are an error, not a validation result.
         let mut hard = Problems::default();
@@ -125,17 +130,15 @@ impl Service {
         Ok(record)
     }
 
-    pub fn get_address_validation(&self, env: Env, id: &str) -> Result<Value, ServiceError> {
+    pub fn get_address_validation(&self, env: Env, id: &str) -> Result<AddressValidation, ServiceError> {
         self.get_record(Kind::AddressValidation, env, id)
     }
 
-    pub fn list_address_validations(&self, env: Env, q: &ListQuery) -> Result<Value, ServiceError> {
-        self.list_records(
-            Kind::AddressValidation,
-            env,
-            q,
-            "address_validations",
-            VALIDATION_STATUSES,
-        )
+    pub fn list_address_validations(&self, env: Env, q: &ListQuery) -> Result<AddressValidationList, ServiceError> {
+        let (window, address_validations) = self.list_records(Kind::AddressValidation, env, q, VALIDATION_STATUSES)?;
+        Ok(AddressValidationList {
+            window,
+            address_validations,
+        })
     }
 }

@@ -6,6 +6,7 @@ use crate::records::row;
 use crate::reply::Reply;
 use crate::Service;
 use packdesk_documents::merge::merge_pdfs;
+use packdesk_model::record::{BulkDownload, BulkDownloadList};
 use packdesk_model::request::{BulkDownloadRequest, ListQuery};
 use packdesk_model::ServiceError;
 use packdesk_store::files::FileRow;
@@ -16,7 +17,15 @@ use serde_json::{json, Value};
 pub const BULK_STATUSES: &[&str] = &["creating", "created", "failed"];
 
 impl Service {
-    pub fn create_bulk_download(&self, env: Env, req: BulkDownloadRequest) -> Result<Reply, ServiceError> {
+    pub fn create_bulk_download(
+        &self,
+        env: Env,
+        req: BulkDownloadRequest,
+    ) -> Result<Reply<BulkDownload>, ServiceError> {
+        self.create_bulk_download_json(env, req)?.typed()
+    }
+
+    fn create_bulk_download_json(&self, env: Env, req: BulkDownloadRequest) -> Result<Reply, ServiceError> {
         if !(2..=100).contains(&req.labels.len()) {
             return Err(ServiceError::invalid(
                 "labels",
@@ -138,11 +147,12 @@ impl Service {
         Ok(record)
     }
 
-    pub fn get_bulk_download(&self, env: Env, id: &str) -> Result<Value, ServiceError> {
+    pub fn get_bulk_download(&self, env: Env, id: &str) -> Result<BulkDownload, ServiceError> {
         self.get_record(Kind::BulkDownload, env, id)
     }
 
-    pub fn list_bulk_downloads(&self, env: Env, q: &ListQuery) -> Result<Value, ServiceError> {
-        self.list_records(Kind::BulkDownload, env, q, "bulk_downloads", BULK_STATUSES)
+    pub fn list_bulk_downloads(&self, env: Env, q: &ListQuery) -> Result<BulkDownloadList, ServiceError> {
+        let (window, bulk_downloads) = self.list_records(Kind::BulkDownload, env, q, BULK_STATUSES)?;
+        Ok(BulkDownloadList { window, bulk_downloads })
     }
 }

@@ -6,6 +6,7 @@ use crate::keys::Env;
 use crate::records::row;
 use crate::reply::Reply;
 use crate::Service;
+use packdesk_model::record::{CancelLabel, CancelLabelList};
 use packdesk_model::request::{CancelLabelRequest, ListQuery};
 use packdesk_model::{ErrorCode, ServiceError};
 use packdesk_store::labels::LabelRow;
@@ -51,7 +52,11 @@ fn cancel_record(id: &str, status: &str, label_id: &str, created: i64, now: i64)
 }
 
 impl Service {
-    pub fn cancel_label(&self, env: Env, req: CancelLabelRequest) -> Result<Reply, ServiceError> {
+    pub fn cancel_label(&self, env: Env, req: CancelLabelRequest) -> Result<Reply<CancelLabel>, ServiceError> {
+        self.cancel_label_json(env, req)?.typed()
+    }
+
+    fn cancel_label_json(&self, env: Env, req: CancelLabelRequest) -> Result<Reply, ServiceError> {
         let label_id = req.label.id.clone();
         let record_id = uuid::Uuid::new_v4().to_string();
         if req.is_async {
@@ -115,11 +120,12 @@ impl Service {
         })
     }
 
-    pub fn get_cancel_label(&self, env: Env, id: &str) -> Result<Value, ServiceError> {
+    pub fn get_cancel_label(&self, env: Env, id: &str) -> Result<CancelLabel, ServiceError> {
         self.get_record(Kind::CancelLabel, env, id)
     }
 
-    pub fn list_cancel_labels(&self, env: Env, q: &ListQuery) -> Result<Value, ServiceError> {
-        self.list_records(Kind::CancelLabel, env, q, "cancel_labels", CANCEL_STATUSES)
+    pub fn list_cancel_labels(&self, env: Env, q: &ListQuery) -> Result<CancelLabelList, ServiceError> {
+        let (window, cancel_labels) = self.list_records(Kind::CancelLabel, env, q, CANCEL_STATUSES)?;
+        Ok(CancelLabelList { window, cancel_labels })
     }
 }

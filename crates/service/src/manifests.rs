@@ -9,6 +9,7 @@ use crate::reply::Reply;
 use crate::Service;
 use packdesk_carriers::carrier;
 use packdesk_documents::manifest::{render_manifest_csv, render_manifest_pdf, ManifestDoc, ManifestLine};
+use packdesk_model::record::{Manifest, ManifestList};
 use packdesk_model::request::{ListQuery, ManifestRequest};
 use packdesk_model::{ErrorCode, ServiceError};
 use packdesk_store::accounts::AccountRow;
@@ -136,9 +137,13 @@ pub(crate) fn account_ref(a: &AccountRow) -> Value {
 }
 
 impl Service {
+    pub fn create_manifest(&self, env: Env, req: ManifestRequest) -> Result<Reply<Manifest>, ServiceError> {
+        self.create_manifest_json(env, req)?.typed()
+    }
+
     /// Closes out an account now, or (async) puts its labels in a `manifesting` manifest that a
     /// worker completes.
-    pub fn create_manifest(&self, env: Env, req: ManifestRequest) -> Result<Reply, ServiceError> {
+    fn create_manifest_json(&self, env: Env, req: ManifestRequest) -> Result<Reply, ServiceError> {
         let account = self.account_row(env, &req.shipper_account.id, "shipper_account.id")?;
         let manifest_id = uuid::Uuid::new_v4().to_string();
         if req.is_async {
@@ -270,11 +275,12 @@ impl Service {
         Ok(record)
     }
 
-    pub fn get_manifest(&self, env: Env, id: &str) -> Result<Value, ServiceError> {
+    pub fn get_manifest(&self, env: Env, id: &str) -> Result<Manifest, ServiceError> {
         self.get_record(Kind::Manifest, env, id)
     }
 
-    pub fn list_manifests(&self, env: Env, q: &ListQuery) -> Result<Value, ServiceError> {
-        self.list_records(Kind::Manifest, env, q, "manifests", MANIFEST_STATUSES)
+    pub fn list_manifests(&self, env: Env, q: &ListQuery) -> Result<ManifestList, ServiceError> {
+        let (window, manifests) = self.list_records(Kind::Manifest, env, q, MANIFEST_STATUSES)?;
+        Ok(ManifestList { window, manifests })
     }
 }

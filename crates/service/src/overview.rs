@@ -10,7 +10,7 @@ use packdesk_model::desk::{
     AccountWaiting, CarrierCount, CloseOut, CloseOutAccount, CloseOutRequest, CloseOutResult, DayCount, EndOfDay,
     PrintRequest, Today,
 };
-use packdesk_model::record::{AccountRefDescribed, Manifest};
+use packdesk_model::record::AccountRefDescribed;
 use packdesk_model::request::{IdRef, ManifestRequest};
 use packdesk_model::ServiceError;
 use packdesk_store::accounts::{self as account_table, AccountRow};
@@ -167,8 +167,7 @@ impl Service {
             };
             match self.create_manifest(env, request) {
                 Ok(reply) => {
-                    let manifest: Manifest =
-                        serde_json::from_value(reply.into_data()).map_err(ServiceError::internal)?;
+                    let manifest = reply.into_data();
                     if has_profile {
                         let print = PrintRequest {
                             manifest_id: Some(manifest.id.clone()),

@@ -12,12 +12,12 @@ use crate::Service;
 use packdesk_carriers::carrier;
 use packdesk_carriers::rates::quote;
 use packdesk_model::error::Problems;
-use packdesk_model::record::{AccountRefDescribed, RateEntry};
+use packdesk_model::record::{AccountRefDescribed, RateEntry, RateRecord, RateRecordList};
 use packdesk_model::request::{ListQuery, RatesRequest};
 use packdesk_model::{ErrorCode, ServiceError};
 use packdesk_store::records::{self as records, Kind};
 use packdesk_store::{accounts, db_error};
-use serde_json::{json, Value};
+use serde_json::json;
 
 pub const RATE_STATUSES: &[&str] = &["calculating", "calculated", "failed"];
 
@@ -43,8 +43,12 @@ fn failed(id: &str, slug: &str, description: &str, why: String) -> RateEntry {
 }
 
 impl Service {
+    pub fn calculate_rates(&self, env: Env, req: RatesRequest) -> Result<Reply<RateRecord>, ServiceError> {
+        self.calculate_rates_json(env, req)?.typed()
+    }
+
     /// The rate record; when any account failed the answer's meta is 4713 (with the record).
-    pub fn calculate_rates(&self, env: Env, req: RatesRequest) -> Result<Reply, ServiceError> {
+    fn calculate_rates_json(&self, env: Env, req: RatesRequest) -> Result<Reply, ServiceError> {
         let mut p = Problems::default();
         if !(1..=50).contains(&req.shipper_accounts.len()) {
             p.invalid(
@@ -156,11 +160,12 @@ impl Service {
         Ok(reply)
     }
 
-    pub fn get_rate(&self, env: Env, id: &str) -> Result<Value, ServiceError> {
+    pub fn get_rate(&self, env: Env, id: &str) -> Result<RateRecord, ServiceError> {
         self.get_record(Kind::Rate, env, id)
     }
 
-    pub fn list_rates(&self, env: Env, q: &ListQuery) -> Result<Value, ServiceError> {
-        self.list_records(Kind::Rate, env, q, "rates", RATE_STATUSES)
+    pub fn list_rates(&self, env: Env, q: &ListQuery) -> Result<RateRecordList, ServiceError> {
+        let (window, rates) = self.list_records(Kind::Rate, env, q, RATE_STATUSES)?;
+        Ok(RateRecordList { window, rates })
     }
 }

@@ -35,22 +35,27 @@ impl Service {
         Ok(v)
     }
 
-    pub(crate) fn get_record(&self, kind: Kind, env: Env, id: &str) -> Result<Value, ServiceError> {
+    pub(crate) fn get_record<T: serde::de::DeserializeOwned>(
+        &self,
+        kind: Kind,
+        env: Env,
+        id: &str,
+    ) -> Result<T, ServiceError> {
         let r = self
             .store
             .read(|c| table::get(c, kind, env.as_str(), id).map_err(db_error))?
             .ok_or_else(|| ServiceError::at(ErrorCode::ItemNotFound, "id", format!("no record {id}")))?;
-        self.record_json(&r)
+        typed(self.record_json(&r)?)
     }
 
-    pub(crate) fn list_records(
+    /// A page of records of `kind`, and the list's window.
+    pub(crate) fn list_records<T: serde::de::DeserializeOwned>(
         &self,
         kind: Kind,
         env: Env,
         q: &ListQuery,
-        key: &str,
         statuses: &[&str],
-    ) -> Result<Value, ServiceError> {
+    ) -> Result<(packdesk_model::record::ListWindow, Vec<T>), ServiceError> {
         let w = crate::list::window(q, self.clock.now())?;
         crate::list::check_status(q.status.as_deref().filter(|s| !s.is_empty()), statuses)?;
         let f = RecordFilter {
@@ -69,8 +74,8 @@ impl Service {
         let items = page
             .items
             .iter()
-            .map(|r| self.record_json(r))
+            .map(|r| typed(self.record_json(r)?))
             .collect::<Result<Vec<_>, _>>()?;
-        Ok(w.answer(key, items, page.next_token))
+        Ok((w.window(page.next_token), items))
     }
 }

@@ -123,33 +123,32 @@ fn the_five_events_reach_a_real_receiver_with_the_synchronous_answers() {
             json!({"async": true, "label": {"id": ids[0]}}).to_request().unwrap(),
         )
         .unwrap();
-    assert_eq!(
-        (c.outcome, c["status"].as_str()),
-        (Outcome::Accepted, Some("cancelling"))
-    );
+    assert_eq!((c.outcome, c.status.as_str()), (Outcome::Accepted, "cancelling"));
     assert_eq!(
         wire(s.get_label(Env::Sandbox, &ids[0]).unwrap())["status"],
         "cancelling"
     );
     // create_a_bulk_download
-    let b = s
-        .create_bulk_download(
+    let b = wire(
+        s.create_bulk_download(
             Env::Sandbox,
             json!({"async": true, "labels": [{"id": ids[1]}, {"id": ids[2]}]})
                 .to_request()
                 .unwrap(),
         )
-        .unwrap();
+        .unwrap(),
+    );
     assert_eq!(b["status"], "creating");
     // manifest_a_label: takes the two created labels; the cancelling one is not among them
-    let m = s
-        .create_manifest(
+    let m = wire(
+        s.create_manifest(
             Env::Sandbox,
             json!({"async": true, "shipper_account": {"id": acct}})
                 .to_request()
                 .unwrap(),
         )
-        .unwrap();
+        .unwrap(),
+    );
     assert_eq!(m["status"], "manifesting");
     assert_eq!(
         m["labels"],
@@ -164,10 +163,7 @@ fn the_five_events_reach_a_real_receiver_with_the_synchronous_answers() {
     let rates = json!({"async": true, "shipper_accounts": [{"id": acct}, {"id": unknown}], "shipment": {
         "ship_from": address("S", "GBR"), "ship_to": address("R", "GBR"), "parcels": [{"weight": {"value": 1, "unit": "kg"}}]}});
     let r = s.calculate_rates(Env::Sandbox, rates.to_request().unwrap()).unwrap();
-    assert_eq!(
-        (r.outcome, r["status"].as_str()),
-        (Outcome::Accepted, Some("calculating"))
-    );
+    assert_eq!((r.outcome, r.status.as_str()), (Outcome::Accepted, "calculating"));
     s.run_queued_jobs();
     while s.deliver_due_webhooks() > 0 {}
     let bodies = rx.bodies();
@@ -210,7 +206,7 @@ fn the_five_events_reach_a_real_receiver_with_the_synchronous_answers() {
         .as_str()
         .unwrap()
         .starts_with("http://127.0.0.1:9/v3/files/"));
-    let cancel = by("cancel_a_label", c["id"].as_str().unwrap());
+    let cancel = by("cancel_a_label", &c.id);
     assert_eq!(
         (cancel["meta"].clone(), cancel["data"]["status"].clone()),
         (json!({"code": 200}), json!("cancelled"))
@@ -226,14 +222,14 @@ fn the_five_events_reach_a_real_receiver_with_the_synchronous_answers() {
         json!([{"id": ids[1], "manifested": true}, {"id": ids[2], "manifested": true}])
     );
     assert_eq!(
-        s.get_manifest(Env::Sandbox, m["id"].as_str().unwrap()).unwrap(),
+        wire(s.get_manifest(Env::Sandbox, m["id"].as_str().unwrap()).unwrap()),
         manifest["data"]
     );
     assert_eq!(
         wire(s.get_label(Env::Sandbox, &ids[2]).unwrap())["status"],
         "manifested"
     );
-    let rate = by("calculate_rates", r["id"].as_str().unwrap());
+    let rate = by("calculate_rates", &r.id);
     assert_eq!(rate["meta"]["code"], 4713);
     assert_eq!(rate["meta"]["details"], json!([]));
     assert_eq!(rate["data"]["status"], "calculated");

@@ -37,8 +37,10 @@ fn labels_are_counted_on_the_desks_day_by_carrier_and_status() {
     let a = label(&s, &yodel, "yodel");
     label(&s, &tipsa, "tipsa");
     label(&s, &tipsa, "tipsa");
-    s.cancel_label(Env::Sandbox, json!({"label": {"id": a["id"]}}).to_request().unwrap())
-        .unwrap();
+    wire(
+        s.cancel_label(Env::Sandbox, json!({"label": {"id": a["id"]}}).to_request().unwrap())
+            .unwrap(),
+    );
     // A deleted account's labels still count, under its carrier.
     s.delete_account(Env::Sandbox, &tipsa).unwrap();
 

@@ -112,9 +112,10 @@ fn a_bulk_download_of_100_labels_prints_as_one_raw_job() {
         ids.push(json!({"id": wire(s.create_label(Env::Sandbox, request.to_request().unwrap()).unwrap())["id"]}));
     }
     body["labels"] = json!(ids);
-    let bulk = s
-        .create_bulk_download(Env::Sandbox, body.to_request().unwrap())
-        .unwrap();
+    let bulk = wire(
+        s.create_bulk_download(Env::Sandbox, body.to_request().unwrap())
+            .unwrap(),
+    );
     let job = print(s, json!({"bulk_download_id": bulk["id"], "printer_id": printer}));
     assert_eq!(job["status"], "printed", "{job}");
     let bytes = got.recv().unwrap();
@@ -230,14 +231,15 @@ fn a_manifest_prints_its_pdf_to_an_office_printer_on_the_raw_port() {
     s.set_print_profile("manifest", json!({"printer_id": office}).to_request().unwrap())
         .unwrap();
     let label = zpl_label(s, 1);
-    let m = s
-        .create_manifest(
+    let m = wire(
+        s.create_manifest(
             Env::Sandbox,
             json!({"shipper_account": {"id": label["shipper_account"]["id"]}})
                 .to_request()
                 .unwrap(),
         )
-        .unwrap();
+        .unwrap(),
+    );
     let job = print(s, json!({"manifest_id": m["id"]}));
     assert_eq!(
         (job["status"].as_str(), job["stock"].as_str()),
