@@ -85,13 +85,7 @@ pub struct CloseOutRequest {
 
 // ----- records of the desk routes -----
 
-pub use crate::record::ListWindow;
-
-/// `{"id": ...}`: what a delete answers.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
-pub struct Deleted {
-    pub id: String,
-}
+pub use crate::record::{Deleted, ListWindow};
 
 /// A printer of the desk (machine-wide: both environments print to it).
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]

@@ -108,6 +108,19 @@ pub struct Detail {
     pub info: String,
 }
 
+/// The envelope's `meta` of an answer that is not a plain failure: 200, 3001 (accepted, with its
+/// message), or a code that still carries data (rates: 4713, with its details and `retryable`).
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize, schemars::JsonSchema)]
+pub struct Meta {
+    pub code: i64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub details: Option<Vec<Detail>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retryable: Option<bool>,
+}
+
 /// A failure as the envelope's `meta` shows it.
 #[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct Failure {

@@ -267,3 +267,10 @@ pub struct AddressValidationList {
     pub window: ListWindow,
     pub address_validations: Vec<AddressValidation>,
 }
+
+/// `{"id": ...}`: what a delete (or a credentials change) answers.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Deleted {
+    pub id: String,
+}

@@ -24,7 +24,7 @@ fn account(s: &Service, description: &str) -> String {
                 .unwrap(),
         )
         .unwrap();
-    v["id"].as_str().unwrap().to_string()
+    v.id
 }
 
 fn time(name: &str, rounds: usize, mut f: impl FnMut()) {

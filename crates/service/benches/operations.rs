@@ -19,7 +19,7 @@ fn account(s: &Service, slug: &str, creds: Value) -> String {
                 .unwrap(),
         )
         .unwrap();
-    v["id"].as_str().unwrap().to_string()
+    v.id
 }
 
 fn label_body(acct: &str) -> String {

@@ -42,10 +42,8 @@ fn main() {
         .id;
     let acct = s
         .create_account(Env::Sandbox, json!({"slug": "tipsa", "description": "bench", "credentials": {"password": "p", "agency_code": "1", "customer_code": "2", "department_code": "3"}}).to_request().unwrap())
-        .unwrap()["id"]
-        .as_str()
         .unwrap()
-        .to_string();
+        .id;
     let address = |pc: &str| json!({"contact_name": "A", "street1": "Calle 1", "city": "Madrid", "postal_code": pc, "country": "ESP"});
     let body = json!({"service_type": "tipsa_10_horas", "shipper_account": {"id": acct}, "file_type": "zpl",
         "shipment": {"ship_from": address("28001"), "ship_to": address("08001"), "parcels": [{"weight": {"value": 1, "unit": "kg"}}]}})

@@ -26,10 +26,8 @@ fn main() {
         .unwrap();
     let acct = s
         .create_account(Env::Sandbox, json!({"slug": "yodel", "description": "bench", "credentials": {"identity": "i", "password": "p", "account_number": "1"}}).to_request().unwrap())
-        .unwrap()["id"]
-        .as_str()
         .unwrap()
-        .to_string();
+        .id;
     let req = json!({"async": true, "shipper_accounts": [{"id": acct}], "shipment": {
         "ship_from": {"contact_name": "S", "street1": "1 Dock Road", "city": "London", "postal_code": "E16 2AA", "country": "GBR"},
         "ship_to": {"contact_name": "R", "street1": "2 High St", "city": "Leeds", "postal_code": "LS1 1AA", "country": "GBR"},

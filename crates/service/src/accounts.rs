@@ -6,7 +6,7 @@ use crate::Service;
 use packdesk_carriers::tracking::{max_serial, sample_range};
 use packdesk_carriers::{carrier, Carrier};
 use packdesk_model::error::Problems;
-use packdesk_model::record::ShipperAccount;
+use packdesk_model::record::{Deleted, ShipperAccount, ShipperAccountList};
 use packdesk_model::request::*;
 use packdesk_model::{ErrorCode, ServiceError};
 use packdesk_store::accounts::{self as table, AccountRow};
@@ -229,11 +229,7 @@ impl Service {
         })
     }
 
-    fn account_json(&self, env: Env, row: &AccountRow) -> Result<Value, ServiceError> {
-        serde_json::to_value(self.account_record(env, row)?).map_err(ServiceError::internal)
-    }
-
-    pub fn create_account(&self, env: Env, req: ShipperAccountCreate) -> Result<Value, ServiceError> {
+    pub fn create_account(&self, env: Env, req: ShipperAccountCreate) -> Result<ShipperAccount, ServiceError> {
         let Some(c) = carrier(&req.slug) else {
             let slugs: Vec<&str> = packdesk_carriers::registry()
                 .carriers
@@ -279,15 +275,15 @@ impl Service {
             updated_at: now,
         };
         self.store.write(|tx| table::insert(tx, &row).map_err(db_error))?;
-        self.account_json(env, &row)
+        self.account_record(env, &row)
     }
 
-    pub fn get_account(&self, env: Env, id: &str) -> Result<Value, ServiceError> {
+    pub fn get_account(&self, env: Env, id: &str) -> Result<ShipperAccount, ServiceError> {
         let row = self.account_row(env, id, "id")?;
-        self.account_json(env, &row)
+        self.account_record(env, &row)
     }
 
-    pub fn list_accounts(&self, env: Env, q: &ListQuery) -> Result<Value, ServiceError> {
+    pub fn list_accounts(&self, env: Env, q: &ListQuery) -> Result<ShipperAccountList, ServiceError> {
         let w = crate::list::window(q, self.clock.now())?;
         let rows = self
             .store
@@ -296,12 +292,16 @@ impl Service {
             created_at: r.created_at,
             id: r.id.clone(),
         });
-        let items = page
+        let shipper_accounts = page
             .items
             .iter()
-            .map(|r| self.account_json(env, r))
+            .map(|r| self.account_record(env, r))
             .collect::<Result<Vec<_>, _>>()?;
-        Ok(serde_json::json!({ "next_token": page.next_token, "limit": w.limit, "shipper_accounts": items }))
+        Ok(ShipperAccountList {
+            next_token: page.next_token,
+            limit: w.limit as u32,
+            shipper_accounts,
+        })
     }
 
     /// Loads, changes and writes back an account in one transaction.
@@ -331,7 +331,7 @@ impl Service {
         env: Env,
         id: &str,
         req: ShipperAccountInfoUpdate,
-    ) -> Result<Value, ServiceError> {
+    ) -> Result<ShipperAccount, ServiceError> {
         let row = self.modify_account(env, id, |row| {
             let c = registry_carrier(&row.slug)?;
             let mut p = Problems::default();
@@ -351,7 +351,7 @@ impl Service {
             }
             p.into_result()
         })?;
-        self.account_json(env, &row)
+        self.account_record(env, &row)
     }
 
     /// Replaces (PUT) or merges (PATCH) the credentials; answers `{id}`.
@@ -361,7 +361,7 @@ impl Service {
         id: &str,
         req: ShipperAccountCredentialsUpdate,
         merge: bool,
-    ) -> Result<Value, ServiceError> {
+    ) -> Result<Deleted, ServiceError> {
         let row = self.modify_account(env, id, |row| {
             let c = registry_carrier(&row.slug)?;
             let mut creds = req.credentials.clone();
@@ -380,7 +380,7 @@ impl Service {
                 .seal(&serde_json::to_vec(&creds).map_err(ServiceError::internal)?);
             Ok(())
         })?;
-        Ok(serde_json::json!({ "id": row.id }))
+        Ok(Deleted { id: row.id })
     }
 
     /// Settings: status (enabled/disabled), timezone and settings (tracking ranges, paper).
@@ -389,7 +389,7 @@ impl Service {
         env: Env,
         id: &str,
         req: ShipperAccountSettingsUpdate,
-    ) -> Result<Value, ServiceError> {
+    ) -> Result<ShipperAccount, ServiceError> {
         let row = self.modify_account(env, id, |row| {
             let c = registry_carrier(&row.slug)?;
             let mut p = Problems::default();
@@ -419,16 +419,16 @@ impl Service {
         })?;
         // A new range is read again on the next label.
         self.allocator.forget(&format!("account:{}:", row.id));
-        self.account_json(env, &row)
+        self.account_record(env, &row)
     }
 
     /// Deletes an account (its labels stay in the history); answers `{id}`.
-    pub fn delete_account(&self, env: Env, id: &str) -> Result<Value, ServiceError> {
+    pub fn delete_account(&self, env: Env, id: &str) -> Result<Deleted, ServiceError> {
         let row = self.modify_account(env, id, |row| {
             row.status = "deleted".into();
             Ok(())
         })?;
-        Ok(serde_json::json!({ "id": row.id }))
+        Ok(Deleted { id: row.id })
     }
 
     /// The credentials in clear, for a connector that calls the carrier; never leaves the core.

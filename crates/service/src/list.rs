@@ -80,15 +80,4 @@ impl Window {
             created_at_max: crate::clock::iso(self.created_at_max),
         }
     }
-
-    /// The `data` of a list answer around `items` under `key`.
-    pub fn answer(&self, key: &str, items: Vec<serde_json::Value>, next_token: Option<String>) -> serde_json::Value {
-        serde_json::json!({
-            "next_token": next_token,
-            "limit": self.limit,
-            "created_at_min": crate::clock::iso(self.created_at_min),
-            "created_at_max": crate::clock::iso(self.created_at_max),
-            key: items,
-        })
-    }
 }

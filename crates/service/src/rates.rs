@@ -153,7 +153,7 @@ impl Service {
         self.store.write(|tx| {
             records::put(tx, Kind::Rate, &row(env, None, "calculated", &reply.data, now)).map_err(db_error)?;
             match job {
-                Some(job) => self.complete_job_in(tx, job, reply.meta(), reply.data.clone(), now),
+                Some(job) => self.complete_job_in(tx, job, json!(reply.meta()), reply.data.clone(), now),
                 None => Ok(()),
             }
         })?;

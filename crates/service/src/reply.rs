@@ -1,8 +1,9 @@
 //! What an operation answers besides a failure: done (meta 200), accepted for async work (meta
 //! 3001, the record in its in-progress status), or done with a partial failure (rates: 4713).
 
+use packdesk_model::error::Meta;
 use packdesk_model::ErrorCode;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 pub const ACCEPTED_MESSAGE: &str =
     "The request has been accepted for processing, but the processing has not been completed.";
@@ -38,10 +39,16 @@ impl<T> Reply<T> {
     }
 
     /// The envelope's `meta` for this answer.
-    pub fn meta(&self) -> Value {
+    pub fn meta(&self) -> Meta {
+        let plain = |code: i64, message: Option<&str>| Meta {
+            code,
+            message: message.map(String::from),
+            details: None,
+            retryable: None,
+        };
         match self.outcome {
-            Outcome::Done => json!({"code": 200}),
-            Outcome::Accepted => json!({"code": 3001, "message": ACCEPTED_MESSAGE}),
+            Outcome::Done => plain(200, None),
+            Outcome::Accepted => plain(3001, Some(ACCEPTED_MESSAGE)),
             Outcome::Partial(code) => partial_meta(code),
         }
     }
@@ -63,8 +70,13 @@ impl<T> Reply<T> {
 }
 
 /// The meta of an answer that carries data despite a failure (rates: 4713, details empty).
-pub fn partial_meta(code: ErrorCode) -> Value {
-    json!({"code": code.code(), "message": code.message(), "details": [], "retryable": code.retryable()})
+pub fn partial_meta(code: ErrorCode) -> Meta {
+    Meta {
+        code: code.code() as i64,
+        message: Some(code.message().to_string()),
+        details: Some(Vec::new()),
+        retryable: Some(code.retryable()),
+    }
 }
 
 /// `reply.id` reads the record, as callers of the synchronous calls did before async existed.

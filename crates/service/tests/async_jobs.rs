@@ -46,7 +46,7 @@ fn an_async_label_answers_3001_in_creating_then_is_created_by_a_worker() {
     let reply = s.create_label(Env::Sandbox, with_async(body)).unwrap();
     assert_eq!(reply.outcome, Outcome::Accepted);
     assert_eq!(
-        reply.meta(),
+        wire(reply.meta()),
         json!({"code": 3001, "message": "The request has been accepted for processing, but the processing has not been completed."})
     );
     let r = wire(&reply);
@@ -461,14 +461,16 @@ fn a_job_that_cannot_finish_fails_its_label_frees_its_order_number_and_says_why(
     assert_eq!(failed["meta"]["details"][0]["path"], "shipper_account.id");
     assert_eq!(failed["data"]["status"], "failed");
     // The failed label's order number can be used again once the range is extended.
-    s.update_account_settings(
-        Env::Live,
-        &acct,
-        json!({"settings": {"tracking_ranges": {"default": {"start": 100, "end": 200}}}})
-            .to_request()
-            .unwrap(),
-    )
-    .unwrap();
+    wire(
+        s.update_account_settings(
+            Env::Live,
+            &acct,
+            json!({"settings": {"tracking_ranges": {"default": {"start": 100, "end": 200}}}})
+                .to_request()
+                .unwrap(),
+        )
+        .unwrap(),
+    );
     assert_eq!(
         wire(s.create_label(Env::Live, body.to_request().unwrap()).unwrap())["status"],
         "created"

@@ -171,7 +171,7 @@ fn a_ship_date_that_is_today_anywhere_on_earth_is_accepted() {
     let s = Service::open(dir.path(), "http://127.0.0.1:9", clock).unwrap().service;
     let c = carrier("yodel").unwrap();
     let body = json!({"slug": "yodel", "description": "Kiritimati desk", "timezone": "Pacific/Kiritimati", "credentials": credentials(c)});
-    let acct = s.create_account(Env::Sandbox, body.to_request().unwrap()).unwrap()["id"]
+    let acct = wire(s.create_account(Env::Sandbox, body.to_request().unwrap()).unwrap())["id"]
         .as_str()
         .unwrap()
         .to_string();
@@ -199,10 +199,11 @@ fn carriers_without_listed_credential_fields_keep_any_string_credentials() {
     let h = harness();
     for slug in ["carrier-4", "carrier-10", "carrier-12"] {
         let body = json!({"slug": slug, "description": "real account", "credentials": {"api_user": "acme", "api_secret": "s3cr3t", "account": "000123"}});
-        let v = h
-            .service
-            .create_account(Env::Live, body.to_request().unwrap())
-            .unwrap_or_else(|e| panic!("{slug}: {e}"));
+        let v = wire(
+            h.service
+                .create_account(Env::Live, body.to_request().unwrap())
+                .unwrap_or_else(|e| panic!("{slug}: {e}")),
+        );
         let id = v["id"].as_str().unwrap();
         let creds = h.service.account_credentials(Env::Live, id).unwrap();
         assert_eq!(creds["api_secret"], "s3cr3t", "{slug}: kept (sealed) as given");

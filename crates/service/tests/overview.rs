@@ -42,7 +42,7 @@ fn labels_are_counted_on_the_desks_day_by_carrier_and_status() {
             .unwrap(),
     );
     // A deleted account's labels still count, under its carrier.
-    s.delete_account(Env::Sandbox, &tipsa).unwrap();
+    wire(s.delete_account(Env::Sandbox, &tipsa).unwrap());
 
     let t = wire(s.today(Env::Sandbox, 60, 3).unwrap());
     assert_eq!(t["date"], "2026-11-22");

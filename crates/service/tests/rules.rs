@@ -171,10 +171,11 @@ fn live_accounts_draw_from_their_range_until_it_is_used_up() {
         .unwrap_err();
     assert_eq!(e.code, ErrorCode::TrackingNumbersExhausted);
     let put = json!({"settings": {"tracking_ranges": {"default": {"start": 123400, "end": 123402}}}});
-    let a = h
-        .service
-        .update_account_settings(Env::Live, &acct, put.to_request().unwrap())
-        .unwrap();
+    let a = wire(
+        h.service
+            .update_account_settings(Env::Live, &acct, put.to_request().unwrap())
+            .unwrap(),
+    );
     assert_eq!(a["tracking_numbers_left"]["default"], 3);
     // Two parcels, then one: the range is used up exactly.
     body["shipment"]["parcels"] =
@@ -202,7 +203,7 @@ fn live_accounts_draw_from_their_range_until_it_is_used_up() {
         .unwrap_err();
     assert_eq!(e.code, ErrorCode::TrackingNumbersExhausted);
     assert_eq!(
-        h.service.get_account(Env::Live, &acct).unwrap()["tracking_numbers_left"]["default"],
+        wire(h.service.get_account(Env::Live, &acct).unwrap())["tracking_numbers_left"]["default"],
         0
     );
 }
@@ -246,10 +247,11 @@ fn account_credentials_are_checked_per_field_sealed_and_never_returned() {
         .unwrap_err();
     assert_eq!(paths(&e), vec!["timezone"]);
     let body = json!({"slug": "dhl-germany", "description": "DHL", "credentials": {"username": "u", "password": "hunter2-secret", "account_number": "22"}, "timezone": "Europe/Berlin"});
-    let a = h
-        .service
-        .create_account(Env::Sandbox, body.to_request().unwrap())
-        .unwrap();
+    let a = wire(
+        h.service
+            .create_account(Env::Sandbox, body.to_request().unwrap())
+            .unwrap(),
+    );
     assert!(!a.to_string().contains("hunter2"));
     let id = a["id"].as_str().unwrap();
     assert_eq!(
@@ -261,14 +263,16 @@ fn account_credentials_are_checked_per_field_sealed_and_never_returned() {
     let wal = std::fs::read(h.dir.path().join("packdesk.sqlite3-wal")).unwrap_or_default();
     assert!(!db.windows(14).chain(wal.windows(14)).any(|w| w == b"hunter2-secret"));
     // PATCH merges, PUT replaces (and must be complete).
-    h.service
-        .update_account_credentials(
-            Env::Sandbox,
-            id,
-            json!({"credentials": {"password": "new-pass"}}).to_request().unwrap(),
-            true,
-        )
-        .unwrap();
+    wire(
+        h.service
+            .update_account_credentials(
+                Env::Sandbox,
+                id,
+                json!({"credentials": {"password": "new-pass"}}).to_request().unwrap(),
+                true,
+            )
+            .unwrap(),
+    );
     assert_eq!(
         h.service.account_credentials(Env::Sandbox, id).unwrap()["username"],
         "u"
@@ -284,7 +288,7 @@ fn account_credentials_are_checked_per_field_sealed_and_never_returned() {
         .unwrap_err();
     assert_eq!(paths(&e), vec!["credentials.account_number", "credentials.username"]);
     // Delete: gone for every lookup.
-    h.service.delete_account(Env::Sandbox, id).unwrap();
+    wire(h.service.delete_account(Env::Sandbox, id).unwrap());
     assert_eq!(
         h.service.get_account(Env::Sandbox, id).unwrap_err().code,
         ErrorCode::ShipperAccountNotFound

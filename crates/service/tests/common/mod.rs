@@ -36,10 +36,9 @@ pub fn credentials(c: &Carrier) -> Value {
 
 pub fn create_account(s: &Service, env: Env, c: &Carrier, settings: Value) -> String {
     let body = json!({"slug": c.slug, "description": format!("{} desk", c.name), "credentials": credentials(c), "settings": settings});
-    let v = s
-        .create_account(env, body.to_request().unwrap())
-        .unwrap_or_else(|e| panic!("{}: {e}", c.slug));
-    v["id"].as_str().unwrap().to_string()
+    s.create_account(env, body.to_request().unwrap())
+        .unwrap_or_else(|e| panic!("{}: {e}", c.slug))
+        .id
 }
 
 /// A route the carrier and the service both serve: (from, to).
