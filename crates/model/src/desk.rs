@@ -86,6 +86,7 @@ pub struct CloseOutRequest {
 // ----- records of the desk routes -----
 
 pub use crate::record::{Deleted, ListWindow};
+pub use crate::status::{DeliveryStatus, PrintJobStatus};
 
 /// A printer of the desk (machine-wide: both environments print to it).
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
@@ -149,32 +150,6 @@ pub struct DeletedProfile {
     pub document_type: String,
 }
 
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum PrintJobStatus {
-    Queued,
-    Printing,
-    Printed,
-    Failed,
-}
-
-impl PrintJobStatus {
-    pub const ALL: [PrintJobStatus; 4] = [Self::Queued, Self::Printing, Self::Printed, Self::Failed];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Queued => "queued",
-            Self::Printing => "printing",
-            Self::Printed => "printed",
-            Self::Failed => "failed",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<PrintJobStatus> {
-        Self::ALL.into_iter().find(|x| x.as_str() == s)
-    }
-}
-
 /// One document sent (or to be sent) to a printer.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
 pub struct PrintJob {
@@ -210,30 +185,6 @@ pub struct WebhookSetting {
     pub url: Option<String>,
     pub enabled: bool,
     pub updated_at: Option<String>,
-}
-
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum DeliveryStatus {
-    Pending,
-    Delivered,
-    Failed,
-}
-
-impl DeliveryStatus {
-    pub const ALL: [DeliveryStatus; 3] = [Self::Pending, Self::Delivered, Self::Failed];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Pending => "pending",
-            Self::Delivered => "delivered",
-            Self::Failed => "failed",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<DeliveryStatus> {
-        Self::ALL.into_iter().find(|x| x.as_str() == s)
-    }
 }
 
 /// One POST of a delivery and what the receiver answered.

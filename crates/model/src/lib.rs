@@ -7,6 +7,7 @@ pub mod error;
 pub mod record;
 pub mod request;
 pub mod schema;
+pub mod status;
 
 pub use contract::{from_slice, from_value, ToRequest};
 pub use error::{Detail, ErrorCode, ServiceError};

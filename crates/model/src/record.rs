@@ -1,6 +1,7 @@
 //! Records returned by the interface (the `data` of an envelope).
 
 use crate::request::{Address, IdRef, ServiceOption, ShipperAccountSettings};
+pub use crate::status::*;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -84,8 +85,7 @@ pub struct RateEntry {
 #[serde(deny_unknown_fields)]
 pub struct Label {
     pub id: String,
-    /// creating, created, cancelling, cancelled, manifesting, manifested, failed
-    pub status: String,
+    pub status: LabelStatus,
     pub ship_date: String,
     pub tracking_numbers: Vec<String>,
     pub files: Option<LabelFiles>,
@@ -105,8 +105,7 @@ pub struct Label {
 pub struct ShipperAccount {
     pub id: String,
     pub slug: String,
-    /// enabled, disabled, deleted
-    pub status: String,
+    pub status: AccountStatus,
     pub description: String,
     /// `user`: the account links the user's own carrier account.
     #[serde(rename = "type")]
@@ -124,8 +123,7 @@ pub struct ShipperAccount {
 #[serde(deny_unknown_fields)]
 pub struct CancelLabel {
     pub id: String,
-    /// cancelling, cancelled, failed
-    pub status: String,
+    pub status: CancelStatus,
     pub label: IdRef,
     pub created_at: String,
     pub updated_at: String,
@@ -150,8 +148,7 @@ pub struct ManifestFiles {
 #[serde(deny_unknown_fields)]
 pub struct Manifest {
     pub id: String,
-    /// manifesting, manifested, failed
-    pub status: String,
+    pub status: ManifestStatus,
     pub shipper_account: AccountRefDescribed,
     pub labels: Vec<ManifestedLabel>,
     /// Null while the manifest is `manifesting`.
@@ -170,8 +167,7 @@ pub struct BulkFiles {
 #[serde(deny_unknown_fields)]
 pub struct BulkDownload {
     pub id: String,
-    /// creating, created, failed
-    pub status: String,
+    pub status: BulkDownloadStatus,
     pub labels: Vec<IdRef>,
     pub invalid_labels: Vec<IdRef>,
     /// Null while the bulk download is `creating`.
@@ -184,8 +180,7 @@ pub struct BulkDownload {
 #[serde(deny_unknown_fields)]
 pub struct RateRecord {
     pub id: String,
-    /// calculating, calculated, failed
-    pub status: String,
+    pub status: RateStatus,
     pub rates: Vec<RateEntry>,
     pub created_at: String,
     pub updated_at: String,
@@ -195,8 +190,7 @@ pub struct RateRecord {
 #[serde(deny_unknown_fields)]
 pub struct AddressValidation {
     pub id: String,
-    /// valid, invalid
-    pub status: String,
+    pub status: ValidationStatus,
     pub address: Address,
     pub recommended_address: Option<Address>,
     /// Why the status is `invalid`: each problem with its path (`address.postal_code`).

@@ -6,7 +6,7 @@ use crate::Service;
 use packdesk_carriers::tracking::{max_serial, sample_range};
 use packdesk_carriers::{carrier, Carrier};
 use packdesk_model::error::Problems;
-use packdesk_model::record::{Deleted, ShipperAccount, ShipperAccountList};
+use packdesk_model::record::{AccountStatus, Deleted, ShipperAccount, ShipperAccountList};
 use packdesk_model::request::*;
 use packdesk_model::{ErrorCode, ServiceError};
 use packdesk_store::accounts::{self as table, AccountRow};
@@ -217,7 +217,8 @@ impl Service {
         Ok(ShipperAccount {
             id: row.id.clone(),
             slug: row.slug.clone(),
-            status: row.status.clone(),
+            // Only this module writes statuses; a row it cannot read is shown disabled, not hidden.
+            status: AccountStatus::parse(&row.status).unwrap_or(AccountStatus::Disabled),
             description: row.description.clone(),
             account_type: "user".into(),
             timezone: row.timezone.clone(),

@@ -14,7 +14,7 @@ use packdesk_store::records::{self as records, Kind};
 use packdesk_store::{db_error, files, labels};
 use serde_json::{json, Value};
 
-pub const BULK_STATUSES: &[&str] = &["creating", "created", "failed"];
+pub const BULK_STATUSES: &[&str] = packdesk_model::status::BulkDownloadStatus::NAMES;
 
 impl Service {
     pub fn create_bulk_download(

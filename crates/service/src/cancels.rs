@@ -15,7 +15,7 @@ use packdesk_store::rusqlite::Connection;
 use packdesk_store::{db_error, labels};
 use serde_json::{json, Value};
 
-pub const CANCEL_STATUSES: &[&str] = &["cancelling", "cancelled", "failed"];
+pub const CANCEL_STATUSES: &[&str] = packdesk_model::status::CancelStatus::NAMES;
 
 /// The label, if it can be cancelled now.
 fn cancellable(c: &Connection, env: Env, id: &str) -> Result<LabelRow, ServiceError> {

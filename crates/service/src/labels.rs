@@ -27,15 +27,7 @@ use packdesk_store::labels::{self as table, InsertError, LabelFilter, LabelRow};
 use packdesk_store::{db_error, paging};
 use serde_json::{json, Value};
 
-pub const LABEL_STATUSES: &[&str] = &[
-    "creating",
-    "created",
-    "cancelling",
-    "cancelled",
-    "manifesting",
-    "manifested",
-    "failed",
-];
+pub const LABEL_STATUSES: &[&str] = LabelStatus::NAMES;
 
 /// Why a label write did not commit.
 enum WriteError {
@@ -262,7 +254,7 @@ impl Draft<'_> {
     fn record(
         &self,
         id: &str,
-        status: &str,
+        status: LabelStatus,
         numbers: &[String],
         files: Option<LabelFiles>,
         rate: Option<RateEntry>,
@@ -271,7 +263,7 @@ impl Draft<'_> {
     ) -> Label {
         Label {
             id: id.to_string(),
-            status: status.into(),
+            status,
             ship_date: self.ship_date.to_string(),
             tracking_numbers: numbers.to_vec(),
             files,
@@ -516,7 +508,7 @@ impl Service {
         let id = uuid::Uuid::new_v4().to_string();
         let request = serde_json::to_string(stored).map_err(ServiceError::internal)?;
         self.accept_job(d.env, JobKind::Label, &id, &d.account.id, &request, |tx, now| {
-            let record = d.record(&id, "creating", &[], None, None, now, now);
+            let record = d.record(&id, LabelStatus::Creating, &[], None, None, now, now);
             let record_json = serde_json::to_value(&record).map_err(ServiceError::internal)?;
             let row = LabelRow {
                 id: id.clone(),
@@ -584,7 +576,15 @@ impl Service {
                 created_at: now,
             });
         }
-        let record = d.record(&id, "created", numbers, Some(files), Some(d.rate.clone()), created, now);
+        let record = d.record(
+            &id,
+            LabelStatus::Created,
+            numbers,
+            Some(files),
+            Some(d.rate.clone()),
+            created,
+            now,
+        );
         let mut record_json = serde_json::to_value(&record).map_err(ServiceError::internal)?;
         let row = LabelRow {
             id: id.clone(),

@@ -20,7 +20,7 @@ use packdesk_store::rusqlite::Connection;
 use packdesk_store::{db_error, files};
 use serde_json::{json, Value};
 
-pub const MANIFEST_STATUSES: &[&str] = &["manifesting", "manifested", "failed"];
+pub const MANIFEST_STATUSES: &[&str] = packdesk_model::status::ManifestStatus::NAMES;
 
 /// The parts of a stored label a manifest line needs (serde skips the rest, which keeps a
 /// 10,000-label close-out fast).

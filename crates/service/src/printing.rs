@@ -27,7 +27,7 @@ use std::time::Duration;
 /// Document types a profile can be set for.
 pub const DOCUMENT_TYPES: &[&str] = &["label", "invoice", "customs_declaration", "packing_slip", "manifest"];
 pub const STOCKS: &[&str] = &["4x6", "4x4", "4x8", "a4", "letter"];
-pub const PRINT_JOB_STATUSES: &[&str] = &["queued", "printing", "printed", "failed"]; // PrintJobStatus::ALL
+pub const PRINT_JOB_STATUSES: &[&str] = PrintJobStatus::NAMES;
 /// Resolution the stored ZPL is written for.
 pub const STORED_ZPL_DPI: u32 = 203;
 /// How long a printer has to take a job.

@@ -19,7 +19,7 @@ use packdesk_store::records::{self as records, Kind};
 use packdesk_store::{accounts, db_error};
 use serde_json::json;
 
-pub const RATE_STATUSES: &[&str] = &["calculating", "calculated", "failed"];
+pub const RATE_STATUSES: &[&str] = packdesk_model::status::RateStatus::NAMES;
 
 fn failed(id: &str, slug: &str, description: &str, why: String) -> RateEntry {
     RateEntry {

@@ -34,7 +34,7 @@ const CONCURRENCY: usize = 64;
 const PER_RECEIVER: usize = 8;
 /// Deliveries taken per round of the dispatcher.
 const BATCH: usize = 1024;
-pub const DELIVERY_STATUSES: &[&str] = &["pending", "delivered", "failed"];
+pub const DELIVERY_STATUSES: &[&str] = DeliveryStatus::NAMES;
 
 /// Seconds from the failure of attempt k to attempt k + 1.
 pub fn retry_delay_secs(k: i64) -> i64 {

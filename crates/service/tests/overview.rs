@@ -7,6 +7,7 @@ use chrono::{TimeZone, Utc};
 use common::*;
 use packdesk_carriers::carrier;
 use packdesk_model::desk::PrintJobStatus;
+use packdesk_model::record::ManifestStatus;
 use packdesk_model::ToRequest;
 use packdesk_service::clock::ManualClock;
 use packdesk_service::keys::Env;
@@ -119,7 +120,7 @@ fn one_call_closes_out_every_account_waiting_and_prints_each_manifest() {
     let results = &out.results;
     assert_eq!(results.len(), 2, "the idle account is not closed out: {out:?}");
     for r in results {
-        assert_eq!(r.manifest.as_ref().unwrap().status, "manifested");
+        assert_eq!(r.manifest.as_ref().unwrap().status, ManifestStatus::Manifested);
         assert_eq!(
             r.print_job.as_ref().map(|j| j.status),
             Some(PrintJobStatus::Printed),

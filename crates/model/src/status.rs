@@ -1,0 +1,113 @@
+//! The statuses of the records, as enums serialized as the contract's words. Each has `NAMES`
+//! (for the `status` filter of lists and its error message), `as_str` and `parse`.
+
+macro_rules! status_enum {
+    ($(#[$doc:meta])* $name:ident { $($variant:ident = $word:literal),+ $(,)? }) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+        pub enum $name {
+            $(#[serde(rename = $word)] $variant),+
+        }
+
+        impl $name {
+            /// Every status, in the order of a record's life.
+            pub const NAMES: &'static [&'static str] = &[$($word),+];
+
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(Self::$variant => $word),+
+                }
+            }
+
+            pub fn parse(word: &str) -> Option<$name> {
+                match word {
+                    $($word => Some(Self::$variant),)+
+                    _ => None,
+                }
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+    };
+}
+
+status_enum!(
+    /// A label's life: made at once (`created`) or by a job (`creating`), then voided or closed out.
+    LabelStatus {
+        Creating = "creating",
+        Created = "created",
+        Cancelling = "cancelling",
+        Cancelled = "cancelled",
+        Manifesting = "manifesting",
+        Manifested = "manifested",
+        Failed = "failed",
+    }
+);
+
+status_enum!(
+    AccountStatus {
+        Enabled = "enabled",
+        Disabled = "disabled",
+        Deleted = "deleted",
+    }
+);
+
+status_enum!(
+    CancelStatus {
+        Cancelling = "cancelling",
+        Cancelled = "cancelled",
+        Failed = "failed",
+    }
+);
+
+status_enum!(
+    ManifestStatus {
+        Manifesting = "manifesting",
+        Manifested = "manifested",
+        Failed = "failed",
+    }
+);
+
+status_enum!(
+    BulkDownloadStatus {
+        Creating = "creating",
+        Created = "created",
+        Failed = "failed",
+    }
+);
+
+status_enum!(
+    RateStatus {
+        Calculating = "calculating",
+        Calculated = "calculated",
+        Failed = "failed",
+    }
+);
+
+status_enum!(
+    ValidationStatus {
+        Valid = "valid",
+        Invalid = "invalid",
+    }
+);
+
+status_enum!(
+    PrintJobStatus {
+        Queued = "queued",
+        Printing = "printing",
+        Printed = "printed",
+        Failed = "failed",
+    }
+);
+
+status_enum!(
+    DeliveryStatus {
+        Pending = "pending",
+        Delivered = "delivered",
+        Failed = "failed",
+    }
+);
