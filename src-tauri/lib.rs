@@ -8,6 +8,7 @@
 use clap::Parser;
 use packdesk_api::cli::DeskOptions;
 use packdesk_service::clock::SystemClock;
+use packdesk_service::workers::{default_job_workers, Workers};
 use packdesk_service::Service;
 use std::sync::Arc;
 
@@ -45,11 +46,9 @@ pub fn run() {
     let cli = Cli::parse();
     let args = cli.desk;
     let _logging = packdesk_api::logging::init(&args.data_dir, &cli.log).unwrap_or_else(|e| fail(e));
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .unwrap_or_else(|e| fail(format!("no runtime: {e}")));
-    let listener = rt.block_on(async {
+    // The process's one runtime (Tauri keeps its own event loop): server, webhooks, print sends.
+    let mut workers = Workers::new().unwrap_or_else(|e| fail(e.to_string()));
+    let listener = workers.runtime().block_on(async {
         match tokio::net::TcpListener::bind(args.listen).await {
             Ok(l) => l,
             // Another Packdesk or program has the default port: take a free one (the window follows it).
@@ -72,17 +71,21 @@ pub fn run() {
         )
     });
     if let Some(days) = args.file_link_days {
-        opened.service.links.set_ttl_secs(days * 24 * 3600);
+        opened.service.set_file_link_days(days);
     }
     let service = Arc::new(opened.service);
-    let background = service.start_background(packdesk_service::jobs::default_workers());
+    workers.start(&service, default_job_workers());
     let ui_dir = packdesk_api::paths::find_ui_dir(args.ui_dir.clone());
-    let server = rt.spawn(packdesk_api::serve(listener, service, ui_dir, std::future::pending()));
+    let server = workers
+        .runtime()
+        .spawn(packdesk_api::serve(listener, service, ui_dir, std::future::pending()));
     tracing::info!(%base, data_dir = %args.data_dir.display(), "packdesk started");
     // The desktop smoke test reads this line.
     println!("packdesk listening on {base} (data folder {})", args.data_dir.display());
     let url: tauri::Url = base.parse().unwrap_or_else(|e| fail(format!("{base}: {e}")));
     let origin = url.origin();
+    // Tauri's async work runs on the same runtime instead of a second one of its own.
+    tauri::async_runtime::set(workers.runtime().handle().clone());
     let result = tauri::Builder::default()
         .setup(move |app| {
             tauri::WebviewWindowBuilder::new(app, "main", tauri::WebviewUrl::External(url))
@@ -104,7 +107,7 @@ pub fn run() {
         })
         .run(tauri::generate_context!());
     server.abort();
-    drop(background);
+    drop(workers);
     if let Err(e) = result {
         fail(format!("the window could not run: {e}"));
     }

@@ -15,6 +15,11 @@ impl From<ServiceError> for ApiError {
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let status = StatusCode::from_u16(self.0.code.http_status()).unwrap_or(StatusCode::OK);
+        // A fault of the desk (not of the request) goes to the log with its causes, inside the
+        // request's span (its x-request-id); the caller sees the code and plain words.
+        if matches!(self.0.code, ErrorCode::Internal | ErrorCode::InternalRetry) {
+            tracing::error!(error = %self.0.chain(), "the request failed");
+        }
         json_response(status, self.0.envelope().to_string())
     }
 }

@@ -585,7 +585,7 @@ async fn download_file(
 }
 
 async fn list_schemas(State(s): State<Shared>) -> Response {
-    let base = s.base_url.clone();
+    let base = s.base_url().to_string();
     let names: Vec<serde_json::Value> = packdesk_model::schema::all()
         .into_iter()
         .map(|(n, _)| serde_json::json!({ "name": n, "url": format!("{base}/v3/schemas/{n}.json") }))

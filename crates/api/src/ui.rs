@@ -162,8 +162,8 @@ async fn session(State(ui): State<Ui>, ConnectInfo(peer): ConnectInfo<SocketAddr
         );
     }
     ui.sessions.fetch_add(1, Ordering::SeqCst);
-    let data_dir = ui.service.data_dir.display().to_string();
-    let log_dir = crate::logging::log_dir(&ui.service.data_dir).display().to_string();
+    let data_dir = ui.service.data_dir().display().to_string();
+    let log_dir = crate::logging::log_dir(ui.service.data_dir()).display().to_string();
     match tokio::task::spawn_blocking(move || ui.service.reveal_own_keys()).await {
         Ok(Ok(keys)) => {
             let mut m = serde_json::Map::new();
@@ -203,9 +203,7 @@ async fn rotate_key(
         );
     }
     let s = ui.service.clone();
-    match tokio::task::spawn_blocking(move || s.keys.rotate(&s.store, &s.vault, env, s.clock.now().timestamp_micros()))
-        .await
-    {
+    match tokio::task::spawn_blocking(move || s.rotate_key(env)).await {
         Ok(Ok(key)) => ok(serde_json::json!({ "env": env.as_str(), "key": key })),
         _ => error(ErrorCode::Internal, "", "the key could not be replaced"),
     }

@@ -131,10 +131,27 @@ pub struct Failure {
 }
 
 /// The core's single failure type; the HTTP face turns it into the error envelope.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct ServiceError {
     pub code: ErrorCode,
     pub details: Vec<Detail>,
+    /// What went wrong underneath (a database or I/O error with its own causes), for the log: the
+    /// caller sees only the code and details.
+    pub cause: Option<std::sync::Arc<dyn std::error::Error + Send + Sync>>,
+}
+
+/// Two failures are the same when the caller sees the same (the cause is only for the log).
+impl PartialEq for ServiceError {
+    fn eq(&self, other: &Self) -> bool {
+        self.code == other.code && self.details == other.details
+    }
+}
+impl Eq for ServiceError {}
+
+impl std::error::Error for ServiceError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.cause.as_deref().map(|c| c as &(dyn std::error::Error + 'static))
+    }
 }
 
 impl ServiceError {
@@ -142,6 +159,7 @@ impl ServiceError {
         ServiceError {
             code,
             details: Vec::new(),
+            cause: None,
         }
     }
 
@@ -152,6 +170,7 @@ impl ServiceError {
                 path: path.into(),
                 info: info.into(),
             }],
+            cause: None,
         }
     }
 
@@ -161,6 +180,24 @@ impl ServiceError {
 
     pub fn internal(why: impl std::fmt::Display) -> Self {
         Self::at(ErrorCode::Internal, "", why.to_string())
+    }
+
+    /// This failure, caused by `cause` (kept for the log).
+    pub fn caused_by(mut self, cause: impl std::error::Error + Send + Sync + 'static) -> Self {
+        self.cause = Some(std::sync::Arc::new(cause));
+        self
+    }
+
+    /// This failure and every cause beneath it, on one line (`a: b: c`), for the log.
+    pub fn chain(&self) -> String {
+        let mut text = self.to_string();
+        let mut next = std::error::Error::source(self);
+        while let Some(e) = next {
+            text.push_str(": ");
+            text.push_str(&e.to_string());
+            next = e.source();
+        }
+        text
     }
 
     /// The envelope's `meta` of this failure, typed (for records that carry a failure of their own).
@@ -199,8 +236,6 @@ impl std::fmt::Display for ServiceError {
     }
 }
 
-impl std::error::Error for ServiceError {}
-
 /// Collects every problem of a request before answering, so a user fixes them all in one go.
 /// The code of the answer is the first business code found (4716, 4803, ...) or 4104.
 #[derive(Debug, Default)]
@@ -235,6 +270,7 @@ impl Problems {
             Some(code) => Err(ServiceError {
                 code,
                 details: self.details,
+                cause: None,
             }),
         }
     }

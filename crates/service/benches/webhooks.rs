@@ -59,8 +59,10 @@ fn main() {
     let run = t.elapsed();
     let t = Instant::now();
     let mut sent = 0;
+    // The app's runtime, as the dispatcher has it (no worker threads are started).
+    let io = packdesk_service::workers::Workers::new().unwrap();
     loop {
-        let k = s.deliver_due_webhooks();
+        let k = io.runtime().block_on(s.deliver_due_webhooks());
         if k == 0 {
             break;
         }

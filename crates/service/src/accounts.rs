@@ -10,7 +10,7 @@ use packdesk_model::record::{AccountStatus, Deleted, ShipperAccount, ShipperAcco
 use packdesk_model::request::*;
 use packdesk_model::{ErrorCode, ServiceError};
 use packdesk_store::accounts::{self as table, AccountRow};
-use packdesk_store::{db_error, paging};
+use packdesk_store::paging;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
@@ -188,7 +188,7 @@ impl Service {
             return Err(ServiceError::invalid(path, "must be a UUID"));
         }
         self.store
-            .read(|c| table::get(c, env.as_str(), id).map_err(db_error))?
+            .read(|c| table::get(c, env.as_str(), id))?
             .ok_or_else(|| not_found(path, id))
     }
 
@@ -203,7 +203,7 @@ impl Service {
                 Some(r) => {
                     let stored = self
                         .store
-                        .read(|conn| packdesk_store::tracking::counter(conn, &scope).map_err(db_error))?;
+                        .read(|conn| packdesk_store::tracking::counter(conn, &scope))?;
                     let next = self.allocator.peek(&scope).max(stored).unwrap_or(0).max(r.start);
                     if next > r.end {
                         0
@@ -275,7 +275,7 @@ impl Service {
             created_at: now,
             updated_at: now,
         };
-        self.store.write(|tx| table::insert(tx, &row).map_err(db_error))?;
+        self.store.write(|tx| table::insert(tx, &row))?;
         self.account_record(env, &row)
     }
 
@@ -288,7 +288,7 @@ impl Service {
         let w = crate::list::window(q, self.clock.now())?;
         let rows = self
             .store
-            .read(|c| table::list(c, env.as_str(), q.slug.as_deref(), w.limit, w.after.as_ref()).map_err(db_error))?;
+            .read(|c| table::list(c, env.as_str(), q.slug.as_deref(), w.limit, w.after.as_ref()))?;
         let page = paging::page(rows, w.limit, |r| paging::Cursor {
             created_at: r.created_at,
             id: r.id.clone(),
@@ -317,12 +317,10 @@ impl Service {
         }
         let now = self.now_us();
         self.store.write(|tx| {
-            let mut row = table::get(tx, env.as_str(), id)
-                .map_err(db_error)?
-                .ok_or_else(|| not_found("id", id))?;
+            let mut row = table::get(tx, env.as_str(), id)?.ok_or_else(|| not_found("id", id))?;
             change(&mut row)?;
             row.updated_at = now;
-            table::update(tx, &row).map_err(db_error)?;
+            table::update(tx, &row)?;
             Ok(row)
         })
     }

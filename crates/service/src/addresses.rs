@@ -11,7 +11,6 @@ use packdesk_model::error::Problems;
 use packdesk_model::record::{AddressValidation, AddressValidationList};
 use packdesk_model::request::{Address, AddressValidationRequest, ListQuery};
 use packdesk_model::ServiceError;
-use packdesk_store::db_error;
 use packdesk_store::records::{self as records, Kind};
 use serde_json::{json, Value};
 
@@ -124,9 +123,8 @@ impl Service {
             "updated_at": stamp,
         });
         let status = if valid { "valid" } else { "invalid" };
-        self.store.write(|tx| {
-            records::insert(tx, Kind::AddressValidation, &row(env, None, status, &record, now)).map_err(db_error)
-        })?;
+        self.store
+            .write(|tx| records::insert(tx, Kind::AddressValidation, &row(env, None, status, &record, now)))?;
         Ok(record)
     }
 

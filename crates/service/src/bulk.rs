@@ -11,7 +11,7 @@ use packdesk_model::request::{BulkDownloadRequest, ListQuery};
 use packdesk_model::ServiceError;
 use packdesk_store::files::FileRow;
 use packdesk_store::records::{self as records, Kind};
-use packdesk_store::{db_error, files, labels};
+use packdesk_store::{files, labels};
 use serde_json::{json, Value};
 
 pub const BULK_STATUSES: &[&str] = packdesk_model::status::BulkDownloadStatus::NAMES;
@@ -38,7 +38,7 @@ impl Service {
             return self.accept_job(env, JobKind::BulkDownload, &id, &id, &request, |tx, now| {
                 let stamp = crate::clock::iso_micros(now);
                 let record = json!({"id": id, "status": "creating", "labels": [], "invalid_labels": [], "files": null, "created_at": stamp, "updated_at": stamp});
-                records::put(tx, Kind::BulkDownload, &row(env, None, "creating", &record, now)).map_err(db_error)?;
+                records::put(tx, Kind::BulkDownload, &row(env, None, "creating", &record, now))?;
                 Ok(record)
             });
         }
@@ -62,10 +62,10 @@ impl Service {
         let (mut valid, mut invalid, mut docs) = (Vec::new(), Vec::new(), Vec::new());
         self.store.read(|c| {
             for l in &req.labels {
-                let label = labels::get(c, env.as_str(), &l.id).map_err(db_error)?;
+                let label = labels::get(c, env.as_str(), &l.id)?;
                 let file = match &label {
                     Some(lb) if lb.status != "cancelled" && lb.status != "failed" => {
-                        files::of_owner(c, env.as_str(), &l.id, "label").map_err(db_error)?
+                        files::of_owner(c, env.as_str(), &l.id, "label")?
                     }
                     _ => None,
                 };
@@ -77,7 +77,7 @@ impl Service {
                     None => invalid.push(json!({"id": l.id})),
                 }
             }
-            Ok(())
+            Ok::<_, ServiceError>(())
         })?;
         if docs.is_empty() {
             return Err(ServiceError::at(
@@ -134,9 +134,8 @@ impl Service {
                     bytes,
                     created_at: now,
                 },
-            )
-            .map_err(db_error)?;
-            records::put(tx, Kind::BulkDownload, &row(env, None, "created", &record, now)).map_err(db_error)?;
+            )?;
+            records::put(tx, Kind::BulkDownload, &row(env, None, "created", &record, now))?;
             match job {
                 Some(job) => self.complete_job_in(tx, job, json!({"code": 200}), record.clone(), now),
                 None => Ok(()),

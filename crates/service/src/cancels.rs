@@ -9,18 +9,17 @@ use crate::Service;
 use packdesk_model::record::{CancelLabel, CancelLabelList};
 use packdesk_model::request::{CancelLabelRequest, ListQuery};
 use packdesk_model::{ErrorCode, ServiceError};
+use packdesk_store::labels;
 use packdesk_store::labels::LabelRow;
 use packdesk_store::records::{self as records, Kind};
 use packdesk_store::rusqlite::Connection;
-use packdesk_store::{db_error, labels};
 use serde_json::{json, Value};
 
 pub const CANCEL_STATUSES: &[&str] = packdesk_model::status::CancelStatus::NAMES;
 
 /// The label, if it can be cancelled now.
 fn cancellable(c: &Connection, env: Env, id: &str) -> Result<LabelRow, ServiceError> {
-    let label = labels::get(c, env.as_str(), id)
-        .map_err(db_error)?
+    let label = labels::get(c, env.as_str(), id)?
         .ok_or_else(|| ServiceError::at(ErrorCode::ItemNotFound, "label.id", format!("no label {id}")))?;
     match label.status.as_str() {
         "cancelled" | "cancelling" => Err(ServiceError::at(
@@ -64,14 +63,13 @@ impl Service {
             let request = serde_json::to_string(&req).map_err(ServiceError::internal)?;
             return self.accept_job(env, JobKind::CancelLabel, &record_id, &lane, &request, |tx, now| {
                 let label = cancellable(tx, env, &label_id)?;
-                labels::set_status(tx, &label_id, "cancelling", now).map_err(db_error)?;
+                labels::set_status(tx, &label_id, "cancelling", now)?;
                 let record = cancel_record(&record_id, "cancelling", &label_id, now, now);
                 records::put(
                     tx,
                     Kind::CancelLabel,
                     &row(env, Some(&label.shipper_account_id), "cancelling", &record, now),
-                )
-                .map_err(db_error)?;
+                )?;
                 Ok(record)
             });
         }
@@ -80,14 +78,13 @@ impl Service {
         self.store
             .write(|tx| {
                 let label = cancellable(tx, env, &label_id)?;
-                labels::set_status(tx, &label_id, "cancelled", now).map_err(db_error)?;
+                labels::set_status(tx, &label_id, "cancelled", now)?;
                 let record = cancel_record(&record_id, "cancelled", &label_id, now, now);
                 records::put(
                     tx,
                     Kind::CancelLabel,
                     &row(env, Some(&label.shipper_account_id), "cancelled", &record, now),
-                )
-                .map_err(db_error)?;
+                )?;
                 Ok(record)
             })
             .map(Reply::done)
@@ -99,8 +96,7 @@ impl Service {
         let label_id = req.label.id;
         let now = self.now_us();
         self.store.write(|tx| {
-            let label = labels::get(tx, job.env.as_str(), &label_id)
-                .map_err(db_error)?
+            let label = labels::get(tx, job.env.as_str(), &label_id)?
                 .ok_or_else(|| ServiceError::at(ErrorCode::ItemNotFound, "label.id", format!("no label {label_id}")))?;
             if label.status != "cancelling" {
                 return Err(ServiceError::invalid(
@@ -108,14 +104,13 @@ impl Service {
                     format!("the label is {}, not cancelling", label.status),
                 ));
             }
-            labels::set_status(tx, &label_id, "cancelled", now).map_err(db_error)?;
+            labels::set_status(tx, &label_id, "cancelled", now)?;
             let record = cancel_record(&job.id, "cancelled", &label_id, job.accepted_at, now);
             records::put(
                 tx,
                 Kind::CancelLabel,
                 &row(job.env, Some(&label.shipper_account_id), "cancelled", &record, now),
-            )
-            .map_err(db_error)?;
+            )?;
             self.complete_job_in(tx, job, json!({"code": 200}), record, now)
         })
     }

@@ -9,7 +9,7 @@
 use crate::keys::Env;
 use crate::Service;
 use packdesk_model::{ErrorCode, ServiceError};
-use packdesk_store::{db_error, idempotency as table};
+use packdesk_store::idempotency as table;
 use sha2::{Digest, Sha256};
 
 /// How long a key answers its first answer.
@@ -61,8 +61,8 @@ impl Service {
         let hash = &request.0;
         let now = self.now_us();
         self.store.write(|tx| {
-            table::purge(tx, now - TTL_US).map_err(db_error)?;
-            match table::get(tx, env.as_str(), key).map_err(db_error)? {
+            table::purge(tx, now - TTL_US)?;
+            match table::get(tx, env.as_str(), key)? {
                 Some(row) if &row.request_hash != hash => Err(ServiceError::invalid(
                     "headers.idempotency-key",
                     "this Idempotency-Key was used with another request in the last 24 hours; send a new key for a new request",
@@ -75,12 +75,12 @@ impl Service {
                         "the first request with this Idempotency-Key is still running; send it again in a moment",
                     )),
                     None => {
-                        table::reserve(tx, env.as_str(), key, hash, now).map_err(db_error)?;
+                        table::reserve(tx, env.as_str(), key, hash, now)?;
                         Ok(Claim::Run)
                     }
                 },
                 None => {
-                    table::reserve(tx, env.as_str(), key, hash, now).map_err(db_error)?;
+                    table::reserve(tx, env.as_str(), key, hash, now)?;
                     Ok(Claim::Run)
                 }
             }
@@ -98,8 +98,9 @@ impl Service {
         body: &str,
     ) -> Result<(), ServiceError> {
         self.store.write(|tx| match keep {
-            true => table::finish(tx, env.as_str(), key, http_status, body).map_err(db_error),
-            false => table::release(tx, env.as_str(), key).map_err(db_error),
-        })
+            true => table::finish(tx, env.as_str(), key, http_status, body),
+            false => table::release(tx, env.as_str(), key),
+        })?;
+        Ok(())
     }
 }

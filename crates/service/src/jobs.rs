@@ -13,11 +13,10 @@ use crate::keys::Env;
 use crate::Service;
 use packdesk_model::ServiceError;
 use packdesk_store::rusqlite::{Connection, Transaction};
-use packdesk_store::{db_error, jobs, records::Kind};
+use packdesk_store::{jobs, records::Kind};
 use serde_json::Value;
 use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Condvar, Mutex};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum JobKind {
@@ -121,7 +120,7 @@ impl JobQueue {
     }
 
     /// The next job of an idle lane (marking the lane busy); waits when `wait` and none is ready.
-    fn take(&self, wait: bool) -> Option<(String, String)> {
+    pub(crate) fn take(&self, wait: bool) -> Option<(String, String)> {
         let mut l = self.lock();
         loop {
             if l.stopping {
@@ -143,7 +142,7 @@ impl JobQueue {
         }
     }
 
-    fn done(&self, lane: &str) {
+    pub(crate) fn done(&self, lane: &str) {
         let mut l = self.lock();
         l.busy.remove(lane);
         if let Some(&(seq, _)) = l.waiting.get(lane).and_then(|q| q.front()) {
@@ -153,7 +152,7 @@ impl JobQueue {
         }
     }
 
-    fn stop(&self) {
+    pub(crate) fn stop(&self) {
         self.lock().stopping = true;
         self.wake.notify_all();
     }
@@ -167,7 +166,7 @@ impl JobQueue {
 impl Service {
     /// Queues the jobs a previous run left unfinished (at open).
     pub(crate) fn requeue_unfinished(&self) -> Result<usize, ServiceError> {
-        let queued = self.store.read(|c| jobs::queued(c).map_err(db_error))?;
+        let queued = self.store.read(jobs::queued)?;
         let n = queued.len();
         for (seq, id, lane) in queued {
             self.jobs.push(seq, id, lane);
@@ -190,7 +189,7 @@ impl Service {
         let now = self.now_us();
         let (seq, mut record) = self.store.write(|tx| {
             let record = write(tx, now)?;
-            let seq = jobs::insert(tx, id, env.as_str(), kind.as_str(), lane, request, now).map_err(db_error)?;
+            let seq = jobs::insert(tx, id, env.as_str(), kind.as_str(), lane, request, now)?;
             Ok::<_, ServiceError>((seq, record))
         })?;
         self.jobs.push(seq, id.to_string(), lane.to_string());
@@ -208,7 +207,7 @@ impl Service {
         mut data: Value,
         now: i64,
     ) -> Result<(), ServiceError> {
-        if !jobs::finish(tx, &job.id, now).map_err(db_error)? {
+        if !jobs::finish(tx, &job.id, now)? {
             return Err(ServiceError::internal(format!("job {} was finished already", job.id)));
         }
         self.absolute_urls(&mut data);
@@ -217,7 +216,9 @@ impl Service {
 
     /// Runs one job to its end: completed, or failed with its error recorded and delivered.
     pub fn run_job(&self, id: &str) {
-        let Ok(Some(row)) = self.store.read(|c| jobs::get(c, id).map_err(db_error)) else {
+        // What the job logs (a failure, a retry) carries its id.
+        let _span = tracing::info_span!("job", job_id = %id).entered();
+        let Ok(Some(row)) = self.store.read(|c| jobs::get(c, id)) else {
             return;
         };
         let (Some(kind), Some(env)) = (JobKind::parse(&row.kind), Env::parse(&row.env)) else {
@@ -262,7 +263,7 @@ impl Service {
     }
 
     fn job_done(&self, id: &str) -> bool {
-        matches!(self.store.read(|c| jobs::get(c, id).map_err(db_error)), Ok(Some(j)) if j.state == "done")
+        matches!(self.store.read(|c| jobs::get(c, id)), Ok(Some(j)) if j.state == "done")
     }
 
     /// Records a job's failure: its record goes to `failed` (what it held goes back: a cancel's
@@ -274,20 +275,20 @@ impl Service {
         self.store.write(|tx| {
             let data = match job.kind.record_kind() {
                 None => {
-                    packdesk_store::labels::set_status(tx, &job.id, "failed", now).map_err(db_error)?;
-                    let row = packdesk_store::labels::get(tx, env, &job.id).map_err(db_error)?;
+                    packdesk_store::labels::set_status(tx, &job.id, "failed", now)?;
+                    let row = packdesk_store::labels::get(tx, env, &job.id)?;
                     row.map(|r| self.label_value(&r)).transpose()?.unwrap_or_default()
                 }
                 Some(kind) => {
-                    let Some(mut row) = packdesk_store::records::get(tx, kind, env, &job.id).map_err(db_error)? else {
+                    let Some(mut row) = packdesk_store::records::get(tx, kind, env, &job.id)? else {
                         return Err(ServiceError::internal("the job's record is gone"));
                     };
                     if kind == Kind::CancelLabel {
                         let mut record: Value = serde_json::from_str(&row.record).map_err(ServiceError::internal)?;
                         if let Some(label) = record["label"]["id"].as_str() {
-                            if let Some(l) = packdesk_store::labels::get(tx, env, label).map_err(db_error)? {
+                            if let Some(l) = packdesk_store::labels::get(tx, env, label)? {
                                 if l.status == "cancelling" {
-                                    packdesk_store::labels::set_status(tx, label, "created", now).map_err(db_error)?;
+                                    packdesk_store::labels::set_status(tx, label, "created", now)?;
                                 }
                             }
                         }
@@ -295,7 +296,7 @@ impl Service {
                         row.record = record.to_string();
                     }
                     if kind == Kind::Manifest {
-                        packdesk_store::labels::release_manifest(tx, &job.id, now).map_err(db_error)?;
+                        packdesk_store::labels::release_manifest(tx, &job.id, now)?;
                     }
                     let mut record: Value = serde_json::from_str(&row.record).map_err(ServiceError::internal)?;
                     record["status"] = Value::String("failed".into());
@@ -303,7 +304,7 @@ impl Service {
                     row.status = "failed".into();
                     row.record = record.to_string();
                     row.updated_at = now;
-                    packdesk_store::records::put(tx, kind, &row).map_err(db_error)?;
+                    packdesk_store::records::put(tx, kind, &row)?;
                     record
                 }
             };
@@ -321,127 +322,31 @@ impl Service {
         }
         n
     }
+}
 
-    /// Starts the worker pool and the webhook dispatcher. They stop when the handle is dropped.
-    pub fn start_background(self: &Arc<Self>, workers: usize) -> Background {
-        let stop = Arc::new(AtomicBool::new(false));
-        let mut threads = Vec::new();
-        for i in 0..workers.max(1) {
-            let s = Arc::clone(self);
-            threads.push(supervised(format!("packdesk-job-{i}"), &stop, move |_| {
-                while let Some((id, lane)) = s.jobs.take(true) {
-                    // The lane is given back even if the job's code panics (run_job catches its
-                    // own panics; this is the last guard), so the account's next jobs still run.
-                    let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| s.run_job(&id)));
-                    s.jobs.done(&lane);
-                    if let Err(p) = ran {
-                        std::panic::resume_unwind(p);
-                    }
-                }
-            }));
-        }
-        let s = Arc::clone(self);
-        threads.push(supervised("packdesk-webhooks".into(), &stop, move |stopping| {
-            s.dispatch_webhooks_until(stopping)
-        }));
-        let s = Arc::clone(self);
-        threads.push(supervised("packdesk-print".into(), &stop, move |stopping| {
-            s.print_until(stopping)
-        }));
-        // History's first search stays quick: the labels of earlier runs are indexed now, off the
-        // start-up path (a data folder upgraded with a million labels takes minutes).
-        let s = Arc::clone(self);
-        threads.push(supervised("packdesk-search".into(), &stop, move |stopping| {
-            if let Err(e) = s.catch_up_search(|| !stopping.load(Ordering::SeqCst)) {
-                tracing::warn!(error = %e, "the search index could not catch up now");
+impl Service {
+    /// A job worker's loop: takes the next job of an idle lane and runs it, until the queue stops.
+    pub(crate) fn work_on_jobs(&self) {
+        while let Some((id, lane)) = self.jobs.take(true) {
+            // The lane is given back even if the job's code panics (run_job catches its own
+            // panics; this is the last guard), so the account's next jobs still run.
+            let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.run_job(&id)));
+            self.jobs.done(&lane);
+            if let Err(p) = ran {
+                std::panic::resume_unwind(p);
             }
-        }));
-        Background {
-            service: Arc::clone(self),
-            stop,
-            threads,
         }
     }
-}
 
-/// Starts a background thread that runs `work` again when it panics (logged, after a pause that
-/// grows to 30 s), until `stop` is set. A normal return ends the thread.
-pub fn supervised(
-    name: String,
-    stop: &Arc<AtomicBool>,
-    work: impl Fn(&AtomicBool) + Send + 'static,
-) -> std::thread::JoinHandle<()> {
-    let stop = Arc::clone(stop);
-    let thread_name = name.clone();
-    std::thread::Builder::new()
-        .name(thread_name)
-        .spawn(move || {
-            let mut panics = 0u32;
-            loop {
-                match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(&stop))) {
-                    Ok(()) => return,
-                    Err(p) => {
-                        panics += 1;
-                        let why = p
-                            .downcast_ref::<&str>()
-                            .map(|s| s.to_string())
-                            .or_else(|| p.downcast_ref::<String>().cloned())
-                            .unwrap_or_default();
-                        tracing::error!(worker = name, why = %why, "background work stopped on a bug; starting it again");
-                        if stop.load(Ordering::SeqCst) {
-                            return;
-                        }
-                        std::thread::sleep(std::time::Duration::from_millis((100u64 << panics.min(8)).min(30_000)));
-                    }
-                }
-            }
-        })
-        .expect("spawn a background thread")
-}
-
-/// The running worker pool and dispatcher; dropping it stops them (after the job in hand).
-pub struct Background {
-    service: Arc<Service>,
-    stop: Arc<AtomicBool>,
-    threads: Vec<std::thread::JoinHandle<()>>,
-}
-
-impl Drop for Background {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::SeqCst);
-        self.service.jobs.stop();
-        self.service.wake_dispatcher();
-        self.service.stop_printer();
-        for t in self.threads.drain(..) {
-            let _ = t.join();
-        }
+    /// Tells the background work to stop (the workers join it).
+    pub(crate) fn stop_background(&self) {
+        self.jobs.stop();
+        self.wake_dispatcher();
+        self.stop_printer();
     }
-}
 
-/// Default size of the worker pool: one per core, at least two.
-pub fn default_workers() -> usize {
-    std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(2)
-        .max(2)
-}
-
-#[cfg(test)]
-mod supervision_tests {
-    use super::*;
-    use std::sync::atomic::AtomicUsize;
-
-    #[test]
-    fn background_work_that_panics_is_started_again() {
-        let stop = Arc::new(AtomicBool::new(false));
-        let runs = Arc::new(AtomicUsize::new(0));
-        let counted = Arc::clone(&runs);
-        let t = supervised("test-worker".into(), &stop, move |_| {
-            if counted.fetch_add(1, Ordering::SeqCst) < 2 {
-                panic!("a bug in background work");
-            }
-        });
-        t.join().expect("the thread itself survives its work's panics");
-        assert_eq!(runs.load(Ordering::SeqCst), 3, "two panics, then a run that returns");
+    /// Async jobs waiting for a worker.
+    pub fn waiting_jobs(&self) -> usize {
+        self.jobs.waiting()
     }
 }

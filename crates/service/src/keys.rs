@@ -3,7 +3,7 @@
 
 use crate::vault::{random_bytes, Vault};
 use packdesk_model::ServiceError;
-use packdesk_store::{db_error, keys, Store};
+use packdesk_store::{keys, Store};
 use sha2::{Digest, Sha256};
 use std::sync::RwLock;
 
@@ -61,16 +61,16 @@ impl KeyRing {
     pub fn load(store: &Store, vault: &Vault, now_us: i64) -> Result<(KeyRing, Vec<Env>), ServiceError> {
         let mut created = Vec::new();
         let rows = store.write(|tx| {
-            let mut rows = keys::all(tx).map_err(db_error)?;
+            let mut rows = keys::all(tx)?;
             for env in [Env::Live, Env::Sandbox] {
                 if !rows.iter().any(|r| r.env == env.as_str()) {
                     let (_, row) = new_key(env, vault, now_us);
-                    keys::put(tx, &row).map_err(db_error)?;
+                    keys::put(tx, &row)?;
                     rows.push(row);
                     created.push(env);
                 }
             }
-            Ok(rows)
+            Ok::<_, ServiceError>(rows)
         })?;
         let hashes = rows
             .iter()
@@ -96,7 +96,7 @@ impl KeyRing {
 
     /// The keys in clear: (env, key).
     pub fn reveal(store: &Store, vault: &Vault) -> Result<Vec<(Env, String)>, ServiceError> {
-        let rows = store.read(|c| keys::all(c).map_err(db_error))?;
+        let rows = store.read(keys::all)?;
         rows.iter()
             .filter_map(|r| Env::parse(&r.env).map(|e| (e, r)))
             .map(|(env, r)| {
@@ -109,7 +109,7 @@ impl KeyRing {
     /// Replaces the key of `env`; the old one stops working at once.
     pub fn rotate(&self, store: &Store, vault: &Vault, env: Env, now_us: i64) -> Result<String, ServiceError> {
         let (key, row) = new_key(env, vault, now_us);
-        store.write(|tx| keys::put(tx, &row).map_err(db_error))?;
+        store.write(|tx| keys::put(tx, &row))?;
         let mut hashes = self.hashes.write().unwrap_or_else(|p| p.into_inner());
         hashes.retain(|(e, _)| *e != env);
         hashes.push((env, hash(&key)));

@@ -24,7 +24,7 @@ use packdesk_model::{ErrorCode, ServiceError};
 use packdesk_store::accounts::AccountRow;
 use packdesk_store::files::FileRow;
 use packdesk_store::labels::{self as table, InsertError, LabelFilter, LabelRow};
-use packdesk_store::{db_error, paging};
+use packdesk_store::paging;
 use serde_json::{json, Value};
 
 pub const LABEL_STATUSES: &[&str] = LabelStatus::NAMES;
@@ -34,6 +34,12 @@ enum WriteError {
     /// The serial was issued before (overlapping ranges): skip it and draw again.
     Taken(u64),
     Service(ServiceError),
+}
+
+impl From<packdesk_store::StoreError> for WriteError {
+    fn from(e: packdesk_store::StoreError) -> Self {
+        WriteError::Service(e.into())
+    }
 }
 
 impl From<ServiceError> for WriteError {
@@ -49,7 +55,7 @@ fn insert_error(e: InsertError) -> ServiceError {
             "order_number",
             "this order_number is on another label of this shipper account",
         ),
-        InsertError::Db(e) => db_error(e),
+        InsertError::Db(e) => e.into(),
     }
 }
 
@@ -425,7 +431,7 @@ impl Service {
         if let (Some(o), None) = (&req.order_number, job) {
             let taken = self
                 .store
-                .read(|conn| table::order_number_taken(conn, &account.id, o).map_err(db_error))?;
+                .read(|conn| table::order_number_taken(conn, &account.id, o))?;
             if taken {
                 return Err(ServiceError::at(
                     ErrorCode::DuplicateOrderNumber,
@@ -487,7 +493,8 @@ impl Service {
         for _ in 0..16 {
             let serials = self.allocator.reserve(scope, count, draft.range, || {
                 self.store
-                    .read(|conn| packdesk_store::tracking::counter(conn, scope).map_err(db_error))
+                    .read(|conn| packdesk_store::tracking::counter(conn, scope))
+                    .map_err(ServiceError::from)
             })?;
             let numbers: Vec<String> = serials.iter().map(|s| tracking::format(draft.scheme, *s)).collect();
             match self.write_label(draft, &serials, &numbers, job) {
@@ -547,6 +554,7 @@ impl Service {
         let id = job
             .map(|j| j.id.clone())
             .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
+        let _span = tracing::debug_span!("label", label_id = %id).entered();
         let rendered = d.render(numbers, &id);
         let now = self.now_us();
         // An async label keeps the time it was accepted as its created_at.
@@ -604,19 +612,19 @@ impl Service {
         let slug = &d.account.slug;
         self.store.write(|tx| {
             for (serial, number) in serials.iter().zip(numbers) {
-                if !packdesk_store::tracking::register(tx, env, slug, number, &id).map_err(db_error)? {
+                if !packdesk_store::tracking::register(tx, env, slug, number, &id)? {
                     return Err(WriteError::Taken(*serial));
                 }
             }
             if let Some(last) = serials.last() {
-                packdesk_store::tracking::advance(tx, scope, last + 1).map_err(db_error)?;
+                packdesk_store::tracking::advance(tx, scope, last + 1)?;
             }
             match job {
                 None => table::insert(tx, &row).map_err(insert_error)?,
-                Some(_) => table::complete(tx, &id, "created", &row.record, &row.search_text, now).map_err(db_error)?,
+                Some(_) => table::complete(tx, &id, "created", &row.record, &row.search_text, now)?,
             }
             for f in &rows {
-                packdesk_store::files::insert(tx, f).map_err(db_error)?;
+                packdesk_store::files::insert(tx, f)?;
             }
             if let Some(job) = job {
                 self.complete_job_in(tx, job, json!({"code": 200}), record_json.clone(), now)?;
@@ -642,7 +650,7 @@ impl Service {
     pub fn get_label(&self, env: Env, id: &str) -> Result<Label, ServiceError> {
         let row = self
             .store
-            .read(|c| table::get(c, env.as_str(), id).map_err(db_error))?
+            .read(|c| table::get(c, env.as_str(), id))?
             .ok_or_else(|| ServiceError::at(ErrorCode::ItemNotFound, "id", format!("no label {id}")))?;
         crate::records::typed(self.label_json(&row)?)
     }
@@ -654,9 +662,7 @@ impl Service {
         const BATCH: usize = 5_000;
         let mut total = 0;
         while go_on() {
-            let n = self
-                .store
-                .write(|tx| table::catch_up_words(tx, BATCH).map_err(db_error))?;
+            let n = self.store.write(|tx| table::catch_up_words(tx, BATCH))?;
             total += n;
             if n < BATCH {
                 break;
@@ -691,7 +697,7 @@ impl Service {
         }
         let rows = self
             .store
-            .read(|c| table::list(c, env.as_str(), &filter, w.limit, w.after.as_ref()).map_err(db_error))?;
+            .read(|c| table::list(c, env.as_str(), &filter, w.limit, w.after.as_ref()))?;
         let page = paging::page(rows, w.limit, |r| paging::Cursor {
             created_at: r.created_at,
             id: r.id.clone(),

@@ -1,6 +1,7 @@
 //! The operations of the interface, over the store, the carrier registry and the documents. Every
-//! face calls these; each takes the caller's environment (from its key) and answers records as
-//! JSON values or a `ServiceError`.
+//! face calls these; each takes the caller's environment (from its key) and a request type of
+//! `packdesk_model`, and answers a record type or a `ServiceError`. Background work and the one
+//! tokio runtime belong to `workers`.
 
 pub mod accounts;
 pub mod addresses;
@@ -23,6 +24,7 @@ pub mod reply;
 pub mod validate;
 pub mod vault;
 pub mod webhooks;
+pub mod workers;
 
 use clock::Clock;
 use keys::{Env, KeyRing};
@@ -77,29 +79,24 @@ fn private_dir(dir: &Path) -> Result<(), ServiceError> {
 
 /// Whether the database holds anything sealed by the vault (API keys, carrier credentials).
 fn holds_sealed_secrets(store: &Store) -> Result<bool, ServiceError> {
-    store.read(|c| {
-        c.query_row(
-            "SELECT EXISTS (SELECT 1 FROM api_keys) OR EXISTS (SELECT 1 FROM shipper_accounts)",
-            [],
-            |r| r.get(0),
-        )
-        .map_err(packdesk_store::db_error)
-    })
+    store.read(packdesk_store::keys::any_sealed).map_err(Into::into)
 }
 
+/// The desk's operations over one data folder. Callers reach the store, vault and keys only
+/// through its functions (one module per domain adds its own).
 pub struct Service {
-    pub store: Store,
-    pub vault: Vault,
-    pub keys: KeyRing,
-    pub clock: Arc<dyn Clock>,
+    store: Store,
+    vault: Vault,
+    keys: KeyRing,
+    clock: Arc<dyn Clock>,
     /// Where file URLs point: `http://127.0.0.1:PORT`.
-    pub base_url: String,
-    pub data_dir: PathBuf,
+    base_url: String,
+    data_dir: PathBuf,
     /// Signs the file URLs of records (they work without the key header).
-    pub links: links::FileLinks,
+    links: links::FileLinks,
     allocator: allocator::Allocator,
     /// Async jobs waiting for a worker (see `jobs`).
-    pub jobs: jobs::JobQueue,
+    jobs: jobs::JobQueue,
     dispatcher: webhooks::DispatcherSignal,
     sender: webhooks::SenderCell,
     print_signal: printing::PrintSignal,
@@ -194,6 +191,26 @@ impl Service {
         KeyRing::reveal(&self.store, &self.vault)
     }
 
+    /// Replaces the key of `env`; the old one stops working now. Answers the new key in clear.
+    pub fn rotate_key(&self, env: Env) -> Result<String, ServiceError> {
+        self.keys.rotate(&self.store, &self.vault, env, self.now_us())
+    }
+
+    /// The data folder this service uses.
+    pub fn data_dir(&self) -> &Path {
+        &self.data_dir
+    }
+
+    /// Where the file URLs of records point (`http://127.0.0.1:PORT`).
+    pub fn base_url(&self) -> &str {
+        &self.base_url
+    }
+
+    /// How long signed file links stay valid (the default is in `links`).
+    pub fn set_file_link_days(&self, days: i64) {
+        self.links.set_ttl_secs(days * 24 * 3600);
+    }
+
     pub fn authenticate(&self, key: &str) -> Option<Env> {
         self.keys.authenticate(key)
     }
@@ -247,7 +264,7 @@ impl Service {
         }
         let row = self
             .store
-            .read(|c| packdesk_store::files::get_by_id(c, id).map_err(packdesk_store::db_error))?
+            .read(|c| packdesk_store::files::get_by_id(c, id))?
             .ok_or_else(|| ServiceError::at(model::ErrorCode::ItemNotFound, "id", format!("no file {id}")))?;
         Ok(file_answer(row))
     }
@@ -256,7 +273,7 @@ impl Service {
     pub fn file(&self, env: Env, id: &str) -> Result<(Vec<u8>, &'static str, String), ServiceError> {
         let row = self
             .store
-            .read(|c| packdesk_store::files::get(c, env.as_str(), id).map_err(packdesk_store::db_error))?
+            .read(|c| packdesk_store::files::get(c, env.as_str(), id))?
             .ok_or_else(|| ServiceError::at(model::ErrorCode::ItemNotFound, "id", format!("no file {id}")))?;
         Ok(file_answer(row))
     }

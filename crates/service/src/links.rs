@@ -7,7 +7,7 @@
 use crate::vault::{from_hex, to_hex};
 use hmac::{Hmac, Mac};
 use packdesk_model::ServiceError;
-use packdesk_store::{db_error, Store};
+use packdesk_store::Store;
 use sha2::Sha256;
 use std::sync::atomic::{AtomicI64, Ordering};
 
@@ -31,7 +31,7 @@ impl FileLinks {
     /// Loads the store's link key, making it on first use (every process on the store shares it).
     pub fn load(store: &Store) -> Result<FileLinks, ServiceError> {
         let fresh = to_hex(&crate::vault::random_bytes::<32>());
-        let hex = store.write(|tx| packdesk_store::meta_init(tx, META_KEY, &fresh).map_err(db_error))?;
+        let hex = store.write(|tx| packdesk_store::meta_init(tx, META_KEY, &fresh))?;
         let key = from_hex(&hex)
             .filter(|k| k.len() >= 32)
             .ok_or_else(|| ServiceError::internal("the file link key in the store is damaged"))?;

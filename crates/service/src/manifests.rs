@@ -13,11 +13,11 @@ use packdesk_model::record::{Manifest, ManifestList};
 use packdesk_model::request::{ListQuery, ManifestRequest};
 use packdesk_model::{ErrorCode, ServiceError};
 use packdesk_store::accounts::AccountRow;
+use packdesk_store::files;
 use packdesk_store::files::FileRow;
 use packdesk_store::labels::{self, LabelRow};
 use packdesk_store::records::{self as records, Kind};
 use packdesk_store::rusqlite::Connection;
-use packdesk_store::{db_error, files};
 use serde_json::{json, Value};
 
 pub const MANIFEST_STATUSES: &[&str] = packdesk_model::status::ManifestStatus::NAMES;
@@ -93,13 +93,12 @@ fn choose_labels(
     label_ids: &Option<Vec<String>>,
 ) -> Result<Vec<LabelRow>, ServiceError> {
     let chosen: Vec<LabelRow> = match label_ids {
-        None => labels::manifestable(tx, &account.id).map_err(db_error)?,
+        None => labels::manifestable(tx, &account.id)?,
         Some(ids) => {
             let mut out = Vec::with_capacity(ids.len());
             for (i, id) in ids.iter().enumerate() {
                 let path = format!("label_ids[{i}]");
-                let l = labels::get(tx, env.as_str(), id)
-                    .map_err(db_error)?
+                let l = labels::get(tx, env.as_str(), id)?
                     .ok_or_else(|| ServiceError::at(ErrorCode::ItemNotFound, &path, format!("no label {id}")))?;
                 if l.shipper_account_id != account.id {
                     return Err(ServiceError::invalid(
@@ -157,7 +156,7 @@ impl Service {
                 |tx, now| {
                     let chosen = choose_labels(tx, env, &account, &req.label_ids)?;
                     let ids: Vec<String> = chosen.iter().map(|l| l.id.clone()).collect();
-                    labels::set_manifesting(tx, &ids, &manifest_id, now).map_err(db_error)?;
+                    labels::set_manifesting(tx, &ids, &manifest_id, now)?;
                     let stamp = crate::clock::iso_micros(now);
                     let record = json!({
                         "id": manifest_id,
@@ -172,8 +171,7 @@ impl Service {
                         tx,
                         Kind::Manifest,
                         &row(env, Some(&account.id), "manifesting", &record, now),
-                    )
-                    .map_err(db_error)?;
+                    )?;
                     Ok(record)
                 },
             );
@@ -192,7 +190,7 @@ impl Service {
         let req: ManifestRequest = serde_json::from_str(&job.request).map_err(ServiceError::internal)?;
         let account = self.account_row(job.env, &req.shipper_account.id, "shipper_account.id")?;
         self.store.write(|tx| {
-            let chosen = labels::of_manifest(tx, &job.id).map_err(db_error)?;
+            let chosen = labels::of_manifest(tx, &job.id)?;
             if chosen.is_empty() {
                 return Err(ServiceError::at(
                     ErrorCode::NothingToManifest,
@@ -247,11 +245,10 @@ impl Service {
                     bytes,
                     created_at: now,
                 },
-            )
-            .map_err(db_error)?;
+            )?;
         }
         let ids: Vec<String> = chosen.iter().map(|l| l.id.clone()).collect();
-        labels::set_manifested(tx, &ids, manifest_id, now).map_err(db_error)?;
+        labels::set_manifested(tx, &ids, manifest_id, now)?;
         let record = json!({
             "id": manifest_id,
             "status": "manifested",
@@ -266,7 +263,7 @@ impl Service {
         });
         let mut stored = row(env, Some(&account.id), "manifested", &record, now);
         stored.created_at = created;
-        records::put(tx, Kind::Manifest, &stored).map_err(db_error)?;
+        records::put(tx, Kind::Manifest, &stored)?;
         if let Some(job) = job {
             self.complete_job_in(tx, job, json!({"code": 200}), record.clone(), now)?;
         }

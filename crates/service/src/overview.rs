@@ -14,7 +14,7 @@ use packdesk_model::record::AccountRefDescribed;
 use packdesk_model::request::{IdRef, ManifestRequest};
 use packdesk_model::ServiceError;
 use packdesk_store::accounts::{self as account_table, AccountRow};
-use packdesk_store::{db_error, labels};
+use packdesk_store::labels;
 use std::collections::BTreeMap;
 
 const DAY_US: i64 = 86_400_000_000;
@@ -35,7 +35,7 @@ impl Service {
     fn enabled_accounts(&self, env: Env) -> Result<Vec<AccountRow>, ServiceError> {
         let mut rows = self
             .store
-            .read(|c| account_table::list(c, env.as_str(), None, 10_000, None).map_err(db_error))?;
+            .read(|c| account_table::list(c, env.as_str(), None, 10_000, None))?;
         rows.retain(|a| a.status == "enabled");
         rows.reverse(); // oldest first: the order they were set up in
         Ok(rows)
@@ -52,13 +52,13 @@ impl Service {
         let start_of = |day: i64| day * DAY_US - offset;
         let accounts: BTreeMap<String, String> = self
             .store
-            .read(|c| account_table::slugs(c, env.as_str()).map_err(db_error))?
+            .read(|c| account_table::slugs(c, env.as_str()))?
             .into_iter()
             .collect();
         let (counts, per_day) = self.store.read(|c| {
-            let counts = labels::counts_since(c, env.as_str(), start_of(today)).map_err(db_error)?;
-            let per_day = labels::per_day(c, env.as_str(), start_of(today - days + 1), offset).map_err(db_error)?;
-            Ok((counts, per_day))
+            let counts = labels::counts_since(c, env.as_str(), start_of(today))?;
+            let per_day = labels::per_day(c, env.as_str(), start_of(today - days + 1), offset)?;
+            Ok::<_, ServiceError>((counts, per_day))
         })?;
         let mut by_carrier: BTreeMap<String, BTreeMap<String, i64>> = BTreeMap::new();
         let mut by_status: BTreeMap<String, i64> = BTreeMap::new();
@@ -99,9 +99,7 @@ impl Service {
     pub fn end_of_day(&self, env: Env) -> Result<EndOfDay, ServiceError> {
         let mut out = Vec::new();
         for a in self.enabled_accounts(env)? {
-            let (waiting, oldest) = self
-                .store
-                .read(|c| labels::waiting_for_manifest(c, &a.id).map_err(db_error))?;
+            let (waiting, oldest) = self.store.read(|c| labels::waiting_for_manifest(c, &a.id))?;
             out.push(AccountWaiting {
                 shipper_account: CloseOutAccount {
                     carrier_name: carrier(&a.slug).map(|c| c.name.clone()).unwrap_or_default(),
@@ -131,12 +129,7 @@ impl Service {
             None => {
                 let mut out = Vec::new();
                 for a in self.enabled_accounts(env)? {
-                    if self
-                        .store
-                        .read(|c| labels::waiting_for_manifest(c, &a.id).map_err(db_error))?
-                        .0
-                        > 0
-                    {
+                    if self.store.read(|c| labels::waiting_for_manifest(c, &a.id))?.0 > 0 {
                         out.push(a);
                     }
                 }
@@ -145,7 +138,7 @@ impl Service {
         };
         let has_profile = self
             .store
-            .read(|c| packdesk_store::printing::profile(c, "manifest").map_err(db_error))?
+            .read(|c| packdesk_store::printing::profile(c, "manifest"))?
             .is_some();
         let mut results = Vec::new();
         for a in chosen {

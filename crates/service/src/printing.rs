@@ -20,7 +20,7 @@ use packdesk_model::request::ListQuery;
 use packdesk_model::{ErrorCode, ServiceError};
 use packdesk_print::{zpl, PrintOptions, Transport};
 use packdesk_store::printing::{self as table, JobFilter, PrintJobRow, PrinterRow, ProfileRow};
-use packdesk_store::{db_error, files, paging};
+use packdesk_store::{files, paging};
 use std::sync::{Condvar, Mutex};
 use std::time::Duration;
 
@@ -197,19 +197,19 @@ impl Service {
 
     pub fn add_printer(&self, req: PrinterRequest) -> Result<Printer, ServiceError> {
         let p = self.checked_printer(uuid::Uuid::new_v4().to_string(), req, 0)?;
-        self.store.write(|tx| table::put_printer(tx, &p).map_err(db_error))?;
+        self.store.write(|tx| table::put_printer(tx, &p))?;
         Ok(printer_record(&p))
     }
 
     pub fn update_printer(&self, id: &str, req: PrinterRequest) -> Result<Printer, ServiceError> {
         let old = self.printer_row(id)?;
         let p = self.checked_printer(old.id, req, old.created_at)?;
-        self.store.write(|tx| table::put_printer(tx, &p).map_err(db_error))?;
+        self.store.write(|tx| table::put_printer(tx, &p))?;
         Ok(printer_record(&p))
     }
 
     pub fn delete_printer(&self, id: &str) -> Result<Deleted, ServiceError> {
-        let gone = self.store.write(|tx| table::delete_printer(tx, id).map_err(db_error))?;
+        let gone = self.store.write(|tx| table::delete_printer(tx, id))?;
         if !gone {
             return Err(not_found("printer", "id", id));
         }
@@ -218,7 +218,7 @@ impl Service {
 
     fn printer_row(&self, id: &str) -> Result<PrinterRow, ServiceError> {
         self.store
-            .read(|c| table::printer(c, id).map_err(db_error))?
+            .read(|c| table::printer(c, id))?
             .ok_or_else(|| not_found("printer", "id", id))
     }
 
@@ -227,7 +227,7 @@ impl Service {
     }
 
     pub fn list_printers(&self) -> Result<PrinterList, ServiceError> {
-        let rows = self.store.read(|c| table::printers(c).map_err(db_error))?;
+        let rows = self.store.read(table::printers)?;
         Ok(PrinterList {
             printers: rows.iter().map(printer_record).collect(),
         })
@@ -266,7 +266,7 @@ impl Service {
         }
         let printer = self
             .store
-            .read(|c| table::printer(c, &b.printer_id).map_err(db_error))?
+            .read(|c| table::printer(c, &b.printer_id))?
             .ok_or_else(|| not_found("printer", "printer_id", &b.printer_id))?;
         let default_stock = if printer.format == "zpl" || document_type == "label" {
             "4x6"
@@ -291,15 +291,12 @@ impl Service {
             auto_print: b.auto_print.unwrap_or(false),
             updated_at: self.now_us(),
         };
-        self.store.write(|tx| table::put_profile(tx, &row).map_err(db_error))?;
+        self.store.write(|tx| table::put_profile(tx, &row))?;
         Ok(profile_record(&row))
     }
 
     pub fn delete_print_profile(&self, document_type: &str) -> Result<DeletedProfile, ServiceError> {
-        if !self
-            .store
-            .write(|tx| table::delete_profile(tx, document_type).map_err(db_error))?
-        {
+        if !self.store.write(|tx| table::delete_profile(tx, document_type))? {
             return Err(not_found("print profile", "document_type", document_type));
         }
         Ok(DeletedProfile {
@@ -308,7 +305,7 @@ impl Service {
     }
 
     pub fn list_print_profiles(&self) -> Result<PrintProfileList, ServiceError> {
-        let rows = self.store.read(|c| table::profiles(c).map_err(db_error))?;
+        let rows = self.store.read(table::profiles)?;
         Ok(PrintProfileList {
             print_profiles: rows.iter().map(profile_record).collect(),
             document_types: DOCUMENT_TYPES.iter().map(|d| d.to_string()).collect(),
@@ -353,8 +350,8 @@ impl Service {
             .store
             .read(|c| match kind {
                 // Its PDF for the driver, not the CSV for the carrier.
-                "manifest" => files::of_owner_as(c, env.as_str(), &owner, kind, "pdf").map_err(db_error),
-                _ => files::of_owner(c, env.as_str(), &owner, kind).map_err(db_error),
+                "manifest" => files::of_owner_as(c, env.as_str(), &owner, kind, "pdf"),
+                _ => files::of_owner(c, env.as_str(), &owner, kind),
             })?
             .ok_or_else(|| {
                 ServiceError::at(
@@ -385,7 +382,7 @@ impl Service {
         copies: Option<i64>,
     ) -> Result<PrintJobRow, ServiceError> {
         let (file_id, file_type, paper_size) = (file.id.as_str(), file.file_type.as_str(), file.paper_size.as_str());
-        let profile = self.store.read(|c| table::profile(c, document).map_err(db_error))?;
+        let profile = self.store.read(|c| table::profile(c, document))?;
         let printer_id = match (printer_id, &profile) {
             (Some(p), _) => p.to_string(),
             (None, Some(pr)) => pr.printer_id.clone(),
@@ -395,7 +392,7 @@ impl Service {
         };
         let printer = self
             .store
-            .read(|c| table::printer(c, &printer_id).map_err(db_error))?
+            .read(|c| table::printer(c, &printer_id))?
             .ok_or_else(|| not_found("printer", "printer_id", &printer_id))?;
         if printer.format != file_type {
             return Err(ServiceError::invalid(
@@ -416,7 +413,7 @@ impl Service {
             .map(|p| p.stock)
             .unwrap_or_else(|| paper_size.to_string());
         let job = queued_job(env, &printer.id, document, owner, file_id, copies, stock, self.now_us());
-        self.store.write(|tx| table::put_job(tx, &job).map_err(db_error))?;
+        self.store.write(|tx| table::put_job(tx, &job))?;
         Ok(job)
     }
 
@@ -433,7 +430,7 @@ impl Service {
         let env = Env::parse(&job.env).ok_or("bad environment")?;
         let file = self
             .store
-            .read(|c| packdesk_store::files::get(c, env.as_str(), &job.file_id).map_err(db_error))
+            .read(|c| packdesk_store::files::get(c, env.as_str(), &job.file_id))
             .map_err(|e| e.to_string())?
             .ok_or("the document is gone")?;
         if printer.format == "zpl" {
@@ -450,18 +447,19 @@ impl Service {
 
     /// Sends a job to its printer now and records the outcome.
     pub fn execute_print_job(&self, id: &str) -> Result<PrintJobRow, ServiceError> {
+        let _span = tracing::info_span!("print_job", print_job_id = %id).entered();
         let mut job = self
             .store
-            .read(|c| table::job(c, id).map_err(db_error))?
+            .read(|c| table::job(c, id))?
             .ok_or_else(|| not_found("print job", "id", id))?;
         job.attempts += 1;
         job.status = "printing".into();
         job.updated_at = self.now_us();
-        self.store.write(|tx| table::put_job(tx, &job).map_err(db_error))?;
+        self.store.write(|tx| table::put_job(tx, &job))?;
         let outcome = (|| -> Result<packdesk_print::Delivery, String> {
             let printer = self
                 .store
-                .read(|c| table::printer(c, &job.printer_id).map_err(db_error))
+                .read(|c| table::printer(c, &job.printer_id))
                 .map_err(|e| e.to_string())?
                 .ok_or("the printer was removed")?;
             let bytes = self.job_bytes(&job, &printer)?;
@@ -490,7 +488,7 @@ impl Service {
             }
         }
         job.updated_at = now;
-        self.store.write(|tx| table::put_job(tx, &job).map_err(db_error))?;
+        self.store.write(|tx| table::put_job(tx, &job))?;
         Ok(job)
     }
 
@@ -498,7 +496,7 @@ impl Service {
     pub fn retry_print_job(&self, env: Env, id: &str) -> Result<PrintJob, ServiceError> {
         let job = self
             .store
-            .read(|c| table::job(c, id).map_err(db_error))?
+            .read(|c| table::job(c, id))?
             .filter(|j| j.env == env.as_str())
             .ok_or_else(|| not_found("print job", "id", id))?;
         Ok(job_record(&self.execute_print_job(&job.id)?))
@@ -507,7 +505,7 @@ impl Service {
     pub fn get_print_job(&self, env: Env, id: &str) -> Result<PrintJob, ServiceError> {
         let job = self
             .store
-            .read(|c| table::job(c, id).map_err(db_error))?
+            .read(|c| table::job(c, id))?
             .filter(|j| j.env == env.as_str())
             .ok_or_else(|| not_found("print job", "id", id))?;
         Ok(job_record(&job))
@@ -525,7 +523,7 @@ impl Service {
         };
         let rows = self
             .store
-            .read(|c| table::list_jobs(c, env.as_str(), &f, w.limit, w.after.as_ref()).map_err(db_error))?;
+            .read(|c| table::list_jobs(c, env.as_str(), &f, w.limit, w.after.as_ref()))?;
         let page = paging::page(rows, w.limit, |r| paging::Cursor {
             created_at: r.created_at,
             id: r.id.clone(),
@@ -552,22 +550,19 @@ impl Service {
             }
         });
         let job = queued_job(env, &printer.id, "test_page", &printer.id, "", 1, stock, self.now_us());
-        self.store.write(|tx| table::put_job(tx, &job).map_err(db_error))?;
+        self.store.write(|tx| table::put_job(tx, &job))?;
         Ok(job_record(&self.execute_print_job(&job.id)?))
     }
 
     /// Queues the label's print when the label profile prints automatically (never fails the label).
     pub(crate) fn auto_print_label(&self, env: Env, label_id: &str) {
-        let Ok(Some(profile)) = self.store.read(|c| table::profile(c, "label").map_err(db_error)) else {
+        let Ok(Some(profile)) = self.store.read(|c| table::profile(c, "label")) else {
             return;
         };
         if !profile.auto_print {
             return;
         }
-        let Ok(Some(file)) = self
-            .store
-            .read(|c| files::of_owner(c, env.as_str(), label_id, "label").map_err(db_error))
-        else {
+        let Ok(Some(file)) = self.store.read(|c| files::of_owner(c, env.as_str(), label_id, "label")) else {
             return;
         };
         match self.new_print_job(env, "label", label_id, &file, None, None) {
@@ -585,7 +580,7 @@ impl Service {
     pub fn run_print_jobs(&self) -> usize {
         let queued = self
             .store
-            .read(|c| table::jobs_in(c, "queued", 256).map_err(db_error))
+            .read(|c| table::jobs_in(c, "queued", 256))
             .unwrap_or_default();
         for j in &queued {
             let _ = self.execute_print_job(&j.id);
@@ -597,7 +592,7 @@ impl Service {
     fn failed_print_jobs_due(&self) -> Vec<PrintJobRow> {
         let cutoff = self.now_us() - RETRY_EVERY.as_micros() as i64;
         self.store
-            .read(|c| table::retry_due(c, MAX_AUTO_ATTEMPTS, cutoff, 256).map_err(db_error))
+            .read(|c| table::retry_due(c, MAX_AUTO_ATTEMPTS, cutoff, 256))
             .unwrap_or_default()
     }
 
@@ -613,28 +608,30 @@ impl Service {
 
     /// Jobs found `printing` at start were cut off by a stop: they are queued again.
     pub(crate) fn requeue_interrupted_prints(&self) -> Result<(), ServiceError> {
-        let cut = self
-            .store
-            .read(|c| table::jobs_in(c, "printing", 10_000).map_err(db_error))?;
+        let cut = self.store.read(|c| table::jobs_in(c, "printing", 10_000))?;
         self.store.write(|tx| {
             for mut j in cut {
                 j.status = "queued".into();
-                table::put_job(tx, &j).map_err(db_error)?;
+                table::put_job(tx, &j)?;
             }
             Ok(())
         })
     }
 
     /// The print worker: queued jobs as they come, failed ones again every `RETRY_EVERY`, one queue
-    /// per printer: each printer's jobs go out in order on a sender thread of its own, so a printer
-    /// that is off (10 s timeouts) never holds another.
-    pub(crate) fn print_until(self: &std::sync::Arc<Self>, stop: &std::sync::atomic::AtomicBool) {
+    /// per printer: each printer's jobs go out in order on a blocking task of its own (on the
+    /// workers' runtime), so a printer that is off (10 s timeouts) never holds another.
+    pub(crate) fn print_until(
+        self: &std::sync::Arc<Self>,
+        stop: &std::sync::atomic::AtomicBool,
+        io: &tokio::runtime::Handle,
+    ) {
         use std::sync::atomic::Ordering;
         while !stop.load(Ordering::SeqCst) {
             let seen = *self.print_signal.queued.lock().unwrap_or_else(|p| p.into_inner());
             let mut work = self
                 .store
-                .read(|c| table::jobs_in(c, "queued", 256).map_err(db_error))
+                .read(|c| table::jobs_in(c, "queued", 256))
                 .unwrap_or_default();
             work.extend(self.failed_print_jobs_due());
             let mut by_printer: std::collections::BTreeMap<String, Vec<String>> = Default::default();
@@ -653,10 +650,7 @@ impl Service {
                     continue;
                 }
                 let s = std::sync::Arc::clone(self);
-                let printer_again = printer.clone();
-                let spawned = std::thread::Builder::new()
-                    .name("packdesk-print-send".into())
-                    .spawn(move || {
+                io.spawn_blocking(move || {
                         for id in &jobs {
                             let sent =
                                 std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| s.execute_print_job(id)));
@@ -670,15 +664,7 @@ impl Service {
                             .unwrap_or_else(|p| p.into_inner())
                             .remove(&printer);
                         s.wake_printer();
-                    });
-                if let Err(e) = spawned {
-                    tracing::error!(error = %e, "no print sender thread");
-                    self.print_signal
-                        .busy
-                        .lock()
-                        .unwrap_or_else(|p| p.into_inner())
-                        .remove(&printer_again);
-                }
+                });
             }
             let g = self.print_signal.queued.lock().unwrap_or_else(|p| p.into_inner());
             if *g == seen && !stop.load(Ordering::SeqCst) {
@@ -697,7 +683,7 @@ impl Service {
     pub fn preview(&self, env: Env, file_id: &str, page: u32, dpi: Option<u32>) -> Result<Vec<u8>, ServiceError> {
         let file = self
             .store
-            .read(|c| files::get(c, env.as_str(), file_id).map_err(db_error))?
+            .read(|c| files::get(c, env.as_str(), file_id))?
             .ok_or_else(|| not_found("file", "id", file_id))?;
         let fail = |why: String| ServiceError::invalid("page", why);
         match file.file_type.as_str() {

@@ -15,8 +15,8 @@ use packdesk_model::error::Problems;
 use packdesk_model::record::{AccountRefDescribed, RateEntry, RateRecord, RateRecordList};
 use packdesk_model::request::{ListQuery, RatesRequest};
 use packdesk_model::{ErrorCode, ServiceError};
+use packdesk_store::accounts;
 use packdesk_store::records::{self as records, Kind};
-use packdesk_store::{accounts, db_error};
 use serde_json::json;
 
 pub const RATE_STATUSES: &[&str] = packdesk_model::status::RateStatus::NAMES;
@@ -70,7 +70,7 @@ impl Service {
                 let stamp = crate::clock::iso_micros(now);
                 let record =
                     json!({"id": id, "status": "calculating", "rates": [], "created_at": stamp, "updated_at": stamp});
-                records::put(tx, Kind::Rate, &row(env, None, "calculating", &record, now)).map_err(db_error)?;
+                records::put(tx, Kind::Rate, &row(env, None, "calculating", &record, now))?;
                 Ok(record)
             });
         }
@@ -90,9 +90,7 @@ impl Service {
         let mut entries = Vec::new();
         let mut any_failed = false;
         for acct in &req.shipper_accounts {
-            let row = self
-                .store
-                .read(|c| accounts::get(c, env.as_str(), &acct.id).map_err(db_error))?;
+            let row = self.store.read(|c| accounts::get(c, env.as_str(), &acct.id))?;
             let Some(row) = row else {
                 any_failed = true;
                 entries.push(failed(&acct.id, "", "", "Shipper account not found.".into()));
@@ -151,7 +149,7 @@ impl Service {
             false => Reply::done(record),
         };
         self.store.write(|tx| {
-            records::put(tx, Kind::Rate, &row(env, None, "calculated", &reply.data, now)).map_err(db_error)?;
+            records::put(tx, Kind::Rate, &row(env, None, "calculated", &reply.data, now))?;
             match job {
                 Some(job) => self.complete_job_in(tx, job, json!(reply.meta()), reply.data.clone(), now),
                 None => Ok(()),

@@ -5,8 +5,8 @@ use crate::keys::Env;
 use crate::Service;
 use packdesk_model::request::ListQuery;
 use packdesk_model::{ErrorCode, ServiceError};
+use packdesk_store::paging;
 use packdesk_store::records::{self as table, Kind, RecordFilter, RecordRow};
-use packdesk_store::{db_error, paging};
 use serde_json::Value;
 
 pub(crate) fn row(env: Env, account: Option<&str>, status: &str, record: &Value, now: i64) -> RecordRow {
@@ -43,7 +43,7 @@ impl Service {
     ) -> Result<T, ServiceError> {
         let r = self
             .store
-            .read(|c| table::get(c, kind, env.as_str(), id).map_err(db_error))?
+            .read(|c| table::get(c, kind, env.as_str(), id))?
             .ok_or_else(|| ServiceError::at(ErrorCode::ItemNotFound, "id", format!("no record {id}")))?;
         typed(self.record_json(&r)?)
     }
@@ -66,7 +66,7 @@ impl Service {
         };
         let rows = self
             .store
-            .read(|c| table::list(c, kind, env.as_str(), &f, w.limit, w.after.as_ref()).map_err(db_error))?;
+            .read(|c| table::list(c, kind, env.as_str(), &f, w.limit, w.after.as_ref()))?;
         let page = paging::page(rows, w.limit, |r| paging::Cursor {
             created_at: r.created_at,
             id: r.id.clone(),

@@ -17,7 +17,7 @@ use packdesk_store::rusqlite::Connection;
 use packdesk_store::webhooks::{
     self as table, AttemptRow, DeliveryFilter, DeliveryRow, WebhookSetting as StoredSetting,
 };
-use packdesk_store::{db_error, paging, Store};
+use packdesk_store::{paging, Store};
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
@@ -47,9 +47,9 @@ pub struct DispatcherSignal {
     wake: tokio::sync::Notify,
 }
 
-/// The HTTP client and the small runtime it runs on (made on first use).
+/// The HTTP client of webhook attempts (made on first use). It runs on the caller's runtime: the
+/// workers' one in the app (see `workers`), a test's own in tests.
 pub(crate) struct Sender {
-    runtime: tokio::runtime::Runtime,
     client: reqwest::Client,
 }
 
@@ -171,14 +171,14 @@ struct Attempted {
 
 /// The webhook setting of `env`.
 fn setting_of(store: &Store, env: Env) -> Result<WebhookSetting, ServiceError> {
-    let s = store.read(|c| table::setting(c, env.as_str()).map_err(db_error))?;
+    let s = store.read(|c| table::setting(c, env.as_str()))?;
     Ok(setting_record(s.as_ref()))
 }
 
 /// Sets the URL and/or turns webhooks on or off for `env` (a new URL turns them on unless told).
 fn update_setting(store: &Store, env: Env, req: WebhookChange, now: i64) -> Result<WebhookSetting, ServiceError> {
     let saved = store.write(|tx| {
-        let old = table::setting(tx, env.as_str()).map_err(db_error)?;
+        let old = table::setting(tx, env.as_str())?;
         let url = req.url.clone().or_else(|| old.as_ref().map(|o| o.url.clone()));
         let enabled = req.enabled.or(old.as_ref().map(|o| o.enabled)).unwrap_or(true);
         let url = match url {
@@ -196,7 +196,7 @@ fn update_setting(store: &Store, env: Env, req: WebhookChange, now: i64) -> Resu
             enabled,
             updated_at: now,
         };
-        table::set_setting(tx, env.as_str(), &s).map_err(db_error)?;
+        table::set_setting(tx, env.as_str(), &s)?;
         Ok(s)
     })?;
     Ok(setting_record(Some(&saved)))
@@ -236,10 +236,7 @@ impl Service {
         data: Value,
         now: i64,
     ) -> Result<(), ServiceError> {
-        let Some(setting) = table::setting(tx, env.as_str())
-            .map_err(db_error)?
-            .filter(|s| s.enabled)
-        else {
+        let Some(setting) = table::setting(tx, env.as_str())?.filter(|s| s.enabled) else {
             return Ok(());
         };
         let body = json!({"event": event, "date_time": crate::clock::iso_micros(now), "meta": meta, "data": data});
@@ -259,8 +256,8 @@ impl Service {
                 created_at: now,
                 updated_at: now,
             },
-        )
-        .map_err(db_error)
+        )?;
+        Ok(())
     }
 
     pub(crate) fn wake_dispatcher(&self) {
@@ -273,12 +270,6 @@ impl Service {
         if let Some(s) = self.sender.get() {
             return Ok(s);
         }
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .thread_name("packdesk-webhook-io")
-            .enable_all()
-            .build()
-            .map_err(ServiceError::internal)?;
         let client = reqwest::Client::builder()
             .timeout(ATTEMPT_TIMEOUT)
             .user_agent(concat!("Packdesk/", env!("CARGO_PKG_VERSION"), " webhook"))
@@ -289,7 +280,7 @@ impl Service {
             .tcp_nodelay(true)
             .build()
             .map_err(ServiceError::internal)?;
-        let _ = self.sender.set(Sender { runtime, client });
+        let _ = self.sender.set(Sender { client });
         self.sender
             .get()
             .ok_or_else(|| ServiceError::internal("no webhook sender"))
@@ -299,9 +290,9 @@ impl Service {
     /// many it made. The dispatcher thread calls it in a loop; tests call it with a manual clock.
     /// Attempts run concurrently and each is recorded as soon as it finishes (those that finish
     /// together share a transaction), as in the dispatcher's loop.
-    pub fn deliver_due_webhooks(&self) -> usize {
+    pub async fn deliver_due_webhooks(&self) -> usize {
         let now = self.now_us();
-        let due = match self.store.read(|c| table::due(c, now, BATCH).map_err(db_error)) {
+        let due = match self.store.read(|c| table::due(c, now, BATCH)) {
             Ok(d) if !d.is_empty() => d,
             Ok(_) => return 0,
             Err(e) => {
@@ -318,7 +309,7 @@ impl Service {
         };
         let clock = self.clock.clone();
         let client = sender.client.clone();
-        sender.runtime.block_on(async move {
+        {
             let gate = std::sync::Arc::new(tokio::sync::Semaphore::new(CONCURRENCY));
             let mut set = tokio::task::JoinSet::new();
             for d in due {
@@ -338,11 +329,11 @@ impl Service {
                 // A short synchronous write on this (the dispatcher's) thread; the attempts still
                 // in flight go on on the runtime's own threads meanwhile.
                 if let Err(e) = self.record_attempts(finished) {
-                    tracing::warn!(error = %e, "webhook attempts could not be recorded (they will be made again)");
+                    tracing::warn!(error = %e.chain(), "webhook attempts could not be recorded (they will be made again)");
                 }
             }
             made
-        })
+        }
     }
 
     fn record_attempts(&self, results: Vec<Attempted>) -> Result<(), ServiceError> {
@@ -361,8 +352,7 @@ impl Service {
                         error: r.error.clone(),
                         duration_us: r.duration_us,
                     },
-                )
-                .map_err(db_error)?;
+                )?;
                 d.attempts += 1;
                 d.updated_at = now;
                 if r.status_code == Some(200) {
@@ -375,7 +365,7 @@ impl Service {
                     d.next_attempt_at = Some(now + retry_delay_secs(d.round_failures) * 1_000_000);
                     d.round_failures += 1;
                 }
-                table::update_delivery(tx, &d).map_err(db_error)?;
+                table::update_delivery(tx, &d)?;
             }
             Ok(())
         })
@@ -385,7 +375,7 @@ impl Service {
     /// finishes, while others are in flight (a slow receiver holds at most `PER_RECEIVER` of them,
     /// and nothing else waits for it). Sleeps until the next delivery falls due (at most a second),
     /// an attempt finishes or a new delivery is written.
-    pub(crate) fn dispatch_webhooks_until(&self, stop: &AtomicBool) {
+    pub(crate) fn dispatch_webhooks_until(&self, stop: &AtomicBool, io: &tokio::runtime::Handle) {
         let sender = loop {
             match self.sender() {
                 Ok(s) => break s,
@@ -399,7 +389,7 @@ impl Service {
             }
         };
         let client = sender.client.clone();
-        sender.runtime.block_on(async {
+        io.block_on(async {
             let gate = std::sync::Arc::new(tokio::sync::Semaphore::new(CONCURRENCY));
             let mut receivers: std::collections::HashMap<String, std::sync::Arc<tokio::sync::Semaphore>> =
                 Default::default();
@@ -433,7 +423,7 @@ impl Service {
                 let now = self.now_us();
                 let due = self
                     .store
-                    .read(|c| table::due(c, now, BATCH + in_flight.len()).map_err(db_error))
+                    .read(|c| table::due(c, now, BATCH + in_flight.len()))
                     .unwrap_or_default();
                 let fresh: Vec<DeliveryRow> = due.into_iter().filter(|d| !in_flight.contains(&d.id)).collect();
                 for d in fresh {
@@ -467,7 +457,7 @@ impl Service {
                 let next = match in_flight.is_empty() {
                     true => self
                         .store
-                        .read(|c| table::next_due_at(c).map_err(db_error))
+                        .read(table::next_due_at)
                         .ok()
                         .flatten(),
                     false => None,
@@ -504,12 +494,12 @@ impl Service {
             created_at_max: w.created_at_max.timestamp_micros(),
         };
         let (rows, last_attempts) = self.store.read(|c| {
-            let rows = table::list(c, env.as_str(), &f, w.limit, w.after.as_ref()).map_err(db_error)?;
+            let rows = table::list(c, env.as_str(), &f, w.limit, w.after.as_ref())?;
             let mut last = Vec::new();
             for r in rows.iter().take(w.limit) {
-                last.push(table::attempts(c, &r.id).map_err(db_error)?.pop());
+                last.push(table::attempts(c, &r.id)?.pop());
             }
-            Ok((rows, last))
+            Ok::<_, ServiceError>((rows, last))
         })?;
         let page = paging::page(rows, w.limit, |r| paging::Cursor {
             created_at: r.created_at,
@@ -530,11 +520,10 @@ impl Service {
     /// One delivery with every attempt and the body it sends.
     pub fn get_webhook_delivery(&self, env: Env, id: &str) -> Result<WebhookDelivery, ServiceError> {
         let (d, attempts) = self.store.read(|c| {
-            let d = table::get_delivery(c, env.as_str(), id)
-                .map_err(db_error)?
+            let d = table::get_delivery(c, env.as_str(), id)?
                 .ok_or_else(|| ServiceError::at(ErrorCode::ItemNotFound, "id", format!("no webhook delivery {id}")))?;
-            let a = table::attempts(c, id).map_err(db_error)?;
-            Ok((d, a))
+            let a = table::attempts(c, id)?;
+            Ok::<_, ServiceError>((d, a))
         })?;
         let mut delivery = delivery_record(&d, &attempts);
         delivery.body = Some(serde_json::from_str(&d.body).unwrap_or(Value::Null));
@@ -545,17 +534,17 @@ impl Service {
     pub fn resend_webhook_delivery(&self, env: Env, id: &str) -> Result<WebhookDelivery, ServiceError> {
         let now = self.now_us();
         self.store.write(|tx| {
-            let mut d = table::get_delivery(tx, env.as_str(), id)
-                .map_err(db_error)?
+            let mut d = table::get_delivery(tx, env.as_str(), id)?
                 .ok_or_else(|| ServiceError::at(ErrorCode::ItemNotFound, "id", format!("no webhook delivery {id}")))?;
-            if let Some(s) = table::setting(tx, env.as_str()).map_err(db_error)? {
+            if let Some(s) = table::setting(tx, env.as_str())? {
                 d.url = s.url;
             }
             d.status = "pending".into();
             d.round_failures = 0;
             d.next_attempt_at = Some(now);
             d.updated_at = now;
-            table::update_delivery(tx, &d).map_err(db_error)
+            table::update_delivery(tx, &d)?;
+            Ok::<_, ServiceError>(())
         })?;
         self.wake_dispatcher();
         self.get_webhook_delivery(env, id)
@@ -579,5 +568,5 @@ fn describe(e: &reqwest::Error) -> String {
     }
 }
 
-/// Whether `OnceLock` of the sender is set (for the Service struct's field type).
+/// The webhook sender, made on first use (the Service struct's field type).
 pub(crate) type SenderCell = OnceLock<Sender>;

@@ -101,8 +101,8 @@ fn bad_async_requests_are_refused_at_once_with_their_paths() {
     assert_eq!(s.run_queued_jobs(), 0, "no job was queued for a refused request");
 }
 
-#[test]
-fn the_five_events_reach_a_real_receiver_with_the_synchronous_answers() {
+#[tokio::test]
+async fn the_five_events_reach_a_real_receiver_with_the_synchronous_answers() {
     let (s, _clock, _dir) = manual_service();
     let rx = Receiver::ok();
     webhook_on(&s, &rx.url);
@@ -165,7 +165,7 @@ fn the_five_events_reach_a_real_receiver_with_the_synchronous_answers() {
     let r = s.calculate_rates(Env::Sandbox, rates.to_request().unwrap()).unwrap();
     assert_eq!((r.outcome, r.status.as_str()), (Outcome::Accepted, "calculating"));
     s.run_queued_jobs();
-    while s.deliver_due_webhooks() > 0 {}
+    while s.deliver_due_webhooks().await > 0 {}
     let bodies = rx.bodies();
     let events: Vec<&str> = bodies.iter().map(|b| b["event"].as_str().unwrap()).collect();
     assert_eq!(
@@ -253,22 +253,27 @@ fn the_five_events_reach_a_real_receiver_with_the_synchronous_answers() {
         .all(|d| d["attempt_count"] == 1 && d["attempts"][0]["status_code"] == 200));
 }
 
-#[test]
-fn a_receiver_that_always_fails_gets_fifteen_posts_on_the_contract_schedule() {
+#[tokio::test]
+async fn a_receiver_that_always_fails_gets_fifteen_posts_on_the_contract_schedule() {
     let (s, clock, _dir) = manual_service();
     let rx = Receiver::start(|_| 500);
     webhook_on(&s, &rx.url);
     let (_, body) = yodel(&s);
     wire(s.create_label(Env::Sandbox, with_async(body)).unwrap());
     s.run_queued_jobs();
-    assert_eq!(s.deliver_due_webhooks(), 1, "attempt 0 goes out at completion");
+    assert_eq!(s.deliver_due_webhooks().await, 1, "attempt 0 goes out at completion");
     for k in 0..14u32 {
         let delay = 30i64 << k;
         clock.advance(chrono::Duration::seconds(delay - 1));
-        assert_eq!(s.deliver_due_webhooks(), 0, "retry {} is not due 1 s early", k + 1);
+        assert_eq!(
+            s.deliver_due_webhooks().await,
+            0,
+            "retry {} is not due 1 s early",
+            k + 1
+        );
         clock.advance(chrono::Duration::seconds(1));
         assert_eq!(
-            s.deliver_due_webhooks(),
+            s.deliver_due_webhooks().await,
             1,
             "retry {} is due {delay} s after attempt {k} failed",
             k + 1
@@ -276,7 +281,7 @@ fn a_receiver_that_always_fails_gets_fifteen_posts_on_the_contract_schedule() {
         assert_eq!(rx.posts(), k as usize + 2);
     }
     clock.advance(chrono::Duration::days(30));
-    assert_eq!(s.deliver_due_webhooks(), 0, "attempt 14 was the last");
+    assert_eq!(s.deliver_due_webhooks().await, 0, "attempt 14 was the last");
     assert_eq!(rx.posts(), 15);
     let failed = deliveries(&s, "failed");
     assert_eq!(failed.len(), 1);
@@ -305,18 +310,18 @@ fn a_receiver_that_always_fails_gets_fifteen_posts_on_the_contract_schedule() {
     assert_eq!(d["body"]["event"], "create_a_label");
 }
 
-#[test]
-fn a_receiver_that_recovers_at_attempt_6_gets_nothing_after_its_200() {
+#[tokio::test]
+async fn a_receiver_that_recovers_at_attempt_6_gets_nothing_after_its_200() {
     let (s, clock, _dir) = manual_service();
     let rx = Receiver::start(|n| if n < 6 { 503 } else { 200 });
     webhook_on(&s, &rx.url);
     let (_, body) = yodel(&s);
     wire(s.create_label(Env::Sandbox, with_async(body)).unwrap());
     s.run_queued_jobs();
-    s.deliver_due_webhooks();
+    s.deliver_due_webhooks().await;
     for k in 0..20 {
         clock.advance(chrono::Duration::seconds(30 << k.min(13)));
-        s.deliver_due_webhooks();
+        s.deliver_due_webhooks().await;
     }
     assert_eq!(rx.posts(), 7, "attempts 0..5 failed, attempt 6 delivered");
     let d = &deliveries(&s, "delivered")[0];
@@ -331,8 +336,8 @@ fn a_receiver_that_recovers_at_attempt_6_gets_nothing_after_its_200() {
     assert!((at(6) - at(5) - 960).abs() <= 1);
 }
 
-#[test]
-fn an_unreachable_receiver_is_recorded_and_a_delivery_can_be_resent_to_the_new_url() {
+#[tokio::test]
+async fn an_unreachable_receiver_is_recorded_and_a_delivery_can_be_resent_to_the_new_url() {
     let (s, clock, _dir) = manual_service();
     // A privileged port nobody listens on: never handed out as a free port, so no receiver of a
     // test running beside this one can be there (a closed ephemeral port could be).
@@ -341,7 +346,7 @@ fn an_unreachable_receiver_is_recorded_and_a_delivery_can_be_resent_to_the_new_u
     let (_, body) = yodel(&s);
     wire(s.create_label(Env::Sandbox, with_async(body)).unwrap());
     s.run_queued_jobs();
-    s.deliver_due_webhooks();
+    s.deliver_due_webhooks().await;
     let d = &deliveries(&s, "pending")[0];
     assert_eq!(d["attempts"][0]["status_code"], Value::Null);
     assert!(
@@ -360,7 +365,7 @@ fn an_unreachable_receiver_is_recorded_and_a_delivery_can_be_resent_to_the_new_u
         (again["status"].as_str(), again["url"].as_str()),
         (Some("pending"), Some(rx.url.as_str()))
     );
-    assert_eq!(s.deliver_due_webhooks(), 1);
+    assert_eq!(s.deliver_due_webhooks().await, 1);
     assert_eq!(rx.posts(), 1);
     let done = wire(s.get_webhook_delivery(Env::Sandbox, id).unwrap());
     assert_eq!(
@@ -368,7 +373,7 @@ fn an_unreachable_receiver_is_recorded_and_a_delivery_can_be_resent_to_the_new_u
         (Some("delivered"), Some(2))
     );
     clock.advance(chrono::Duration::days(1));
-    assert_eq!(s.deliver_due_webhooks(), 0);
+    assert_eq!(s.deliver_due_webhooks().await, 0);
 }
 
 #[test]
@@ -416,8 +421,8 @@ fn webhook_settings_take_http_and_https_only_and_off_means_no_delivery() {
     assert!(deliveries(&s, "").is_empty());
 }
 
-#[test]
-fn a_job_that_cannot_finish_fails_its_label_frees_its_order_number_and_says_why() {
+#[tokio::test]
+async fn a_job_that_cannot_finish_fails_its_label_frees_its_order_number_and_says_why() {
     let (s, _clock, _dir) = manual_service();
     let rx = Receiver::ok();
     s.set_webhook(Env::Live, json!({"url": rx.url}).to_request().unwrap())
@@ -451,7 +456,7 @@ fn a_job_that_cannot_finish_fails_its_label_frees_its_order_number_and_says_why(
         [status(&ids[0]), status(&ids[1]), status(&ids[2])],
         ["created", "created", "failed"]
     );
-    while s.deliver_due_webhooks() > 0 {}
+    while s.deliver_due_webhooks().await > 0 {}
     let failed = rx
         .bodies()
         .into_iter()
@@ -477,8 +482,8 @@ fn a_job_that_cannot_finish_fails_its_label_frees_its_order_number_and_says_why(
     );
 }
 
-#[test]
-fn jobs_left_by_a_crash_run_once_after_a_restart() {
+#[tokio::test]
+async fn jobs_left_by_a_crash_run_once_after_a_restart() {
     let dir = tempfile::tempdir().unwrap();
     let clock = Arc::new(packdesk_service::clock::SystemClock);
     let rx = Receiver::ok();
@@ -499,9 +504,9 @@ fn jobs_left_by_a_crash_run_once_after_a_restart() {
             .collect()
     };
     let s = Service::open(dir.path(), "http://127.0.0.1:9", clock).unwrap().service;
-    assert_eq!(s.jobs.waiting(), 5, "the restart queues what was left");
+    assert_eq!(s.waiting_jobs(), 5, "the restart queues what was left");
     assert_eq!(s.run_queued_jobs(), 5);
-    while s.deliver_due_webhooks() > 0 {}
+    while s.deliver_due_webhooks().await > 0 {}
     let mut numbers: Vec<Value> = ids
         .iter()
         .map(|id| wire(s.get_label(Env::Sandbox, id).unwrap())["tracking_numbers"][0].clone())
@@ -537,7 +542,7 @@ fn the_worker_pool_keeps_each_accounts_order_of_acceptance() {
                 .to_string(),
         ));
     }
-    let bg = s.start_background(4);
+    let bg = packdesk_service::workers::Workers::started(&s, 4).unwrap();
     let wait_until = std::time::Instant::now() + std::time::Duration::from_secs(120);
     while accepted
         .iter()

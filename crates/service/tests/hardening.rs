@@ -101,8 +101,8 @@ fn a_database_of_a_newer_packdesk_is_not_opened() {
     assert_eq!(v, 999, "left as it was");
 }
 
-#[test]
-fn a_webhook_answered_with_a_redirect_is_a_failed_attempt_not_a_delivery() {
+#[tokio::test]
+async fn a_webhook_answered_with_a_redirect_is_a_failed_attempt_not_a_delivery() {
     let (s, _clock, _dir) = manual_service();
     // The receiver redirects the first POST; a client that followed it would be answered 200.
     let rx = Receiver::start(|n| if n == 0 { 302 } else { 200 });
@@ -117,7 +117,7 @@ fn a_webhook_answered_with_a_redirect_is_a_failed_attempt_not_a_delivery() {
     body["async"] = json!(true);
     wire(s.create_label(Env::Sandbox, body.to_request().unwrap()).unwrap());
     s.run_queued_jobs();
-    assert_eq!(s.deliver_due_webhooks(), 1);
+    assert_eq!(s.deliver_due_webhooks().await, 1);
     assert_eq!(rx.posts(), 1, "the redirect was not followed");
     let q: packdesk_model::request::ListQuery =
         serde_json::from_value(json!({"created_at_min": "2000-01-01"})).unwrap();
@@ -292,7 +292,7 @@ fn a_slow_receiver_does_not_hold_the_deliveries_to_another() {
     s.set_webhook(Env::Sandbox, json!({"url": slow.url}).to_request().unwrap())
         .unwrap();
     async_labels(12);
-    let background = s.start_background(2);
+    let background = packdesk_service::workers::Workers::started(&s, 2).unwrap();
     assert!(slow.wait_for(8, 5), "the slow receiver got its first attempts");
     // ...when deliveries to another receiver fall due: they go out at once.
     s.set_webhook(Env::Sandbox, json!({"url": fast.url}).to_request().unwrap())

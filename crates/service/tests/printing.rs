@@ -361,7 +361,7 @@ fn a_printer_that_hangs_does_not_hold_the_jobs_of_another_printer() {
     )
     .unwrap();
     let label = zpl_label(&s, 1);
-    let background = s.start_background(1);
+    let background = packdesk_service::workers::Workers::started(&s, 1).unwrap();
     let bytes = got
         .recv_timeout(std::time::Duration::from_secs(4))
         .expect("the working printer printed while the other hangs");

@@ -41,7 +41,7 @@ fn from_row(r: &Row) -> rusqlite::Result<AccountRow> {
     })
 }
 
-pub fn insert(conn: &Connection, a: &AccountRow) -> rusqlite::Result<()> {
+pub fn insert(conn: &Connection, a: &AccountRow) -> crate::Result<()> {
     conn.prepare_cached(&format!(
         "INSERT INTO shipper_accounts ({COLS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"
     ))?
@@ -62,7 +62,7 @@ pub fn insert(conn: &Connection, a: &AccountRow) -> rusqlite::Result<()> {
 }
 
 /// Writes every mutable column of `a` back.
-pub fn update(conn: &Connection, a: &AccountRow) -> rusqlite::Result<()> {
+pub fn update(conn: &Connection, a: &AccountRow) -> crate::Result<()> {
     conn.prepare_cached(
         "UPDATE shipper_accounts SET status = ?2, description = ?3, timezone = ?4, address = ?5, settings = ?6,
          credentials = ?7, updated_at = ?8 WHERE id = ?1",
@@ -81,12 +81,13 @@ pub fn update(conn: &Connection, a: &AccountRow) -> rusqlite::Result<()> {
 }
 
 /// The account `id` of environment `env`, unless deleted.
-pub fn get(conn: &Connection, env: &str, id: &str) -> rusqlite::Result<Option<AccountRow>> {
-    conn.prepare_cached(&format!(
-        "SELECT {COLS} FROM shipper_accounts WHERE id = ?1 AND env = ?2 AND status <> 'deleted'"
-    ))?
-    .query_row(params![id, env], from_row)
-    .optional()
+pub fn get(conn: &Connection, env: &str, id: &str) -> crate::Result<Option<AccountRow>> {
+    Ok(conn
+        .prepare_cached(&format!(
+            "SELECT {COLS} FROM shipper_accounts WHERE id = ?1 AND env = ?2 AND status <> 'deleted'"
+        ))?
+        .query_row(params![id, env], from_row)
+        .optional()?)
 }
 
 /// Newest first, `limit + 1` rows so the caller knows whether there is a next page.
@@ -96,7 +97,7 @@ pub fn list(
     slug: Option<&str>,
     limit: usize,
     after: Option<&Cursor>,
-) -> rusqlite::Result<Vec<AccountRow>> {
+) -> crate::Result<Vec<AccountRow>> {
     let (t, id) = after.map(|c| (c.created_at, c.id.as_str())).unwrap_or((i64::MAX, ""));
     let mut st = conn.prepare_cached(&format!(
         "SELECT {COLS} FROM shipper_accounts WHERE env = ?1 AND status <> 'deleted' AND (?2 IS NULL OR slug = ?2)
@@ -104,13 +105,13 @@ pub fn list(
     ))?;
     // With no cursor, (i64::MAX, "") is above every real row.
     let rows = st.query_map(params![env, slug, t, id, (limit + 1) as i64], from_row)?;
-    rows.collect()
+    rows.collect::<rusqlite::Result<_>>().map_err(Into::into)
 }
 
 /// Every account of the environment that ever was (deleted ones too) with its carrier: their
 /// labels stay in the history and in the day's counts.
-pub fn slugs(conn: &Connection, env: &str) -> rusqlite::Result<Vec<(String, String)>> {
+pub fn slugs(conn: &Connection, env: &str) -> crate::Result<Vec<(String, String)>> {
     let mut st = conn.prepare_cached("SELECT id, slug FROM shipper_accounts WHERE env = ?1")?;
     let rows = st.query_map([env], |r| Ok((r.get(0)?, r.get(1)?)))?;
-    rows.collect()
+    rows.collect::<rusqlite::Result<_>>().map_err(Into::into)
 }

@@ -29,7 +29,7 @@ fn from_row(r: &rusqlite::Row) -> rusqlite::Result<FileRow> {
     })
 }
 
-pub fn insert(conn: &Connection, f: &FileRow) -> rusqlite::Result<()> {
+pub fn insert(conn: &Connection, f: &FileRow) -> crate::Result<()> {
     conn.prepare_cached(
         "INSERT INTO files (id, env, owner_id, kind, file_type, paper_size, bytes, created_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
@@ -47,21 +47,22 @@ pub fn insert(conn: &Connection, f: &FileRow) -> rusqlite::Result<()> {
     Ok(())
 }
 
-pub fn get(conn: &Connection, env: &str, id: &str) -> rusqlite::Result<Option<FileRow>> {
-    conn.prepare_cached(
+pub fn get(conn: &Connection, env: &str, id: &str) -> crate::Result<Option<FileRow>> {
+    Ok(conn.prepare_cached(
         "SELECT id, env, owner_id, kind, file_type, paper_size, bytes, created_at FROM files WHERE id = ?1 AND env = ?2",
     )?
     .query_row(params![id, env], from_row)
-    .optional()
+    .optional()?)
 }
 
 /// A file by its id alone, whatever its environment (a signed file link names one file).
-pub fn get_by_id(conn: &Connection, id: &str) -> rusqlite::Result<Option<FileRow>> {
-    conn.prepare_cached(
-        "SELECT id, env, owner_id, kind, file_type, paper_size, bytes, created_at FROM files WHERE id = ?1",
-    )?
-    .query_row(params![id], from_row)
-    .optional()
+pub fn get_by_id(conn: &Connection, id: &str) -> crate::Result<Option<FileRow>> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT id, env, owner_id, kind, file_type, paper_size, bytes, created_at FROM files WHERE id = ?1",
+        )?
+        .query_row(params![id], from_row)
+        .optional()?)
 }
 
 /// The file of `kind` that belongs to `owner_id` (a label's label document, say).
@@ -72,20 +73,22 @@ pub fn of_owner_as(
     owner_id: &str,
     kind: &str,
     file_type: &str,
-) -> rusqlite::Result<Option<FileRow>> {
-    conn.prepare_cached(
-        "SELECT id, env, owner_id, kind, file_type, paper_size, bytes, created_at FROM files
+) -> crate::Result<Option<FileRow>> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT id, env, owner_id, kind, file_type, paper_size, bytes, created_at FROM files
          WHERE owner_id = ?1 AND env = ?2 AND kind = ?3 AND file_type = ?4 ORDER BY created_at LIMIT 1",
-    )?
-    .query_row(params![owner_id, env, kind, file_type], from_row)
-    .optional()
+        )?
+        .query_row(params![owner_id, env, kind, file_type], from_row)
+        .optional()?)
 }
 
-pub fn of_owner(conn: &Connection, env: &str, owner_id: &str, kind: &str) -> rusqlite::Result<Option<FileRow>> {
-    conn.prepare_cached(
-        "SELECT id, env, owner_id, kind, file_type, paper_size, bytes, created_at FROM files
+pub fn of_owner(conn: &Connection, env: &str, owner_id: &str, kind: &str) -> crate::Result<Option<FileRow>> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT id, env, owner_id, kind, file_type, paper_size, bytes, created_at FROM files
          WHERE owner_id = ?1 AND env = ?2 AND kind = ?3 ORDER BY created_at LIMIT 1",
-    )?
-    .query_row(params![owner_id, env, kind], from_row)
-    .optional()
+        )?
+        .query_row(params![owner_id, env, kind], from_row)
+        .optional()?)
 }

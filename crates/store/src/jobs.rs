@@ -47,7 +47,7 @@ pub fn insert(
     lane: &str,
     request: &str,
     accepted_at: i64,
-) -> rusqlite::Result<i64> {
+) -> crate::Result<i64> {
     conn.prepare_cached(
         "INSERT INTO jobs (id, env, kind, lane, request, state, accepted_at) VALUES (?1, ?2, ?3, ?4, ?5, 'queued', ?6)",
     )?
@@ -55,14 +55,15 @@ pub fn insert(
     Ok(conn.last_insert_rowid())
 }
 
-pub fn get(conn: &Connection, id: &str) -> rusqlite::Result<Option<JobRow>> {
-    conn.prepare_cached(&format!("SELECT {COLS} FROM jobs WHERE id = ?1"))?
+pub fn get(conn: &Connection, id: &str) -> crate::Result<Option<JobRow>> {
+    Ok(conn
+        .prepare_cached(&format!("SELECT {COLS} FROM jobs WHERE id = ?1"))?
         .query_row([id], from_row)
-        .optional()
+        .optional()?)
 }
 
 /// Marks a queued job done. False when it was done already (the caller must then not commit).
-pub fn finish(conn: &Connection, id: &str, finished_at: i64) -> rusqlite::Result<bool> {
+pub fn finish(conn: &Connection, id: &str, finished_at: i64) -> crate::Result<bool> {
     let n = conn
         .prepare_cached("UPDATE jobs SET state = 'done', finished_at = ?2 WHERE id = ?1 AND state = 'queued'")?
         .execute(params![id, finished_at])?;
@@ -70,17 +71,17 @@ pub fn finish(conn: &Connection, id: &str, finished_at: i64) -> rusqlite::Result
 }
 
 /// (seq, id, lane) of every queued job, in order of acceptance: what a restart runs again.
-pub fn queued(conn: &Connection) -> rusqlite::Result<Vec<(i64, String, String)>> {
+pub fn queued(conn: &Connection) -> crate::Result<Vec<(i64, String, String)>> {
     let mut st = conn.prepare_cached("SELECT seq, id, lane FROM jobs WHERE state = 'queued' ORDER BY seq")?;
     let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
-    rows.collect()
+    rows.collect::<rusqlite::Result<_>>().map_err(Into::into)
 }
 
 /// Counts of jobs by state: (queued, done).
-pub fn counts(conn: &Connection) -> rusqlite::Result<(i64, i64)> {
-    conn.query_row(
+pub fn counts(conn: &Connection) -> crate::Result<(i64, i64)> {
+    Ok(conn.query_row(
         "SELECT COALESCE(SUM(state = 'queued'), 0), COALESCE(SUM(state = 'done'), 0) FROM jobs",
         [],
         |r| Ok((r.get(0)?, r.get(1)?)),
-    )
+    )?)
 }

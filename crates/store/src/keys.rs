@@ -10,7 +10,7 @@ pub struct KeyRow {
     pub created_at: i64,
 }
 
-pub fn all(conn: &Connection) -> rusqlite::Result<Vec<KeyRow>> {
+pub fn all(conn: &Connection) -> crate::Result<Vec<KeyRow>> {
     let mut st = conn.prepare_cached("SELECT env, key_hash, key_sealed, created_at FROM api_keys ORDER BY env")?;
     let rows = st.query_map([], |r| {
         Ok(KeyRow {
@@ -20,11 +20,11 @@ pub fn all(conn: &Connection) -> rusqlite::Result<Vec<KeyRow>> {
             created_at: r.get(3)?,
         })
     })?;
-    rows.collect()
+    rows.collect::<rusqlite::Result<_>>().map_err(Into::into)
 }
 
 /// Inserts or replaces (rotation) the key of one environment.
-pub fn put(conn: &Connection, k: &KeyRow) -> rusqlite::Result<()> {
+pub fn put(conn: &Connection, k: &KeyRow) -> crate::Result<()> {
     conn.execute(
         "INSERT INTO api_keys (env, key_hash, key_sealed, created_at) VALUES (?1, ?2, ?3, ?4)
          ON CONFLICT (env) DO UPDATE SET key_hash = excluded.key_hash, key_sealed = excluded.key_sealed,
@@ -32,4 +32,13 @@ pub fn put(conn: &Connection, k: &KeyRow) -> rusqlite::Result<()> {
         params![k.env, k.key_hash, k.key_sealed, k.created_at],
     )?;
     Ok(())
+}
+
+/// Whether the database holds anything sealed by the vault (API keys, carrier credentials).
+pub fn any_sealed(conn: &Connection) -> crate::Result<bool> {
+    Ok(conn.query_row(
+        "SELECT EXISTS (SELECT 1 FROM api_keys) OR EXISTS (SELECT 1 FROM shipper_accounts)",
+        [],
+        |r| r.get(0),
+    )?)
 }

@@ -45,7 +45,7 @@ fn from_row(r: &Row) -> rusqlite::Result<LabelRow> {
 pub enum InsertError {
     /// Another live label of the account has this order_number.
     DuplicateOrderNumber,
-    Db(rusqlite::Error),
+    Db(crate::StoreError),
 }
 
 pub fn insert(conn: &Connection, l: &LabelRow) -> Result<(), InsertError> {
@@ -73,21 +73,22 @@ pub fn insert(conn: &Connection, l: &LabelRow) -> Result<(), InsertError> {
         Err(e) if e.to_string().contains("labels.shipper_account_id, labels.order_number") => {
             Err(InsertError::DuplicateOrderNumber)
         }
-        Err(e) => Err(InsertError::Db(e)),
+        Err(e) => Err(InsertError::Db(e.into())),
     }
 }
 
-pub fn order_number_taken(conn: &Connection, account_id: &str, order_number: &str) -> rusqlite::Result<bool> {
-    conn.prepare_cached(
+pub fn order_number_taken(conn: &Connection, account_id: &str, order_number: &str) -> crate::Result<bool> {
+    Ok(conn.prepare_cached(
         "SELECT 1 FROM labels WHERE shipper_account_id = ?1 AND order_number = ?2 AND status NOT IN ('cancelled', 'failed')",
     )?
-    .exists(params![account_id, order_number])
+    .exists(params![account_id, order_number])?)
 }
 
-pub fn get(conn: &Connection, env: &str, id: &str) -> rusqlite::Result<Option<LabelRow>> {
-    conn.prepare_cached(&format!("SELECT {COLS} FROM labels WHERE id = ?1 AND env = ?2"))?
+pub fn get(conn: &Connection, env: &str, id: &str) -> crate::Result<Option<LabelRow>> {
+    Ok(conn
+        .prepare_cached(&format!("SELECT {COLS} FROM labels WHERE id = ?1 AND env = ?2"))?
         .query_row(params![id, env], from_row)
-        .optional()
+        .optional()?)
 }
 
 /// Filters of `GET /labels`.
@@ -108,7 +109,7 @@ pub fn list(
     f: &LabelFilter,
     limit: usize,
     after: Option<&Cursor>,
-) -> rusqlite::Result<Vec<LabelRow>> {
+) -> crate::Result<Vec<LabelRow>> {
     // A search of 3+ characters starts from the word index's hits (CROSS JOIN keeps that order
     // of loops: otherwise SQLite walks the whole page index probing each row); the LIKE below
     // then keeps the rows that hold the whole text.
@@ -173,27 +174,27 @@ pub fn list(
     args.push(((limit + 1) as i64).into());
     let mut st = conn.prepare_cached(&sql)?;
     let rows = st.query_map(params_from_iter(args), from_row)?;
-    rows.collect()
+    rows.collect::<rusqlite::Result<_>>().map_err(Into::into)
 }
 
-pub fn set_status(conn: &Connection, id: &str, status: &str, updated_at: i64) -> rusqlite::Result<()> {
+pub fn set_status(conn: &Connection, id: &str, status: &str, updated_at: i64) -> crate::Result<()> {
     conn.prepare_cached("UPDATE labels SET status = ?2, updated_at = ?3 WHERE id = ?1")?
         .execute(params![id, status, updated_at])?;
     Ok(())
 }
 
 /// Labels of an account that a close-out takes: created, in no manifest, oldest first.
-pub fn manifestable(conn: &Connection, account_id: &str) -> rusqlite::Result<Vec<LabelRow>> {
+pub fn manifestable(conn: &Connection, account_id: &str) -> crate::Result<Vec<LabelRow>> {
     let mut st = conn.prepare_cached(&format!(
         "SELECT {COLS} FROM labels WHERE shipper_account_id = ?1 AND status = 'created' AND manifest_id IS NULL
          ORDER BY created_at, id"
     ))?;
     let rows = st.query_map([account_id], from_row)?;
-    rows.collect()
+    rows.collect::<rusqlite::Result<_>>().map_err(Into::into)
 }
 
 /// Moves labels into a manifest.
-pub fn set_manifested(conn: &Connection, ids: &[String], manifest_id: &str, updated_at: i64) -> rusqlite::Result<()> {
+pub fn set_manifested(conn: &Connection, ids: &[String], manifest_id: &str, updated_at: i64) -> crate::Result<()> {
     let mut st = conn
         .prepare_cached("UPDATE labels SET status = 'manifested', manifest_id = ?2, updated_at = ?3 WHERE id = ?1")?;
     for id in ids {
@@ -210,7 +211,7 @@ pub fn complete(
     record: &str,
     search_text: &str,
     updated_at: i64,
-) -> rusqlite::Result<()> {
+) -> crate::Result<()> {
     // A label the word index has caught up with gets its new words now; a later one is indexed
     // with its final text when the index next catches up.
     let old: Option<(i64, String)> = conn
@@ -232,7 +233,7 @@ pub fn complete(
 }
 
 /// Puts labels into a manifest being made (async close-out): no cancel or other close-out takes them.
-pub fn set_manifesting(conn: &Connection, ids: &[String], manifest_id: &str, updated_at: i64) -> rusqlite::Result<()> {
+pub fn set_manifesting(conn: &Connection, ids: &[String], manifest_id: &str, updated_at: i64) -> crate::Result<()> {
     let mut st = conn
         .prepare_cached("UPDATE labels SET status = 'manifesting', manifest_id = ?2, updated_at = ?3 WHERE id = ?1")?;
     for id in ids {
@@ -242,16 +243,16 @@ pub fn set_manifesting(conn: &Connection, ids: &[String], manifest_id: &str, upd
 }
 
 /// The labels of a manifest, oldest first.
-pub fn of_manifest(conn: &Connection, manifest_id: &str) -> rusqlite::Result<Vec<LabelRow>> {
+pub fn of_manifest(conn: &Connection, manifest_id: &str) -> crate::Result<Vec<LabelRow>> {
     let mut st = conn.prepare_cached(&format!(
         "SELECT {COLS} FROM labels WHERE manifest_id = ?1 ORDER BY created_at, id"
     ))?;
     let rows = st.query_map([manifest_id], from_row)?;
-    rows.collect()
+    rows.collect::<rusqlite::Result<_>>().map_err(Into::into)
 }
 
 /// Takes labels back out of a manifest that failed.
-pub fn release_manifest(conn: &Connection, manifest_id: &str, updated_at: i64) -> rusqlite::Result<()> {
+pub fn release_manifest(conn: &Connection, manifest_id: &str, updated_at: i64) -> crate::Result<()> {
     conn.prepare_cached("UPDATE labels SET status = 'created', manifest_id = NULL, updated_at = ?2 WHERE manifest_id = ?1 AND status = 'manifesting'")?
         .execute(params![manifest_id, updated_at])?;
     Ok(())
@@ -289,7 +290,7 @@ fn words_indexed_up_to(conn: &Connection) -> rusqlite::Result<i64> {
 /// Moves the word index on: the words of up to `max` labels stored since it last caught up, so
 /// making a label writes no index pages and label creation keeps its speed. Answers how many
 /// labels it indexed (0: up to date).
-pub fn catch_up_words(conn: &Connection, max: usize) -> rusqlite::Result<usize> {
+pub fn catch_up_words(conn: &Connection, max: usize) -> crate::Result<usize> {
     let from = words_indexed_up_to(conn)?;
     let mut st =
         conn.prepare_cached("SELECT rowid, id, search_text FROM labels WHERE rowid > ?1 ORDER BY rowid LIMIT ?2")?;
@@ -309,32 +310,32 @@ pub fn catch_up_words(conn: &Connection, max: usize) -> rusqlite::Result<usize> 
 }
 
 /// How many labels of an account wait for a close-out, and when the oldest was made.
-pub fn waiting_for_manifest(conn: &Connection, account_id: &str) -> rusqlite::Result<(i64, Option<i64>)> {
-    conn.prepare_cached(
+pub fn waiting_for_manifest(conn: &Connection, account_id: &str) -> crate::Result<(i64, Option<i64>)> {
+    Ok(conn.prepare_cached(
         "SELECT COUNT(*), MIN(created_at) FROM labels WHERE shipper_account_id = ?1 AND status = 'created' AND manifest_id IS NULL",
     )?
-    .query_row([account_id], |r| Ok((r.get(0)?, r.get(1)?)))
+    .query_row([account_id], |r| Ok((r.get(0)?, r.get(1)?)))?)
 }
 
 /// Labels made since `since` (microseconds) by account and status: (account id, status, count).
-pub fn counts_since(conn: &Connection, env: &str, since: i64) -> rusqlite::Result<Vec<(String, String, i64)>> {
+pub fn counts_since(conn: &Connection, env: &str, since: i64) -> crate::Result<Vec<(String, String, i64)>> {
     let mut st = conn.prepare_cached(
         "SELECT shipper_account_id, status, COUNT(*) FROM labels WHERE env = ?1 AND created_at >= ?2 GROUP BY 1, 2",
     )?;
     let rows = st.query_map(params![env, since], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
-    rows.collect()
+    rows.collect::<rusqlite::Result<_>>().map_err(Into::into)
 }
 
 /// Labels made per day since `since` (microseconds, on a quarter hour), days cut at `offset_us`
 /// (a whole number of quarter hours) from UTC midnight, the desk's time zone: (day number since
 /// 1970-01-01, count). Reads the quarter-hour counts, not the labels.
-pub fn per_day(conn: &Connection, env: &str, since: i64, offset_us: i64) -> rusqlite::Result<Vec<(i64, i64)>> {
+pub fn per_day(conn: &Connection, env: &str, since: i64, offset_us: i64) -> crate::Result<Vec<(i64, i64)>> {
     let mut st = conn.prepare_cached(
         "SELECT (quarter * 900000000 + ?3) / 86400000000 AS day, SUM(labels) FROM label_quarters
          WHERE env = ?1 AND quarter >= ?2 / 900000000 GROUP BY day ORDER BY day",
     )?;
     let rows = st.query_map(params![env, since, offset_us], |r| Ok((r.get(0)?, r.get(1)?)))?;
-    rows.collect()
+    rows.collect::<rusqlite::Result<_>>().map_err(Into::into)
 }
 
 #[cfg(test)]
@@ -388,9 +389,7 @@ mod tests {
                 Ok(())
             })
             .unwrap();
-        store
-            .write(|tx| catch_up_words(tx, usize::MAX).map_err(crate::db_error))
-            .unwrap();
+        store.write(|tx| catch_up_words(tx, usize::MAX)).unwrap();
         store
             .read(|c| {
                 assert_eq!(found(c, "222333"), vec!["label-1"], "the end of a tracking number");
@@ -405,24 +404,27 @@ mod tests {
                 assert_eq!(found(c, "\"Quoted\""), vec!["label-2"], "quotes are text, not syntax");
                 assert_eq!(found(c, "M1"), vec!["label-1"], "two characters: still found");
                 assert!(found(c, "ORD-9").is_empty());
-                Ok(())
+                Ok::<_, crate::StoreError>(())
             })
             .unwrap();
         // An async label gets its tracking numbers when it completes: search follows, whether the
         // index had caught up with it (label-3) or not (label-5).
         store
-            .write(|tx| complete(tx, "label-3", "created", "{}", "JD999 ORD-7", 4).map_err(crate::db_error))
+            .write(|tx| complete(tx, "label-3", "created", "{}", "JD999 ORD-7", 4))
             .unwrap();
         store
             .write(|tx| {
                 conn_insert(tx, &row(5, ""));
-                complete(tx, "label-5", "created", "{}", "JD555 ORD-8", 6).map_err(crate::db_error)?;
-                assert_eq!(catch_up_words(tx, usize::MAX).map_err(crate::db_error)?, 1);
-                Ok::<_, packdesk_model::ServiceError>(())
+                complete(tx, "label-5", "created", "{}", "JD555 ORD-8", 6)?;
+                assert_eq!(catch_up_words(tx, usize::MAX)?, 1);
+                Ok::<_, crate::StoreError>(())
             })
             .unwrap();
-        assert_eq!(store.read(|c| Ok(found(c, "ORD-8"))).unwrap(), vec!["label-5"]);
-        let after = store.read(|c| Ok(found(c, "ORD-7"))).unwrap();
+        assert_eq!(
+            store.read(|c| Ok::<_, crate::StoreError>(found(c, "ORD-8"))).unwrap(),
+            vec!["label-5"]
+        );
+        let after = store.read(|c| Ok::<_, crate::StoreError>(found(c, "ORD-7"))).unwrap();
         assert_eq!(after, vec!["label-3"]);
     }
 

@@ -68,20 +68,60 @@ impl Drop for Checkpointer {
     }
 }
 
-/// Turns a database error into the core error: "busy" is worth a retry, anything else is a fault.
-pub fn db_error(e: rusqlite::Error) -> ServiceError {
-    match e.sqlite_error_code() {
-        Some(rusqlite::ErrorCode::DatabaseBusy) | Some(rusqlite::ErrorCode::DatabaseLocked) => {
-            ServiceError::at(ErrorCode::InternalRetry, "", "the database is busy")
+/// A failure of the database, with SQLite's own error as its cause.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// Another connection holds a lock longer than the busy timeout: worth a retry.
+    #[error("the database is busy")]
+    Busy(#[source] rusqlite::Error),
+    /// The transaction rolled back whole; nothing was half-written.
+    #[error("the disk of the data folder is full")]
+    DiskFull(#[source] rusqlite::Error),
+    #[error("database error")]
+    Sqlite(#[source] rusqlite::Error),
+    /// The disk did not confirm a commit's sync: it may be lost in a power cut.
+    #[error("the data folder's disk did not confirm the write")]
+    Unsynced(#[source] std::io::Error),
+}
+
+impl From<rusqlite::Error> for StoreError {
+    fn from(e: rusqlite::Error) -> Self {
+        match e.sqlite_error_code() {
+            Some(rusqlite::ErrorCode::DatabaseBusy) | Some(rusqlite::ErrorCode::DatabaseLocked) => StoreError::Busy(e),
+            Some(rusqlite::ErrorCode::DiskFull) => StoreError::DiskFull(e),
+            _ => StoreError::Sqlite(e),
         }
-        // The transaction rolled back whole; nothing was half-written. Worth a retry once space is freed.
-        Some(rusqlite::ErrorCode::DiskFull) => ServiceError::at(
-            ErrorCode::InternalRetry,
-            "",
-            "the disk of the data folder is full: nothing was saved; free some space and send the request again",
-        ),
-        _ => ServiceError::internal(format!("database: {e}")),
     }
+}
+
+/// The core error a caller sees: "busy" and "disk full" are worth a retry, anything else is a
+/// fault; the database's error stays attached as the cause (the log shows it).
+impl From<StoreError> for ServiceError {
+    fn from(e: StoreError) -> Self {
+        let seen = match &e {
+            StoreError::Busy(_) => ServiceError::at(ErrorCode::InternalRetry, "", "the database is busy"),
+            StoreError::DiskFull(_) => ServiceError::at(
+                ErrorCode::InternalRetry,
+                "",
+                "the disk of the data folder is full: nothing was saved; free some space and send the request again",
+            ),
+            StoreError::Sqlite(cause) => ServiceError::internal(format!("database: {cause}")),
+            StoreError::Unsynced(cause) => ServiceError::at(
+                ErrorCode::InternalRetry,
+                "",
+                format!("the data folder's disk did not confirm the write ({cause}); send the request again"),
+            ),
+        };
+        seen.caused_by(e)
+    }
+}
+
+/// What the store's functions answer.
+pub type Result<T, E = StoreError> = std::result::Result<T, E>;
+
+/// Turns a database error into the core error (for the few statements the service runs itself).
+pub fn db_error(e: impl Into<StoreError>) -> ServiceError {
+    e.into().into()
 }
 
 fn open_conn(path: &Path) -> rusqlite::Result<Connection> {
@@ -103,7 +143,7 @@ impl Store {
     pub fn open(path: &Path) -> Result<Store, ServiceError> {
         private_file(path)?;
         let mut writer = open_conn(path).map_err(db_error)?;
-        let version = migrations::version(&writer).map_err(db_error)?;
+        let version = migrations::version(&writer)?;
         if version > migrations::LATEST {
             return Err(ServiceError::internal(format!(
                 "the database {} was written by a newer Packdesk (schema {version}; this one knows up to {}): \
@@ -113,7 +153,7 @@ impl Store {
                 migrations::LATEST
             )));
         }
-        migrations::migrate(&mut writer).map_err(db_error)?;
+        migrations::migrate(&mut writer)?;
         // SQLite gives the WAL and shared-memory files the database file's mode (files left by an
         // older Packdesk are tightened with the whole data folder by the service at start).
         // Commits never checkpoint while the checkpointer thread does (see `Checkpointer`).
@@ -139,7 +179,7 @@ impl Store {
 
     /// Runs `f` in one write transaction; it commits only if `f` returns Ok, else rolls back.
     /// It returns once the commit is on disk (it survives a power cut).
-    pub fn write<T, E: From<ServiceError>>(&self, f: impl FnOnce(&Transaction) -> Result<T, E>) -> Result<T, E> {
+    pub fn write<T, E: From<StoreError>>(&self, f: impl FnOnce(&Transaction) -> Result<T, E>) -> Result<T, E> {
         let (out, seq) = self.commit(f)?;
         self.durability.wait_for(seq)?;
         Ok(out)
@@ -148,22 +188,19 @@ impl Store {
     /// Like `write`, for records whose loss in a power cut costs nothing but a repeat (webhook
     /// attempts: a delivery is at least once anyway): it does not wait for the disk (the next
     /// durable commit's sync covers it), so such records never slow a label.
-    pub fn write_relaxed<T, E: From<ServiceError>>(
-        &self,
-        f: impl FnOnce(&Transaction) -> Result<T, E>,
-    ) -> Result<T, E> {
+    pub fn write_relaxed<T, E: From<StoreError>>(&self, f: impl FnOnce(&Transaction) -> Result<T, E>) -> Result<T, E> {
         self.commit(f).map(|(out, _)| out)
     }
 
     /// Runs `f` in one transaction and commits it (to the WAL, not yet synced); answers its
     /// commit number.
-    fn commit<T, E: From<ServiceError>>(&self, f: impl FnOnce(&Transaction) -> Result<T, E>) -> Result<(T, u64), E> {
+    fn commit<T, E: From<StoreError>>(&self, f: impl FnOnce(&Transaction) -> Result<T, E>) -> Result<(T, u64), E> {
         let mut conn = self.writer.lock().unwrap_or_else(|p| p.into_inner());
         let tx = conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(db_error)?;
+            .map_err(StoreError::from)?;
         let out = f(&tx)?;
-        tx.commit().map_err(db_error)?;
+        tx.commit().map_err(StoreError::from)?;
         // Numbered while the writer is held, so commit numbers follow the WAL's order.
         let seq = self.durability.committed();
         // Back-to-back commits never let the background checkpointer finish, and a WAL that was
@@ -178,14 +215,14 @@ impl Store {
 
     /// Runs `f` on a reader connection (a consistent snapshot for the statements it runs in one
     /// transaction; plain statements see the latest commit).
-    pub fn read<T>(&self, f: impl FnOnce(&Connection) -> Result<T, ServiceError>) -> Result<T, ServiceError> {
+    pub fn read<T, E: From<StoreError>>(&self, f: impl FnOnce(&Connection) -> Result<T, E>) -> Result<T, E> {
         let conn = {
             let mut pool = self.readers.lock().unwrap_or_else(|p| p.into_inner());
             pool.pop()
         };
         let conn = match conn {
             Some(c) => c,
-            None => open_conn(&self.path).map_err(db_error)?,
+            None => open_conn(&self.path).map_err(StoreError::from)?,
         };
         let out = f(&conn);
         let mut pool = self.readers.lock().unwrap_or_else(|p| p.into_inner());
@@ -197,19 +234,21 @@ impl Store {
 }
 
 /// A value of the `meta` table (store-wide settings and secrets such as the file link key).
-pub fn meta_get(conn: &Connection, key: &str) -> rusqlite::Result<Option<String>> {
+pub fn meta_get(conn: &Connection, key: &str) -> crate::Result<Option<String>> {
     use rusqlite::OptionalExtension;
-    conn.prepare_cached("SELECT value FROM meta WHERE key = ?1")?
+    Ok(conn
+        .prepare_cached("SELECT value FROM meta WHERE key = ?1")?
         .query_row([key], |r| r.get(0))
-        .optional()
+        .optional()?)
 }
 
 /// Sets `key` unless it is set already; answers the value in force.
-pub fn meta_init(conn: &Connection, key: &str, value: &str) -> rusqlite::Result<String> {
+pub fn meta_init(conn: &Connection, key: &str, value: &str) -> crate::Result<String> {
     conn.prepare_cached("INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO NOTHING")?
         .execute([key, value])?;
-    conn.prepare_cached("SELECT value FROM meta WHERE key = ?1")?
-        .query_row([key], |r| r.get(0))
+    Ok(conn
+        .prepare_cached("SELECT value FROM meta WHERE key = ?1")?
+        .query_row([key], |r| r.get(0))?)
 }
 
 /// A WAL past this size is checkpointed and truncated by the writer itself (see `commit`).
@@ -255,7 +294,7 @@ impl Durability {
     }
 
     /// Returns once commit `seq` is on disk.
-    fn wait_for(&self, seq: u64) -> Result<(), ServiceError> {
+    fn wait_for(&self, seq: u64) -> Result<(), StoreError> {
         let mut st = self.state.lock().unwrap_or_else(|p| p.into_inner());
         loop {
             if st.synced >= seq {
@@ -277,13 +316,7 @@ impl Durability {
             self.synced_cv.notify_all();
             match synced {
                 Ok(()) => st.synced = st.synced.max(upto),
-                Err(e) => {
-                    return Err(ServiceError::at(
-                        ErrorCode::InternalRetry,
-                        "",
-                        format!("the data folder's disk did not confirm the write ({e}); send the request again"),
-                    ))
-                }
+                Err(e) => return Err(StoreError::Unsynced(e)),
             }
         }
     }
@@ -342,6 +375,8 @@ mod disk_full_tests {
                 && !e.details[0].info.contains("SQL"),
             "{e}"
         );
+        // The log gets SQLite's own words beneath the plain ones.
+        assert!(e.chain().contains("database or disk is full"), "{}", e.chain());
         let n: i64 = store
             .read(|c| {
                 c.query_row("SELECT COUNT(*) FROM t", [], |r| r.get(0))

@@ -235,13 +235,13 @@ const MIGRATIONS: &[&str] = &[
 pub const LATEST: usize = MIGRATIONS.len();
 
 /// The schema version of an open database (0: new).
-pub fn version(conn: &Connection) -> rusqlite::Result<usize> {
+pub fn version(conn: &Connection) -> crate::Result<usize> {
     Ok(conn
         .pragma_query_value(None, "user_version", |r| r.get::<_, i64>(0))?
         .max(0) as usize)
 }
 
-pub fn migrate(conn: &mut Connection) -> rusqlite::Result<()> {
+pub fn migrate(conn: &mut Connection) -> crate::Result<()> {
     let done = version(conn)?;
     for (i, sql) in MIGRATIONS.iter().enumerate().skip(done) {
         let tx = conn.transaction()?;

@@ -36,7 +36,7 @@ fn printer_row(r: &Row) -> rusqlite::Result<PrinterRow> {
     })
 }
 
-pub fn put_printer(conn: &Connection, p: &PrinterRow) -> rusqlite::Result<()> {
+pub fn put_printer(conn: &Connection, p: &PrinterRow) -> crate::Result<()> {
     conn.prepare_cached(&format!(
         "INSERT INTO printers ({PRINTER_COLS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
          ON CONFLICT (id) DO UPDATE SET name = excluded.name, transport = excluded.transport, address = excluded.address,
@@ -46,20 +46,21 @@ pub fn put_printer(conn: &Connection, p: &PrinterRow) -> rusqlite::Result<()> {
     Ok(())
 }
 
-pub fn printer(conn: &Connection, id: &str) -> rusqlite::Result<Option<PrinterRow>> {
-    conn.prepare_cached(&format!("SELECT {PRINTER_COLS} FROM printers WHERE id = ?1"))?
+pub fn printer(conn: &Connection, id: &str) -> crate::Result<Option<PrinterRow>> {
+    Ok(conn
+        .prepare_cached(&format!("SELECT {PRINTER_COLS} FROM printers WHERE id = ?1"))?
         .query_row([id], printer_row)
-        .optional()
+        .optional()?)
 }
 
-pub fn printers(conn: &Connection) -> rusqlite::Result<Vec<PrinterRow>> {
+pub fn printers(conn: &Connection) -> crate::Result<Vec<PrinterRow>> {
     let mut st = conn.prepare_cached(&format!("SELECT {PRINTER_COLS} FROM printers ORDER BY name, id"))?;
     let rows = st.query_map([], printer_row)?;
-    rows.collect()
+    rows.collect::<rusqlite::Result<_>>().map_err(Into::into)
 }
 
 /// Deletes a printer (its profiles go with it). False if there was none.
-pub fn delete_printer(conn: &Connection, id: &str) -> rusqlite::Result<bool> {
+pub fn delete_printer(conn: &Connection, id: &str) -> crate::Result<bool> {
     Ok(conn
         .prepare_cached("DELETE FROM printers WHERE id = ?1")?
         .execute([id])?
@@ -87,7 +88,7 @@ fn profile_row(r: &Row) -> rusqlite::Result<ProfileRow> {
     })
 }
 
-pub fn put_profile(conn: &Connection, p: &ProfileRow) -> rusqlite::Result<()> {
+pub fn put_profile(conn: &Connection, p: &ProfileRow) -> crate::Result<()> {
     conn.prepare_cached(
         "INSERT INTO print_profiles (document_type, printer_id, stock, copies, auto_print, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
          ON CONFLICT (document_type) DO UPDATE SET printer_id = excluded.printer_id, stock = excluded.stock,
@@ -97,19 +98,19 @@ pub fn put_profile(conn: &Connection, p: &ProfileRow) -> rusqlite::Result<()> {
     Ok(())
 }
 
-pub fn profile(conn: &Connection, document_type: &str) -> rusqlite::Result<Option<ProfileRow>> {
-    conn.prepare_cached("SELECT document_type, printer_id, stock, copies, auto_print, updated_at FROM print_profiles WHERE document_type = ?1")?
+pub fn profile(conn: &Connection, document_type: &str) -> crate::Result<Option<ProfileRow>> {
+    Ok(conn.prepare_cached("SELECT document_type, printer_id, stock, copies, auto_print, updated_at FROM print_profiles WHERE document_type = ?1")?
         .query_row([document_type], profile_row)
-        .optional()
+        .optional()?)
 }
 
-pub fn profiles(conn: &Connection) -> rusqlite::Result<Vec<ProfileRow>> {
+pub fn profiles(conn: &Connection) -> crate::Result<Vec<ProfileRow>> {
     let mut st = conn.prepare_cached("SELECT document_type, printer_id, stock, copies, auto_print, updated_at FROM print_profiles ORDER BY document_type")?;
     let rows = st.query_map([], profile_row)?;
-    rows.collect()
+    rows.collect::<rusqlite::Result<_>>().map_err(Into::into)
 }
 
-pub fn delete_profile(conn: &Connection, document_type: &str) -> rusqlite::Result<bool> {
+pub fn delete_profile(conn: &Connection, document_type: &str) -> crate::Result<bool> {
     Ok(conn
         .prepare_cached("DELETE FROM print_profiles WHERE document_type = ?1")?
         .execute([document_type])?
@@ -165,7 +166,7 @@ fn job_row(r: &Row) -> rusqlite::Result<PrintJobRow> {
     })
 }
 
-pub fn put_job(conn: &Connection, j: &PrintJobRow) -> rusqlite::Result<()> {
+pub fn put_job(conn: &Connection, j: &PrintJobRow) -> crate::Result<()> {
     conn.prepare_cached(&format!(
         "INSERT INTO print_jobs ({JOB_COLS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
          ON CONFLICT (id) DO UPDATE SET printer_id = excluded.printer_id, status = excluded.status, error = excluded.error,
@@ -179,35 +180,31 @@ pub fn put_job(conn: &Connection, j: &PrintJobRow) -> rusqlite::Result<()> {
     Ok(())
 }
 
-pub fn job(conn: &Connection, id: &str) -> rusqlite::Result<Option<PrintJobRow>> {
-    conn.prepare_cached(&format!("SELECT {JOB_COLS} FROM print_jobs WHERE id = ?1"))?
+pub fn job(conn: &Connection, id: &str) -> crate::Result<Option<PrintJobRow>> {
+    Ok(conn
+        .prepare_cached(&format!("SELECT {JOB_COLS} FROM print_jobs WHERE id = ?1"))?
         .query_row([id], job_row)
-        .optional()
+        .optional()?)
 }
 
 /// Jobs in `status`, oldest change first (the retrier's and a restart's work).
-pub fn jobs_in(conn: &Connection, status: &str, limit: usize) -> rusqlite::Result<Vec<PrintJobRow>> {
+pub fn jobs_in(conn: &Connection, status: &str, limit: usize) -> crate::Result<Vec<PrintJobRow>> {
     let mut st = conn.prepare_cached(&format!(
         "SELECT {JOB_COLS} FROM print_jobs WHERE status = ?1 ORDER BY updated_at, id LIMIT ?2"
     ))?;
     let rows = st.query_map(params![status, limit as i64], job_row)?;
-    rows.collect()
+    rows.collect::<rusqlite::Result<_>>().map_err(Into::into)
 }
 
 /// Failed jobs worth another try: fewer than `max_attempts` and last tried before `cutoff`, the
 /// longest waiting first (filtered here, so newer failures are never starved by old ones).
-pub fn retry_due(
-    conn: &Connection,
-    max_attempts: i64,
-    cutoff: i64,
-    limit: usize,
-) -> rusqlite::Result<Vec<PrintJobRow>> {
+pub fn retry_due(conn: &Connection, max_attempts: i64, cutoff: i64, limit: usize) -> crate::Result<Vec<PrintJobRow>> {
     let mut st = conn.prepare_cached(&format!(
         "SELECT {JOB_COLS} FROM print_jobs WHERE status = 'failed' AND attempts < ?1 AND updated_at <= ?2
          ORDER BY updated_at, id LIMIT ?3"
     ))?;
     let rows = st.query_map(params![max_attempts, cutoff, limit as i64], job_row)?;
-    rows.collect()
+    rows.collect::<rusqlite::Result<_>>().map_err(Into::into)
 }
 
 #[derive(Debug, Clone, Default)]
@@ -225,7 +222,7 @@ pub fn list_jobs(
     f: &JobFilter,
     limit: usize,
     after: Option<&Cursor>,
-) -> rusqlite::Result<Vec<PrintJobRow>> {
+) -> crate::Result<Vec<PrintJobRow>> {
     let (t, id) = after.map(|c| (c.created_at, c.id.as_str())).unwrap_or((i64::MAX, ""));
     let mut st = conn.prepare_cached(&format!(
         "SELECT {JOB_COLS} FROM print_jobs WHERE env = ?1 AND created_at >= ?2 AND created_at <= ?3
@@ -245,5 +242,5 @@ pub fn list_jobs(
         ],
         job_row,
     )?;
-    rows.collect()
+    rows.collect::<rusqlite::Result<_>>().map_err(Into::into)
 }

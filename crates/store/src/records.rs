@@ -50,7 +50,7 @@ fn from_row(r: &Row) -> rusqlite::Result<RecordRow> {
     })
 }
 
-pub fn insert(conn: &Connection, kind: Kind, r: &RecordRow) -> rusqlite::Result<()> {
+pub fn insert(conn: &Connection, kind: Kind, r: &RecordRow) -> crate::Result<()> {
     conn.prepare_cached(&format!(
         "INSERT INTO {} ({COLS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
         kind.table()
@@ -69,7 +69,7 @@ pub fn insert(conn: &Connection, kind: Kind, r: &RecordRow) -> rusqlite::Result<
 
 /// Inserts the record, or replaces status, record and updated_at of the one with its id (an
 /// async record reaching its final state keeps its created_at).
-pub fn put(conn: &Connection, kind: Kind, r: &RecordRow) -> rusqlite::Result<()> {
+pub fn put(conn: &Connection, kind: Kind, r: &RecordRow) -> crate::Result<()> {
     conn.prepare_cached(&format!(
         "INSERT INTO {} ({COLS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
          ON CONFLICT (id) DO UPDATE SET status = excluded.status, record = excluded.record, updated_at = excluded.updated_at",
@@ -79,13 +79,14 @@ pub fn put(conn: &Connection, kind: Kind, r: &RecordRow) -> rusqlite::Result<()>
     Ok(())
 }
 
-pub fn get(conn: &Connection, kind: Kind, env: &str, id: &str) -> rusqlite::Result<Option<RecordRow>> {
-    conn.prepare_cached(&format!(
-        "SELECT {COLS} FROM {} WHERE id = ?1 AND env = ?2",
-        kind.table()
-    ))?
-    .query_row(params![id, env], from_row)
-    .optional()
+pub fn get(conn: &Connection, kind: Kind, env: &str, id: &str) -> crate::Result<Option<RecordRow>> {
+    Ok(conn
+        .prepare_cached(&format!(
+            "SELECT {COLS} FROM {} WHERE id = ?1 AND env = ?2",
+            kind.table()
+        ))?
+        .query_row(params![id, env], from_row)
+        .optional()?)
 }
 
 /// Filters of the list routes of these records.
@@ -105,7 +106,7 @@ pub fn list(
     f: &RecordFilter,
     limit: usize,
     after: Option<&Cursor>,
-) -> rusqlite::Result<Vec<RecordRow>> {
+) -> crate::Result<Vec<RecordRow>> {
     let (t, id) = after.map(|c| (c.created_at, c.id.as_str())).unwrap_or((i64::MAX, ""));
     let mut st = conn.prepare_cached(&format!(
         "SELECT {COLS} FROM {} WHERE env = ?1 AND created_at >= ?2 AND created_at <= ?3
@@ -126,5 +127,5 @@ pub fn list(
         ],
         from_row,
     )?;
-    rows.collect()
+    rows.collect::<rusqlite::Result<_>>().map_err(Into::into)
 }

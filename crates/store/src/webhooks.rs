@@ -11,8 +11,9 @@ pub struct WebhookSetting {
     pub updated_at: i64,
 }
 
-pub fn setting(conn: &Connection, env: &str) -> rusqlite::Result<Option<WebhookSetting>> {
-    conn.prepare_cached("SELECT url, enabled, updated_at FROM webhook_settings WHERE env = ?1")?
+pub fn setting(conn: &Connection, env: &str) -> crate::Result<Option<WebhookSetting>> {
+    Ok(conn
+        .prepare_cached("SELECT url, enabled, updated_at FROM webhook_settings WHERE env = ?1")?
         .query_row([env], |r| {
             Ok(WebhookSetting {
                 url: r.get(0)?,
@@ -20,10 +21,10 @@ pub fn setting(conn: &Connection, env: &str) -> rusqlite::Result<Option<WebhookS
                 updated_at: r.get(2)?,
             })
         })
-        .optional()
+        .optional()?)
 }
 
-pub fn set_setting(conn: &Connection, env: &str, s: &WebhookSetting) -> rusqlite::Result<()> {
+pub fn set_setting(conn: &Connection, env: &str, s: &WebhookSetting) -> crate::Result<()> {
     conn.prepare_cached(
         "INSERT INTO webhook_settings (env, url, enabled, updated_at) VALUES (?1, ?2, ?3, ?4)
          ON CONFLICT (env) DO UPDATE SET url = excluded.url, enabled = excluded.enabled, updated_at = excluded.updated_at",
@@ -72,7 +73,7 @@ fn from_row(r: &Row) -> rusqlite::Result<DeliveryRow> {
     })
 }
 
-pub fn insert_delivery(conn: &Connection, d: &DeliveryRow) -> rusqlite::Result<()> {
+pub fn insert_delivery(conn: &Connection, d: &DeliveryRow) -> crate::Result<()> {
     conn.prepare_cached(&format!(
         "INSERT INTO webhook_deliveries ({COLS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"
     ))?
@@ -93,35 +94,36 @@ pub fn insert_delivery(conn: &Connection, d: &DeliveryRow) -> rusqlite::Result<(
     Ok(())
 }
 
-pub fn get_delivery(conn: &Connection, env: &str, id: &str) -> rusqlite::Result<Option<DeliveryRow>> {
-    conn.prepare_cached(&format!(
-        "SELECT {COLS} FROM webhook_deliveries WHERE id = ?1 AND env = ?2"
-    ))?
-    .query_row(params![id, env], from_row)
-    .optional()
+pub fn get_delivery(conn: &Connection, env: &str, id: &str) -> crate::Result<Option<DeliveryRow>> {
+    Ok(conn
+        .prepare_cached(&format!(
+            "SELECT {COLS} FROM webhook_deliveries WHERE id = ?1 AND env = ?2"
+        ))?
+        .query_row(params![id, env], from_row)
+        .optional()?)
 }
 
 /// Pending deliveries due at `now`, earliest first.
-pub fn due(conn: &Connection, now: i64, limit: usize) -> rusqlite::Result<Vec<DeliveryRow>> {
+pub fn due(conn: &Connection, now: i64, limit: usize) -> crate::Result<Vec<DeliveryRow>> {
     let mut st = conn.prepare_cached(&format!(
         "SELECT {COLS} FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= ?1
          ORDER BY next_attempt_at, created_at LIMIT ?2"
     ))?;
     let rows = st.query_map(params![now, limit as i64], from_row)?;
-    rows.collect()
+    rows.collect::<rusqlite::Result<_>>().map_err(Into::into)
 }
 
 /// When the next pending delivery falls due, if any.
-pub fn next_due_at(conn: &Connection) -> rusqlite::Result<Option<i64>> {
-    conn.query_row(
+pub fn next_due_at(conn: &Connection) -> crate::Result<Option<i64>> {
+    Ok(conn.query_row(
         "SELECT MIN(next_attempt_at) FROM webhook_deliveries WHERE status = 'pending'",
         [],
         |r| r.get(0),
-    )
+    )?)
 }
 
 /// The new state of a delivery after an attempt (or a manual resend).
-pub fn update_delivery(conn: &Connection, d: &DeliveryRow) -> rusqlite::Result<()> {
+pub fn update_delivery(conn: &Connection, d: &DeliveryRow) -> crate::Result<()> {
     conn.prepare_cached(
         "UPDATE webhook_deliveries SET url = ?2, status = ?3, attempts = ?4, round_failures = ?5, next_attempt_at = ?6,
          updated_at = ?7 WHERE id = ?1",
@@ -150,7 +152,7 @@ pub struct AttemptRow {
     pub duration_us: i64,
 }
 
-pub fn insert_attempt(conn: &Connection, a: &AttemptRow) -> rusqlite::Result<()> {
+pub fn insert_attempt(conn: &Connection, a: &AttemptRow) -> crate::Result<()> {
     conn.prepare_cached(
         "INSERT INTO webhook_attempts (delivery_id, attempt, at, url, status_code, error, duration_us)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
@@ -167,7 +169,7 @@ pub fn insert_attempt(conn: &Connection, a: &AttemptRow) -> rusqlite::Result<()>
     Ok(())
 }
 
-pub fn attempts(conn: &Connection, delivery_id: &str) -> rusqlite::Result<Vec<AttemptRow>> {
+pub fn attempts(conn: &Connection, delivery_id: &str) -> crate::Result<Vec<AttemptRow>> {
     let mut st = conn.prepare_cached(
         "SELECT delivery_id, attempt, at, url, status_code, error, duration_us FROM webhook_attempts
          WHERE delivery_id = ?1 ORDER BY attempt",
@@ -183,7 +185,7 @@ pub fn attempts(conn: &Connection, delivery_id: &str) -> rusqlite::Result<Vec<At
             duration_us: r.get(6)?,
         })
     })?;
-    rows.collect()
+    rows.collect::<rusqlite::Result<_>>().map_err(Into::into)
 }
 
 #[derive(Debug, Clone, Default)]
@@ -202,7 +204,7 @@ pub fn list(
     f: &DeliveryFilter,
     limit: usize,
     after: Option<&Cursor>,
-) -> rusqlite::Result<Vec<DeliveryRow>> {
+) -> crate::Result<Vec<DeliveryRow>> {
     let (t, id) = after.map(|c| (c.created_at, c.id.as_str())).unwrap_or((i64::MAX, ""));
     let mut st = conn.prepare_cached(&format!(
         "SELECT {COLS} FROM webhook_deliveries WHERE env = ?1 AND created_at >= ?2 AND created_at <= ?3
@@ -223,5 +225,5 @@ pub fn list(
         ],
         from_row,
     )?;
-    rows.collect()
+    rows.collect::<rusqlite::Result<_>>().map_err(Into::into)
 }

@@ -7,6 +7,7 @@ use packdesk_service::clock::SystemClock;
 use packdesk_service::keys::Env;
 use packdesk_service::model::ServiceError;
 use packdesk_service::webhooks::WebhookChange;
+use packdesk_service::workers::{default_job_workers, Workers};
 use packdesk_service::Service;
 use std::io::Write;
 use std::process::ExitCode;
@@ -118,54 +119,55 @@ fn serve(desk: DeskOptions, log: &str) -> ExitCode {
         Ok(l) => l,
         Err(e) => return fail(e),
     };
-    let rt = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
-        Ok(rt) => rt,
-        Err(e) => return fail(format!("no runtime: {e}")),
+    // The process's one runtime: the HTTP server, webhook sends and print sends run on it.
+    let mut workers = match Workers::new() {
+        Ok(w) => w,
+        Err(e) => return fail(why(&e)),
     };
-    rt.block_on(async move {
-        let listener = match tokio::net::TcpListener::bind(desk.listen).await {
-            Ok(l) => l,
-            Err(e) => return fail(format!("cannot listen on {}: {e}", desk.listen)),
-        };
-        let local = match listener.local_addr() {
-            Ok(a) => a,
-            Err(e) => return fail(e),
-        };
-        let base_url = format!("http://{local}");
-        let opened = match Service::open(&desk.data_dir, &base_url, Arc::new(SystemClock)) {
-            Ok(o) => o,
-            Err(e) => return fail(why(&e)),
-        };
-        if !opened.created_keys.is_empty() {
-            println!(
-                "Created the live and sandbox API keys. Show them with: packdesk-server keys --data-dir {}",
-                desk.data_dir.display()
-            );
-        }
-        if !local.ip().to_canonical().is_loopback() {
-            tracing::warn!(
-                "listening on {local}, reachable from other machines: every /v3 and /desk route (labels, accounts, \
-                 printers) answers anyone who has an API key, over plain HTTP (keys and labels can be read on the \
-                 network). The desk UI's session (both keys) and key rotation still answer only connections from \
-                 this machine. Prefer 127.0.0.1 behind a TLS proxy."
-            );
-        }
-        if let Some(days) = desk.file_link_days {
-            opened.service.links.set_ttl_secs(days * 24 * 3600);
-        }
-        let service = Arc::new(opened.service);
-        // Async jobs left by a previous run resume here; webhooks go out from here.
-        let _background = service.start_background(packdesk_service::jobs::default_workers());
-        let ui_dir = packdesk_api::paths::find_ui_dir(desk.ui_dir.clone());
-        tracing::info!(data_dir = %desk.data_dir.display(), %base_url, ui_dir = ?ui_dir, "packdesk-server started");
-        // Scripts and tests read these two lines from stdout.
-        println!("data folder {}", desk.data_dir.display());
-        println!("packdesk-server listening on {base_url}");
-        match &ui_dir {
-            Some(d) => println!("desk UI from {} at {base_url}/", d.display()),
-            None => println!("desk UI not built (ui/dist); the API is up"),
-        }
-        let _ = std::io::stdout().flush();
+    let listener = match workers.runtime().block_on(tokio::net::TcpListener::bind(desk.listen)) {
+        Ok(l) => l,
+        Err(e) => return fail(format!("cannot listen on {}: {e}", desk.listen)),
+    };
+    let local = match listener.local_addr() {
+        Ok(a) => a,
+        Err(e) => return fail(e),
+    };
+    let base_url = format!("http://{local}");
+    let opened = match Service::open(&desk.data_dir, &base_url, Arc::new(SystemClock)) {
+        Ok(o) => o,
+        Err(e) => return fail(why(&e)),
+    };
+    if !opened.created_keys.is_empty() {
+        println!(
+            "Created the live and sandbox API keys. Show them with: packdesk-server keys --data-dir {}",
+            desk.data_dir.display()
+        );
+    }
+    if !local.ip().to_canonical().is_loopback() {
+        tracing::warn!(
+            "listening on {local}, reachable from other machines: every /v3 and /desk route (labels, accounts, \
+             printers) answers anyone who has an API key, over plain HTTP (keys and labels can be read on the \
+             network). The desk UI's session (both keys) and key rotation still answer only connections from \
+             this machine. Prefer 127.0.0.1 behind a TLS proxy."
+        );
+    }
+    if let Some(days) = desk.file_link_days {
+        opened.service.set_file_link_days(days);
+    }
+    let service = Arc::new(opened.service);
+    // Async jobs left by a previous run resume here; webhooks go out from here.
+    workers.start(&service, default_job_workers());
+    let ui_dir = packdesk_api::paths::find_ui_dir(desk.ui_dir.clone());
+    tracing::info!(data_dir = %desk.data_dir.display(), %base_url, ui_dir = ?ui_dir, "packdesk-server started");
+    // Scripts and tests read these two lines from stdout.
+    println!("data folder {}", desk.data_dir.display());
+    println!("packdesk-server listening on {base_url}");
+    match &ui_dir {
+        Some(d) => println!("desk UI from {} at {base_url}/", d.display()),
+        None => println!("desk UI not built (ui/dist); the API is up"),
+    }
+    let _ = std::io::stdout().flush();
+    workers.runtime().block_on(async move {
         let shutdown = async {
             let _ = tokio::signal::ctrl_c().await;
         };
