@@ -4,6 +4,7 @@
 pub mod contract;
 pub mod desk;
 pub mod error;
+pub mod order;
 pub mod record;
 pub mod request;
 pub mod schema;

@@ -111,3 +111,12 @@ status_enum!(
         Failed = "failed",
     }
 );
+
+status_enum!(
+    /// An order's life: waiting at the desk, shipped (it has a label), or cancelled by the shop.
+    OrderStatus {
+        Open = "open",
+        Shipped = "shipped",
+        Cancelled = "cancelled",
+    }
+);

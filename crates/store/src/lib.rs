@@ -8,6 +8,7 @@ pub mod jobs;
 pub mod keys;
 pub mod labels;
 pub mod migrations;
+pub mod orders;
 pub mod paging;
 pub mod printing;
 pub mod records;

@@ -229,6 +229,34 @@ const MIGRATIONS: &[&str] = &[
     ) WITHOUT ROWID;
     CREATE INDEX idempotency_keys_age ON idempotency_keys (created_at);
     "#,
+    // 7: orders (the desk ships from them): one per order number and environment, the record as
+    // JSON, and their words (order number, recipient, postal code, SKUs) written with each order,
+    // so a search finds an order the moment it is imported.
+    r#"
+    CREATE TABLE orders (
+        id TEXT PRIMARY KEY,
+        env TEXT NOT NULL,
+        order_number TEXT NOT NULL,
+        status TEXT NOT NULL,
+        record TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        UNIQUE (env, order_number)
+    );
+    CREATE INDEX orders_page ON orders (env, created_at DESC, id DESC);
+    CREATE INDEX orders_status_page ON orders (env, status, created_at DESC, id DESC);
+    CREATE TABLE order_words (
+        word TEXT NOT NULL,
+        order_id TEXT NOT NULL,
+        PRIMARY KEY (word, order_id)
+    ) WITHOUT ROWID;
+    CREATE INDEX order_words_order ON order_words (order_id);
+    CREATE TABLE import_mappings (
+        name TEXT PRIMARY KEY,
+        columns TEXT NOT NULL,
+        updated_at INTEGER NOT NULL
+    );
+    "#,
 ];
 
 /// The schema version this build writes.

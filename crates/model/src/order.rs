@@ -1,0 +1,117 @@
+//! Orders: what the desk ships from. An order arrives from a shop or ERP (`POST /desk/orders`, a
+//! CSV import) or is typed at the desk, and becomes a label when it is shipped.
+
+use crate::request::{Address, Money, Parcel, Weight};
+use crate::status::OrderStatus;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// A line of an order: the /v3 item's fields, with price and weight optional (shops often export
+/// order lines without them; the label's customs data needs them only across borders).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OrderItem {
+    pub description: String,
+    pub quantity: i64,
+    #[serde(default)]
+    pub sku: Option<String>,
+    #[serde(default)]
+    pub price: Option<Money>,
+    #[serde(default)]
+    pub weight: Option<Weight>,
+    #[serde(default)]
+    pub origin_country: Option<String>,
+    #[serde(default)]
+    pub hs_code: Option<String>,
+    #[serde(default)]
+    pub item_id: Option<String>,
+}
+
+/// One order as a shop sends it (`POST /desk/orders`). An open order with the same
+/// `order_number` is updated; a shipped one is refused.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OrderRequest {
+    pub order_number: String,
+    pub ship_to: Address,
+    #[serde(default)]
+    pub items: Vec<OrderItem>,
+    #[serde(default)]
+    pub parcels: Option<Vec<Parcel>>,
+    /// The whole shipment's weight, when the shop knows it (else the items' or the preset's).
+    #[serde(default)]
+    pub weight: Option<Weight>,
+    #[serde(default)]
+    pub tags: Vec<String>,
+    #[serde(default)]
+    pub notes: Option<String>,
+    /// The preset to ship with (else the rules choose).
+    #[serde(default)]
+    pub preset: Option<String>,
+}
+
+/// `POST /desk/orders` with several orders at once (up to 1,000).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OrderBatchRequest {
+    pub orders: Vec<OrderRequest>,
+}
+
+/// Where an order came from.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum OrderSource {
+    Api,
+    Csv,
+    Ui,
+}
+
+impl OrderSource {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OrderSource::Api => "api",
+            OrderSource::Csv => "csv",
+            OrderSource::Ui => "ui",
+        }
+    }
+}
+
+/// An order record.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Order {
+    pub id: String,
+    pub order_number: String,
+    pub status: OrderStatus,
+    pub ship_to: Address,
+    pub items: Vec<OrderItem>,
+    pub parcels: Option<Vec<Parcel>>,
+    pub weight: Option<Weight>,
+    pub tags: Vec<String>,
+    pub notes: Option<String>,
+    pub preset: Option<String>,
+    pub source: OrderSource,
+    pub created_at: String,
+    pub updated_at: String,
+    pub shipped_at: Option<String>,
+    pub label_ids: Vec<String>,
+    pub tracking_numbers: Vec<String>,
+}
+
+/// `POST /desk/orders`: what one call did.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OrdersSaved {
+    pub created: usize,
+    pub updated: usize,
+    pub orders: Vec<Order>,
+}
+
+/// `GET /desk/orders`: a page of orders, newest first.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OrderList {
+    pub next_token: Option<String>,
+    pub limit: u32,
+    pub orders: Vec<Order>,
+}

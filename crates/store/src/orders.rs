@@ -1,0 +1,209 @@
+//! Orders: a row per order number and environment, the record as JSON, and the words a search
+//! finds it by (written in the same transaction as the order).
+
+use crate::paging::Cursor;
+use rusqlite::types::Value;
+use rusqlite::{params, Connection, OptionalExtension, Row};
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct OrderRow {
+    pub id: String,
+    pub env: String,
+    pub order_number: String,
+    pub status: String,
+    pub record: String,
+    pub created_at: i64,
+    pub updated_at: i64,
+}
+
+const COLS: &str = "id, env, order_number, status, record, created_at, updated_at";
+
+fn from_row(r: &Row) -> rusqlite::Result<OrderRow> {
+    Ok(OrderRow {
+        id: r.get(0)?,
+        env: r.get(1)?,
+        order_number: r.get(2)?,
+        status: r.get(3)?,
+        record: r.get(4)?,
+        created_at: r.get(5)?,
+        updated_at: r.get(6)?,
+    })
+}
+
+pub fn get(conn: &Connection, env: &str, id: &str) -> crate::Result<Option<OrderRow>> {
+    Ok(conn
+        .prepare_cached(&format!("SELECT {COLS} FROM orders WHERE env = ?1 AND id = ?2"))?
+        .query_row(params![env, id], from_row)
+        .optional()?)
+}
+
+pub fn by_number(conn: &Connection, env: &str, order_number: &str) -> crate::Result<Option<OrderRow>> {
+    Ok(conn
+        .prepare_cached(&format!(
+            "SELECT {COLS} FROM orders WHERE env = ?1 AND order_number = ?2"
+        ))?
+        .query_row(params![env, order_number], from_row)
+        .optional()?)
+}
+
+/// Writes an order (new or changed) and its search words: each word of `search_text`, lower case.
+pub fn put(conn: &Connection, o: &OrderRow, search_text: &str) -> crate::Result<()> {
+    conn.prepare_cached(&format!(
+        "INSERT INTO orders ({COLS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT (id) DO UPDATE SET \
+         order_number = excluded.order_number, status = excluded.status, record = excluded.record, \
+         updated_at = excluded.updated_at"
+    ))?
+    .execute(params![
+        o.id,
+        o.env,
+        o.order_number,
+        o.status,
+        o.record,
+        o.created_at,
+        o.updated_at
+    ])?;
+    conn.prepare_cached("DELETE FROM order_words WHERE order_id = ?1")?
+        .execute([&o.id])?;
+    let mut st = conn.prepare_cached("INSERT OR IGNORE INTO order_words (word, order_id) VALUES (?1, ?2)")?;
+    for w in search_text.split_whitespace() {
+        st.execute(params![w.to_lowercase(), o.id])?;
+    }
+    Ok(())
+}
+
+#[derive(Debug, Default, Clone)]
+pub struct OrderFilter {
+    pub status: Option<String>,
+    /// The start of a word of the order number, the recipient's name, the postal code or a SKU.
+    pub search: Option<String>,
+}
+
+/// A page of orders, newest first (`limit` + 1 rows, for `paging::page`).
+pub fn list(
+    conn: &Connection,
+    env: &str,
+    f: &OrderFilter,
+    limit: usize,
+    after: Option<&Cursor>,
+) -> crate::Result<Vec<OrderRow>> {
+    let search = f
+        .search
+        .as_ref()
+        .map(|s| s.trim().to_lowercase())
+        .filter(|s| !s.is_empty());
+    let mut sql = match search {
+        // Orders whose words start with the search's first word (the index's range); every further
+        // word must start a word of the same order too.
+        Some(_) => format!(
+            "SELECT {COLS} FROM (SELECT DISTINCT order_id FROM order_words WHERE word >= ? AND word < ?) AS hits \
+             CROSS JOIN orders ON orders.id = hits.order_id WHERE env = ?"
+        ),
+        None => format!("SELECT {COLS} FROM orders WHERE env = ?"),
+    };
+    let mut args: Vec<Value> = Vec::new();
+    if let Some(s) = &search {
+        let mut words = s.split_whitespace();
+        let first = words.next().unwrap_or_default().to_string();
+        args.push(first.clone().into());
+        args.push(format!("{first}\u{10FFFF}").into());
+        args.push(env.to_string().into());
+        for w in words {
+            sql.push_str(
+                " AND EXISTS (SELECT 1 FROM order_words w WHERE w.order_id = orders.id AND w.word >= ? AND w.word < ?)",
+            );
+            args.push(w.to_string().into());
+            args.push(format!("{w}\u{10FFFF}").into());
+        }
+    } else {
+        args.push(env.to_string().into());
+    }
+    if let Some(s) = &f.status {
+        sql.push_str(" AND status = ?");
+        args.push(s.clone().into());
+    }
+    if let Some(c) = after {
+        sql.push_str(" AND (created_at < ? OR (created_at = ? AND id < ?))");
+        args.extend([c.created_at.into(), c.created_at.into(), Value::from(c.id.clone())]);
+    }
+    sql.push_str(" ORDER BY created_at DESC, id DESC LIMIT ?");
+    args.push(Value::from(limit as i64 + 1));
+    Ok(conn
+        .prepare_cached(&sql)?
+        .query_map(rusqlite::params_from_iter(args), from_row)?
+        .collect::<rusqlite::Result<_>>()?)
+}
+
+/// A saved column mapping of the CSV import: its columns as JSON (`{"<header>": "<field path>"}`).
+pub fn mapping(conn: &Connection, name: &str) -> crate::Result<Option<String>> {
+    Ok(conn
+        .prepare_cached("SELECT columns FROM import_mappings WHERE name = ?1")?
+        .query_row([name], |r| r.get(0))
+        .optional()?)
+}
+
+pub fn put_mapping(conn: &Connection, name: &str, columns: &str, now: i64) -> crate::Result<()> {
+    conn.prepare_cached(
+        "INSERT INTO import_mappings (name, columns, updated_at) VALUES (?1, ?2, ?3) \
+         ON CONFLICT (name) DO UPDATE SET columns = excluded.columns, updated_at = excluded.updated_at",
+    )?
+    .execute(params![name, columns, now])?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(i: i64, number: &str) -> OrderRow {
+        OrderRow {
+            id: format!("order-{i}"),
+            env: "live".into(),
+            order_number: number.into(),
+            status: "open".into(),
+            record: "{}".into(),
+            created_at: i,
+            updated_at: i,
+        }
+    }
+
+    #[test]
+    fn orders_are_found_by_the_start_of_any_word_and_a_change_replaces_their_words() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = crate::Store::open(&dir.path().join("db.sqlite3")).unwrap();
+        store
+            .write(|tx| {
+                put(tx, &row(1, "SO-1001"), "so-1001 Jane Doe M1 1AE MUG-RED")?;
+                put(tx, &row(2, "SO-1002"), "so-1002 Hans Müller 10115 MUG-BLUE")?;
+                Ok::<_, crate::StoreError>(())
+            })
+            .unwrap();
+        let found = |s: &str| -> Vec<String> {
+            let f = OrderFilter {
+                search: Some(s.into()),
+                ..Default::default()
+            };
+            store
+                .read(|c| list(c, "live", &f, 10, None))
+                .unwrap()
+                .into_iter()
+                .map(|o| o.id)
+                .collect()
+        };
+        assert_eq!(found("so-100"), vec!["order-2", "order-1"], "newest first");
+        assert_eq!(found("mug-r"), vec!["order-1"], "a SKU's start");
+        assert_eq!(found("MÜLLER"), vec!["order-2"], "any case, any script");
+        assert_eq!(found("jane m1"), vec!["order-1"], "every word must match");
+        assert!(found("doe 10115").is_empty(), "words of two orders are not one order");
+        assert!(found("1001x").is_empty());
+        store
+            .write(|tx| put(tx, &row(1, "SO-1001"), "so-1001 Jane Smith M1 1AE"))
+            .unwrap();
+        assert!(found("doe").is_empty(), "the old name's words are gone");
+        assert_eq!(found("smith"), vec!["order-1"]);
+        let other_env = OrderFilter::default();
+        assert!(store
+            .read(|c| list(c, "sandbox", &other_env, 10, None))
+            .unwrap()
+            .is_empty());
+    }
+}
