@@ -53,3 +53,86 @@ const NO_POSTAL_CODES: &[&str] = &[
 pub fn has_postal_codes(alpha3: &str) -> bool {
     !NO_POSTAL_CODES.contains(&alpha3)
 }
+
+/// Names people type for a country besides the list's own (English, and the few a shop's export
+/// often carries), lower case.
+const ALSO_CALLED: &[(&str, &str)] = &[
+    ("uk", "GBR"),
+    ("great britain", "GBR"),
+    ("britain", "GBR"),
+    ("england", "GBR"),
+    ("scotland", "GBR"),
+    ("wales", "GBR"),
+    ("northern ireland", "GBR"),
+    ("united kingdom of great britain and northern ireland", "GBR"),
+    ("usa", "USA"),
+    ("u.s.a.", "USA"),
+    ("united states of america", "USA"),
+    ("america", "USA"),
+    ("russia", "RUS"),
+    ("korea", "KOR"),
+    ("republic of korea", "KOR"),
+    ("czech republic", "CZE"),
+    ("holland", "NLD"),
+    ("the netherlands", "NLD"),
+    ("turkey", "TUR"),
+    ("ivory coast", "CIV"),
+    ("macedonia", "MKD"),
+    ("deutschland", "DEU"),
+    ("españa", "ESP"),
+    ("schweiz", "CHE"),
+    ("suisse", "CHE"),
+    ("österreich", "AUT"),
+    ("nederland", "NLD"),
+    ("belgië", "BEL"),
+    ("belgique", "BEL"),
+    ("italia", "ITA"),
+    ("polska", "POL"),
+    ("danmark", "DNK"),
+    ("sverige", "SWE"),
+    ("norge", "NOR"),
+    ("suomi", "FIN"),
+];
+
+/// The country a person typed: ISO alpha-3 (`ESP`), alpha-2 (`ES`) or its name (`Spain`,
+/// `United Kingdom`, `UK`), in any case.
+pub fn find(typed: &str) -> Option<Country> {
+    let t = typed.trim();
+    if t.is_empty() {
+        return None;
+    }
+    let upper = t.to_uppercase();
+    if let Some(c) = country(&upper) {
+        return Some(c);
+    }
+    let lower = t.to_lowercase();
+    table()
+        .values()
+        .find(|c| c.alpha2 == upper || c.name.to_lowercase() == lower)
+        .copied()
+        .or_else(|| {
+            ALSO_CALLED
+                .iter()
+                .find(|(name, _)| *name == lower)
+                .and_then(|(_, a3)| country(a3))
+        })
+}
+
+#[cfg(test)]
+mod find_tests {
+    use super::*;
+
+    #[test]
+    fn a_country_is_found_by_alpha3_alpha2_or_name_in_any_case() {
+        for typed in ["ESP", "es", "Spain", "SPAIN", " spain "] {
+            assert_eq!(find(typed).map(|c| c.alpha3), Some("ESP"), "{typed}");
+        }
+        for typed in ["GBR", "GB", "United Kingdom", "UK", "England"] {
+            assert_eq!(find(typed).map(|c| c.alpha3), Some("GBR"), "{typed}");
+        }
+        assert_eq!(find("Deutschland").map(|c| c.alpha3), Some("DEU"));
+        assert_eq!(find("Türkiye").map(|c| c.alpha3), Some("TUR"));
+        assert!(find("Atlantis").is_none());
+        assert!(find("").is_none());
+    }
+}
