@@ -16,6 +16,7 @@ pub mod labels;
 pub mod links;
 pub mod list;
 pub mod manifests;
+pub mod orders;
 pub mod overview;
 pub mod printing;
 pub mod rates;

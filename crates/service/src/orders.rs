@@ -1,0 +1,286 @@
+//! Orders: what the desk ships from. Saved one by one or a thousand at a time (a shop's push, a
+//! CSV import), found by the start of a word, cancelled by the shop, exported with their tracking
+//! numbers for writing back.
+
+use crate::keys::Env;
+use crate::validate::check_address;
+use crate::Service;
+use packdesk_model::error::Problems;
+use packdesk_model::order::{Order, OrderList, OrderRequest, OrderSource, OrdersSaved};
+use packdesk_model::request::ListQuery;
+use packdesk_model::status::OrderStatus;
+use packdesk_model::{ErrorCode, ServiceError};
+use packdesk_store::orders::{self as table, OrderFilter, OrderRow};
+use packdesk_store::paging;
+
+/// Orders one call may save.
+pub const MAX_ORDERS_PER_CALL: usize = 1_000;
+
+fn not_found(id: &str) -> ServiceError {
+    ServiceError::at(ErrorCode::ItemNotFound, "id", format!("no order {id}"))
+}
+
+/// The words an order is found by: its number, the recipient's name and company, postal code and
+/// the items' SKUs.
+fn search_text(o: &Order) -> String {
+    let a = &o.ship_to;
+    let mut words = vec![o.order_number.clone()];
+    for v in [&a.contact_name, &a.company_name, &a.postal_code].into_iter().flatten() {
+        words.push(v.clone());
+    }
+    words.extend(o.items.iter().filter_map(|i| i.sku.clone()));
+    words.join(" ")
+}
+
+/// Checks one order and puts its country in ISO alpha-3 (a shop sends "Spain", "ES" or "ESP").
+pub(crate) fn check_order(p: &mut Problems, path: &str, o: &mut OrderRequest) {
+    o.order_number = o.order_number.trim().to_string();
+    let n = o.order_number.chars().count();
+    if n == 0 {
+        p.invalid(format!("{path}order_number"), "is required");
+    } else if n > 64 {
+        p.invalid(format!("{path}order_number"), format!("{n} characters; at most 64"));
+    }
+    if let Some(typed) = o.ship_to.country.clone().filter(|c| !c.trim().is_empty()) {
+        match packdesk_carriers::countries::find(&typed) {
+            Some(c) => o.ship_to.country = Some(c.alpha3.to_string()),
+            None => p.invalid(
+                format!("{path}ship_to.country"),
+                format!("`{typed}` is not a country (a name, or an ISO code such as ES or ESP)"),
+            ),
+        }
+    }
+    check_address(p, &format!("{path}ship_to"), &o.ship_to, None, true);
+    for (i, item) in o.items.iter().enumerate() {
+        if item.description.trim().is_empty() {
+            p.invalid(format!("{path}items[{i}].description"), "is required");
+        }
+        if item.quantity < 1 {
+            p.invalid(format!("{path}items[{i}].quantity"), "must be 1 or more");
+        }
+    }
+    if o.tags.len() > 20 {
+        p.invalid(format!("{path}tags"), "at most 20 tags");
+    }
+}
+
+impl Service {
+    /// Saves orders: a new order number makes an order, an open (or cancelled) order with the
+    /// number is updated, a shipped one is refused naming its label. All or none: a problem in
+    /// any order is answered with its path (`orders[3].ship_to.country`) and nothing is saved.
+    pub fn save_orders(
+        &self,
+        env: Env,
+        mut orders: Vec<OrderRequest>,
+        source: OrderSource,
+        batch: bool,
+    ) -> Result<OrdersSaved, ServiceError> {
+        if orders.is_empty() {
+            return Err(ServiceError::invalid("orders", "at least one order"));
+        }
+        if orders.len() > MAX_ORDERS_PER_CALL {
+            return Err(ServiceError::invalid(
+                "orders",
+                format!("{} orders; at most {MAX_ORDERS_PER_CALL} at once", orders.len()),
+            ));
+        }
+        let mut p = Problems::default();
+        let mut seen = std::collections::HashMap::new();
+        for (i, o) in orders.iter_mut().enumerate() {
+            let path = if batch { format!("orders[{i}].") } else { String::new() };
+            check_order(&mut p, &path, o);
+            if let Some(first) = seen.insert(o.order_number.clone(), i) {
+                p.invalid(
+                    format!("{path}order_number"),
+                    format!("{} is also orders[{first}]", o.order_number),
+                );
+            }
+        }
+        p.into_result()?;
+        let now = self.now_us();
+        let (created, updated, saved) = self.store.write(|tx| {
+            let (mut created, mut updated, mut saved) = (0, 0, Vec::new());
+            for (i, o) in orders.into_iter().enumerate() {
+                let old_row = table::by_number(tx, env.as_str(), &o.order_number)?;
+                let old = old_row.as_ref().map(|r| self.order_record(r)).transpose()?;
+                if let Some(old) = old.as_ref().filter(|o| o.status == OrderStatus::Shipped) {
+                    let path = if batch {
+                        format!("orders[{i}].order_number")
+                    } else {
+                        "order_number".into()
+                    };
+                    return Err(ServiceError::at(
+                        ErrorCode::OperationNotAllowed,
+                        path,
+                        format!(
+                            "order {} was shipped with label {}; void that label to change it",
+                            old.order_number,
+                            old.label_ids.last().map(String::as_str).unwrap_or("?")
+                        ),
+                    ));
+                }
+                let record = Order {
+                    id: old
+                        .as_ref()
+                        .map(|o| o.id.clone())
+                        .unwrap_or_else(|| uuid::Uuid::new_v4().to_string()),
+                    order_number: o.order_number,
+                    status: OrderStatus::Open,
+                    ship_to: o.ship_to,
+                    items: o.items,
+                    parcels: o.parcels,
+                    weight: o.weight,
+                    tags: o.tags,
+                    notes: o.notes,
+                    preset: o.preset,
+                    source,
+                    created_at: old
+                        .as_ref()
+                        .map(|o| o.created_at.clone())
+                        .unwrap_or_else(|| crate::clock::iso_micros(now)),
+                    updated_at: crate::clock::iso_micros(now),
+                    shipped_at: None,
+                    label_ids: old.as_ref().map(|o| o.label_ids.clone()).unwrap_or_default(),
+                    tracking_numbers: old.as_ref().map(|o| o.tracking_numbers.clone()).unwrap_or_default(),
+                };
+                let created_at = old_row.map(|r| r.created_at).unwrap_or(now);
+                self.put_order(tx, env, &record, created_at, now)?;
+                match old {
+                    Some(_) => updated += 1,
+                    None => created += 1,
+                }
+                saved.push(record);
+            }
+            Ok((created, updated, saved))
+        })?;
+        Ok(OrdersSaved {
+            created,
+            updated,
+            orders: saved,
+        })
+    }
+
+    fn put_order(
+        &self,
+        tx: &packdesk_store::rusqlite::Connection,
+        env: Env,
+        o: &Order,
+        created_at: i64,
+        now: i64,
+    ) -> Result<(), ServiceError> {
+        let row = OrderRow {
+            id: o.id.clone(),
+            env: env.as_str().into(),
+            order_number: o.order_number.clone(),
+            status: o.status.as_str().into(),
+            record: serde_json::to_string(o).map_err(ServiceError::internal)?,
+            created_at,
+            updated_at: now,
+        };
+        table::put(tx, &row, &search_text(o))?;
+        Ok(())
+    }
+
+    fn order_record(&self, row: &OrderRow) -> Result<Order, ServiceError> {
+        serde_json::from_str(&row.record)
+            .map_err(|e| ServiceError::internal(format!("order {} does not match its type: {e}", row.id)))
+    }
+
+    pub fn get_order(&self, env: Env, id: &str) -> Result<Order, ServiceError> {
+        let row = self
+            .store
+            .read(|c| table::get(c, env.as_str(), id))?
+            .ok_or_else(|| not_found(id))?;
+        self.order_record(&row)
+    }
+
+    /// The open order with this number (what a scan at the desk asks for).
+    pub fn order_by_number(&self, env: Env, order_number: &str) -> Result<Option<Order>, ServiceError> {
+        let row = self
+            .store
+            .read(|c| table::by_number(c, env.as_str(), order_number.trim()))?;
+        row.map(|r| self.order_record(&r)).transpose()
+    }
+
+    /// A page of orders, newest first: `status`, `s` (the start of a word of the order number,
+    /// recipient, postal code or a SKU), `limit` (1..200, default 20), `next_token`.
+    pub fn list_orders(&self, env: Env, q: &ListQuery) -> Result<OrderList, ServiceError> {
+        let nonempty = |o: &Option<String>| o.clone().filter(|s| !s.trim().is_empty());
+        let status = nonempty(&q.status);
+        crate::list::check_status(status.as_deref(), OrderStatus::NAMES)?;
+        let limit = match q.limit.as_deref() {
+            None | Some("") => 20,
+            Some(s) => s
+                .parse::<usize>()
+                .ok()
+                .filter(|n| (1..=200).contains(n))
+                .ok_or_else(|| ServiceError::invalid("limit", "must be a whole number 1..200"))?,
+        };
+        let after = nonempty(&q.next_token).map(|t| paging::decode(&t)).transpose()?;
+        let f = OrderFilter {
+            status,
+            search: nonempty(&q.s),
+        };
+        let rows = self
+            .store
+            .read(|c| table::list(c, env.as_str(), &f, limit, after.as_ref()))?;
+        let page = paging::page(rows, limit, |r| paging::Cursor {
+            created_at: r.created_at,
+            id: r.id.clone(),
+        });
+        Ok(OrderList {
+            next_token: page.next_token,
+            limit: limit as u32,
+            orders: page
+                .items
+                .iter()
+                .map(|r| self.order_record(r))
+                .collect::<Result<_, _>>()?,
+        })
+    }
+
+    /// Cancels an open order (the shop cancelled it); a shipped order's label is voided first.
+    pub fn cancel_order(&self, env: Env, id: &str) -> Result<Order, ServiceError> {
+        let now = self.now_us();
+        self.store.write(|tx| {
+            let row = table::get(tx, env.as_str(), id)?.ok_or_else(|| not_found(id))?;
+            let mut o = self.order_record(&row)?;
+            if o.status == OrderStatus::Shipped {
+                return Err(ServiceError::at(
+                    ErrorCode::OperationNotAllowed,
+                    "id",
+                    format!(
+                        "order {} is shipped (label {}); void the label first",
+                        o.order_number,
+                        o.label_ids.last().map(String::as_str).unwrap_or("?")
+                    ),
+                ));
+            }
+            o.status = OrderStatus::Cancelled;
+            o.updated_at = crate::clock::iso_micros(now);
+            self.put_order(tx, env, &o, row.created_at, now)?;
+            Ok(o)
+        })
+    }
+
+    /// Marks an order shipped with a label (in the label's own transaction).
+    pub(crate) fn mark_order_shipped(
+        &self,
+        tx: &packdesk_store::rusqlite::Connection,
+        env: Env,
+        order_id: &str,
+        label_id: &str,
+        tracking_numbers: &[String],
+        now: i64,
+    ) -> Result<Order, ServiceError> {
+        let row = table::get(tx, env.as_str(), order_id)?.ok_or_else(|| not_found(order_id))?;
+        let mut o = self.order_record(&row)?;
+        o.status = OrderStatus::Shipped;
+        o.shipped_at = Some(crate::clock::iso_micros(now));
+        o.updated_at = crate::clock::iso_micros(now);
+        o.label_ids.push(label_id.to_string());
+        o.tracking_numbers = tracking_numbers.to_vec();
+        self.put_order(tx, env, &o, row.created_at, now)?;
+        Ok(o)
+    }
+}
