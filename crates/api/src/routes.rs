@@ -61,6 +61,8 @@ pub fn router(service: Shared) -> Router {
         ));
     let desk = Router::new()
         .route("/carriers", get(carriers))
+        .route("/orders", get(list_orders).post(save_orders))
+        .route("/orders/{id}", get(get_order).delete(cancel_order))
         .route("/webhook", get(get_webhook).put(set_webhook))
         .route("/webhook-deliveries", get(list_webhook_deliveries))
         .route("/webhook-deliveries/{id}", get(get_webhook_delivery))
@@ -358,6 +360,39 @@ async fn retry_print_job(State(s): State<Shared>, Extension(env): Extension<Env>
 /// Reads of the desk's machine-wide printing setup: open to both keys.
 async fn system_printers(State(s): State<Shared>) -> Response {
     run(s, |s| Ok(s.system_printers())).await
+}
+
+/// One order, or `{"orders": [...]}` (up to 1,000).
+async fn save_orders(
+    State(s): State<Shared>,
+    Extension(env): Extension<Env>,
+    ContractJson(body): ContractJson<serde_json::Value>,
+) -> Response {
+    use packdesk_model::order::{OrderBatchRequest, OrderRequest, OrderSource};
+    let batch = body.get("orders").is_some();
+    let orders = match batch {
+        true => packdesk_model::from_value::<OrderBatchRequest>(body).map(|b| b.orders),
+        false => packdesk_model::from_value::<OrderRequest>(body).map(|o| vec![o]),
+    };
+    match orders {
+        Ok(orders) => run(s, move |s| s.save_orders(env, orders, OrderSource::Api, batch)).await,
+        Err(e) => ApiError(e).into_response(),
+    }
+}
+
+async fn list_orders(State(s): State<Shared>, Extension(env): Extension<Env>, q: Q) -> Response {
+    match query(q) {
+        Ok(q) => run(s, move |s| s.list_orders(env, &q)).await,
+        Err(e) => e.into_response(),
+    }
+}
+
+async fn get_order(State(s): State<Shared>, Extension(env): Extension<Env>, Path(id): Path<String>) -> Response {
+    run(s, move |s| s.get_order(env, &id)).await
+}
+
+async fn cancel_order(State(s): State<Shared>, Extension(env): Extension<Env>, Path(id): Path<String>) -> Response {
+    run(s, move |s| s.cancel_order(env, &id)).await
 }
 
 async fn list_printers(State(s): State<Shared>) -> Response {
