@@ -230,6 +230,32 @@ pub const OPS: &[Op] = &[
         )
     },
     Op {
+        request: Some("OrderRequest"),
+        data: Some("OrdersSaved"),
+        ..op(
+            "post",
+            "/desk/orders",
+            "Save one order, or {\"orders\": [...]} up to 1,000 (an open order with the number is updated)",
+        )
+    },
+    Op {
+        data: Some("OrderList"),
+        list: true,
+        ..op(
+            "get",
+            "/desk/orders",
+            "Orders, newest first: status, s (start of a word), limit, next_token",
+        )
+    },
+    Op {
+        data: Some("Order"),
+        ..op("get", "/desk/orders/{id}", "One order")
+    },
+    Op {
+        data: Some("Order"),
+        ..op("delete", "/desk/orders/{id}", "Cancel an open order")
+    },
+    Op {
         request: None,
         data: Some("SystemPrinterList"),
         ..op(

@@ -73,6 +73,11 @@ pub fn all() -> Vec<(&'static str, Schema)> {
         ("desk-close-out-request", schema_for!(crate::desk::CloseOutRequest)),
         ("desk-deleted", schema_for!(crate::desk::Deleted)),
         ("desk-deleted-profile", schema_for!(crate::desk::DeletedProfile)),
+        ("desk-order-request", schema_for!(crate::order::OrderRequest)),
+        ("desk-order-batch-request", schema_for!(crate::order::OrderBatchRequest)),
+        ("desk-order", schema_for!(crate::order::Order)),
+        ("desk-orders-saved", schema_for!(crate::order::OrdersSaved)),
+        ("desk-order-list", schema_for!(crate::order::OrderList)),
     ]
 }
 
