@@ -115,3 +115,32 @@ pub struct OrderList {
     pub limit: u32,
     pub orders: Vec<Order>,
 }
+
+/// `PUT /desk/import-mappings/{name}`: which field each column of a shop's CSV fills,
+/// `{"PLZ": "ship_to.postal_code"}`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ImportMapping {
+    pub columns: std::collections::BTreeMap<String, String>,
+}
+
+/// A row of a CSV import that was not imported: its line in the file (the header is line 1),
+/// the column at fault when one is, and why.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ImportFailure {
+    pub row: u64,
+    pub column: Option<String>,
+    pub info: String,
+}
+
+/// `POST /desk/orders/import`: what the file did (or, with `dry_run`, would do).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ImportResult {
+    pub imported: usize,
+    pub updated: usize,
+    pub failed: Vec<ImportFailure>,
+    /// How each column of the file was read (`null`: ignored).
+    pub columns: std::collections::BTreeMap<String, Option<String>>,
+}

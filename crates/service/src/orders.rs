@@ -13,6 +13,16 @@ use packdesk_model::{ErrorCode, ServiceError};
 use packdesk_store::orders::{self as table, OrderFilter, OrderRow};
 use packdesk_store::paging;
 
+/// What saving one order did.
+pub(crate) enum Upserted {
+    Saved {
+        order: Order,
+        updated: bool,
+    },
+    /// The number belongs to a shipped order: why it was not changed.
+    Shipped(String),
+}
+
 /// Orders one call may save.
 pub const MAX_ORDERS_PER_CALL: usize = 1_000;
 
@@ -101,55 +111,24 @@ impl Service {
         let (created, updated, saved) = self.store.write(|tx| {
             let (mut created, mut updated, mut saved) = (0, 0, Vec::new());
             for (i, o) in orders.into_iter().enumerate() {
-                let old_row = table::by_number(tx, env.as_str(), &o.order_number)?;
-                let old = old_row.as_ref().map(|r| self.order_record(r)).transpose()?;
-                if let Some(old) = old.as_ref().filter(|o| o.status == OrderStatus::Shipped) {
-                    let path = if batch {
-                        format!("orders[{i}].order_number")
-                    } else {
-                        "order_number".into()
-                    };
-                    return Err(ServiceError::at(
-                        ErrorCode::OperationNotAllowed,
-                        path,
-                        format!(
-                            "order {} was shipped with label {}; void that label to change it",
-                            old.order_number,
-                            old.label_ids.last().map(String::as_str).unwrap_or("?")
-                        ),
-                    ));
+                // A microsecond apart: the orders of one call keep their order in the list.
+                match self.upsert_order(tx, env, o, source, now + i as i64, true)? {
+                    Upserted::Saved { order, updated: was } => {
+                        match was {
+                            true => updated += 1,
+                            false => created += 1,
+                        }
+                        saved.push(order);
+                    }
+                    Upserted::Shipped(why) => {
+                        let path = if batch {
+                            format!("orders[{i}].order_number")
+                        } else {
+                            "order_number".into()
+                        };
+                        return Err(ServiceError::at(ErrorCode::OperationNotAllowed, path, why));
+                    }
                 }
-                let record = Order {
-                    id: old
-                        .as_ref()
-                        .map(|o| o.id.clone())
-                        .unwrap_or_else(|| uuid::Uuid::new_v4().to_string()),
-                    order_number: o.order_number,
-                    status: OrderStatus::Open,
-                    ship_to: o.ship_to,
-                    items: o.items,
-                    parcels: o.parcels,
-                    weight: o.weight,
-                    tags: o.tags,
-                    notes: o.notes,
-                    preset: o.preset,
-                    source,
-                    created_at: old
-                        .as_ref()
-                        .map(|o| o.created_at.clone())
-                        .unwrap_or_else(|| crate::clock::iso_micros(now)),
-                    updated_at: crate::clock::iso_micros(now),
-                    shipped_at: None,
-                    label_ids: old.as_ref().map(|o| o.label_ids.clone()).unwrap_or_default(),
-                    tracking_numbers: old.as_ref().map(|o| o.tracking_numbers.clone()).unwrap_or_default(),
-                };
-                let created_at = old_row.map(|r| r.created_at).unwrap_or(now);
-                self.put_order(tx, env, &record, created_at, now)?;
-                match old {
-                    Some(_) => updated += 1,
-                    None => created += 1,
-                }
-                saved.push(record);
             }
             Ok((created, updated, saved))
         })?;
@@ -157,6 +136,60 @@ impl Service {
             created,
             updated,
             orders: saved,
+        })
+    }
+
+    /// Makes or updates the order with this number (a checked request); `write` false only
+    /// answers what it would do (a dry run).
+    pub(crate) fn upsert_order(
+        &self,
+        tx: &packdesk_store::rusqlite::Connection,
+        env: Env,
+        o: OrderRequest,
+        source: OrderSource,
+        now: i64,
+        write: bool,
+    ) -> Result<Upserted, ServiceError> {
+        let old_row = table::by_number(tx, env.as_str(), &o.order_number)?;
+        let old = old_row.as_ref().map(|r| self.order_record(r)).transpose()?;
+        if let Some(old) = old.as_ref().filter(|o| o.status == OrderStatus::Shipped) {
+            return Ok(Upserted::Shipped(format!(
+                "order {} was shipped with label {}; void that label to change it",
+                old.order_number,
+                old.label_ids.last().map(String::as_str).unwrap_or("?")
+            )));
+        }
+        let order = Order {
+            id: old
+                .as_ref()
+                .map(|o| o.id.clone())
+                .unwrap_or_else(|| uuid::Uuid::new_v4().to_string()),
+            order_number: o.order_number,
+            status: OrderStatus::Open,
+            ship_to: o.ship_to,
+            items: o.items,
+            parcels: o.parcels,
+            weight: o.weight,
+            tags: o.tags,
+            notes: o.notes,
+            preset: o.preset,
+            source,
+            created_at: old
+                .as_ref()
+                .map(|o| o.created_at.clone())
+                .unwrap_or_else(|| crate::clock::iso_micros(now)),
+            updated_at: crate::clock::iso_micros(now),
+            shipped_at: None,
+            label_ids: old.as_ref().map(|o| o.label_ids.clone()).unwrap_or_default(),
+            tracking_numbers: old.as_ref().map(|o| o.tracking_numbers.clone()).unwrap_or_default(),
+        };
+        if write {
+            let created_at = old_row.map(|r| r.created_at).unwrap_or(now);
+            self.put_order(tx, env, &order, created_at, now)?;
+        }
+        Ok(Upserted::Saved {
+            order,
+            updated: old.is_some(),
         })
     }
 
