@@ -10,6 +10,7 @@ pub mod bulk;
 pub mod cancels;
 pub mod clock;
 pub mod idempotency;
+pub mod import;
 pub mod jobs;
 pub mod keys;
 pub mod labels;

@@ -1,0 +1,646 @@
+//! CSV import of orders, as shops and ERPs export them: UTF-8 (with or without BOM) or
+//! Windows-1252, comma, semicolon or tab, CRLF, quoted fields with separators and line breaks
+//! inside, decimal commas in semicolon files. Columns are recognised by their headers (common
+//! synonyms) or by a saved mapping; rows with the same order number make one order with several
+//! items. A bad row fails its order alone, and an order is imported whole or not at all.
+
+use crate::keys::Env;
+use crate::orders::{check_order, Upserted};
+use crate::Service;
+use packdesk_model::error::Problems;
+use packdesk_model::order::{ImportFailure, ImportMapping, ImportResult, OrderItem, OrderRequest, OrderSource};
+use packdesk_model::request::{Address, Money, Weight, WeightUnit};
+use packdesk_model::ServiceError;
+use std::collections::{BTreeMap, HashMap};
+
+/// The fields a column can fill (the values of a mapping).
+pub const FIELDS: &[&str] = &[
+    "order_number",
+    "ship_to.contact_name",
+    "ship_to.company_name",
+    "ship_to.street1",
+    "ship_to.street2",
+    "ship_to.street3",
+    "ship_to.city",
+    "ship_to.state",
+    "ship_to.postal_code",
+    "ship_to.country",
+    "ship_to.phone",
+    "ship_to.email",
+    "items.description",
+    "items.sku",
+    "items.quantity",
+    "items.price",
+    "items.currency",
+    "items.weight.kg",
+    "items.weight.lb",
+    "items.weight.g",
+    "items.weight.oz",
+    "weight.kg",
+    "weight.lb",
+    "weight.g",
+    "weight.oz",
+    "tags",
+    "notes",
+    "preset",
+];
+
+/// Header words (lower case, punctuation as spaces) and the field they fill.
+const SYNONYMS: &[(&str, &str)] = &[
+    ("order id", "order_number"),
+    ("order number", "order_number"),
+    ("order no", "order_number"),
+    ("order", "order_number"),
+    ("order #", "order_number"),
+    ("reference", "order_number"),
+    ("order reference", "order_number"),
+    ("orderid", "order_number"),
+    ("ordernumber", "order_number"),
+    ("recipient", "ship_to.contact_name"),
+    ("name", "ship_to.contact_name"),
+    ("recipient name", "ship_to.contact_name"),
+    ("ship to name", "ship_to.contact_name"),
+    ("shipping name", "ship_to.contact_name"),
+    ("full name", "ship_to.contact_name"),
+    ("customer name", "ship_to.contact_name"),
+    ("contact name", "ship_to.contact_name"),
+    ("company", "ship_to.company_name"),
+    ("company name", "ship_to.company_name"),
+    ("shipping company", "ship_to.company_name"),
+    ("address 1", "ship_to.street1"),
+    ("address1", "ship_to.street1"),
+    ("address", "ship_to.street1"),
+    ("street", "ship_to.street1"),
+    ("street 1", "ship_to.street1"),
+    ("address line 1", "ship_to.street1"),
+    ("shipping address1", "ship_to.street1"),
+    ("shipping street", "ship_to.street1"),
+    ("address 2", "ship_to.street2"),
+    ("address2", "ship_to.street2"),
+    ("street 2", "ship_to.street2"),
+    ("address line 2", "ship_to.street2"),
+    ("shipping address2", "ship_to.street2"),
+    ("address 3", "ship_to.street3"),
+    ("address line 3", "ship_to.street3"),
+    ("city", "ship_to.city"),
+    ("town", "ship_to.city"),
+    ("shipping city", "ship_to.city"),
+    ("state", "ship_to.state"),
+    ("province", "ship_to.state"),
+    ("region", "ship_to.state"),
+    ("county", "ship_to.state"),
+    ("shipping province", "ship_to.state"),
+    ("zip", "ship_to.postal_code"),
+    ("zip code", "ship_to.postal_code"),
+    ("zipcode", "ship_to.postal_code"),
+    ("postcode", "ship_to.postal_code"),
+    ("post code", "ship_to.postal_code"),
+    ("postal code", "ship_to.postal_code"),
+    ("postalcode", "ship_to.postal_code"),
+    ("shipping zip", "ship_to.postal_code"),
+    ("plz", "ship_to.postal_code"),
+    ("country", "ship_to.country"),
+    ("country code", "ship_to.country"),
+    ("shipping country", "ship_to.country"),
+    ("phone", "ship_to.phone"),
+    ("telephone", "ship_to.phone"),
+    ("phone number", "ship_to.phone"),
+    ("shipping phone", "ship_to.phone"),
+    ("tel", "ship_to.phone"),
+    ("email", "ship_to.email"),
+    ("e mail", "ship_to.email"),
+    ("email address", "ship_to.email"),
+    ("item", "items.description"),
+    ("description", "items.description"),
+    ("product", "items.description"),
+    ("item name", "items.description"),
+    ("product name", "items.description"),
+    ("lineitem name", "items.description"),
+    ("item description", "items.description"),
+    ("sku", "items.sku"),
+    ("item sku", "items.sku"),
+    ("lineitem sku", "items.sku"),
+    ("product sku", "items.sku"),
+    ("qty", "items.quantity"),
+    ("quantity", "items.quantity"),
+    ("lineitem quantity", "items.quantity"),
+    ("item quantity", "items.quantity"),
+    ("unit price", "items.price"),
+    ("price", "items.price"),
+    ("item price", "items.price"),
+    ("lineitem price", "items.price"),
+    ("currency", "items.currency"),
+    ("item weight", "items.weight.kg"),
+    ("item weight kg", "items.weight.kg"),
+    ("item weight lb", "items.weight.lb"),
+    ("item weight g", "items.weight.g"),
+    ("item weight oz", "items.weight.oz"),
+    ("weight", "weight.kg"),
+    ("weight kg", "weight.kg"),
+    ("weight lb", "weight.lb"),
+    ("weight lbs", "weight.lb"),
+    ("weight g", "weight.g"),
+    ("weight oz", "weight.oz"),
+    ("tags", "tags"),
+    ("tag", "tags"),
+    ("notes", "notes"),
+    ("note", "notes"),
+    ("comment", "notes"),
+    ("comments", "notes"),
+    ("preset", "preset"),
+];
+
+/// A header as the synonym table spells it: lower case, punctuation and brackets as spaces.
+fn normalized(header: &str) -> String {
+    header
+        .trim_start_matches('\u{feff}')
+        .to_lowercase()
+        .chars()
+        .map(|c| if c.is_alphanumeric() || c == '#' { c } else { ' ' })
+        .collect::<String>()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The file as text: UTF-8 (a BOM dropped), else Windows-1252 (what Excel writes on Windows).
+pub fn decode(bytes: &[u8]) -> String {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    match std::str::from_utf8(bytes) {
+        Ok(s) => s.to_string(),
+        Err(_) => encoding_rs::WINDOWS_1252
+            .decode_without_bom_handling(bytes)
+            .0
+            .into_owned(),
+    }
+}
+
+/// The separator of the header line: the most frequent of comma, semicolon and tab outside quotes.
+pub fn separator(text: &str) -> u8 {
+    let header = text.lines().next().unwrap_or("");
+    let (mut counts, mut quoted) = ([0usize; 3], false);
+    for c in header.chars() {
+        match c {
+            '"' => quoted = !quoted,
+            ',' if !quoted => counts[0] += 1,
+            ';' if !quoted => counts[1] += 1,
+            '\t' if !quoted => counts[2] += 1,
+            _ => {}
+        }
+    }
+    let seps = [b',', b';', b'\t'];
+    let best = (0..3).max_by_key(|&i| (counts[i], usize::from(i == 0))).unwrap_or(0);
+    seps[best]
+}
+
+/// Which field each header fills: the mapping's choice, else the synonym table (`None`: ignored).
+fn columns(headers: &[String], mapping: Option<&ImportMapping>) -> Vec<Option<&'static str>> {
+    headers
+        .iter()
+        .map(|h| {
+            let by_mapping = mapping.and_then(|m| {
+                m.columns
+                    .iter()
+                    .find(|(k, _)| k.trim() == h.trim() || normalized(k) == normalized(h))
+                    .map(|(_, v)| v.as_str())
+            });
+            match by_mapping {
+                Some(field) => FIELDS.iter().find(|f| **f == field).copied(),
+                None => SYNONYMS.iter().find(|(s, _)| *s == normalized(h)).map(|(_, f)| *f),
+            }
+        })
+        .collect()
+}
+
+/// Checks a mapping's fields before it is saved.
+pub fn check_mapping(m: &ImportMapping) -> Result<(), ServiceError> {
+    let mut p = Problems::default();
+    for (header, field) in &m.columns {
+        if !FIELDS.contains(&field.as_str()) {
+            p.invalid(
+                format!("columns.{header}"),
+                format!("`{field}` is not a field; one of: {}", FIELDS.join(", ")),
+            );
+        }
+    }
+    p.into_result()
+}
+
+/// A number as a file writes it; in a semicolon file `1.234,50` is 1234.5.
+fn number(text: &str, decimal_comma: bool) -> Option<f64> {
+    let t = text.trim().trim_start_matches(['€', '$', '£']).trim();
+    let t = if decimal_comma && t.contains(',') {
+        t.replace('.', "").replace(',', ".")
+    } else {
+        t.replace(',', "")
+    };
+    t.parse::<f64>().ok().filter(|v| v.is_finite())
+}
+
+/// One row of the file: its line and its cells by field.
+struct Row {
+    line: u64,
+    cells: HashMap<&'static str, String>,
+}
+
+/// An order put together from its rows, with the line and header of each cell (for failures).
+struct Draft {
+    request: OrderRequest,
+    lines: Vec<u64>,
+    /// The line of each item, in order.
+    item_lines: Vec<u64>,
+    failures: Vec<ImportFailure>,
+}
+
+fn weight_unit(field: &str) -> WeightUnit {
+    match field.rsplit('.').next() {
+        Some("lb") => WeightUnit::Lb,
+        Some("g") => WeightUnit::G,
+        Some("oz") => WeightUnit::Oz,
+        _ => WeightUnit::Kg,
+    }
+}
+
+fn draft(
+    order_number: String,
+    rows: Vec<Row>,
+    header_of: &HashMap<&'static str, String>,
+    decimal_comma: bool,
+) -> Draft {
+    let first = &rows[0];
+    let get = |r: &Row, f: &str| r.cells.get(f).map(|v| v.trim().to_string()).filter(|v| !v.is_empty());
+    let mut failures = Vec::new();
+    let mut fail = |line: u64, field: &str, info: String| {
+        failures.push(ImportFailure {
+            row: line,
+            column: header_of.get(field).cloned(),
+            info,
+        })
+    };
+    let ship_to = Address {
+        contact_name: get(first, "ship_to.contact_name"),
+        company_name: get(first, "ship_to.company_name"),
+        email: get(first, "ship_to.email"),
+        phone: get(first, "ship_to.phone"),
+        street1: get(first, "ship_to.street1"),
+        street2: get(first, "ship_to.street2"),
+        street3: get(first, "ship_to.street3"),
+        city: get(first, "ship_to.city"),
+        state: get(first, "ship_to.state"),
+        postal_code: get(first, "ship_to.postal_code"),
+        country: get(first, "ship_to.country"),
+        ..Address::default()
+    };
+    let mut weight = None;
+    for f in ["weight.kg", "weight.lb", "weight.g", "weight.oz"] {
+        if let Some(v) = get(first, f) {
+            match number(&v, decimal_comma) {
+                Some(value) => {
+                    weight = Some(Weight {
+                        value,
+                        unit: weight_unit(f),
+                    })
+                }
+                None => fail(first.line, f, format!("`{v}` is not a number")),
+            }
+        }
+    }
+    let mut items = Vec::new();
+    let mut item_lines = Vec::new();
+    for r in &rows {
+        let description = get(r, "items.description").or_else(|| get(r, "items.sku"));
+        let Some(description) = description else { continue };
+        let quantity = match get(r, "items.quantity") {
+            None => 1,
+            Some(q) => match q.parse::<i64>() {
+                Ok(q) => q,
+                Err(_) => {
+                    fail(r.line, "items.quantity", format!("`{q}` is not a whole number"));
+                    continue;
+                }
+            },
+        };
+        let price = match get(r, "items.price") {
+            None => None,
+            Some(p) => match number(&p, decimal_comma) {
+                Some(amount) => Some(Money {
+                    amount,
+                    currency: get(r, "items.currency").unwrap_or_default().to_uppercase(),
+                }),
+                None => {
+                    fail(r.line, "items.price", format!("`{p}` is not a number"));
+                    continue;
+                }
+            },
+        };
+        let mut item_weight = None;
+        for f in [
+            "items.weight.kg",
+            "items.weight.lb",
+            "items.weight.g",
+            "items.weight.oz",
+        ] {
+            if let Some(v) = get(r, f) {
+                match number(&v, decimal_comma) {
+                    Some(value) => {
+                        item_weight = Some(Weight {
+                            value,
+                            unit: weight_unit(f),
+                        })
+                    }
+                    None => fail(r.line, f, format!("`{v}` is not a number")),
+                }
+            }
+        }
+        items.push(OrderItem {
+            description,
+            quantity,
+            sku: get(r, "items.sku"),
+            price,
+            weight: item_weight,
+            origin_country: None,
+            hs_code: None,
+            item_id: None,
+        });
+        item_lines.push(r.line);
+    }
+    let tags = get(first, "tags")
+        .map(|t| {
+            t.split([',', ';', '|'])
+                .map(|s| s.trim().to_string())
+                .filter(|s| !s.is_empty())
+                .collect()
+        })
+        .unwrap_or_default();
+    Draft {
+        request: OrderRequest {
+            order_number,
+            ship_to,
+            items,
+            parcels: None,
+            weight,
+            tags,
+            notes: get(first, "notes"),
+            preset: get(first, "preset"),
+        },
+        lines: rows.iter().map(|r| r.line).collect(),
+        item_lines,
+        failures,
+    }
+}
+
+/// The field and line a problem of a checked order points at (`items[1].quantity` -> the second
+/// item's line, the quantity column).
+fn locate(path: &str, d: &Draft) -> (u64, String) {
+    let first = d.lines[0];
+    if let Some(rest) = path.strip_prefix("items[") {
+        let (i, field) = rest.split_once("].").unwrap_or((rest, ""));
+        let line = i.parse::<usize>().ok().and_then(|i| d.item_lines.get(i)).copied();
+        return (line.unwrap_or(first), format!("items.{field}"));
+    }
+    (first, path.to_string())
+}
+
+impl Service {
+    /// Imports orders from a CSV file. `mapping`: a saved mapping's name; `dry_run`: answer the
+    /// same without writing.
+    pub fn import_orders(
+        &self,
+        env: Env,
+        file: &[u8],
+        mapping: Option<&str>,
+        dry_run: bool,
+    ) -> Result<ImportResult, ServiceError> {
+        let mapping = match mapping {
+            Some(name) => Some(self.import_mapping(name)?),
+            None => None,
+        };
+        let text = decode(file);
+        let sep = separator(&text);
+        let decimal_comma = sep == b';';
+        let mut reader = csv::ReaderBuilder::new()
+            .delimiter(sep)
+            .flexible(true)
+            .has_headers(false)
+            .from_reader(text.as_bytes());
+        let mut records = reader.records();
+        let headers: Vec<String> = match records.next() {
+            Some(Ok(h)) => h
+                .iter()
+                .map(|s| s.trim_start_matches('\u{feff}').trim().to_string())
+                .collect(),
+            Some(Err(e)) => {
+                return Err(ServiceError::invalid(
+                    "file",
+                    format!("the header line cannot be read: {e}"),
+                ))
+            }
+            None => return Err(ServiceError::invalid("file", "the file is empty")),
+        };
+        let fields = columns(&headers, mapping.as_ref());
+        if !fields.contains(&Some("order_number")) {
+            return Err(ServiceError::invalid(
+                "file",
+                format!(
+                    "no column is the order number (found: {}); name it `Order number` or save a mapping",
+                    headers.join(", ")
+                ),
+            ));
+        }
+        let mut header_of: HashMap<&'static str, String> = HashMap::new();
+        for (h, f) in headers.iter().zip(&fields) {
+            if let Some(f) = f {
+                header_of.entry(f).or_insert_with(|| h.clone());
+            }
+        }
+        let mut failed = Vec::new();
+        // Rows by order number, in the order of their first row.
+        let mut groups: Vec<(String, Vec<Row>)> = Vec::new();
+        let mut group_of: HashMap<String, usize> = HashMap::new();
+        // Lines as an editor numbers them (csv counts records, not the line breaks inside quotes).
+        let bytes = text.as_bytes();
+        let (mut seen_byte, mut seen_line) = (0usize, 1u64);
+        let mut line_at = |byte: u64| -> u64 {
+            // After a CRLF, csv starts the next record at its LF: the record begins past it.
+            let mut byte = (byte as usize).min(bytes.len());
+            while byte < bytes.len() && (bytes[byte] == b'\n' || bytes[byte] == b'\r') {
+                byte += 1;
+            }
+            if byte >= seen_byte {
+                seen_line += bytes[seen_byte..byte].iter().filter(|b| **b == b'\n').count() as u64;
+                seen_byte = byte;
+            }
+            seen_line
+        };
+        for record in records {
+            let record = match record {
+                Ok(r) => r,
+                Err(e) => {
+                    failed.push(ImportFailure {
+                        row: e.position().map(|p| line_at(p.byte())).unwrap_or(0),
+                        column: None,
+                        info: format!("the row cannot be read: {e}"),
+                    });
+                    continue;
+                }
+            };
+            let line = record.position().map(|p| line_at(p.byte())).unwrap_or(0);
+            if record.iter().all(|c| c.trim().is_empty()) {
+                continue;
+            }
+            let mut cells = HashMap::new();
+            for (value, field) in record.iter().zip(&fields) {
+                if let Some(f) = field {
+                    cells.entry(*f).or_insert_with(|| value.to_string());
+                }
+            }
+            let number = cells
+                .get("order_number")
+                .map(|n| n.trim().to_string())
+                .unwrap_or_default();
+            if number.is_empty() {
+                failed.push(ImportFailure {
+                    row: line,
+                    column: header_of.get("order_number").cloned(),
+                    info: "no order number".into(),
+                });
+                continue;
+            }
+            let row = Row { line, cells };
+            match group_of.get(&number) {
+                Some(&g) => groups[g].1.push(row),
+                None => {
+                    group_of.insert(number.clone(), groups.len());
+                    groups.push((number, vec![row]));
+                }
+            }
+        }
+        let mut ready = Vec::new();
+        for (number, rows) in groups {
+            let mut d = draft(number, rows, &header_of, decimal_comma);
+            let mut p = Problems::default();
+            check_order(&mut p, "", &mut d.request);
+            let problems = match p.into_result() {
+                Ok(()) => Vec::new(),
+                Err(e) => e.details,
+            };
+            for problem in problems {
+                let (row, field) = locate(&problem.path, &d);
+                d.failures.push(ImportFailure {
+                    row,
+                    column: header_of.get(field.as_str()).cloned(),
+                    info: format!("{}: {}", problem.path, problem.info),
+                });
+            }
+            match d.failures.is_empty() {
+                true => ready.push(d),
+                false => failed.append(&mut d.failures),
+            }
+        }
+        let now = self.now_us();
+        let (imported, updated, refused) = self.store.write(|tx| {
+            let (mut imported, mut updated, mut refused) = (0, 0, Vec::new());
+            for (i, d) in ready.into_iter().enumerate() {
+                let line = d.lines[0];
+                match self.upsert_order(tx, env, d.request, OrderSource::Csv, now + i as i64, !dry_run)? {
+                    Upserted::Saved { updated: true, .. } => updated += 1,
+                    Upserted::Saved { updated: false, .. } => imported += 1,
+                    Upserted::Shipped(why) => refused.push(ImportFailure {
+                        row: line,
+                        column: header_of.get("order_number").cloned(),
+                        info: why,
+                    }),
+                }
+            }
+            Ok::<_, ServiceError>((imported, updated, refused))
+        })?;
+        failed.extend(refused);
+        failed.sort_by_key(|f| f.row);
+        Ok(ImportResult {
+            imported,
+            updated,
+            failed,
+            columns: headers
+                .iter()
+                .zip(&fields)
+                .map(|(h, f)| (h.clone(), f.map(String::from)))
+                .collect::<BTreeMap<_, _>>(),
+        })
+    }
+
+    /// A saved mapping by name.
+    pub fn import_mapping(&self, name: &str) -> Result<ImportMapping, ServiceError> {
+        let json = self
+            .store
+            .read(|c| packdesk_store::orders::mapping(c, name))?
+            .ok_or_else(|| ServiceError::invalid("mapping", format!("no import mapping named `{name}`")))?;
+        Ok(ImportMapping {
+            columns: serde_json::from_str(&json).map_err(ServiceError::internal)?,
+        })
+    }
+
+    /// Saves (or replaces) a named mapping.
+    pub fn set_import_mapping(&self, name: &str, m: ImportMapping) -> Result<ImportMapping, ServiceError> {
+        if name.trim().is_empty() || name.chars().count() > 64 {
+            return Err(ServiceError::invalid("name", "1 to 64 characters"));
+        }
+        check_mapping(&m)?;
+        let json = serde_json::to_string(&m.columns).map_err(ServiceError::internal)?;
+        let now = self.now_us();
+        self.store
+            .write(|tx| packdesk_store::orders::put_mapping(tx, name.trim(), &json, now))?;
+        Ok(m)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn files_are_read_in_their_encoding_and_separator() {
+        assert_eq!(decode(b"\xEF\xBB\xBFOrder;Name\n"), "Order;Name\n");
+        assert_eq!(decode(b"M\xFCller"), "Müller", "Windows-1252");
+        assert_eq!(separator("Order;Name;\"a,b\"\n"), b';');
+        assert_eq!(separator("Order\tName\tCity\n"), b'\t');
+        assert_eq!(separator("Order,Name\n"), b',');
+        assert_eq!(number("1.234,50", true), Some(1234.5));
+        assert_eq!(number("9,5", true), Some(9.5));
+        assert_eq!(number("1,234.50", false), Some(1234.5));
+        assert_eq!(number("abc", false), None);
+    }
+
+    #[test]
+    fn headers_are_recognised_by_their_usual_names() {
+        let h: Vec<String> = [
+            "Order ID",
+            "Recipient",
+            "Address 1",
+            "ZIP",
+            "Qty",
+            "Unit price",
+            "Weight (lb)",
+            "Colour",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        assert_eq!(
+            columns(&h, None),
+            vec![
+                Some("order_number"),
+                Some("ship_to.contact_name"),
+                Some("ship_to.street1"),
+                Some("ship_to.postal_code"),
+                Some("items.quantity"),
+                Some("items.price"),
+                Some("weight.lb"),
+                None
+            ]
+        );
+        let m = ImportMapping {
+            columns: [("Colour".to_string(), "notes".to_string())].into(),
+        };
+        assert_eq!(columns(&h, Some(&m))[7], Some("notes"));
+    }
+}
