@@ -252,6 +252,27 @@ pub const OPS: &[Op] = &[
         ..op("get", "/desk/orders/{id}", "One order")
     },
     Op {
+        data: Some("ImportResult"),
+        ..op(
+            "post",
+            "/desk/orders/import",
+            "Import orders from a CSV file (the body): mapping, dry_run",
+        )
+    },
+    Op {
+        data: Some("ImportMapping"),
+        ..op("get", "/desk/import-mappings/{name}", "A saved CSV column mapping")
+    },
+    Op {
+        request: Some("ImportMapping"),
+        data: Some("ImportMapping"),
+        ..op(
+            "put",
+            "/desk/import-mappings/{name}",
+            "Save a CSV column mapping {\"columns\": {\"<header>\": \"<field path>\"}}",
+        )
+    },
+    Op {
         data: Some("Order"),
         ..op("delete", "/desk/orders/{id}", "Cancel an open order")
     },
@@ -496,6 +517,10 @@ fn operation(o: &Op) -> Value {
             json!({"name": "page", "in": "query", "schema": {"type": "integer", "minimum": 0}}),
             json!({"name": "dpi", "in": "query", "schema": {"type": "integer", "minimum": 0}}),
         ]),
+        "/desk/orders/import" => params.extend([
+            json!({"name": "mapping", "in": "query", "description": "A saved mapping's name", "schema": {"type": "string"}}),
+            json!({"name": "dry_run", "in": "query", "description": "Answer without writing", "schema": {"type": "boolean"}}),
+        ]),
         "/v3/files/{id}" => params.extend([
             json!({"name": "expires", "in": "query", "description": "Of a signed link: unix seconds", "schema": {"type": "string"}}),
             json!({"name": "signature", "in": "query", "description": "Of a signed link", "schema": {"type": "string"}}),
@@ -550,8 +575,10 @@ fn operation(o: &Op) -> Value {
             Some(r) => json!({"$ref": format!("#/components/schemas/{r}")}),
             None => json!({"type": "object"}),
         };
-        v["requestBody"] =
-            json!({"required": o.request.is_some(), "content": {"application/json": {"schema": schema}}});
+        v["requestBody"] = match o.path {
+            "/desk/orders/import" => json!({"required": true, "content": {"text/csv": {"schema": {"type": "string"}}}}),
+            _ => json!({"required": o.request.is_some(), "content": {"application/json": {"schema": schema}}}),
+        };
     }
     v["security"] = match o.auth {
         Auth::Key => json!([{"apiKey": []}]),

@@ -63,6 +63,14 @@ pub fn router(service: Shared) -> Router {
         .route("/carriers", get(carriers))
         .route("/orders", get(list_orders).post(save_orders))
         .route("/orders/{id}", get(get_order).delete(cancel_order))
+        .route(
+            "/orders/import",
+            axum::routing::post(import_orders).layer(axum::extract::DefaultBodyLimit::max(IMPORT_MAX_BYTES)),
+        )
+        .route(
+            "/import-mappings/{name}",
+            get(get_import_mapping).put(set_import_mapping),
+        )
         .route("/webhook", get(get_webhook).put(set_webhook))
         .route("/webhook-deliveries", get(list_webhook_deliveries))
         .route("/webhook-deliveries/{id}", get(get_webhook_delivery))
@@ -380,6 +388,43 @@ async fn save_orders(
     }
 }
 
+/// The largest CSV file an import takes.
+const IMPORT_MAX_BYTES: usize = 64 * 1024 * 1024;
+
+#[derive(serde::Deserialize)]
+struct ImportQuery {
+    mapping: Option<String>,
+    dry_run: Option<bool>,
+}
+
+/// The file is the body (`Content-Type: text/csv`); `?mapping=name`, `?dry_run=true`.
+async fn import_orders(
+    State(s): State<Shared>,
+    Extension(env): Extension<Env>,
+    q: Result<Query<ImportQuery>, axum::extract::rejection::QueryRejection>,
+    body: axum::body::Bytes,
+) -> Response {
+    let q = match q {
+        Ok(Query(q)) => q,
+        Err(e) => return ApiError(ServiceError::invalid("query", e.body_text())).into_response(),
+    };
+    let mapping = q.mapping.filter(|m| !m.is_empty());
+    let dry_run = q.dry_run.unwrap_or(false);
+    run(s, move |s| s.import_orders(env, &body, mapping.as_deref(), dry_run)).await
+}
+
+async fn get_import_mapping(State(s): State<Shared>, Path(name): Path<String>) -> Response {
+    run(s, move |s| s.import_mapping(&name)).await
+}
+
+async fn set_import_mapping(
+    State(s): State<Shared>,
+    Path(name): Path<String>,
+    ContractJson(m): ContractJson<packdesk_model::order::ImportMapping>,
+) -> Response {
+    run(s, move |s| s.set_import_mapping(&name, m)).await
+}
+
 async fn list_orders(State(s): State<Shared>, Extension(env): Extension<Env>, q: Q) -> Response {
     match query(q) {
         Ok(q) => run(s, move |s| s.list_orders(env, &q)).await,
@@ -413,13 +458,15 @@ async fn get_printer(State(s): State<Shared>, Path(id): Path<String>) -> Respons
 async fn machine_wide_changes_need_live(req: Request, next: Next) -> Response {
     // Inside the /desk nest the path has lost its prefix.
     let path = req.uri().path();
-    let setup = path.starts_with("/printers") || path.starts_with("/print-profiles");
+    let setup = ["/printers", "/print-profiles", "/import-mappings", "/settings"]
+        .iter()
+        .any(|p| path.starts_with(p));
     let change = req.method() != axum::http::Method::GET && !path.ends_with("/test-page");
     if setup && change && req.extensions().get::<Env>() == Some(&Env::Sandbox) {
         return error(
             ErrorCode::InvalidApiKey,
             "headers.service-api-key",
-            "printers, print profiles and desk settings belong to the whole desk (live labels print by them \
+            "printers, print profiles, import mappings and desk settings belong to the whole desk (live labels print by them \
              too): change them with the live key; the sandbox key may read them",
         );
     }

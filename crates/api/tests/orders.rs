@@ -87,3 +87,71 @@ fn bad_orders_say_what_and_where() {
     let (_, v) = s.call("GET", "/desk/orders/nope", &s.sandbox, None);
     assert_eq!(v["meta"]["code"], 4153, "{v}");
 }
+
+#[test]
+fn a_csv_file_imports_with_a_saved_mapping_and_names_its_bad_rows() {
+    let s = Server::start();
+    let mapping = json!({"columns": {"Bestellnr": "order_number", "Empfänger": "ship_to.contact_name", "Straße": "ship_to.street1", "Ort": "ship_to.city", "PLZ": "ship_to.postal_code", "Land": "ship_to.country", "Artikel": "items.description", "Menge": "items.quantity"}});
+    s.live_ok("PUT", "/desk/import-mappings/shop-de", Some(&mapping));
+    assert_eq!(s.sandbox_ok("GET", "/desk/import-mappings/shop-de", None), mapping);
+
+    let file = "Bestellnr;Empfänger;Straße;Ort;PLZ;Land;Artikel;Menge\r\n\
+                B-1;Jörg Müller;Hauptstraße 5;Köln;50667;Deutschland;Tasse;3\r\n\
+                B-2;Eva Braun;Ring 2;Wien;1010;Atlantis;Teller;1\r\n";
+    let path = "/desk/orders/import?mapping=shop-de";
+    let (status, dry) = s.send_raw(
+        "POST",
+        &format!("{path}&dry_run=true"),
+        &s.sandbox,
+        "text/csv",
+        file.into(),
+    );
+    assert_eq!((status, dry["data"]["imported"].clone()), (200, json!(1)), "{dry}");
+    assert_eq!(
+        s.sandbox_ok("GET", "/desk/orders", None)["orders"],
+        json!([]),
+        "dry run wrote nothing"
+    );
+
+    let (_, v) = s.send_raw("POST", path, &s.sandbox, "text/csv; charset=utf-8", file.into());
+    let r = &v["data"];
+    assert_eq!(
+        (r["imported"].clone(), r["updated"].clone()),
+        (json!(1), json!(0)),
+        "{v}"
+    );
+    assert_eq!(r["failed"][0]["row"], 3, "{v}");
+    assert_eq!(r["failed"][0]["column"], "Land");
+    assert!(r["failed"][0]["info"].as_str().unwrap().contains("Atlantis"), "{v}");
+    let found = s.sandbox_ok("GET", "/desk/orders?s=50667", None);
+    assert_eq!(found["orders"][0]["ship_to"]["country"], "DEU");
+    assert_eq!(found["orders"][0]["items"][0]["quantity"], 3);
+    assert_eq!(found["orders"][0]["source"], "csv");
+
+    // An unknown mapping, a mapping to a field that does not exist, a file without an order column.
+    let (_, v) = s.send_raw(
+        "POST",
+        "/desk/orders/import?mapping=nope",
+        &s.sandbox,
+        "text/csv",
+        file.into(),
+    );
+    assert_eq!(v["meta"]["details"][0]["path"], "mapping", "{v}");
+    let bad = json!({"columns": {"PLZ": "ship_to.zip"}});
+    let (_, v) = s.call("PUT", "/desk/import-mappings/x", &s.live, Some(&bad));
+    assert_eq!(v["meta"]["details"][0]["path"], "columns.PLZ", "{v}");
+    let (_, v) = s.send_raw(
+        "POST",
+        "/desk/orders/import",
+        &s.sandbox,
+        "text/csv",
+        b"a,b\n1,2\n".to_vec(),
+    );
+    assert!(
+        v["meta"]["details"][0]["info"]
+            .as_str()
+            .unwrap()
+            .contains("order number"),
+        "{v}"
+    );
+}

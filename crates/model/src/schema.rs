@@ -78,6 +78,8 @@ pub fn all() -> Vec<(&'static str, Schema)> {
         ("desk-order", schema_for!(crate::order::Order)),
         ("desk-orders-saved", schema_for!(crate::order::OrdersSaved)),
         ("desk-order-list", schema_for!(crate::order::OrderList)),
+        ("desk-import-mapping", schema_for!(crate::order::ImportMapping)),
+        ("desk-import-result", schema_for!(crate::order::ImportResult)),
     ]
 }
 

@@ -110,6 +110,23 @@ impl Server {
         )
     }
 
+    /// A body that is not JSON (a CSV file): the answer's status and envelope.
+    pub fn send_raw(&self, method: &str, path: &str, key: &str, content_type: &str, body: Vec<u8>) -> (u16, Value) {
+        let resp = reqwest::blocking::Client::new()
+            .request(method.parse().unwrap(), self.url(path))
+            .header("service-api-key", key)
+            .header("content-type", content_type)
+            .body(body)
+            .send()
+            .expect("request");
+        let status = resp.status().as_u16();
+        let text = resp.text().unwrap();
+        (
+            status,
+            serde_json::from_str(&text).unwrap_or_else(|_| panic!("not JSON: {text}")),
+        )
+    }
+
     pub fn sandbox_ok(&self, method: &str, path: &str, body: Option<&Value>) -> Value {
         let (status, v) = self.call(method, path, &self.sandbox, body);
         assert_eq!(
