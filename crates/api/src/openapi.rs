@@ -252,6 +252,85 @@ pub const OPS: &[Op] = &[
         ..op("get", "/desk/orders/{id}", "One order")
     },
     Op {
+        request: None,
+        data: None,
+        ..op(
+            "get",
+            "/desk/orders/export.csv",
+            "Orders as CSV with carrier, service and tracking numbers (status), for the shop",
+        )
+    },
+    Op {
+        request: Some("ShipOrderRequest"),
+        data: Some("ShippedOrder"),
+        ..op(
+            "post",
+            "/desk/orders/{id}/ship",
+            "Ship an order by its preset: label and packing slip made and printed, order shipped",
+        )
+    },
+    Op {
+        request: Some("ShipBatchRequest"),
+        data: Some("ShipBatch"),
+        ..op(
+            "post",
+            "/desk/orders/ship",
+            "Ship orders in the background, in order; answers the batch at once",
+        )
+    },
+    Op {
+        data: Some("ShipBatch"),
+        ..op(
+            "get",
+            "/desk/batches/{id}",
+            "A batch's progress and each order's result",
+        )
+    },
+    Op {
+        data: Some("PresetList"),
+        ..op("get", "/desk/presets", "The presets of the key's environment")
+    },
+    Op {
+        request: Some("PresetRequest"),
+        data: Some("Preset"),
+        ..op("post", "/desk/presets", "Add a preset")
+    },
+    Op {
+        data: Some("Preset"),
+        ..op("get", "/desk/presets/{id}", "One preset")
+    },
+    Op {
+        request: Some("PresetRequest"),
+        data: Some("Preset"),
+        ..op("put", "/desk/presets/{id}", "Change a preset")
+    },
+    Op {
+        data: Some("Deleted"),
+        ..op("delete", "/desk/presets/{id}", "Delete a preset no rule uses")
+    },
+    Op {
+        data: Some("Rules"),
+        ..op(
+            "get",
+            "/desk/rules",
+            "The rules that pick an order's preset, first match wins",
+        )
+    },
+    Op {
+        request: Some("Rules"),
+        data: Some("Rules"),
+        ..op("put", "/desk/rules", "Replace the rules")
+    },
+    Op {
+        data: Some("DeskSettings"),
+        ..op("get", "/desk/settings", "The desk's settings: ship_on_scan, units")
+    },
+    Op {
+        request: Some("DeskSettings"),
+        data: Some("DeskSettings"),
+        ..op("put", "/desk/settings", "Change the desk's settings (live key)")
+    },
+    Op {
         data: Some("ImportResult"),
         ..op(
             "post",
@@ -517,6 +596,9 @@ fn operation(o: &Op) -> Value {
             json!({"name": "page", "in": "query", "schema": {"type": "integer", "minimum": 0}}),
             json!({"name": "dpi", "in": "query", "schema": {"type": "integer", "minimum": 0}}),
         ]),
+        "/desk/orders/export.csv" => params.push(
+            json!({"name": "status", "in": "query", "description": "open, shipped or cancelled", "schema": {"type": "string"}}),
+        ),
         "/desk/orders/import" => params.extend([
             json!({"name": "mapping", "in": "query", "description": "A saved mapping's name", "schema": {"type": "string"}}),
             json!({"name": "dry_run", "in": "query", "description": "Answer without writing", "schema": {"type": "boolean"}}),
@@ -539,6 +621,9 @@ fn operation(o: &Op) -> Value {
         "/v3/files/{id}" => json!({"description": "The document", "content": {
             "application/pdf": {"schema": {"type": "string", "format": "binary"}},
             "application/zpl": {"schema": {"type": "string"}},
+            "text/csv": {"schema": {"type": "string"}},
+            "application/json": {"schema": {"$ref": "#/components/schemas/Envelope"}}}}),
+        "/desk/orders/export.csv" => json!({"description": "The orders as CSV", "content": {
             "text/csv": {"schema": {"type": "string"}},
             "application/json": {"schema": {"$ref": "#/components/schemas/Envelope"}}}}),
         "/desk/files/{id}/preview.png" => json!({"description": "The page as PNG", "content": {

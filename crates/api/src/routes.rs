@@ -13,6 +13,7 @@ use axum::{Extension, Router};
 use packdesk_model::desk::{
     CloseOutRequest, PrintProfileRequest, PrintRequest, PrinterRequest, TestPageRequest, WebhookChange,
 };
+use packdesk_model::preset::{DeskSettings, PresetRequest, Rules, ShipBatchRequest, ShipOrderRequest};
 use packdesk_model::request::{
     AddressValidationRequest, BulkDownloadRequest, CancelLabelRequest, LabelRequest, ListQuery, ManifestRequest,
     RatesRequest, ShipperAccountCreate, ShipperAccountCredentialsUpdate, ShipperAccountInfoUpdate,
@@ -67,10 +68,21 @@ pub fn router(service: Shared) -> Router {
             "/orders/import",
             axum::routing::post(import_orders).layer(axum::extract::DefaultBodyLimit::max(IMPORT_MAX_BYTES)),
         )
+        .route("/orders/export.csv", get(export_orders))
+        .route("/orders/ship", axum::routing::post(ship_orders_batch))
+        .route("/orders/{id}/ship", axum::routing::post(ship_order))
+        .route("/batches/{id}", get(get_batch))
         .route(
             "/import-mappings/{name}",
             get(get_import_mapping).put(set_import_mapping),
         )
+        .route("/presets", get(list_presets).post(create_preset))
+        .route(
+            "/presets/{id}",
+            get(get_preset).put(update_preset).delete(delete_preset),
+        )
+        .route("/rules", get(get_rules).put(set_rules))
+        .route("/settings", get(get_settings).put(set_settings))
         .route("/webhook", get(get_webhook).put(set_webhook))
         .route("/webhook-deliveries", get(list_webhook_deliveries))
         .route("/webhook-deliveries/{id}", get(get_webhook_delivery))
@@ -386,6 +398,106 @@ async fn save_orders(
         Ok(orders) => run(s, move |s| s.save_orders(env, orders, OrderSource::Api, batch)).await,
         Err(e) => ApiError(e).into_response(),
     }
+}
+
+/// `?status=` of the export.
+#[derive(serde::Deserialize)]
+struct ExportQuery {
+    status: Option<String>,
+}
+
+/// Orders with their carrier, service and tracking numbers, for writing back to the shop.
+async fn export_orders(
+    State(s): State<Shared>,
+    Extension(env): Extension<Env>,
+    q: Result<Query<ExportQuery>, axum::extract::rejection::QueryRejection>,
+) -> Response {
+    let status = match q {
+        Ok(Query(q)) => q.status,
+        Err(e) => return ApiError(ServiceError::invalid("query", e.body_text())).into_response(),
+    };
+    match tokio::task::spawn_blocking(move || s.export_orders_csv(env, status.as_deref())).await {
+        Ok(Ok(csv)) => (
+            [
+                (header::CONTENT_TYPE, "text/csv; charset=utf-8"),
+                (header::CONTENT_DISPOSITION, "attachment; filename=\"orders.csv\""),
+            ],
+            csv,
+        )
+            .into_response(),
+        Ok(Err(e)) => ApiError(e).into_response(),
+        Err(_) => error(ErrorCode::Internal, "", "the operation failed unexpectedly"),
+    }
+}
+
+async fn ship_order(
+    State(s): State<Shared>,
+    Extension(env): Extension<Env>,
+    Path(id): Path<String>,
+    ContractJsonOrEmpty(req): ContractJsonOrEmpty<ShipOrderRequest>,
+) -> Response {
+    run(s, move |s| s.ship_order(env, &id, req)).await
+}
+
+async fn ship_orders_batch(
+    State(s): State<Shared>,
+    Extension(env): Extension<Env>,
+    ContractJson(req): ContractJson<ShipBatchRequest>,
+) -> Response {
+    run(s, move |s| s.ship_orders(env, req)).await
+}
+
+async fn get_batch(State(s): State<Shared>, Extension(env): Extension<Env>, Path(id): Path<String>) -> Response {
+    run(s, move |s| s.get_ship_batch(env, &id)).await
+}
+
+async fn list_presets(State(s): State<Shared>, Extension(env): Extension<Env>) -> Response {
+    run(s, move |s| s.list_presets(env)).await
+}
+
+async fn get_preset(State(s): State<Shared>, Extension(env): Extension<Env>, Path(id): Path<String>) -> Response {
+    run(s, move |s| s.get_preset(env, &id)).await
+}
+
+async fn create_preset(
+    State(s): State<Shared>,
+    Extension(env): Extension<Env>,
+    ContractJson(req): ContractJson<PresetRequest>,
+) -> Response {
+    run(s, move |s| s.create_preset(env, req)).await
+}
+
+async fn update_preset(
+    State(s): State<Shared>,
+    Extension(env): Extension<Env>,
+    Path(id): Path<String>,
+    ContractJson(req): ContractJson<PresetRequest>,
+) -> Response {
+    run(s, move |s| s.update_preset(env, &id, req)).await
+}
+
+async fn delete_preset(State(s): State<Shared>, Extension(env): Extension<Env>, Path(id): Path<String>) -> Response {
+    run(s, move |s| s.delete_preset(env, &id)).await
+}
+
+async fn get_rules(State(s): State<Shared>, Extension(env): Extension<Env>) -> Response {
+    run(s, move |s| s.rules(env)).await
+}
+
+async fn set_rules(
+    State(s): State<Shared>,
+    Extension(env): Extension<Env>,
+    ContractJson(rules): ContractJson<Rules>,
+) -> Response {
+    run(s, move |s| s.set_rules(env, rules)).await
+}
+
+async fn get_settings(State(s): State<Shared>) -> Response {
+    run(s, |s| s.desk_settings()).await
+}
+
+async fn set_settings(State(s): State<Shared>, ContractJson(settings): ContractJson<DeskSettings>) -> Response {
+    run(s, move |s| s.set_desk_settings(settings)).await
 }
 
 /// The largest CSV file an import takes.

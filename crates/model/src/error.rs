@@ -264,6 +264,16 @@ impl Problems {
         self.details.is_empty()
     }
 
+    /// Keeps only the first problem found at `path` (two checks of one field say one thing).
+    pub fn keep_first_at(&mut self, path: &str) {
+        let mut seen = false;
+        self.details.retain(|d| {
+            let repeat = d.path == path && seen;
+            seen |= d.path == path;
+            !repeat
+        });
+    }
+
     pub fn into_result(self) -> Result<(), ServiceError> {
         match self.code {
             None => Ok(()),

@@ -5,6 +5,7 @@ pub mod contract;
 pub mod desk;
 pub mod error;
 pub mod order;
+pub mod preset;
 pub mod record;
 pub mod request;
 pub mod schema;

@@ -96,6 +96,10 @@ pub struct Order {
     pub shipped_at: Option<String>,
     pub label_ids: Vec<String>,
     pub tracking_numbers: Vec<String>,
+    /// The name of the preset an open order would ship with now (its own, a rule's, the
+    /// default); answered, never stored.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resolved_preset: Option<String>,
 }
 
 /// `POST /desk/orders`: what one call did.

@@ -80,6 +80,15 @@ pub fn all() -> Vec<(&'static str, Schema)> {
         ("desk-order-list", schema_for!(crate::order::OrderList)),
         ("desk-import-mapping", schema_for!(crate::order::ImportMapping)),
         ("desk-import-result", schema_for!(crate::order::ImportResult)),
+        ("desk-preset-request", schema_for!(crate::preset::PresetRequest)),
+        ("desk-preset", schema_for!(crate::preset::Preset)),
+        ("desk-preset-list", schema_for!(crate::preset::PresetList)),
+        ("desk-rules", schema_for!(crate::preset::Rules)),
+        ("desk-settings", schema_for!(crate::preset::DeskSettings)),
+        ("desk-ship-order-request", schema_for!(crate::preset::ShipOrderRequest)),
+        ("desk-shipped-order", schema_for!(crate::preset::ShippedOrder)),
+        ("desk-ship-batch-request", schema_for!(crate::preset::ShipBatchRequest)),
+        ("desk-ship-batch", schema_for!(crate::preset::ShipBatch)),
     ]
 }
 

@@ -79,6 +79,7 @@ impl Service {
             .write(|tx| {
                 let label = cancellable(tx, env, &label_id)?;
                 labels::set_status(tx, &label_id, "cancelled", now)?;
+                self.reopen_order_of(tx, env, &label, now)?;
                 let record = cancel_record(&record_id, "cancelled", &label_id, now, now);
                 records::put(
                     tx,
@@ -105,6 +106,7 @@ impl Service {
                 ));
             }
             labels::set_status(tx, &label_id, "cancelled", now)?;
+            self.reopen_order_of(tx, job.env, &label, now)?;
             let record = cancel_record(&job.id, "cancelled", &label_id, job.accepted_at, now);
             records::put(
                 tx,

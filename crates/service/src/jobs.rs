@@ -25,6 +25,8 @@ pub enum JobKind {
     Manifest,
     BulkDownload,
     Rate,
+    /// One order of a desk batch (`POST /desk/orders/ship`); no webhook.
+    ShipOrder,
 }
 
 impl JobKind {
@@ -35,6 +37,7 @@ impl JobKind {
             JobKind::Manifest => "manifest",
             JobKind::BulkDownload => "bulk_download",
             JobKind::Rate => "rate",
+            JobKind::ShipOrder => "ship_order",
         }
     }
 
@@ -45,6 +48,7 @@ impl JobKind {
             JobKind::Manifest,
             JobKind::BulkDownload,
             JobKind::Rate,
+            JobKind::ShipOrder,
         ]
         .into_iter()
         .find(|k| k.as_str() == s)
@@ -58,6 +62,7 @@ impl JobKind {
             JobKind::Manifest => "manifest_a_label",
             JobKind::BulkDownload => "create_a_bulk_download",
             JobKind::Rate => "calculate_rates",
+            JobKind::ShipOrder => "ship_an_order",
         }
     }
 
@@ -69,6 +74,7 @@ impl JobKind {
             JobKind::Manifest => Some(Kind::Manifest),
             JobKind::BulkDownload => Some(Kind::BulkDownload),
             JobKind::Rate => Some(Kind::Rate),
+            JobKind::ShipOrder => None,
         }
     }
 }
@@ -197,6 +203,32 @@ impl Service {
         Ok(crate::reply::Reply::accepted(record))
     }
 
+    /// Accepts several jobs of one lane in one transaction with what `write` stores (a batch and
+    /// its orders): they run in the order given.
+    pub(crate) fn accept_jobs(
+        &self,
+        env: Env,
+        kind: JobKind,
+        lane: &str,
+        jobs_to_run: &[(String, String)],
+        write: impl FnOnce(&Transaction, i64) -> Result<(), ServiceError>,
+    ) -> Result<i64, ServiceError> {
+        let _order = self.jobs.accepting.lock().unwrap_or_else(|p| p.into_inner());
+        let now = self.now_us();
+        let seqs = self.store.write(|tx| {
+            write(tx, now)?;
+            let mut seqs = Vec::with_capacity(jobs_to_run.len());
+            for (id, request) in jobs_to_run {
+                seqs.push(jobs::insert(tx, id, env.as_str(), kind.as_str(), lane, request, now)?);
+            }
+            Ok::<_, ServiceError>(seqs)
+        })?;
+        for (seq, (id, _)) in seqs.into_iter().zip(jobs_to_run) {
+            self.jobs.push(seq, id.clone(), lane.to_string());
+        }
+        Ok(now)
+    }
+
     /// Marks the job done and writes its webhook delivery, inside the transaction that completes
     /// the job's record. Fails (so the caller rolls back) if the job was done already.
     pub(crate) fn complete_job_in(
@@ -241,6 +273,7 @@ impl Service {
                 JobKind::Manifest => self.finish_manifest(&job),
                 JobKind::BulkDownload => self.finish_bulk_download(&job),
                 JobKind::Rate => self.finish_rates(&job),
+                JobKind::ShipOrder => self.finish_ship_order(&job),
             }));
             let err = match run {
                 Ok(Ok(())) => break,
@@ -270,6 +303,9 @@ impl Service {
     /// label to `created`, a manifest's labels out of it) and the webhook carries the error's meta
     /// with the failed record as data, so the receiver knows which request failed.
     fn fail_job(&self, job: &Job, err: &ServiceError) -> Result<(), ServiceError> {
+        if job.kind == JobKind::ShipOrder {
+            return self.fail_ship_order(job, err);
+        }
         let now = self.now_us();
         let env = job.env.as_str();
         self.store.write(|tx| {

@@ -86,7 +86,7 @@ fn country_name(alpha3: &str) -> String {
 }
 
 /// Address lines followed by the country's name, as documents show a full address.
-fn address_with_country(a: &Address) -> Vec<String> {
+pub(crate) fn address_with_country(a: &Address) -> Vec<String> {
     let mut l = address_lines(a);
     l.push(country_name(a.country.as_deref().unwrap_or("")));
     l
@@ -231,6 +231,9 @@ struct Draft<'a> {
     scheme: &'static packdesk_carriers::registry::Scheme,
     range: TrackingRange,
     scope: String,
+    /// The desk order this label ships (marked shipped in the label's own transaction), and
+    /// whether it may have shipped before.
+    ships_order: Option<(String, bool)>,
 }
 
 impl Draft<'_> {
@@ -483,7 +486,24 @@ impl Service {
             scheme: &pool.scheme,
             range,
             scope,
+            ships_order: None,
         })
+    }
+
+    /// Makes the label of a desk order: the same path as `create_label` (synchronous), with the
+    /// order marked shipped in the label's transaction, so a crash leaves both or neither.
+    pub(crate) fn create_label_for_order(
+        &self,
+        env: Env,
+        req: &LabelRequest,
+        order_id: &str,
+        again: bool,
+    ) -> Result<Label, ServiceError> {
+        let mut draft = self.prepare_label(env, req, None)?;
+        draft.ships_order = Some((order_id.to_string(), again));
+        let label = self.produce_label(&draft, None)?;
+        self.auto_print_label(env, label["id"].as_str().unwrap_or_default());
+        serde_json::from_value(label).map_err(ServiceError::internal)
     }
 
     /// Draws the label's tracking numbers and writes it (retrying past numbers issued elsewhere).
@@ -625,6 +645,9 @@ impl Service {
             }
             for f in &rows {
                 packdesk_store::files::insert(tx, f)?;
+            }
+            if let Some((order_id, again)) = &d.ships_order {
+                self.mark_order_shipped(tx, d.env, order_id, &id, numbers, *again, now)?;
             }
             if let Some(job) = job {
                 self.complete_job_in(tx, job, json!({"code": 200}), record_json.clone(), now)?;

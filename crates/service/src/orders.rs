@@ -7,7 +7,7 @@ use crate::validate::check_address;
 use crate::Service;
 use packdesk_model::error::Problems;
 use packdesk_model::order::{Order, OrderList, OrderRequest, OrderSource, OrdersSaved};
-use packdesk_model::request::ListQuery;
+use packdesk_model::request::{Address, ListQuery};
 use packdesk_model::status::OrderStatus;
 use packdesk_model::{ErrorCode, ServiceError};
 use packdesk_store::orders::{self as table, OrderFilter, OrderRow};
@@ -16,7 +16,7 @@ use packdesk_store::paging;
 /// What saving one order did.
 pub(crate) enum Upserted {
     Saved {
-        order: Order,
+        order: Box<Order>,
         updated: bool,
     },
     /// The number belongs to a shipped order: why it was not changed.
@@ -42,6 +42,19 @@ fn search_text(o: &Order) -> String {
     words.join(" ")
 }
 
+/// Puts an address's country in ISO alpha-3 ("Spain", "ES" and "ESP" are all Spain).
+pub(crate) fn normalize_country(p: &mut Problems, path: &str, a: &mut Address) {
+    if let Some(typed) = a.country.clone().filter(|c| !c.trim().is_empty()) {
+        match packdesk_carriers::countries::find(&typed) {
+            Some(c) => a.country = Some(c.alpha3.to_string()),
+            None => p.invalid(
+                path,
+                format!("`{typed}` is not a country (a name, or an ISO code such as ES or ESP)"),
+            ),
+        }
+    }
+}
+
 /// Checks one order and puts its country in ISO alpha-3 (a shop sends "Spain", "ES" or "ESP").
 pub(crate) fn check_order(p: &mut Problems, path: &str, o: &mut OrderRequest) {
     o.order_number = o.order_number.trim().to_string();
@@ -51,16 +64,9 @@ pub(crate) fn check_order(p: &mut Problems, path: &str, o: &mut OrderRequest) {
     } else if n > 64 {
         p.invalid(format!("{path}order_number"), format!("{n} characters; at most 64"));
     }
-    if let Some(typed) = o.ship_to.country.clone().filter(|c| !c.trim().is_empty()) {
-        match packdesk_carriers::countries::find(&typed) {
-            Some(c) => o.ship_to.country = Some(c.alpha3.to_string()),
-            None => p.invalid(
-                format!("{path}ship_to.country"),
-                format!("`{typed}` is not a country (a name, or an ISO code such as ES or ESP)"),
-            ),
-        }
-    }
+    normalize_country(p, &format!("{path}ship_to.country"), &mut o.ship_to);
     check_address(p, &format!("{path}ship_to"), &o.ship_to, None, true);
+    p.keep_first_at(&format!("{path}ship_to.country"));
     for (i, item) in o.items.iter().enumerate() {
         if item.description.trim().is_empty() {
             p.invalid(format!("{path}items[{i}].description"), "is required");
@@ -118,7 +124,7 @@ impl Service {
                             true => updated += 1,
                             false => created += 1,
                         }
-                        saved.push(order);
+                        saved.push(*order);
                     }
                     Upserted::Shipped(why) => {
                         let path = if batch {
@@ -182,13 +188,14 @@ impl Service {
             shipped_at: None,
             label_ids: old.as_ref().map(|o| o.label_ids.clone()).unwrap_or_default(),
             tracking_numbers: old.as_ref().map(|o| o.tracking_numbers.clone()).unwrap_or_default(),
+            resolved_preset: None,
         };
         if write {
             let created_at = old_row.map(|r| r.created_at).unwrap_or(now);
             self.put_order(tx, env, &order, created_at, now)?;
         }
         Ok(Upserted::Saved {
-            order,
+            order: Box::new(order),
             updated: old.is_some(),
         })
     }
@@ -224,7 +231,12 @@ impl Service {
             .store
             .read(|c| table::get(c, env.as_str(), id))?
             .ok_or_else(|| not_found(id))?;
-        self.order_record(&row)
+        let mut o = self.order_record(&row)?;
+        if o.status == OrderStatus::Open {
+            let (presets, rules) = self.shipping_setup(env)?;
+            o.resolved_preset = crate::presets::resolve(&presets, &rules, &o).map(|p| p.name.clone());
+        }
+        Ok(o)
     }
 
     /// The open order with this number (what a scan at the desk asks for).
@@ -261,14 +273,19 @@ impl Service {
             created_at: r.created_at,
             id: r.id.clone(),
         });
+        let (presets, rules) = self.shipping_setup(env)?;
+        let mut orders: Vec<Order> = page
+            .items
+            .iter()
+            .map(|r| self.order_record(r))
+            .collect::<Result<_, _>>()?;
+        for o in orders.iter_mut().filter(|o| o.status == OrderStatus::Open) {
+            o.resolved_preset = crate::presets::resolve(&presets, &rules, o).map(|p| p.name.clone());
+        }
         Ok(OrderList {
             next_token: page.next_token,
             limit: limit as u32,
-            orders: page
-                .items
-                .iter()
-                .map(|r| self.order_record(r))
-                .collect::<Result<_, _>>()?,
+            orders,
         })
     }
 
@@ -296,7 +313,9 @@ impl Service {
         })
     }
 
-    /// Marks an order shipped with a label (in the label's own transaction).
+    /// Marks an order shipped with a label, in the label's own transaction; refuses (rolling the
+    /// label back) an order another desk shipped or cancelled meanwhile.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn mark_order_shipped(
         &self,
         tx: &packdesk_store::rusqlite::Connection,
@@ -304,16 +323,119 @@ impl Service {
         order_id: &str,
         label_id: &str,
         tracking_numbers: &[String],
+        again: bool,
         now: i64,
-    ) -> Result<Order, ServiceError> {
+    ) -> Result<(), ServiceError> {
         let row = table::get(tx, env.as_str(), order_id)?.ok_or_else(|| not_found(order_id))?;
         let mut o = self.order_record(&row)?;
+        match o.status {
+            OrderStatus::Cancelled => return Err(crate::shipping::cancelled(&o)),
+            OrderStatus::Shipped if !again => return Err(crate::shipping::shipped_before(&o)),
+            _ => {}
+        }
         o.status = OrderStatus::Shipped;
         o.shipped_at = Some(crate::clock::iso_micros(now));
         o.updated_at = crate::clock::iso_micros(now);
         o.label_ids.push(label_id.to_string());
         o.tracking_numbers = tracking_numbers.to_vec();
         self.put_order(tx, env, &o, row.created_at, now)?;
-        Ok(o)
+        table::link_label(tx, label_id, order_id)?;
+        Ok(())
+    }
+
+    /// A voided label gives its order back to the desk: open again, to ship with another label.
+    pub(crate) fn reopen_order_of(
+        &self,
+        tx: &packdesk_store::rusqlite::Connection,
+        env: Env,
+        label: &packdesk_store::labels::LabelRow,
+        now: i64,
+    ) -> Result<(), ServiceError> {
+        let Some(order_id) = table::order_of_label(tx, &label.id)? else {
+            return Ok(());
+        };
+        let Some(row) = table::get(tx, env.as_str(), &order_id)? else {
+            return Ok(());
+        };
+        let mut o = self.order_record(&row)?;
+        if o.status != OrderStatus::Shipped || o.label_ids.last() != Some(&label.id) {
+            return Ok(());
+        }
+        o.status = OrderStatus::Open;
+        o.shipped_at = None;
+        o.tracking_numbers.clear();
+        o.updated_at = crate::clock::iso_micros(now);
+        self.put_order(tx, env, &o, row.created_at, now)
+    }
+}
+
+/// Columns of `GET /desk/orders/export.csv`, what a shop's import of shipments reads back.
+const EXPORT_COLUMNS: [&str; 10] = [
+    "order_number",
+    "status",
+    "shipped_at",
+    "carrier",
+    "service_type",
+    "tracking_numbers",
+    "label_ids",
+    "recipient",
+    "country",
+    "updated_at",
+];
+
+impl Service {
+    /// Every order (or those of `status`), oldest first, as CSV with the carrier, service and
+    /// tracking numbers of its last label; tracking numbers of a parcel set are joined by spaces.
+    pub fn export_orders_csv(&self, env: Env, status: Option<&str>) -> Result<String, ServiceError> {
+        let status = status.filter(|s| !s.trim().is_empty());
+        crate::list::check_status(status, OrderStatus::NAMES)?;
+        let f = OrderFilter {
+            status: status.map(str::to_string),
+            search: None,
+        };
+        let mut rows = Vec::new();
+        let mut after = None;
+        loop {
+            let page = self
+                .store
+                .read(|c| table::list(c, env.as_str(), &f, 500, after.as_ref()))?;
+            let more = page.len() > 500;
+            for r in page.into_iter().take(500) {
+                after = Some(paging::Cursor {
+                    created_at: r.created_at,
+                    id: r.id.clone(),
+                });
+                rows.push(r);
+            }
+            if !more {
+                break;
+            }
+        }
+        let mut w = csv::Writer::from_writer(Vec::new());
+        let csv_error = |e: csv::Error| ServiceError::internal(format!("CSV: {e}"));
+        w.write_record(EXPORT_COLUMNS).map_err(csv_error)?;
+        for r in rows.iter().rev() {
+            let o = self.order_record(r)?;
+            let label = o.label_ids.last().and_then(|id| self.get_label(env, id).ok());
+            let (carrier, service) = match &label {
+                Some(l) => (l.shipper_account.slug.clone(), l.service_type.clone()),
+                None => (String::new(), String::new()),
+            };
+            let record = [
+                o.order_number.clone(),
+                o.status.as_str().to_string(),
+                o.shipped_at.clone().unwrap_or_default(),
+                carrier,
+                service,
+                o.tracking_numbers.join(" "),
+                o.label_ids.join(" "),
+                o.ship_to.contact_name.clone().unwrap_or_default(),
+                o.ship_to.country.clone().unwrap_or_default(),
+                o.updated_at.clone(),
+            ];
+            w.write_record(&record).map_err(csv_error)?;
+        }
+        let bytes = w.into_inner().map_err(|e| ServiceError::internal(e.to_string()))?;
+        String::from_utf8(bytes).map_err(ServiceError::internal)
     }
 }

@@ -556,18 +556,24 @@ impl Service {
 
     /// Queues the label's print when the label profile prints automatically (never fails the label).
     pub(crate) fn auto_print_label(&self, env: Env, label_id: &str) {
-        let Ok(Some(profile)) = self.store.read(|c| table::profile(c, "label")) else {
+        self.auto_print(env, label_id, "label");
+    }
+
+    /// Prints the `kind` document of `owner_id` (a label's label, its packing slip) when that
+    /// document type's profile says so.
+    pub(crate) fn auto_print(&self, env: Env, owner_id: &str, kind: &str) {
+        let Ok(Some(profile)) = self.store.read(|c| table::profile(c, kind)) else {
             return;
         };
         if !profile.auto_print {
             return;
         }
-        let Ok(Some(file)) = self.store.read(|c| files::of_owner(c, env.as_str(), label_id, "label")) else {
+        let Ok(Some(file)) = self.store.read(|c| files::of_owner(c, env.as_str(), owner_id, kind)) else {
             return;
         };
-        match self.new_print_job(env, "label", label_id, &file, None, None) {
+        match self.new_print_job(env, kind, owner_id, &file, None, None) {
             Ok(_) => self.wake_printer(),
-            Err(e) => tracing::warn!(label_id, error = %e, "label not printed automatically"),
+            Err(e) => tracing::warn!(owner_id, kind, error = %e, "document not printed automatically"),
         }
     }
 

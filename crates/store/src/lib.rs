@@ -2,6 +2,7 @@
 //! small pool of readers; WAL mode, so readers never wait for the writer.
 
 pub mod accounts;
+pub mod batches;
 pub mod files;
 pub mod idempotency;
 pub mod jobs;
@@ -10,6 +11,7 @@ pub mod labels;
 pub mod migrations;
 pub mod orders;
 pub mod paging;
+pub mod presets;
 pub mod printing;
 pub mod records;
 pub mod tracking;
@@ -241,6 +243,15 @@ pub fn meta_get(conn: &Connection, key: &str) -> crate::Result<Option<String>> {
         .prepare_cached("SELECT value FROM meta WHERE key = ?1")?
         .query_row([key], |r| r.get(0))
         .optional()?)
+}
+
+/// Sets `key` to `value`, replacing what it was.
+pub fn meta_set(conn: &Connection, key: &str, value: &str) -> crate::Result<()> {
+    conn.prepare_cached(
+        "INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+    )?
+    .execute([key, value])?;
+    Ok(())
 }
 
 /// Sets `key` unless it is set already; answers the value in force.

@@ -229,7 +229,8 @@ const MIGRATIONS: &[&str] = &[
     ) WITHOUT ROWID;
     CREATE INDEX idempotency_keys_age ON idempotency_keys (created_at);
     "#,
-    // 7: orders (the desk ships from them): one per order number and environment, the record as
+    // 7: orders (the desk ships from them), the presets that ship them, and
+    // batches of orders shipped in the background (a row per order: its state and result): one per order number and environment, the record as
     // JSON, and their words (order number, recipient, postal code, SKUs) written with each order,
     // so a search finds an order the moment it is imported.
     r#"
@@ -251,11 +252,40 @@ const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (word, order_id)
     ) WITHOUT ROWID;
     CREATE INDEX order_words_order ON order_words (order_id);
+    CREATE TABLE order_labels (
+        label_id TEXT PRIMARY KEY,
+        order_id TEXT NOT NULL
+    ) WITHOUT ROWID;
     CREATE TABLE import_mappings (
         name TEXT PRIMARY KEY,
         columns TEXT NOT NULL,
         updated_at INTEGER NOT NULL
     );
+    CREATE TABLE presets (
+        id TEXT PRIMARY KEY,
+        env TEXT NOT NULL,
+        name TEXT NOT NULL,
+        record TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        UNIQUE (env, name)
+    );
+    CREATE TABLE ship_batches (
+        id TEXT PRIMARY KEY,
+        env TEXT NOT NULL,
+        created_at INTEGER NOT NULL
+    );
+    CREATE TABLE ship_batch_orders (
+        batch_id TEXT NOT NULL,
+        position INTEGER NOT NULL,
+        order_id TEXT NOT NULL,
+        order_number TEXT NOT NULL,
+        status TEXT NOT NULL,
+        label_id TEXT,
+        tracking_numbers TEXT NOT NULL,
+        info TEXT,
+        updated_at INTEGER NOT NULL,
+        PRIMARY KEY (batch_id, position)
+    ) WITHOUT ROWID;
     "#,
 ];
 

@@ -133,6 +133,21 @@ pub fn list(
         .collect::<rusqlite::Result<_>>()?)
 }
 
+/// Notes that a label ships an order (written with the label).
+pub fn link_label(conn: &Connection, label_id: &str, order_id: &str) -> crate::Result<()> {
+    conn.prepare_cached("INSERT INTO order_labels (label_id, order_id) VALUES (?1, ?2)")?
+        .execute([label_id, order_id])?;
+    Ok(())
+}
+
+/// The order a label ships, if it ships one.
+pub fn order_of_label(conn: &Connection, label_id: &str) -> crate::Result<Option<String>> {
+    Ok(conn
+        .prepare_cached("SELECT order_id FROM order_labels WHERE label_id = ?1")?
+        .query_row([label_id], |r| r.get(0))
+        .optional()?)
+}
+
 /// A saved column mapping of the CSV import: its columns as JSON (`{"<header>": "<field path>"}`).
 pub fn mapping(conn: &Connection, name: &str) -> crate::Result<Option<String>> {
     Ok(conn

@@ -1,0 +1,375 @@
+//! Shipping orders over HTTP: presets, rules, one order shipped with its label and packing slip
+//! printed on the desk's printers (raw 9100 listeners of the test's own), refused a second time
+//! without `again`, reopened by a void; batches in the background; the export for the shop.
+
+mod support;
+use serde_json::{json, Value};
+use std::io::Read;
+use std::net::TcpListener;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+use support::*;
+
+/// A raw printer: every connection's bytes, as they arrive.
+fn raw_printer() -> (u16, mpsc::Receiver<Vec<u8>>) {
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = l.local_addr().unwrap().port();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for c in l.incoming() {
+            let mut all = Vec::new();
+            if c.and_then(|mut c| c.read_to_end(&mut all)).is_ok() && tx.send(all).is_err() {
+                return;
+            }
+        }
+    });
+    (port, rx)
+}
+
+fn spanish(name: &str, postal: &str) -> Value {
+    json!({"contact_name": name, "street1": "Calle Mayor 1", "city": "Madrid", "postal_code": postal, "country": "ESP"})
+}
+
+/// A Tipsa sandbox account, presets "Spain" (default, ZPL, 1 kg assumed) and "Heavy" (another
+/// service) with a rule sending orders over 20 kg to it, and printers for labels and slips.
+struct Desk {
+    s: Server,
+    labels: mpsc::Receiver<Vec<u8>>,
+    slips: mpsc::Receiver<Vec<u8>>,
+}
+
+fn desk() -> Desk {
+    let s = Server::start();
+    let (label_port, labels) = raw_printer();
+    let (slip_port, slips) = raw_printer();
+    let zebra = s.live_ok("POST", "/desk/printers", Some(&json!({"name": "Zebra", "transport": "raw", "address": format!("127.0.0.1:{label_port}"), "format": "zpl"})));
+    let office = s.live_ok("POST", "/desk/printers", Some(&json!({"name": "Office", "transport": "raw", "address": format!("127.0.0.1:{slip_port}"), "format": "pdf"})));
+    s.live_ok(
+        "PUT",
+        "/desk/print-profiles/label",
+        Some(&json!({"printer_id": zebra["id"], "stock": "4x6", "auto_print": true})),
+    );
+    s.live_ok(
+        "PUT",
+        "/desk/print-profiles/packing_slip",
+        Some(&json!({"printer_id": office["id"], "auto_print": true})),
+    );
+    let account = s.sandbox_ok("POST", "/v3/shipper-accounts", Some(&json!({"slug": "tipsa", "description": "Tipsa", "credentials": {"password": "p", "agency_code": "1", "customer_code": "2", "department_code": "3"}})));
+    let spain = json!({"name": "Spain", "shipper_account": {"id": account["id"]}, "service_type": "tipsa_10_horas", "file_type": "zpl", "ship_from": spanish("Almacén Sur", "28001"), "parcel": {"weight": {"value": 1, "unit": "kg"}}, "is_default": true});
+    s.sandbox_ok("POST", "/desk/presets", Some(&spain));
+    let mut heavy = spain.clone();
+    heavy["name"] = json!("Heavy");
+    heavy["service_type"] = json!("tipsa_14_horas");
+    heavy["is_default"] = json!(false);
+    s.sandbox_ok("POST", "/desk/presets", Some(&heavy));
+    s.sandbox_ok(
+        "PUT",
+        "/desk/rules",
+        Some(&json!({"rules": [{"name": "over 20 kg", "when": {"weight_min": 20}, "preset": "Heavy"}]})),
+    );
+    Desk { s, labels, slips }
+}
+
+fn order(number: &str, weight_kg: Option<f64>) -> Value {
+    let mut o = json!({"order_number": number, "ship_to": spanish("Ana García", "08001"), "items": [{"description": "Mug", "quantity": 2, "sku": "MUG-1"}]});
+    if let Some(w) = weight_kg {
+        o["weight"] = json!({"value": w, "unit": "kg"});
+    }
+    o
+}
+
+fn received(rx: &mpsc::Receiver<Vec<u8>>) -> Vec<u8> {
+    rx.recv_timeout(Duration::from_secs(10))
+        .expect("the printer received a document")
+}
+
+#[test]
+fn an_order_ships_by_its_rule_prints_label_and_slip_and_is_not_shipped_twice() {
+    let d = desk();
+    let s = &d.s;
+    let saved = s.sandbox_ok(
+        "POST",
+        "/desk/orders",
+        Some(&json!({"orders": [order("SO-1", None), order("SO-2", Some(25.0))]})),
+    );
+    let (light, heavy) = (
+        saved["orders"][0]["id"].as_str().unwrap(),
+        saved["orders"][1]["id"].as_str().unwrap(),
+    );
+    let list = s.sandbox_ok("GET", "/desk/orders?status=open", None);
+    let presets: Vec<&str> = list["orders"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["resolved_preset"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        presets,
+        ["Heavy", "Spain"],
+        "newest first: SO-2 by the rule, SO-1 by the default"
+    );
+
+    let shipped = s.sandbox_ok("POST", &format!("/desk/orders/{light}/ship"), None);
+    assert_eq!(shipped["order"]["status"], "shipped");
+    assert_eq!(shipped["label"]["service_type"], "tipsa_10_horas");
+    assert_eq!(shipped["label"]["order_number"], "SO-1");
+    assert_eq!(
+        shipped["order"]["tracking_numbers"],
+        shipped["label"]["tracking_numbers"]
+    );
+    let zpl = received(&d.labels);
+    assert!(
+        String::from_utf8_lossy(&zpl).contains("^XA"),
+        "the label went to the ZPL printer"
+    );
+    let slip = received(&d.slips);
+    assert!(
+        slip.starts_with(b"%PDF-"),
+        "the packing slip went to the office printer"
+    );
+    let text = pdf_text(&slip);
+    assert!(
+        text.contains("PACKING SLIP") && text.contains("SO-1") && text.contains("MUG-1"),
+        "{text}"
+    );
+
+    // Shipping it again is refused with the label named, unless asked for.
+    let (_, v) = s.call(
+        "POST",
+        &format!("/desk/orders/{light}/ship"),
+        &s.sandbox,
+        Some(&json!({})),
+    );
+    assert_eq!(v["meta"]["details"][0]["path"], "again", "{v}");
+    let label_id = shipped["label"]["id"].as_str().unwrap();
+    assert!(
+        v["meta"]["details"][0]["info"].as_str().unwrap().contains(label_id),
+        "{v}"
+    );
+    let again = s.sandbox_ok(
+        "POST",
+        &format!("/desk/orders/{light}/ship"),
+        Some(&json!({"again": true})),
+    );
+    assert_eq!(again["label"]["order_number"], "SO-1-2");
+    assert_eq!(again["order"]["label_ids"].as_array().unwrap().len(), 2);
+    // A shop re-posting a shipped order is refused, naming its label.
+    let (_, v) = s.call("POST", "/desk/orders", &s.sandbox, Some(&order("SO-1", None)));
+    assert!(
+        v["meta"]["details"][0]["info"].as_str().unwrap().contains("label"),
+        "{v}"
+    );
+
+    // The heavy one takes the rule's preset; voiding its label opens the order again.
+    let shipped = s.sandbox_ok("POST", &format!("/desk/orders/{heavy}/ship"), None);
+    assert_eq!(shipped["label"]["service_type"], "tipsa_14_horas");
+    let void = json!({"label": {"id": shipped["label"]["id"]}});
+    s.sandbox_ok("POST", "/v3/cancel-labels", Some(&void));
+    let reopened = s.sandbox_ok("GET", &format!("/desk/orders/{heavy}"), None);
+    assert_eq!(
+        (reopened["status"].clone(), reopened["tracking_numbers"].clone()),
+        (json!("open"), json!([]))
+    );
+
+    // The export for the shop: carrier, service and tracking of each shipped order.
+    let resp = reqwest::blocking::Client::new()
+        .get(s.url("/desk/orders/export.csv?status=shipped"))
+        .header("service-api-key", &s.sandbox)
+        .send()
+        .unwrap();
+    assert_eq!(resp.headers()["content-type"], "text/csv; charset=utf-8");
+    let csv = resp.text().unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines.len(), 2, "{csv}");
+    assert!(lines[0].starts_with("order_number,status,shipped_at,carrier,service_type,tracking_numbers"));
+    let tracking = again["label"]["tracking_numbers"][0].as_str().unwrap();
+    assert!(
+        lines[1].starts_with("SO-1,shipped,")
+            && lines[1].contains(",tipsa,tipsa_10_horas,")
+            && lines[1].contains(tracking),
+        "{csv}"
+    );
+}
+
+#[test]
+fn presets_rules_and_settings_refuse_bad_input_with_its_path() {
+    let d = desk();
+    let s = &d.s;
+    let account = s.sandbox_ok("GET", "/v3/shipper-accounts", None)["shipper_accounts"][0]["id"].clone();
+    let bad = json!({"name": "X", "shipper_account": {"id": account}, "service_type": "yodel_std"});
+    let (_, v) = s.call("POST", "/desk/presets", &s.sandbox, Some(&bad));
+    let paths: Vec<&str> = v["meta"]["details"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(paths, ["service_type", "ship_from"], "{v}");
+    let dup = json!({"name": "Spain", "shipper_account": {"id": account}, "service_type": "tipsa_10_horas", "ship_from": spanish("A", "28001")});
+    let (_, v) = s.call("POST", "/desk/presets", &s.sandbox, Some(&dup));
+    assert_eq!(v["meta"]["details"][0]["path"], "name", "{v}");
+
+    let rules = json!({"rules": [
+        {"name": "a", "when": {"ship_to_country": "Atlantis"}, "preset": "Spain"},
+        {"name": "a", "when": {"weight_min": 5, "weight_max": 1}, "preset": "Nope"}
+    ]});
+    let (_, v) = s.call("PUT", "/desk/rules", &s.sandbox, Some(&rules));
+    let paths: Vec<&str> = v["meta"]["details"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        paths,
+        [
+            "rules[0].when.ship_to_country",
+            "rules[1].name",
+            "rules[1].preset",
+            "rules[1].when.weight_max"
+        ],
+        "{v}"
+    );
+    assert_eq!(
+        s.sandbox_ok("GET", "/desk/rules", None)["rules"][0]["name"],
+        "over 20 kg",
+        "nothing changed"
+    );
+    // A preset a rule uses cannot go; an empty rule list frees it.
+    let heavy = s.sandbox_ok("GET", "/desk/presets", None)["presets"][1]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let (_, v) = s.call("DELETE", &format!("/desk/presets/{heavy}"), &s.sandbox, None);
+    assert!(
+        v["meta"]["details"][0]["info"].as_str().unwrap().contains("over 20 kg"),
+        "{v}"
+    );
+    s.sandbox_ok("PUT", "/desk/rules", Some(&json!({"rules": []})));
+    s.sandbox_ok("DELETE", &format!("/desk/presets/{heavy}"), None);
+
+    // Settings: whole-desk, so the sandbox key may read but not change them.
+    assert_eq!(
+        s.sandbox_ok("GET", "/desk/settings", None),
+        json!({"ship_on_scan": false, "weight_unit": "kg", "dimension_unit": "cm"})
+    );
+    let change = json!({"ship_on_scan": true, "weight_unit": "lb", "dimension_unit": "in"});
+    let (status, _) = s.call("PUT", "/desk/settings", &s.sandbox, Some(&change));
+    assert_eq!(status, 401);
+    assert_eq!(s.live_ok("PUT", "/desk/settings", Some(&change)), change);
+    let (_, v) = s.call("PUT", "/desk/settings", &s.live, Some(&json!({"weight_unit": "stone"})));
+    assert_eq!(v["meta"]["details"][0]["path"], "weight_unit", "{v}");
+
+    // An order without a weight and a preset without one to assume: the answer says what to do.
+    let mut no_weight = s.sandbox_ok("GET", "/desk/presets", None)["presets"][0].clone();
+    for k in ["id", "created_at", "updated_at"] {
+        no_weight.as_object_mut().unwrap().remove(k);
+    }
+    no_weight["parcel"] = json!(null);
+    let id = no_weight_preset(s, &no_weight);
+    let saved = s.sandbox_ok("POST", "/desk/orders", Some(&order("SO-9", None)));
+    let order_id = saved["orders"][0]["id"].as_str().unwrap();
+    let (_, v) = s.call(
+        "POST",
+        &format!("/desk/orders/{order_id}/ship"),
+        &s.sandbox,
+        Some(&json!({"preset": id})),
+    );
+    assert_eq!(v["meta"]["details"][0]["path"], "parcels", "{v}");
+    let (_, v) = s.call(
+        "POST",
+        &format!("/desk/orders/{order_id}/ship"),
+        &s.sandbox,
+        Some(&json!({"preset": "Nope"})),
+    );
+    assert_eq!(v["meta"]["details"][0]["path"], "preset", "{v}");
+    assert_eq!(
+        s.sandbox_ok("GET", &format!("/desk/orders/{order_id}"), None)["status"],
+        "open"
+    );
+}
+
+fn no_weight_preset(s: &Server, p: &Value) -> String {
+    let mut p = p.clone();
+    p["name"] = json!("No weight");
+    p["is_default"] = json!(false);
+    s.sandbox_ok("POST", "/desk/presets", Some(&p))["id"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+#[test]
+fn a_batch_ships_in_order_in_the_background_and_names_the_orders_it_could_not_ship() {
+    let d = desk();
+    let s = &d.s;
+    let mut orders: Vec<Value> = (1..=6).map(|i| order(&format!("B-{i}"), Some(2.0))).collect();
+    // A preset the desk does not have (a shop's typo): only shipping can tell.
+    orders[3]["preset"] = json!("Express");
+    let saved = s.sandbox_ok("POST", "/desk/orders", Some(&json!({"orders": orders})));
+    let ids: Vec<Value> = saved["orders"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["id"].clone())
+        .collect();
+    let batch = s.sandbox_ok("POST", "/desk/orders/ship", Some(&json!({"order_ids": ids})));
+    assert_eq!(
+        (batch["total"].clone(), batch["orders"][0]["order_number"].clone()),
+        (json!(6), json!("B-1"))
+    );
+    let end = Instant::now() + Duration::from_secs(30);
+    let done = loop {
+        let b = s.sandbox_ok("GET", &format!("/desk/batches/{}", batch["id"].as_str().unwrap()), None);
+        if b["status"] == "done" || Instant::now() > end {
+            break b;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(
+        (done["shipped"].clone(), done["failed"].clone()),
+        (json!(5), json!(1)),
+        "{done}"
+    );
+    assert_eq!(done["orders"][3]["status"], "failed");
+    assert!(
+        done["orders"][3]["info"].as_str().unwrap().contains("`Express`"),
+        "{done}"
+    );
+    // Printed in the order of the batch.
+    let mut printed = Vec::new();
+    for _ in 0..5 {
+        let zpl = String::from_utf8_lossy(&received(&d.labels)).to_string();
+        printed.push(zpl);
+    }
+    let numbers: Vec<String> = done["orders"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|o| o["status"] == "shipped")
+        .map(|o| o["tracking_numbers"][0].as_str().unwrap().to_string())
+        .collect();
+    for (zpl, n) in printed.iter().zip(&numbers) {
+        assert!(zpl.contains(n.as_str()), "labels printed in batch order");
+    }
+    let (_, v) = s.call(
+        "POST",
+        "/desk/orders/ship",
+        &s.sandbox,
+        Some(&json!({"order_ids": ["nope", ids[0]]})),
+    );
+    assert_eq!(v["meta"]["details"][0]["path"], "order_ids[0]", "{v}");
+}
+
+/// The text of a PDF, as `pdftotext` reads it.
+fn pdf_text(pdf: &[u8]) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("doc.pdf");
+    std::fs::write(&path, pdf).unwrap();
+    let out = std::process::Command::new("pdftotext")
+        .arg(&path)
+        .arg("-")
+        .output()
+        .expect("pdftotext (poppler-utils)");
+    String::from_utf8_lossy(&out.stdout).to_string()
+}

@@ -1,0 +1,202 @@
+//! Presets, rules and desk settings: how the desk ships an order without a form. A preset is a
+//! saved account, service and parcel (ShipWorks' profiles); rules pick the preset of an order
+//! (Sendcloud's shipping rules); the desk settings hold scan-station behaviour and units.
+
+use crate::order::Order;
+use crate::record::Label;
+use crate::request::{Address, BoxType, Dimension, DimensionUnit, FileType, IdRef, PaperSize, Parcel};
+use crate::request::{ServiceOption, Weight, WeightUnit};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// The parcel a preset starts from; an order's own weight and items fill it.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ParcelTemplate {
+    #[serde(default)]
+    pub box_type: Option<BoxType>,
+    #[serde(default)]
+    pub weight: Option<Weight>,
+    #[serde(default)]
+    pub dimension: Option<Dimension>,
+}
+
+/// `POST /desk/presets`, `PUT /desk/presets/{id}`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PresetRequest {
+    pub name: String,
+    pub shipper_account: IdRef,
+    pub service_type: String,
+    #[serde(default)]
+    pub paper_size: Option<PaperSize>,
+    #[serde(default)]
+    pub file_type: Option<FileType>,
+    #[serde(default)]
+    pub service_options: Option<Vec<ServiceOption>>,
+    #[serde(default)]
+    pub parcel: Option<ParcelTemplate>,
+    /// Else the shipper account's address.
+    #[serde(default)]
+    pub ship_from: Option<Address>,
+    /// The preset of orders no rule matches (one per environment).
+    #[serde(default)]
+    pub is_default: bool,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Preset {
+    pub id: String,
+    pub name: String,
+    pub shipper_account: IdRef,
+    pub service_type: String,
+    pub paper_size: Option<PaperSize>,
+    pub file_type: Option<FileType>,
+    pub service_options: Option<Vec<ServiceOption>>,
+    pub parcel: Option<ParcelTemplate>,
+    pub ship_from: Option<Address>,
+    pub is_default: bool,
+    pub created_at: String,
+    pub updated_at: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PresetList {
+    pub presets: Vec<Preset>,
+}
+
+/// When a rule applies; every condition given must hold (none given: every order).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RuleWhen {
+    /// Alpha-3, alpha-2 or English name; kept as alpha-3.
+    #[serde(default)]
+    pub ship_to_country: Option<String>,
+    /// Ship-to in the country of the preset's ship-from.
+    #[serde(default)]
+    pub domestic: Option<bool>,
+    /// In `weight_unit` (kg when not given).
+    #[serde(default)]
+    pub weight_min: Option<f64>,
+    #[serde(default)]
+    pub weight_max: Option<f64>,
+    #[serde(default)]
+    pub weight_unit: Option<WeightUnit>,
+    #[serde(default)]
+    pub tag: Option<String>,
+    /// Items counted by quantity.
+    #[serde(default)]
+    pub items_min: Option<i64>,
+    #[serde(default)]
+    pub items_max: Option<i64>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Rule {
+    pub name: String,
+    #[serde(default)]
+    pub when: RuleWhen,
+    /// The preset's id or name.
+    pub preset: String,
+}
+
+/// `GET/PUT /desk/rules`: the first rule that matches an order picks its preset.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Rules {
+    pub rules: Vec<Rule>,
+}
+
+/// `GET/PUT /desk/settings`: the whole desk's behaviour (live key to change).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct DeskSettings {
+    /// Enter on a scanned order with a complete shipment makes and prints its label at once.
+    #[serde(default)]
+    pub ship_on_scan: bool,
+    #[serde(default = "default_weight_unit")]
+    pub weight_unit: WeightUnit,
+    #[serde(default = "default_dimension_unit")]
+    pub dimension_unit: DimensionUnit,
+}
+
+fn default_weight_unit() -> WeightUnit {
+    WeightUnit::Kg
+}
+fn default_dimension_unit() -> DimensionUnit {
+    DimensionUnit::Cm
+}
+
+impl Default for DeskSettings {
+    fn default() -> Self {
+        DeskSettings {
+            ship_on_scan: false,
+            weight_unit: WeightUnit::Kg,
+            dimension_unit: DimensionUnit::Cm,
+        }
+    }
+}
+
+/// `POST /desk/orders/{id}/ship`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ShipOrderRequest {
+    /// A preset's id or name (else the order's own, then the rules, then the default preset).
+    #[serde(default)]
+    pub preset: Option<String>,
+    /// Else the order's parcels, else one parcel of the preset's template with the order's weight.
+    #[serde(default)]
+    pub parcels: Option<Vec<Parcel>>,
+    /// Ship an order that is already shipped once more (a second label).
+    #[serde(default)]
+    pub again: bool,
+}
+
+/// The answer of shipping an order: the order (now shipped) and its new label.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ShippedOrder {
+    pub order: Order,
+    pub label: Label,
+}
+
+/// `POST /desk/orders/ship`: ship these orders in the background, in this order.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ShipBatchRequest {
+    pub order_ids: Vec<String>,
+    /// One preset for all (else each order's own resolution).
+    #[serde(default)]
+    pub preset: Option<String>,
+}
+
+/// One order of a batch: `queued`, `shipped` (with its label) or `failed` (with why).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct BatchOrder {
+    pub order_id: String,
+    pub order_number: String,
+    pub status: String,
+    pub label_id: Option<String>,
+    pub tracking_numbers: Vec<String>,
+    /// Why it failed, in plain words, with the field at fault when there is one.
+    pub info: Option<String>,
+}
+
+/// `GET /desk/batches/{id}`: progress and each order's result.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ShipBatch {
+    pub id: String,
+    /// `running` until every order is shipped or failed, then `done`.
+    pub status: String,
+    pub total: usize,
+    pub shipped: usize,
+    pub failed: usize,
+    pub orders: Vec<BatchOrder>,
+    pub created_at: String,
+    pub updated_at: String,
+}

@@ -1,0 +1,442 @@
+//! Shipping an order: its preset (named, the order's, a rule's, the default) and the order make a
+//! label request that goes through the same path as `POST /v3/labels`; then a packing slip, both
+//! printed by their profiles, and the order marked shipped.
+//!
+//! The order is marked shipped in the label's own transaction: a crash leaves both or neither, and
+//! two desks scanning one order make one label (the second is refused inside that transaction).
+
+use crate::jobs::{Job, JobKind};
+use crate::keys::Env;
+use crate::presets::{find, order_weight, resolve};
+use crate::Service;
+use packdesk_documents::packing_slip::{render_packing_slip_pdf, PackingSlip, SlipItem};
+use packdesk_model::order::Order;
+use packdesk_model::preset::{BatchOrder, Preset, ShipBatch, ShipBatchRequest, ShipOrderRequest, ShippedOrder};
+use packdesk_model::record::Label;
+use packdesk_model::request::{Address, IdRef, Item, LabelRequest, Parcel, Shipment};
+use packdesk_model::status::OrderStatus;
+use packdesk_model::{ErrorCode, ServiceError};
+use packdesk_store::batches::Outcome;
+
+/// The label's order number: the order's own for its first label, `-2`, `-3`... for more.
+fn label_order_number(o: &Order) -> String {
+    match o.label_ids.len() {
+        0 => o.order_number.clone(),
+        n => format!("{}-{}", o.order_number, n + 1),
+    }
+}
+
+/// The order's items as /v3 items, when every one has a price and a weight (customs needs both;
+/// a shop's order lines often have neither, and a domestic label needs no items).
+fn label_items(o: &Order) -> Option<Vec<Item>> {
+    let items: Vec<Item> = o
+        .items
+        .iter()
+        .filter_map(|i| {
+            Some(Item {
+                description: i.description.clone(),
+                origin_country: i.origin_country.clone(),
+                quantity: i.quantity,
+                price: i.price.clone()?,
+                weight: i.weight?,
+                sku: i.sku.clone(),
+                hs_code: i.hs_code.clone(),
+                item_id: i.item_id.clone(),
+            })
+        })
+        .collect();
+    (!items.is_empty() && items.len() == o.items.len()).then_some(items)
+}
+
+/// The refusal of a cancelled order.
+pub(crate) fn cancelled(o: &Order) -> ServiceError {
+    ServiceError::at(
+        ErrorCode::OperationNotAllowed,
+        "id",
+        format!("order {} is cancelled", o.order_number),
+    )
+}
+
+/// The refusal of an order shipped before, naming its label.
+pub(crate) fn shipped_before(o: &Order) -> ServiceError {
+    ServiceError::at(
+        ErrorCode::OperationNotAllowed,
+        "again",
+        format!(
+            "order {} was shipped on {} with label {} (tracking {}); send \"again\": true to ship it once more",
+            o.order_number,
+            o.shipped_at.as_deref().unwrap_or("?"),
+            o.label_ids.last().map(String::as_str).unwrap_or("?"),
+            o.tracking_numbers.join(", ")
+        ),
+    )
+}
+
+impl Service {
+    /// Makes the label of an order by its preset, prints it and the packing slip, marks the order
+    /// shipped (in the label's transaction). An order already shipped needs `again`.
+    pub fn ship_order(&self, env: Env, id: &str, req: ShipOrderRequest) -> Result<ShippedOrder, ServiceError> {
+        let order = self.get_order(env, id)?;
+        match order.status {
+            OrderStatus::Cancelled => return Err(cancelled(&order)),
+            OrderStatus::Shipped if !req.again => return Err(shipped_before(&order)),
+            _ => {}
+        }
+        let (presets, rules) = self.shipping_setup(env)?;
+        let preset = match (&req.preset, &order.preset) {
+            (Some(p), _) => {
+                find(&presets, p).ok_or_else(|| ServiceError::invalid("preset", format!("no preset `{p}`")))?
+            }
+            (None, Some(p)) => find(&presets, p).ok_or_else(|| {
+                ServiceError::invalid(
+                    "preset",
+                    format!(
+                        "order {} names preset `{p}`, which this desk does not have",
+                        order.order_number
+                    ),
+                )
+            })?,
+            (None, None) => resolve(&presets, &rules, &order).ok_or_else(|| {
+                ServiceError::invalid(
+                    "preset",
+                    format!(
+                        "no preset fits order {}: name one, add a rule, or make a preset the default",
+                        order.order_number
+                    ),
+                )
+            })?,
+        };
+        let label_req = self.label_request(env, &order, preset, req.parcels)?;
+        let label = self.create_label_for_order(env, &label_req, &order.id, req.again)?;
+        self.packing_slip(env, &order, &label, &label_req)?;
+        let order = self.get_order(env, id)?;
+        Ok(ShippedOrder { order, label })
+    }
+
+    /// The label request of an order shipped by a preset.
+    fn label_request(
+        &self,
+        env: Env,
+        order: &Order,
+        preset: &Preset,
+        parcels: Option<Vec<Parcel>>,
+    ) -> Result<LabelRequest, ServiceError> {
+        let ship_from = match &preset.ship_from {
+            Some(a) => a.clone(),
+            None => {
+                let account = self.account_row(env, &preset.shipper_account.id, "preset")?;
+                account
+                    .address
+                    .as_deref()
+                    .and_then(|a| serde_json::from_str::<Address>(a).ok())
+                    .ok_or_else(|| {
+                        ServiceError::invalid(
+                            "preset",
+                            format!("preset `{}` has no ship_from and its account no address", preset.name),
+                        )
+                    })?
+            }
+        };
+        let parcels = match parcels.or_else(|| order.parcels.clone()).filter(|p| !p.is_empty()) {
+            Some(p) => p,
+            None => {
+                let template = preset.parcel.clone().unwrap_or_default();
+                let weight = order_weight(order).or(template.weight).ok_or_else(|| {
+                    ServiceError::invalid(
+                        "parcels",
+                        format!(
+                            "order {} has no weight and preset `{}` none to assume: weigh the parcel",
+                            order.order_number, preset.name
+                        ),
+                    )
+                })?;
+                vec![Parcel {
+                    description: None,
+                    box_type: template.box_type,
+                    weight,
+                    dimension: template.dimension,
+                    items: label_items(order),
+                }]
+            }
+        };
+        // The order number goes on the label where the carrier takes it.
+        let carrier = packdesk_carriers::carrier(&self.account_row(env, &preset.shipper_account.id, "preset")?.slug);
+        let allows = |field: &str| carrier.is_some_and(|c| c.allows_field(field));
+        Ok(LabelRequest {
+            service_type: preset.service_type.clone(),
+            shipper_account: IdRef {
+                id: preset.shipper_account.id.clone(),
+            },
+            shipment: Shipment {
+                ship_from,
+                ship_to: order.ship_to.clone(),
+                parcels,
+                delivery_instructions: None,
+            },
+            is_async: false,
+            return_shipment: false,
+            paper_size: preset.paper_size,
+            file_type: preset.file_type,
+            ship_date: None,
+            service_options: preset.service_options.clone(),
+            is_document: false,
+            invoice: None,
+            references: allows("references").then(|| vec![order.order_number.clone()]),
+            billing: None,
+            customs: None,
+            order_number: allows("order_number").then(|| label_order_number(order)),
+            order_id: allows("order_id").then(|| order.id.clone()),
+        })
+    }
+
+    /// Makes (once) the packing slip of an order's label and prints it by its profile.
+    fn packing_slip(&self, env: Env, order: &Order, label: &Label, req: &LabelRequest) -> Result<(), ServiceError> {
+        let kind = "packing_slip";
+        if self
+            .store
+            .read(|c| packdesk_store::files::of_owner(c, env.as_str(), &label.id, kind))?
+            .is_some()
+        {
+            return Ok(());
+        }
+        let doc = PackingSlip {
+            order_number: order.order_number.clone(),
+            date: label.ship_date.clone(),
+            ship_from: crate::labels::address_with_country(&req.shipment.ship_from),
+            ship_to: crate::labels::address_with_country(&order.ship_to),
+            carrier_service: packdesk_carriers::service_type(&label.service_type)
+                .map(|(c, s)| format!("{} {}", c.name, s.name))
+                .unwrap_or_else(|| label.service_type.clone()),
+            tracking_numbers: label.tracking_numbers.clone(),
+            items: order
+                .items
+                .iter()
+                .map(|i| SlipItem {
+                    sku: i.sku.clone(),
+                    description: i.description.clone(),
+                    quantity: i.quantity,
+                })
+                .collect(),
+            notes: order.notes.clone(),
+            sample: env == Env::Sandbox,
+        };
+        let row = packdesk_store::files::FileRow {
+            id: uuid::Uuid::new_v4().to_string(),
+            env: env.as_str().into(),
+            owner_id: label.id.clone(),
+            kind: kind.into(),
+            file_type: "pdf".into(),
+            paper_size: "a4".into(),
+            bytes: render_packing_slip_pdf(&doc),
+            created_at: self.now_us(),
+        };
+        self.store.write(|tx| packdesk_store::files::insert(tx, &row))?;
+        self.auto_print(env, &label.id, kind);
+        Ok(())
+    }
+}
+
+/// Orders one batch may ship.
+pub const MAX_ORDERS_PER_BATCH: usize = 5_000;
+
+/// The stored request of one order's job in a batch.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct ShipJob {
+    batch_id: String,
+    position: i64,
+    order_id: String,
+    preset: Option<String>,
+    /// Labels the order had when the batch was made: more means this job shipped it already
+    /// (a crash between the order being marked and the job being finished).
+    labels_before: usize,
+}
+
+/// A failure in one line: each detail as `path: info`.
+fn plain(e: &ServiceError) -> String {
+    let parts: Vec<String> = e
+        .details
+        .iter()
+        .map(|d| match d.path.is_empty() {
+            true => d.info.clone(),
+            false => format!("{}: {}", d.path, d.info),
+        })
+        .collect();
+    match parts.is_empty() {
+        true => e.code.message().to_string(),
+        false => parts.join("; "),
+    }
+}
+
+impl Service {
+    /// Accepts a batch: answers it at once (every order `queued`) and ships the orders in the
+    /// background, in the order given, through the job queue (a crash resumes where it stopped).
+    pub fn ship_orders(&self, env: Env, req: ShipBatchRequest) -> Result<ShipBatch, ServiceError> {
+        if req.order_ids.is_empty() {
+            return Err(ServiceError::invalid("order_ids", "at least one order"));
+        }
+        if req.order_ids.len() > MAX_ORDERS_PER_BATCH {
+            return Err(ServiceError::invalid(
+                "order_ids",
+                format!(
+                    "{} orders; at most {MAX_ORDERS_PER_BATCH} in one batch",
+                    req.order_ids.len()
+                ),
+            ));
+        }
+        let mut p = packdesk_model::error::Problems::default();
+        let mut orders = Vec::with_capacity(req.order_ids.len());
+        let mut seen = std::collections::HashSet::new();
+        for (i, id) in req.order_ids.iter().enumerate() {
+            if !seen.insert(id.as_str()) {
+                p.invalid(format!("order_ids[{i}]"), format!("{id} is in the batch twice"));
+                continue;
+            }
+            match self.store.read(|c| packdesk_store::orders::get(c, env.as_str(), id))? {
+                None => p.add(
+                    ErrorCode::ItemNotFound,
+                    format!("order_ids[{i}]"),
+                    format!("no order {id}"),
+                ),
+                Some(row) => orders.push((row.id, row.order_number, self.get_order(env, id)?.label_ids.len())),
+            }
+        }
+        if let Some(name) = &req.preset {
+            let (presets, _) = self.shipping_setup(env)?;
+            if find(&presets, name).is_none() {
+                p.invalid("preset", format!("no preset `{name}`"));
+            }
+        }
+        p.into_result()?;
+        let batch_id = uuid::Uuid::new_v4().to_string();
+        let jobs: Vec<(String, String)> = orders
+            .iter()
+            .enumerate()
+            .map(|(i, (order_id, _, labels_before))| {
+                let job = ShipJob {
+                    batch_id: batch_id.clone(),
+                    position: i as i64,
+                    order_id: order_id.clone(),
+                    preset: req.preset.clone(),
+                    labels_before: *labels_before,
+                };
+                (
+                    uuid::Uuid::new_v4().to_string(),
+                    serde_json::to_string(&job).unwrap_or_default(),
+                )
+            })
+            .collect();
+        let numbers: Vec<(String, String)> = orders.into_iter().map(|(id, n, _)| (id, n)).collect();
+        // One lane per batch: its orders ship one after another, in the order given.
+        let lane = format!("batch:{batch_id}");
+        self.accept_jobs(env, JobKind::ShipOrder, &lane, &jobs, |tx, now| {
+            packdesk_store::batches::insert(tx, &batch_id, env.as_str(), &numbers, now).map_err(Into::into)
+        })?;
+        self.get_ship_batch(env, &batch_id)
+    }
+
+    pub fn get_ship_batch(&self, env: Env, id: &str) -> Result<ShipBatch, ServiceError> {
+        let (created, rows) = self.store.read(|c| {
+            let created = packdesk_store::batches::created_at(c, env.as_str(), id)?;
+            let rows = match created {
+                Some(_) => packdesk_store::batches::orders(c, id)?,
+                None => Vec::new(),
+            };
+            Ok::<_, ServiceError>((created, rows))
+        })?;
+        let created =
+            created.ok_or_else(|| ServiceError::at(ErrorCode::ItemNotFound, "id", format!("no batch {id}")))?;
+        let count = |s: &str| rows.iter().filter(|r| r.status == s).count();
+        let (shipped, failed) = (count("shipped"), count("failed"));
+        let updated = rows.iter().map(|r| r.updated_at).max().unwrap_or(created);
+        Ok(ShipBatch {
+            id: id.into(),
+            status: if shipped + failed == rows.len() {
+                "done"
+            } else {
+                "running"
+            }
+            .into(),
+            total: rows.len(),
+            shipped,
+            failed,
+            orders: rows
+                .into_iter()
+                .map(|r| BatchOrder {
+                    order_id: r.order_id,
+                    order_number: r.order_number,
+                    status: r.status,
+                    label_id: r.label_id,
+                    tracking_numbers: r.tracking_numbers.split_whitespace().map(String::from).collect(),
+                    info: r.info,
+                })
+                .collect(),
+            created_at: crate::clock::iso_micros(created),
+            updated_at: crate::clock::iso_micros(updated),
+        })
+    }
+
+    /// Ships one order of a batch (a job worker runs this). A failure the operator must fix is
+    /// the order's result, not the job's: the batch goes on.
+    pub(crate) fn finish_ship_order(&self, job: &Job) -> Result<(), ServiceError> {
+        let r: ShipJob = serde_json::from_str(&job.request).map_err(ServiceError::internal)?;
+        let env = job.env;
+        let done_before = self
+            .get_order(env, &r.order_id)
+            .ok()
+            .filter(|o| o.status == OrderStatus::Shipped && o.label_ids.len() > r.labels_before);
+        let outcome = match done_before {
+            Some(o) => Ok((o.label_ids.last().cloned().unwrap_or_default(), o.tracking_numbers)),
+            None => {
+                let req = ShipOrderRequest {
+                    preset: r.preset.clone(),
+                    parcels: None,
+                    again: false,
+                };
+                self.ship_order(env, &r.order_id, req)
+                    .map(|s| (s.label.id, s.label.tracking_numbers))
+            }
+        };
+        let now = self.now_us();
+        let finish = |o: Outcome| {
+            self.store.write(|tx| {
+                if !packdesk_store::jobs::finish(tx, &job.id, now)? {
+                    return Err(ServiceError::internal(format!("job {} was finished already", job.id)));
+                }
+                packdesk_store::batches::set_result(tx, &r.batch_id, r.position, o, now)?;
+                Ok(())
+            })
+        };
+        match outcome {
+            Ok((label, tracking)) => finish(Outcome {
+                status: "shipped",
+                label_id: Some(&label),
+                tracking_numbers: &tracking.join(" "),
+                info: None,
+            }),
+            Err(e) if e.code.retryable() => Err(e),
+            Err(e) => finish(Outcome {
+                status: "failed",
+                label_id: None,
+                tracking_numbers: "",
+                info: Some(&plain(&e)),
+            }),
+        }
+    }
+
+    /// A batch order whose job failed even after retries: its result says why.
+    pub(crate) fn fail_ship_order(&self, job: &Job, err: &ServiceError) -> Result<(), ServiceError> {
+        let r: ShipJob = serde_json::from_str(&job.request).map_err(ServiceError::internal)?;
+        let now = self.now_us();
+        self.store.write(|tx| {
+            packdesk_store::jobs::finish(tx, &job.id, now)?;
+            let failed = Outcome {
+                status: "failed",
+                label_id: None,
+                tracking_numbers: "",
+                info: Some(&plain(err)),
+            };
+            packdesk_store::batches::set_result(tx, &r.batch_id, r.position, failed, now)?;
+            Ok(())
+        })
+    }
+}
