@@ -45,9 +45,10 @@ export async function rotateKey(which: 'sandbox' | 'live'): Promise<string> {
   return v.data.key;
 }
 
-/** Saves a stored file (label, manifest, bulk PDF) through the browser's download. */
+/** Saves a stored file (label, manifest, bulk PDF) or an export through the browser's download. */
 export async function download(url: string, name: string) {
-  const r = await fetch(new URL(url, location.href).pathname, { headers: { 'service-api-key': key } });
+  const u = new URL(url, location.href);
+  const r = await fetch(u.pathname + u.search, { headers: { 'service-api-key': key } });
   if (!r.ok) throw new Error(`download failed (${r.status})`);
   const a = document.createElement('a');
   a.href = URL.createObjectURL(await r.blob());
@@ -113,15 +114,34 @@ export const api = {
   today: (days: number) =>
     call<T.Today>('GET', `/desk/today?${query({ utc_offset_minutes: -new Date().getTimezoneOffset(), days })}`),
   endOfDay: () => call<T.EndOfDay>('GET', '/desk/end-of-day'),
+  orders: (q: Record<string, string | number | undefined>) => call<T.OrderList>('GET', `/desk/orders?${query(q)}`),
+  order: (id: string) => call<T.Order>('GET', `/desk/orders/${id}`),
+  shipOrder: (id: string, body: T.ShipOrderRequest) => call<T.ShippedOrder>('POST', `/desk/orders/${id}/ship`, body),
+  shipOrders: (orderIds: string[]) => call<T.ShipBatch>('POST', '/desk/orders/ship', { order_ids: orderIds }),
+  batch: (id: string) => call<T.ShipBatch>('GET', `/desk/batches/${id}`),
+  importOrders: (csv: Blob, dryRun: boolean, mapping?: string) =>
+    sendBody<T.ImportResult>(key, 'POST', `/desk/orders/import?${query({ dry_run: String(dryRun), mapping })}`, 'text/csv', csv),
+  presets: () => call<T.PresetList>('GET', '/desk/presets'),
+  createPreset: (body: T.PresetRequest) => call<T.Preset>('POST', '/desk/presets', body),
+  updatePreset: (id: string, body: T.PresetRequest) => call<T.Preset>('PUT', `/desk/presets/${id}`, body),
+  settings: () => call<T.DeskSettings>('GET', '/desk/settings'),
+  setSettings: (body: T.DeskSettings) => callMachineWide<T.DeskSettings>('PUT', '/desk/settings', body),
   closeOut: (shipperAccountIds?: string[]) =>
     call<T.CloseOut>('POST', '/desk/close-out', shipperAccountIds ? { shipper_account_ids: shipperAccountIds } : {}),
 };
 
 async function send<R>(withKey: string, method: string, path: string, body?: unknown): Promise<R> {
+  return body === undefined
+    ? sendBody<R>(withKey, method, path)
+    : sendBody<R>(withKey, method, path, 'application/json', JSON.stringify(body));
+}
+
+/** A call with a body of any type (a CSV file, JSON text); the answer is the envelope's data. */
+async function sendBody<R>(withKey: string, method: string, path: string, contentType?: string, body?: BodyInit): Promise<R> {
   const r = await fetch(path, {
     method,
-    headers: { 'service-api-key': withKey, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
+    headers: { 'service-api-key': withKey, ...(contentType ? { 'content-type': contentType } : {}) },
+    body,
   });
   const v = await r.json();
   const code: number = v.meta?.code;

@@ -5,13 +5,18 @@ import type {
   Address,
   Carrier,
   CustomsPurpose,
+  DimensionUnit,
   FileType,
   LabelRequest,
+  Order,
   PaperSize,
   Parcel,
+  Preset,
+  PresetRequest,
   RatesRequest,
   ServiceOption,
   ShipperAccount,
+  WeightUnit,
 } from './types';
 import type { BoxPreset } from './boxes';
 
@@ -53,12 +58,16 @@ export class ShipForm {
   from = $state<Address>(blankAddress());
   to = $state<Address>(blankAddress());
   weight = $state(1);
+  /** The desk's units (Settings); the label keeps what was typed ("55 lb" stays 55 lb). */
+  weightUnit = $state<WeightUnit>('kg');
+  dimensionUnit = $state<DimensionUnit>('cm');
   dims = $state<Record<'width' | 'height' | 'depth', string>>({ width: '', height: '', depth: '' });
   options = $state<OptionsForm>({});
   invoice = $state(false);
   purpose = $state<CustomsPurpose>('merchandise');
   items = $state<ItemForm[]>([blankItem()]);
 
+  #presetFrom: Address | null = null;
   readonly #carriers: () => Carrier[];
   readonly #accounts: () => ShipperAccount[];
 
@@ -99,7 +108,10 @@ export class ShipForm {
     });
     $effect(() => {
       const address = this.account?.address;
-      if (address) this.from = { ...blankAddress(), ...address };
+      if (this.#presetFrom) {
+        this.from = this.#presetFrom;
+        this.#presetFrom = null;
+      } else if (address) this.from = { ...blankAddress(), ...address };
     });
     $effect(() => {
       void this.accountId;
@@ -108,11 +120,11 @@ export class ShipForm {
   }
 
   parcel(): Parcel {
-    const p: Parcel = { weight: { value: Number(this.weight), unit: 'kg' } };
+    const p: Parcel = { weight: { value: Number(this.weight), unit: this.weightUnit } };
     const { width, height, depth } = this.dims;
     if (width && height && depth) {
       p.box_type = 'custom';
-      p.dimension = { width: Number(width), height: Number(height), depth: Number(depth), unit: 'cm' };
+      p.dimension = { width: Number(width), height: Number(height), depth: Number(depth), unit: this.dimensionUnit };
     }
     if (this.crossBorder) {
       p.items = this.items.map((i) => ({
@@ -162,7 +174,7 @@ export class ShipForm {
     if (!this.accountId || !to.country || !to.postal_code || !from.country || !(Number(this.weight) > 0)) return null;
     return {
       shipper_accounts: [{ id: this.accountId }],
-      shipment: { ship_from: { ...from }, ship_to: { ...to }, parcels: [{ weight: { value: Number(this.weight), unit: 'kg' } }] },
+      shipment: { ship_from: { ...from }, ship_to: { ...to }, parcels: [{ weight: { value: Number(this.weight), unit: this.weightUnit } }] },
     };
   }
 
@@ -187,11 +199,47 @@ export class ShipForm {
     this.items = this.items.slice(0, -1);
   }
 
+  /** Account, service, paper, file type and ship-from of a preset (the desk's default at start). */
+  usePreset(p: Preset) {
+    const from = p.ship_from ? { ...blankAddress(), ...p.ship_from } : null;
+    // A changed account's effect would put the account's address in ship-from: the preset's wins.
+    if (this.accountId !== p.shipper_account.id) this.#presetFrom = from;
+    this.accountId = p.shipper_account.id;
+    this.serviceType = p.service_type;
+    if (p.paper_size) this.paperSize = p.paper_size;
+    if (p.file_type) this.fileType = p.file_type;
+    if (from) this.from = from;
+  }
+
+  /** The form's account, service, paper and sender as a preset. */
+  presetRequest(name: string, isDefault: boolean): PresetRequest {
+    const body: PresetRequest = {
+      name,
+      shipper_account: { id: this.accountId },
+      service_type: this.serviceType,
+      paper_size: this.paperSize,
+      ship_from: { ...this.from },
+      is_default: isDefault,
+    };
+    if (this.carrier?.file_types) body.file_type = this.fileType;
+    return body;
+  }
+
+  /** An order's recipient and number in the form (what a scan loads). */
+  useOrder(o: Order) {
+    this.to = { ...blankAddress(), ...o.ship_to };
+    this.reference = o.order_number;
+  }
+
   /** After a label: the form is ready for the next parcel (same account, service and sender). */
   nextParcel() {
     this.reference = '';
     this.orderNumber = '';
     this.to = blankAddress();
     this.items = [blankItem()];
+    // What belongs to one parcel never rides along to the next.
+    this.options = {};
+    this.invoice = false;
+    this.dims = { width: '', height: '', depth: '' };
   }
 }

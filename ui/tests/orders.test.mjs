@@ -1,0 +1,120 @@
+// The scan station and the Orders screen in a real browser (Debian's Chromium) against the real
+// packdesk-server: orders scanned to printed labels with the keyboard only, an unknown number
+// named, a shipped order not shipped twice without asking; a shop's CSV imported with a saved
+// mapping, and a batch shipped with its progress. The printer is a raw port listener of the test's own.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer } from 'node:net';
+import { startDesk } from './support.mjs';
+
+let desk, printer, tipsa;
+const api = (...args) => desk.api(...args);
+const ok = async (p) => {
+  const r = await p;
+  assert.equal(r.meta.code, 200, JSON.stringify(r.meta));
+  return r.data;
+};
+
+function rawPrinter() {
+  const jobs = [];
+  const srv = createServer((c) => {
+    const parts = [];
+    c.on('data', (d) => parts.push(d));
+    c.on('end', () => jobs.push(Buffer.concat(parts)));
+  });
+  return new Promise((resolve) => srv.listen(0, '127.0.0.1', () => resolve({ port: srv.address().port, jobs, close: () => srv.close() })));
+}
+
+const es = (name, postal) => ({ contact_name: name, street1: 'Calle Mayor 1', city: 'Madrid', postal_code: postal, country: 'ESP' });
+const order = (number) => ({ order_number: number, ship_to: es(`Cliente ${number}`, '08001'), items: [{ description: 'Taza', quantity: 1, sku: 'TAZA-1' }] });
+
+before(async () => {
+  desk = await startDesk('packdesk-orders-');
+  printer = await rawPrinter();
+  const zebra = await ok(api('POST', '/desk/printers', { name: 'Zebra', transport: 'raw', address: `127.0.0.1:${printer.port}`, format: 'zpl' }, desk.liveKey));
+  await ok(api('PUT', '/desk/print-profiles/label', { printer_id: zebra.id, stock: '4x6', auto_print: true }, desk.liveKey));
+  tipsa = (await ok(api('POST', '/v3/shipper-accounts', { slug: 'tipsa', description: 'Tipsa', credentials: { password: 'p', agency_code: '1', customer_code: '2', department_code: '3' } }))).id;
+  await ok(api('POST', '/desk/presets', { name: 'Spain', shipper_account: { id: tipsa }, service_type: 'tipsa_10_horas', file_type: 'zpl', ship_from: es('Almacén', '28001'), parcel: { weight: { value: 1, unit: 'kg' } }, is_default: true }));
+});
+
+after(async () => {
+  printer?.close();
+  await desk?.stop();
+});
+
+const waitFor = async (f, what) => {
+  for (let i = 0; i < 200; i++) {
+    if (f()) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  assert.fail(`waited for ${what}`);
+};
+
+test('scan to printed label twice in a row with the keyboard only; an unknown number is named; a shipped one asks first', async () => {
+  await ok(api('PUT', '/desk/settings', { ship_on_scan: true, weight_unit: 'kg', dimension_unit: 'cm' }, desk.liveKey));
+  await ok(api('POST', '/desk/orders', { orders: [order('SO-1'), order('SO-2'), order('SO-3')] }));
+  const page = await desk.browser.newPage();
+  await page.goto(desk.base + '/');
+  await page.getByTestId('scan').waitFor();
+  const before = printer.jobs.length;
+  for (const [i, number] of ['SO-1', 'SO-2'].entries()) {
+    // What a barcode scanner does: the characters, then Enter, into whatever has focus.
+    await page.keyboard.type(number);
+    await page.keyboard.press('Enter');
+    await page.getByTestId('scan-note').filter({ hasText: `Shipped ${number}` }).waitFor();
+    await waitFor(() => printer.jobs.length >= before + i + 1, `label ${i + 1} at the printer`);
+    const tracking = (await page.getByTestId('tracking').textContent()).trim();
+    assert.ok(printer.jobs[before + i].toString().includes(tracking), `${number}'s label is the one printed`);
+    assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('data-testid')), 'scan', 'focus is back in the scan field');
+  }
+  await page.keyboard.type('NOPE-9');
+  await page.keyboard.press('Enter');
+  await page.getByTestId('scan-note').filter({ hasText: 'No open order has the number “NOPE-9”.' }).waitFor();
+
+  // Scanning a shipped order warns; shipping it again asks first.
+  await page.getByTestId('scan').fill('SO-1');
+  await page.keyboard.press('Enter');
+  await page.getByTestId('scan-note').filter({ hasText: 'Order SO-1 is already shipped' }).waitFor();
+  page.once('dialog', (d) => d.dismiss());
+  await page.getByTestId('ship-again').click();
+  const so1 = (await ok(api('GET', '/desk/orders?s=SO-1&status=shipped'))).orders.find((o) => o.order_number === 'SO-1');
+  assert.equal(so1.label_ids.length, 1, 'dismissed: no second label');
+
+  // Without ship on scan, Enter loads the order and a second Enter ships it.
+  await ok(api('PUT', '/desk/settings', { ship_on_scan: false, weight_unit: 'kg', dimension_unit: 'cm' }, desk.liveKey));
+  await page.reload();
+  await page.getByTestId('scan').waitFor();
+  await page.keyboard.type('SO-3');
+  await page.keyboard.press('Enter');
+  await page.getByTestId('scan-note').filter({ hasText: 'preset Spain. Enter ships it.' }).waitFor();
+  assert.equal(await page.locator('[data-field="shipment.ship_to.contact_name"]').inputValue(), 'Cliente SO-3', 'the order is in the form');
+  await page.keyboard.press('Enter');
+  await page.getByTestId('scan-note').filter({ hasText: 'Shipped SO-3' }).waitFor();
+  await page.close();
+});
+
+test('a CSV imports with a saved mapping after a check, and a batch ships with its progress and failures', async () => {
+  await ok(api('PUT', '/desk/import-mappings/tienda', { columns: { Pedido: 'order_number', Cliente: 'ship_to.contact_name', Calle: 'ship_to.street1', Ciudad: 'ship_to.city', CP: 'ship_to.postal_code', Pais: 'ship_to.country', Articulo: 'items.description', Cantidad: 'items.quantity', Plantilla: 'preset' } }, desk.liveKey));
+  const csv = 'Pedido;Cliente;Calle;Ciudad;CP;Pais;Articulo;Cantidad;Plantilla\r\n' +
+    'T-1;Ana;Calle 1;Madrid;28001;Spain;Taza;2;\r\n' +
+    'T-2;Luis;Calle 2;Sevilla;41001;ES;Plato;1;Express\r\n' +
+    'T-3;Eva;Calle 3;Bilbao;48001;Atlantis;Vaso;1;\r\n';
+  const page = await desk.browser.newPage();
+  await page.goto(desk.base + '/');
+  await page.locator('[data-nav="orders"]').click();
+  await page.getByTestId('import-mapping').fill('tienda');
+  await page.getByTestId('import-file').setInputFiles({ name: 'pedidos.csv', mimeType: 'text/csv', buffer: Buffer.from(csv, 'utf8') });
+  const check = page.getByTestId('import-check');
+  await check.filter({ hasText: '2 new and 0 changed orders; 1 row cannot be imported.' }).waitFor();
+  assert.match(await check.textContent(), /Line 4, Pais: .*`Atlantis` is not a country/);
+  await page.getByTestId('import').click();
+  await page.getByTestId('import-result').filter({ hasText: 'Imported 2 new' }).waitFor();
+
+  await page.getByTestId('orders-search').fill('T-');
+  await page.getByTestId('order-row').filter({ hasText: 'T-2' }).waitFor();
+  for (const n of ['T-1', 'T-2']) await page.getByTestId('order-row').filter({ hasText: n }).locator('input[type=checkbox]').check();
+  await page.getByTestId('ship-selected').click();
+  await page.getByTestId('batch-progress').filter({ hasText: '2 of 2 — 1 shipped, 1 failed' }).waitFor();
+  assert.match(await page.getByTestId('batch-failed').textContent(), /T-2: preset: order T-2 names preset `Express`/);
+  await page.close();
+});
