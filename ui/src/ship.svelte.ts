@@ -189,6 +189,7 @@ export class ShipForm {
 
   useBox(p: BoxPreset) {
     this.dims = { width: String(p.width), height: String(p.height), depth: String(p.depth) };
+    this.dimensionUnit = 'cm'; // saved boxes are in cm
   }
 
   addItem() {

@@ -62,9 +62,17 @@ test('a first start leads to a sandbox account, then ships with the keyboard and
   await page.getByTestId('search').press('Enter');
   await page.getByTestId('row').first().waitFor();
   assert.equal(await page.getByTestId('row').count(), 1);
+  // Void asks first: dismissed, nothing happens; accepted, the label is voided.
+  page.once('dialog', (d) => d.dismiss());
+  await page.getByTestId('void').click();
+  assert.equal((await api('GET', `/v3/labels/${found[0].id}`)).data.status, 'created', 'dismissed: not voided');
+  page.once('dialog', (d) => d.accept());
   await page.getByTestId('void').click();
   await page.waitForFunction(() => document.querySelector('[data-testid="status"]')?.textContent === 'cancelled');
   assert.equal((await api('GET', `/v3/labels/${found[0].id}`)).data.status, 'cancelled');
+  assert.equal(await page.getByTestId('row').getByRole('button', { name: 'Reprint' }).count(), 0, 'a voided label offers no reprint');
+  const reprint = await api('POST', '/desk/print', { label_id: found[0].id });
+  assert.match(reprint.meta.details[0].info, /voided/, 'and the service refuses to print it');
 });
 
 test('a ZPL carrier offers ZPL, and only the paper sizes it allows', async () => {

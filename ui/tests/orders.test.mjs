@@ -118,3 +118,22 @@ test('a CSV imports with a saved mapping after a check, and a batch ships with i
   assert.match(await page.getByTestId('batch-failed').textContent(), /T-2: preset: order T-2 names preset `Express`/);
   await page.close();
 });
+
+test('units: the desk weighs in lb, and 55 lb typed stays 55 lb on the label', async () => {
+  await ok(api('PUT', '/desk/settings', { ship_on_scan: false, weight_unit: 'lb', dimension_unit: 'in' }, desk.liveKey));
+  const page = await desk.browser.newPage();
+  await page.goto(desk.base + '/');
+  await page.getByTestId('scan').waitFor();
+  await page.waitForFunction(() => document.querySelector('[data-testid="parcel-weight-unit"]')?.value === 'lb');
+  assert.equal(await page.getByTestId('parcel-dimension-unit').inputValue(), 'in');
+  for (const [k, v] of Object.entries(es('Ana Ruiz', '08001'))) await page.locator(`[data-field="shipment.ship_to.${k}"]`).fill(v);
+  await page.locator('[data-field="shipment.parcels[0].weight.value"]').fill('55');
+  await page.getByTestId('scan').focus();
+  await page.keyboard.press('Control+Enter');
+  const tracking = (await page.getByTestId('tracking').textContent()).trim();
+  const label = (await ok(api('GET', `/v3/labels?tracking_numbers=${tracking}`))).labels[0];
+  const file = await fetch(new URL(label.files.label.url).toString());
+  assert.match(await file.text(), /WEIGHT 55 lb/, 'the ZPL label says 55 lb');
+  await ok(api('PUT', '/desk/settings', { ship_on_scan: false, weight_unit: 'kg', dimension_unit: 'cm' }, desk.liveKey));
+  await page.close();
+});

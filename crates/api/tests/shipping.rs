@@ -373,3 +373,51 @@ fn pdf_text(pdf: &[u8]) -> String {
         .expect("pdftotext (poppler-utils)");
     String::from_utf8_lossy(&out.stdout).to_string()
 }
+
+#[test]
+fn a_kill_during_a_batch_neither_loses_nor_doubles_a_label() {
+    let mut d = desk();
+    let orders: Vec<Value> = (1..=40).map(|i| order(&format!("K-{i}"), Some(1.0))).collect();
+    let saved = d.s.sandbox_ok("POST", "/desk/orders", Some(&json!({"orders": orders})));
+    let ids: Vec<Value> = saved["orders"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["id"].clone())
+        .collect();
+    let batch =
+        d.s.sandbox_ok("POST", "/desk/orders/ship", Some(&json!({"order_ids": ids})));
+    let path = format!("/desk/batches/{}", batch["id"].as_str().unwrap());
+    // Kill it mid-batch (SIGKILL: nothing is tidied up), once a few orders are through.
+    let end = Instant::now() + Duration::from_secs(30);
+    while d.s.sandbox_ok("GET", &path, None)["shipped"].as_u64().unwrap() < 3 && Instant::now() < end {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    d.s.kill_and_restart();
+    let s = &d.s;
+    let done = loop {
+        let b = s.sandbox_ok("GET", &path, None);
+        if b["status"] == "done" || Instant::now() > end {
+            break b;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(
+        (done["shipped"].clone(), done["failed"].clone()),
+        (json!(40), json!(0)),
+        "{done}"
+    );
+    let labels = s.sandbox_ok("GET", "/v3/labels?limit=100&created_at_min=2000-01-01", None);
+    let labels = labels["labels"].as_array().unwrap();
+    assert_eq!(labels.len(), 40, "one label per order, none lost, none doubled");
+    for id in &ids {
+        let o = s.sandbox_ok("GET", &format!("/desk/orders/{}", id.as_str().unwrap()), None);
+        assert_eq!(
+            (o["status"].clone(), o["label_ids"].as_array().unwrap().len()),
+            (json!("shipped"), 1),
+            "{o}"
+        );
+    }
+    drop(d.labels);
+    drop(d.slips);
+}

@@ -345,6 +345,18 @@ impl Service {
                 ),
             ));
         }
+        if owner_path == "label_id" {
+            let label = self
+                .store
+                .read(|c| packdesk_store::labels::get(c, env.as_str(), &owner))?;
+            if label.is_some_and(|l| l.status == "cancelled" || l.status == "cancelling") {
+                return Err(ServiceError::at(
+                    ErrorCode::OperationNotAllowed,
+                    "label_id",
+                    format!("label {owner} is voided: a voided label must not ship, so it is not printed"),
+                ));
+            }
+        }
         let kind = file_kind_of(&document);
         let file = self
             .store

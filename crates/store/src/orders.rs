@@ -78,6 +78,9 @@ pub struct OrderFilter {
     pub search: Option<String>,
 }
 
+/// A search whose every word has at least this many hits walks the orders newest first.
+const COMMON_WORD: i64 = 2_000;
+
 /// A page of orders, newest first (`limit` + 1 rows, for `paging::page`).
 pub fn list(
     conn: &Connection,
@@ -91,31 +94,46 @@ pub fn list(
         .as_ref()
         .map(|s| s.trim().to_lowercase())
         .filter(|s| !s.is_empty());
-    let mut sql = match search {
-        // Orders whose words start with the search's first word (the index's range); every further
-        // word must start a word of the same order too.
-        Some(_) => format!(
-            "SELECT {COLS} FROM (SELECT DISTINCT order_id FROM order_words WHERE word >= ? AND word < ?) AS hits \
-             CROSS JOIN orders ON orders.id = hits.order_id WHERE env = ?"
-        ),
-        None => format!("SELECT {COLS} FROM orders WHERE env = ?"),
+    let mut words: Vec<String> = search
+        .as_deref()
+        .map(|s| s.split_whitespace().map(str::to_string).collect())
+        .unwrap_or_default();
+    // Two plans. The rarest word drives when it is rare: its hits from the word index, checked for
+    // the other words, then sorted (few rows). When every word is common ("smith" in a million
+    // orders), the orders are walked newest first and each checked, which fills a page early.
+    let mut probe = conn
+        .prepare_cached("SELECT COUNT(*) FROM (SELECT 1 FROM order_words WHERE word >= ?1 AND word < ?2 LIMIT ?3)")?;
+    let mut rarest: Option<(i64, usize)> = None;
+    for (i, w) in words.iter().enumerate() {
+        let n: i64 = probe.query_row(params![w, format!("{w}\u{10FFFF}"), COMMON_WORD], |r| r.get(0))?;
+        if rarest.is_none_or(|(m, _)| n < m) {
+            rarest = Some((n, i));
+        }
+    }
+    let driver = match rarest {
+        Some((n, i)) if n < COMMON_WORD => Some(words.remove(i)),
+        _ => None,
     };
     let mut args: Vec<Value> = Vec::new();
-    if let Some(s) = &search {
-        let mut words = s.split_whitespace();
-        let first = words.next().unwrap_or_default().to_string();
-        args.push(first.clone().into());
-        args.push(format!("{first}\u{10FFFF}").into());
-        args.push(env.to_string().into());
-        for w in words {
-            sql.push_str(
-                " AND EXISTS (SELECT 1 FROM order_words w WHERE w.order_id = orders.id AND w.word >= ? AND w.word < ?)",
-            );
-            args.push(w.to_string().into());
-            args.push(format!("{w}\u{10FFFF}").into());
+    let mut sql = match &driver {
+        Some(first) => {
+            args.push(first.clone().into());
+            args.push(format!("{first}\u{10FFFF}").into());
+            format!(
+                "SELECT {COLS} FROM (SELECT DISTINCT order_id FROM order_words WHERE word >= ? AND word < ?) AS hits \
+                 CROSS JOIN orders ON orders.id = hits.order_id WHERE env = ?"
+            )
         }
-    } else {
-        args.push(env.to_string().into());
+        None => format!("SELECT {COLS} FROM orders WHERE env = ?"),
+    };
+    args.push(env.to_string().into());
+    // Every other word must start a word of the same order.
+    for w in &words {
+        sql.push_str(
+            " AND EXISTS (SELECT 1 FROM order_words w WHERE w.order_id = orders.id AND w.word >= ? AND w.word < ?)",
+        );
+        args.push(w.clone().into());
+        args.push(format!("{w}\u{10FFFF}").into());
     }
     if let Some(s) = &f.status {
         sql.push_str(" AND status = ?");
@@ -220,5 +238,54 @@ mod tests {
             .read(|c| list(c, "sandbox", &other_env, 10, None))
             .unwrap()
             .is_empty());
+    }
+
+    #[test]
+    fn a_word_most_orders_share_is_searched_newest_first_with_the_other_words() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = crate::Store::open(&dir.path().join("db.sqlite3")).unwrap();
+        let n = COMMON_WORD + 100;
+        store
+            .write(|tx| {
+                for i in 0..n {
+                    put(tx, &row(i, &format!("SO-{i}")), &format!("so-{i} Smith {}", i % 7))?;
+                }
+                Ok::<_, crate::StoreError>(())
+            })
+            .unwrap();
+        let page = |s: &str, after: Option<&Cursor>| -> Vec<String> {
+            let f = OrderFilter {
+                search: Some(s.into()),
+                ..Default::default()
+            };
+            store
+                .read(|c| list(c, "live", &f, 3, after))
+                .unwrap()
+                .into_iter()
+                .map(|o| o.id)
+                .collect()
+        };
+        let last = n - 1;
+        assert_eq!(
+            page("smith", None),
+            (0..4).map(|k| format!("order-{}", last - k)).collect::<Vec<_>>(),
+            "newest first, limit + 1"
+        );
+        let sixes: Vec<String> = (0..n)
+            .rev()
+            .filter(|i| i % 7 == 6)
+            .take(4)
+            .map(|i| format!("order-{i}"))
+            .collect();
+        assert_eq!(page("smith 6", None), sixes, "every word must match");
+        let cursor = Cursor {
+            created_at: last - 1,
+            id: format!("order-{}", last - 1),
+        };
+        assert_eq!(
+            page("smith", Some(&cursor))[0],
+            format!("order-{}", last - 2),
+            "pages go on"
+        );
     }
 }
