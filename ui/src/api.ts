@@ -81,6 +81,7 @@ const query = (q: Record<string, string | number | undefined>) =>
 /** Every route the desk uses, once, with its request and answer types. */
 export const api = {
   carriers: () => call<T.Registry>('GET', '/desk/carriers'),
+  countries: () => call<T.CountryList>('GET', '/desk/countries'),
   accounts: () => call<T.ShipperAccountList>('GET', '/v3/shipper-accounts?limit=200'),
   createAccount: (body: T.ShipperAccountCreate) => call<T.ShipperAccount>('POST', '/v3/shipper-accounts', body),
   updateAccount: (id: string, body: T.ShipperAccountSettingsUpdate) => call<T.ShipperAccount>('PUT', `/v3/shipper-accounts/${id}`, body),

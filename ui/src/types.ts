@@ -60,3 +60,5 @@ export type ShippedOrder = Schemas['ShippedOrder'];
 export type ShipBatch = Schemas['ShipBatch'];
 export type WeightUnit = Schemas['WeightUnit'];
 export type DimensionUnit = Schemas['DimensionUnit'];
+export type CountryList = Schemas['CountryList'];
+export type CountryName = Schemas['CountryName'];

@@ -119,7 +119,7 @@ test('a CSV imports with a saved mapping after a check, and a batch ships with i
   await page.close();
 });
 
-test('units: the desk weighs in lb, and 55 lb typed stays 55 lb on the label', async () => {
+test('units and countries: the desk weighs in lb, 55 lb typed stays 55 lb on the label, Spain becomes ESP', async () => {
   await ok(api('PUT', '/desk/settings', { ship_on_scan: false, weight_unit: 'lb', dimension_unit: 'in' }, desk.liveKey));
   const page = await desk.browser.newPage();
   await page.goto(desk.base + '/');
@@ -127,6 +127,10 @@ test('units: the desk weighs in lb, and 55 lb typed stays 55 lb on the label', a
   await page.waitForFunction(() => document.querySelector('[data-testid="parcel-weight-unit"]')?.value === 'lb');
   assert.equal(await page.getByTestId('parcel-dimension-unit').inputValue(), 'in');
   for (const [k, v] of Object.entries(es('Ana Ruiz', '08001'))) await page.locator(`[data-field="shipment.ship_to.${k}"]`).fill(v);
+  // A country typed by name becomes its alpha-3 code.
+  await page.locator('[data-field="shipment.ship_to.country"]').fill('spain');
+  await page.locator('[data-field="shipment.ship_to.country"]').press('Tab');
+  assert.equal(await page.locator('[data-field="shipment.ship_to.country"]').inputValue(), 'ESP');
   await page.locator('[data-field="shipment.parcels[0].weight.value"]').fill('55');
   await page.getByTestId('scan').focus();
   await page.keyboard.press('Control+Enter');

@@ -197,6 +197,14 @@ pub const OPS: &[Op] = &[
         )
     },
     Op {
+        data: Some("CountryList"),
+        ..op(
+            "get",
+            "/desk/countries",
+            "Every country: alpha-3, alpha-2 and English name",
+        )
+    },
+    Op {
         request: None,
         data: Some("WebhookSetting"),
         ..op("get", "/desk/webhook", "The webhook of the key's environment")

@@ -62,6 +62,7 @@ pub fn router(service: Shared) -> Router {
         ));
     let desk = Router::new()
         .route("/carriers", get(carriers))
+        .route("/countries", get(countries))
         .route("/orders", get(list_orders).post(save_orders))
         .route("/orders/{id}", get(get_order).delete(cancel_order))
         .route(
@@ -803,6 +804,22 @@ async fn get_schema(Path(name): Path<String>) -> Response {
 }
 
 /// The carrier registry, for the desk UI: it builds its forms from this and never hard-codes a rule.
+/// Countries for completion: a name or alpha-2 typed at the desk becomes the alpha-3 the /v3
+/// interface takes.
+async fn countries() -> Response {
+    let list = packdesk_model::desk::CountryList {
+        countries: packdesk_carriers::countries::all()
+            .into_iter()
+            .map(|c| packdesk_model::desk::CountryName {
+                alpha3: c.alpha3.into(),
+                alpha2: c.alpha2.into(),
+                name: c.name.into(),
+            })
+            .collect(),
+    };
+    ok(serde_json::to_value(list).unwrap_or_default())
+}
+
 async fn carriers() -> Response {
     ok(serde_json::to_value(packdesk_carriers::registry()).unwrap_or_default())
 }

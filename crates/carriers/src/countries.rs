@@ -94,6 +94,13 @@ const ALSO_CALLED: &[(&str, &str)] = &[
     ("suomi", "FIN"),
 ];
 
+/// Every country, by English name.
+pub fn all() -> Vec<Country> {
+    let mut v: Vec<Country> = table().values().copied().collect();
+    v.sort_by_key(|c| c.name);
+    v
+}
+
 /// The country a person typed: ISO alpha-3 (`ESP`), alpha-2 (`ES`) or its name (`Spain`,
 /// `United Kingdom`, `UK`), in any case.
 pub fn find(typed: &str) -> Option<Country> {

@@ -294,3 +294,19 @@ pub struct CloseOutResult {
 pub struct CloseOut {
     pub results: Vec<CloseOutResult>,
 }
+
+/// A country as the desk offers it for completion.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct CountryName {
+    pub alpha3: String,
+    pub alpha2: String,
+    pub name: String,
+}
+
+/// `GET /desk/countries`: every ISO 3166 country by English name.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct CountryList {
+    pub countries: Vec<CountryName>,
+}

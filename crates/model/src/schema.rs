@@ -80,6 +80,7 @@ pub fn all() -> Vec<(&'static str, Schema)> {
         ("desk-order-list", schema_for!(crate::order::OrderList)),
         ("desk-import-mapping", schema_for!(crate::order::ImportMapping)),
         ("desk-import-result", schema_for!(crate::order::ImportResult)),
+        ("desk-country-list", schema_for!(crate::desk::CountryList)),
         ("desk-preset-request", schema_for!(crate::preset::PresetRequest)),
         ("desk-preset", schema_for!(crate::preset::Preset)),
         ("desk-preset-list", schema_for!(crate::preset::PresetList)),
