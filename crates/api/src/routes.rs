@@ -67,7 +67,7 @@ pub fn router(service: Shared) -> Router {
         .route("/orders/{id}", get(get_order).delete(cancel_order))
         .route(
             "/orders/import",
-            axum::routing::post(import_orders).layer(axum::extract::DefaultBodyLimit::max(IMPORT_MAX_BYTES)),
+            axum::routing::post(import_orders).layer(axum::extract::DefaultBodyLimit::disable()),
         )
         .route("/orders/export.csv", get(export_orders))
         .route("/orders/ship", axum::routing::post(ship_orders_batch))
@@ -501,8 +501,8 @@ async fn set_settings(State(s): State<Shared>, ContractJson(settings): ContractJ
     run(s, move |s| s.set_desk_settings(settings)).await
 }
 
-/// The largest CSV file an import takes.
-const IMPORT_MAX_BYTES: usize = 64 * 1024 * 1024;
+/// The largest CSV file an import takes (read as a stream: memory does not grow with it).
+const IMPORT_MAX_BYTES: u64 = 1024 * 1024 * 1024;
 
 #[derive(serde::Deserialize)]
 struct ImportQuery {
@@ -510,20 +510,38 @@ struct ImportQuery {
     dry_run: Option<bool>,
 }
 
-/// The file is the body (`Content-Type: text/csv`); `?mapping=name`, `?dry_run=true`.
+/// The file is the body (`Content-Type: text/csv`), read as it arrives; `?mapping=name`,
+/// `?dry_run=true`.
 async fn import_orders(
     State(s): State<Shared>,
     Extension(env): Extension<Env>,
     q: Result<Query<ImportQuery>, axum::extract::rejection::QueryRejection>,
-    body: axum::body::Bytes,
+    body: Body,
 ) -> Response {
+    use futures_util::TryStreamExt;
     let q = match q {
         Ok(Query(q)) => q,
         Err(e) => return ApiError(ServiceError::invalid("query", e.body_text())).into_response(),
     };
     let mapping = q.mapping.filter(|m| !m.is_empty());
     let dry_run = q.dry_run.unwrap_or(false);
-    run(s, move |s| s.import_orders(env, &body, mapping.as_deref(), dry_run)).await
+    let mut seen = 0u64;
+    let stream = body
+        .into_data_stream()
+        .map_err(std::io::Error::other)
+        .and_then(move |chunk| {
+            seen += chunk.len() as u64;
+            futures_util::future::ready(match seen > IMPORT_MAX_BYTES {
+                true => Err(std::io::Error::other(format!(
+                    "the file is over {} MiB",
+                    IMPORT_MAX_BYTES >> 20
+                ))),
+                false => Ok(chunk),
+            })
+        });
+    // The blocking import reads the body as it arrives through this bridge.
+    let file = tokio_util::io::SyncIoBridge::new(tokio_util::io::StreamReader::new(stream));
+    run(s, move |s| s.import_orders(env, file, mapping.as_deref(), dry_run)).await
 }
 
 async fn get_import_mapping(State(s): State<Shared>, Path(name): Path<String>) -> Response {

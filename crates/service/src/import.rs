@@ -12,6 +12,7 @@ use packdesk_model::order::{ImportFailure, ImportMapping, ImportResult, OrderIte
 use packdesk_model::request::{Address, Money, Weight, WeightUnit};
 use packdesk_model::ServiceError;
 use std::collections::{BTreeMap, HashMap};
+use std::io::Read;
 
 /// The fields a column can fill (the values of a mapping).
 pub const FIELDS: &[&str] = &[
@@ -401,13 +402,95 @@ fn locate(path: &str, d: &Draft) -> (u64, String) {
     (first, path.to_string())
 }
 
+/// Rows an import holds before it writes them (it ends a chunk only between two orders).
+const CHUNK_ROWS: usize = 5_000;
+/// Failures an import reports one by one; more are counted in a last one.
+const MAX_FAILURES: usize = 10_000;
+
+/// A cell as text: UTF-8, else Windows-1252 (what Excel writes on Windows), cell by cell.
+fn cell_text(bytes: &[u8]) -> String {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => s.to_string(),
+        Err(_) => encoding_rs::WINDOWS_1252
+            .decode_without_bom_handling(bytes)
+            .0
+            .into_owned(),
+    }
+}
+
+/// Reads the file through and notes where each line ends, so a record's byte offset (what csv
+/// reports) gives the line an editor shows, line breaks inside quotes included. Only the offsets
+/// not yet passed are kept: memory stays that of csv's read-ahead.
+struct LineEnds<R> {
+    inner: R,
+    offset: u64,
+    ends: std::rc::Rc<std::cell::RefCell<std::collections::VecDeque<u64>>>,
+}
+
+impl<R: Read> Read for LineEnds<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        let mut ends = self.ends.borrow_mut();
+        for (i, b) in buf[..n].iter().enumerate() {
+            if *b == b'\n' {
+                ends.push_back(self.offset + i as u64);
+            }
+        }
+        self.offset += n as u64;
+        Ok(n)
+    }
+}
+
+/// The rows of one chunk, grouped by order number in the order of their first row.
+#[derive(Default)]
+struct Chunk {
+    groups: Vec<(String, Vec<Row>)>,
+    group_of: HashMap<String, usize>,
+    rows: usize,
+}
+
+impl Chunk {
+    fn push(&mut self, number: String, row: Row) {
+        self.rows += 1;
+        match self.group_of.get(&number) {
+            Some(&g) => self.groups[g].1.push(row),
+            None => {
+                self.group_of.insert(number.clone(), self.groups.len());
+                self.groups.push((number, vec![row]));
+            }
+        }
+    }
+}
+
+/// What one import has done so far.
+#[derive(Default)]
+struct Tally {
+    imported: usize,
+    updated: usize,
+    failed: Vec<ImportFailure>,
+    /// Failures not listed (past `MAX_FAILURES`).
+    unlisted: usize,
+    /// Order numbers this import has written (their rows in a later chunk join them).
+    written: std::collections::HashSet<String>,
+}
+
+impl Tally {
+    fn fail(&mut self, f: ImportFailure) {
+        match self.failed.len() < MAX_FAILURES {
+            true => self.failed.push(f),
+            false => self.unlisted += 1,
+        }
+    }
+}
+
 impl Service {
-    /// Imports orders from a CSV file. `mapping`: a saved mapping's name; `dry_run`: answer the
-    /// same without writing.
+    /// Imports orders from a CSV file, read as a stream (a 50 MB file takes the memory of a few
+    /// thousand rows). `mapping`: a saved mapping's name; `dry_run`: answer the same without
+    /// writing.
     pub fn import_orders(
         &self,
         env: Env,
-        file: &[u8],
+        file: impl Read,
         mapping: Option<&str>,
         dry_run: bool,
     ) -> Result<ImportResult, ServiceError> {
@@ -415,19 +498,46 @@ impl Service {
             Some(name) => Some(self.import_mapping(name)?),
             None => None,
         };
-        let text = decode(file);
-        let sep = separator(&text);
+        // The separator is told by the header line: read ahead to its end.
+        let mut file = file;
+        let mut head = Vec::new();
+        let mut buf = [0u8; 8192];
+        while !head.contains(&b'\n') && head.len() < 1 << 20 {
+            let n = file
+                .read(&mut buf)
+                .map_err(|e| ServiceError::invalid("file", format!("the file cannot be read: {e}")))?;
+            if n == 0 {
+                break;
+            }
+            head.extend_from_slice(&buf[..n]);
+        }
+        let header_line = head.split(|b| *b == b'\n').next().unwrap_or_default();
+        let sep = separator(&decode(header_line));
         let decimal_comma = sep == b';';
+        let ends = std::rc::Rc::new(std::cell::RefCell::new(std::collections::VecDeque::new()));
+        let source = LineEnds {
+            inner: std::io::Cursor::new(head).chain(file),
+            offset: 0,
+            ends: ends.clone(),
+        };
         let mut reader = csv::ReaderBuilder::new()
             .delimiter(sep)
             .flexible(true)
             .has_headers(false)
-            .from_reader(text.as_bytes());
-        let mut records = reader.records();
+            .from_reader(source);
+        let mut records = reader.byte_records();
         let headers: Vec<String> = match records.next() {
             Some(Ok(h)) => h
                 .iter()
-                .map(|s| s.trim_start_matches('\u{feff}').trim().to_string())
+                .enumerate()
+                .map(|(i, c)| {
+                    let c = if i == 0 {
+                        c.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(c)
+                    } else {
+                        c
+                    };
+                    cell_text(c).trim().to_string()
+                })
                 .collect(),
             Some(Err(e)) => {
                 return Err(ServiceError::invalid(
@@ -453,31 +563,37 @@ impl Service {
                 header_of.entry(f).or_insert_with(|| h.clone());
             }
         }
-        let mut failed = Vec::new();
-        // Rows by order number, in the order of their first row.
-        let mut groups: Vec<(String, Vec<Row>)> = Vec::new();
-        let mut group_of: HashMap<String, usize> = HashMap::new();
-        // Lines as an editor numbers them (csv counts records, not the line breaks inside quotes).
-        let bytes = text.as_bytes();
-        let (mut seen_byte, mut seen_line) = (0usize, 1u64);
+        let mut tally = Tally::default();
+        let mut chunk = Chunk::default();
+        let mut last_number = String::new();
+        // Lines as an editor numbers them: 1 + the line ends before the record's first byte (after
+        // a CRLF csv starts the next record at its LF, which counts).
+        let mut line = 1u64;
         let mut line_at = |byte: u64| -> u64 {
-            // After a CRLF, csv starts the next record at its LF: the record begins past it.
-            let mut byte = (byte as usize).min(bytes.len());
-            while byte < bytes.len() && (bytes[byte] == b'\n' || bytes[byte] == b'\r') {
-                byte += 1;
+            let mut ends = ends.borrow_mut();
+            while ends.front().is_some_and(|e| *e <= byte) {
+                ends.pop_front();
+                line += 1;
             }
-            if byte >= seen_byte {
-                seen_line += bytes[seen_byte..byte].iter().filter(|b| **b == b'\n').count() as u64;
-                seen_byte = byte;
-            }
-            seen_line
+            line
         };
         for record in records {
             let record = match record {
                 Ok(r) => r,
                 Err(e) => {
-                    failed.push(ImportFailure {
-                        row: e.position().map(|p| line_at(p.byte())).unwrap_or(0),
+                    if let csv::ErrorKind::Io(io) = e.kind() {
+                        // The file stopped arriving (a dropped upload, the size limit).
+                        return Err(ServiceError::invalid(
+                            "file",
+                            format!(
+                                "the file could not be read to its end ({io}); import it again (orders already \
+                                 written are updated, not doubled)"
+                            ),
+                        ));
+                    }
+                    let row = e.position().map(|p| line_at(p.byte())).unwrap_or(0);
+                    tally.fail(ImportFailure {
+                        row,
                         column: None,
                         info: format!("the row cannot be read: {e}"),
                     });
@@ -485,13 +601,13 @@ impl Service {
                 }
             };
             let line = record.position().map(|p| line_at(p.byte())).unwrap_or(0);
-            if record.iter().all(|c| c.trim().is_empty()) {
+            if record.iter().all(|c| c.trim_ascii().is_empty()) {
                 continue;
             }
             let mut cells = HashMap::new();
             for (value, field) in record.iter().zip(&fields) {
                 if let Some(f) = field {
-                    cells.entry(*f).or_insert_with(|| value.to_string());
+                    cells.entry(*f).or_insert_with(|| cell_text(value));
                 }
             }
             let number = cells
@@ -499,25 +615,69 @@ impl Service {
                 .map(|n| n.trim().to_string())
                 .unwrap_or_default();
             if number.is_empty() {
-                failed.push(ImportFailure {
+                tally.fail(ImportFailure {
                     row: line,
                     column: header_of.get("order_number").cloned(),
                     info: "no order number".into(),
                 });
                 continue;
             }
-            let row = Row { line, cells };
-            match group_of.get(&number) {
-                Some(&g) => groups[g].1.push(row),
-                None => {
-                    group_of.insert(number.clone(), groups.len());
-                    groups.push((number, vec![row]));
+            if chunk.rows >= CHUNK_ROWS && number != last_number {
+                self.import_chunk(
+                    env,
+                    std::mem::take(&mut chunk),
+                    &header_of,
+                    decimal_comma,
+                    dry_run,
+                    &mut tally,
+                )?;
+            }
+            last_number.clone_from(&number);
+            chunk.push(number, Row { line, cells });
+        }
+        self.import_chunk(env, chunk, &header_of, decimal_comma, dry_run, &mut tally)?;
+        let mut failed = tally.failed;
+        failed.sort_by_key(|f| f.row);
+        if tally.unlisted > 0 {
+            failed.push(ImportFailure {
+                row: 0,
+                column: None,
+                info: format!("and {} more rows that failed", tally.unlisted),
+            });
+        }
+        Ok(ImportResult {
+            imported: tally.imported,
+            updated: tally.updated,
+            failed,
+            columns: headers
+                .iter()
+                .zip(&fields)
+                .map(|(h, f)| (h.clone(), f.map(String::from)))
+                .collect::<BTreeMap<_, _>>(),
+        })
+    }
+
+    /// Checks and writes the orders of one chunk in one transaction. An order whose rows came in
+    /// an earlier chunk of this file gets these rows' items too.
+    fn import_chunk(
+        &self,
+        env: Env,
+        chunk: Chunk,
+        header_of: &HashMap<&'static str, String>,
+        decimal_comma: bool,
+        dry_run: bool,
+        tally: &mut Tally,
+    ) -> Result<(), ServiceError> {
+        let mut ready = Vec::new();
+        for (number, rows) in chunk.groups {
+            let mut d = draft(number, rows, header_of, decimal_comma);
+            if tally.written.contains(&d.request.order_number) {
+                // Late rows of an order written from an earlier chunk: its recipient is there.
+                let earlier = self.order_by_number(env, &d.request.order_number)?;
+                if let Some(o) = earlier {
+                    d.request.ship_to = o.ship_to;
                 }
             }
-        }
-        let mut ready = Vec::new();
-        for (number, rows) in groups {
-            let mut d = draft(number, rows, &header_of, decimal_comma);
             let mut p = Problems::default();
             check_order(&mut p, "", &mut d.request);
             let problems = match p.into_result() {
@@ -534,15 +694,33 @@ impl Service {
             }
             match d.failures.is_empty() {
                 true => ready.push(d),
-                false => failed.append(&mut d.failures),
+                false => d.failures.into_iter().for_each(|f| tally.fail(f)),
             }
         }
+        if ready.is_empty() {
+            return Ok(());
+        }
         let now = self.now_us();
-        let (imported, updated, refused) = self.store.write(|tx| {
-            let (mut imported, mut updated, mut refused) = (0, 0, Vec::new());
-            for (i, d) in ready.into_iter().enumerate() {
+        let written = &tally.written;
+        let (imported, updated, refused, numbers) = self.store.write(|tx| {
+            let (mut imported, mut updated, mut refused, mut numbers) = (0, 0, Vec::new(), Vec::new());
+            for (i, mut d) in ready.into_iter().enumerate() {
                 let line = d.lines[0];
+                let earlier = written.contains(&d.request.order_number);
+                if earlier {
+                    // Rows of an order this file wrote before: its items so far, then these.
+                    if let Some(row) = packdesk_store::orders::by_number(tx, env.as_str(), &d.request.order_number)? {
+                        let before: packdesk_model::order::Order =
+                            serde_json::from_str(&row.record).map_err(ServiceError::internal)?;
+                        let mut items = before.items;
+                        items.append(&mut d.request.items);
+                        d.request.items = items;
+                        d.request.ship_to = before.ship_to;
+                    }
+                }
+                let number = d.request.order_number.clone();
                 match self.upsert_order(tx, env, d.request, OrderSource::Csv, now + i as i64, !dry_run)? {
+                    Upserted::Saved { .. } if earlier => {}
                     Upserted::Saved { updated: true, .. } => updated += 1,
                     Upserted::Saved { updated: false, .. } => imported += 1,
                     Upserted::Shipped(why) => refused.push(ImportFailure {
@@ -551,21 +729,17 @@ impl Service {
                         info: why,
                     }),
                 }
+                numbers.push(number);
             }
-            Ok::<_, ServiceError>((imported, updated, refused))
+            Ok::<_, ServiceError>((imported, updated, refused, numbers))
         })?;
-        failed.extend(refused);
-        failed.sort_by_key(|f| f.row);
-        Ok(ImportResult {
-            imported,
-            updated,
-            failed,
-            columns: headers
-                .iter()
-                .zip(&fields)
-                .map(|(h, f)| (h.clone(), f.map(String::from)))
-                .collect::<BTreeMap<_, _>>(),
-        })
+        tally.imported += imported;
+        tally.updated += updated;
+        refused.into_iter().for_each(|f| tally.fail(f));
+        if !dry_run {
+            tally.written.extend(numbers);
+        }
+        Ok(())
     }
 
     /// A saved mapping by name.

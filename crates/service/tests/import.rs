@@ -79,7 +79,7 @@ fn a_saved_mapping_reads_a_german_shops_columns() {
     // Windows-1252, as Excel on a German Windows writes it.
     let text = "Bestellnr;Empfänger;Straße;Ort;PLZ;Land;Artikel;Menge\r\nB-77;Jörg Müller;Hauptstraße 5;Köln;50667;Deutschland;Tasse;3\r\n";
     let (bytes, _, _) = encoding_rs::WINDOWS_1252.encode(text);
-    let r = s.import_orders(Env::Live, &bytes, Some("shop-de"), false).unwrap();
+    let r = s.import_orders(Env::Live, &bytes[..], Some("shop-de"), false).unwrap();
     assert_eq!(r.imported, 1, "{r:?}");
     let o = &orders(s)[0];
     assert_eq!(o.ship_to.contact_name.as_deref(), Some("Jörg Müller"));
@@ -91,6 +91,33 @@ fn a_saved_mapping_reads_a_german_shops_columns() {
     };
     let e = s.set_import_mapping("bad", bad).unwrap_err();
     assert_eq!(e.details[0].path, "columns.PLZ");
-    let e = s.import_orders(Env::Live, b"a,b\n1,2\n", None, false).unwrap_err();
+    let e = s.import_orders(Env::Live, &b"a,b\n1,2\n"[..], None, false).unwrap_err();
     assert!(e.details[0].info.contains("order number"), "{e}");
+}
+
+#[test]
+fn a_big_file_is_written_in_chunks_and_an_orders_late_rows_join_it() {
+    let h = common::harness();
+    let s = &h.service;
+    // More rows than one chunk holds, with one more row of the first order at the very end.
+    let mut file = String::from("Order number,Name,Street,City,ZIP,Country,SKU,Item,Qty\n");
+    for i in 0..5_200 {
+        file.push_str(&format!("B-{i},Ana {i},Calle 1,Madrid,28001,ES,SKU-{i},Mug,1\n"));
+    }
+    file.push_str("B-0,,,,,,LATE,Late item,3\n");
+    let r = s.import_orders(Env::Live, file.as_bytes(), None, false).unwrap();
+    assert_eq!(
+        (r.imported, r.updated, r.failed.len()),
+        (5_200, 0, 0),
+        "{:?}",
+        r.failed.first()
+    );
+    let first = s.order_by_number(Env::Live, "B-0").unwrap().unwrap();
+    let skus: Vec<_> = first.items.iter().map(|i| i.sku.clone().unwrap_or_default()).collect();
+    assert_eq!(skus, ["SKU-0", "LATE"], "the late row joined its order");
+    assert_eq!(
+        first.ship_to.contact_name.as_deref(),
+        Some("Ana 0"),
+        "the first row's recipient stays"
+    );
 }

@@ -246,6 +246,7 @@ const MIGRATIONS: &[&str] = &[
     );
     CREATE INDEX orders_page ON orders (env, created_at DESC, id DESC);
     CREATE INDEX orders_status_page ON orders (env, status, created_at DESC, id DESC);
+    CREATE INDEX orders_found ON orders (id, env, status, created_at);
     CREATE TABLE order_words (
         word TEXT NOT NULL,
         order_id TEXT NOT NULL,

@@ -119,12 +119,11 @@ pub fn list(
         Some(first) => {
             args.push(first.clone().into());
             args.push(format!("{first}\u{10FFFF}").into());
-            format!(
-                "SELECT {COLS} FROM (SELECT DISTINCT order_id FROM order_words WHERE word >= ? AND word < ?) AS hits \
-                 CROSS JOIN orders ON orders.id = hits.order_id WHERE env = ?"
-            )
+            "SELECT orders.id FROM (SELECT DISTINCT order_id FROM order_words WHERE word >= ? AND word < ?) AS hits \
+             CROSS JOIN orders ON orders.id = hits.order_id WHERE env = ?"
+                .to_string()
         }
-        None => format!("SELECT {COLS} FROM orders WHERE env = ?"),
+        None => "SELECT orders.id FROM orders WHERE env = ?".to_string(),
     };
     args.push(env.to_string().into());
     // Every other word must start a word of the same order.
@@ -145,6 +144,8 @@ pub fn list(
     }
     sql.push_str(" ORDER BY created_at DESC, id DESC LIMIT ?");
     args.push(Value::from(limit as i64 + 1));
+    // The page's ids first (from indexes alone), then only their records.
+    let sql = format!("SELECT {COLS} FROM orders WHERE id IN ({sql}) ORDER BY created_at DESC, id DESC");
     Ok(conn
         .prepare_cached(&sql)?
         .query_map(rusqlite::params_from_iter(args), from_row)?
