@@ -20,6 +20,9 @@ import type {
 } from './types';
 import type { BoxPreset } from './boxes';
 
+/** A further parcel as typed. */
+export type ParcelForm = { weight: string; width: string; height: string; depth: string };
+
 /** The service options' part of the form: which are on, and their values as typed. */
 export type OptionsForm = {
   cod?: boolean;
@@ -62,6 +65,8 @@ export class ShipForm {
   weightUnit = $state<WeightUnit>('kg');
   dimensionUnit = $state<DimensionUnit>('cm');
   dims = $state<Record<'width' | 'height' | 'depth', string>>({ width: '', height: '', depth: '' });
+  /** The second and further parcels of a shipment (the first is `weight` and `dims`). */
+  more = $state<ParcelForm[]>([]);
   options = $state<OptionsForm>({});
   invoice = $state(false);
   purpose = $state<CustomsPurpose>('merchandise');
@@ -139,6 +144,25 @@ export class ShipForm {
     return p;
   }
 
+  furtherParcel(f: ParcelForm): Parcel {
+    const p: Parcel = { weight: { value: Number(f.weight), unit: this.weightUnit } };
+    if (f.width && f.height && f.depth) {
+      p.box_type = 'custom';
+      p.dimension = { width: Number(f.width), height: Number(f.height), depth: Number(f.depth), unit: this.dimensionUnit };
+    }
+    return p;
+  }
+
+  /** Another parcel: empty, or a copy of the last one (same box, same weight). */
+  addParcel(copy: boolean) {
+    const last: ParcelForm = this.more.at(-1) ?? { weight: String(this.weight), ...this.dims };
+    this.more = [...this.more, copy ? { ...last } : { weight: '', width: '', height: '', depth: '' }];
+  }
+
+  removeParcel(i: number) {
+    this.more = this.more.filter((_, j) => j !== i);
+  }
+
   serviceOptions(): ServiceOption[] {
     const o = this.options;
     const out: ServiceOption[] = [];
@@ -155,7 +179,7 @@ export class ShipForm {
       service_type: this.serviceType,
       shipper_account: { id: this.accountId },
       paper_size: this.paperSize,
-      shipment: { ship_from: this.from, ship_to: this.to, parcels: [this.parcel()] },
+      shipment: { ship_from: this.from, ship_to: this.to, parcels: [this.parcel(), ...this.more.map((p) => this.furtherParcel(p))] },
     };
     // A group without file types takes no file_type field at all.
     if (this.carrier?.file_types) body.file_type = this.fileType;
@@ -242,5 +266,6 @@ export class ShipForm {
     this.options = {};
     this.invoice = false;
     this.dims = { width: '', height: '', depth: '' };
+    this.more = [];
   }
 }

@@ -141,3 +141,26 @@ test('units and countries: the desk weighs in lb, 55 lb typed stays 55 lb on the
   await ok(api('PUT', '/desk/settings', { ship_on_scan: false, weight_unit: 'kg', dimension_unit: 'cm' }, desk.liveKey));
   await page.close();
 });
+
+test('several parcels: add, copy and remove; the label has a tracking number per parcel', async () => {
+  const page = await desk.browser.newPage();
+  await page.goto(desk.base + '/');
+  await page.getByTestId('scan').waitFor();
+  for (const [k, v] of Object.entries(es('Ana Ruiz', '08001'))) await page.locator(`[data-field="shipment.ship_to.${k}"]`).fill(v);
+  await page.locator('[data-field="shipment.parcels[0].weight.value"]').fill('2');
+  await page.getByTestId('copy-parcel').click();
+  await page.getByTestId('add-parcel').click();
+  await page.locator('[data-field="shipment.parcels[2].weight.value"]').fill('7');
+  await page.getByTestId('copy-parcel').click();
+  assert.equal(await page.locator('[data-field="shipment.parcels[3].weight.value"]').inputValue(), '7', 'a copy of the last parcel');
+  assert.equal(await page.locator('[data-field="shipment.parcels[1].weight.value"]').inputValue(), '2', 'a copy of the first');
+  await page.getByTestId('remove-parcel').nth(1).click(); // parcel 3 goes; 7 kg stays as parcel 3
+  assert.equal(await page.getByTestId('more-parcel').count(), 2);
+  await page.getByTestId('scan').focus();
+  await page.keyboard.press('Control+Enter');
+  await page.getByTestId('tracking').waitFor();
+  const tracking = (await page.getByTestId('tracking').textContent()).trim().split(', ');
+  assert.equal(tracking.length, 3, 'three parcels, three tracking numbers');
+  assert.equal(await page.getByTestId('more-parcel').count(), 0, 'the next shipment starts with one parcel');
+  await page.close();
+});
