@@ -62,3 +62,5 @@ export type WeightUnit = Schemas['WeightUnit'];
 export type DimensionUnit = Schemas['DimensionUnit'];
 export type CountryList = Schemas['CountryList'];
 export type CountryName = Schemas['CountryName'];
+export type Rule = Schemas['Rule'];
+export type Rules = Schemas['Rules'];

@@ -164,3 +164,26 @@ test('several parcels: add, copy and remove; the label has a tracking number per
   assert.equal(await page.getByTestId('more-parcel').count(), 0, 'the next shipment starts with one parcel');
   await page.close();
 });
+
+test('rules are edited as rows: saved when right, refused with the field named when not', async () => {
+  const page = await desk.browser.newPage();
+  await page.goto(desk.base + '/');
+  await page.locator('[data-nav="orders"]').click();
+  await page.getByTestId('preset-row').filter({ hasText: 'Spain' }).waitFor();
+  await page.getByTestId('add-rule').click();
+  await page.locator('[data-field="rules[0].name"]').fill('Heavy');
+  await page.locator('[data-field="rules[0].when.weight_min"]').fill('20');
+  await page.locator('[data-field="rules[0].when.weight_max"]').fill('5');
+  await page.getByTestId('save-rules').click();
+  await page.getByTestId('presets-message').filter({ hasText: 'rules[0].when.weight_max' }).waitFor();
+  assert.deepEqual((await ok(api('GET', '/desk/rules'))).rules, [], 'nothing saved');
+  await page.locator('[data-field="rules[0].when.weight_max"]').fill('');
+  await page.locator('[data-field="rules[0].when.ship_to_country"]').fill('Spain');
+  await page.getByTestId('save-rules').click();
+  await page.getByTestId('presets-message').filter({ hasText: 'Rules saved.' }).waitFor();
+  const saved = (await ok(api('GET', '/desk/rules'))).rules;
+  assert.equal(saved.length, 1);
+  assert.deepEqual([saved[0].preset, saved[0].when.ship_to_country, saved[0].when.weight_min], ['Spain', 'ESP', 20]);
+  await ok(api('PUT', '/desk/rules', { rules: [] }));
+  await page.close();
+});
