@@ -122,6 +122,8 @@ export const api = {
   batch: (id: string) => call<T.ShipBatch>('GET', `/desk/batches/${id}`),
   importOrders: (csv: Blob, dryRun: boolean, mapping?: string) =>
     sendBody<T.ImportResult>(key, 'POST', `/desk/orders/import?${query({ dry_run: String(dryRun), mapping })}`, 'text/csv', csv),
+  setImportMapping: (name: string, body: T.ImportMapping) =>
+    callMachineWide<T.ImportMapping>('PUT', `/desk/import-mappings/${encodeURIComponent(name)}`, body),
   presets: () => call<T.PresetList>('GET', '/desk/presets'),
   createPreset: (body: T.PresetRequest) => call<T.Preset>('POST', '/desk/presets', body),
   updatePreset: (id: string, body: T.PresetRequest) => call<T.Preset>('PUT', `/desk/presets/${id}`, body),

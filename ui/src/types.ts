@@ -64,3 +64,4 @@ export type CountryList = Schemas['CountryList'];
 export type CountryName = Schemas['CountryName'];
 export type Rule = Schemas['Rule'];
 export type Rules = Schemas['Rules'];
+export type ImportMapping = Schemas['ImportMapping'];

@@ -187,3 +187,25 @@ test('rules are edited as rows: saved when right, refused with the field named w
   await ok(api('PUT', '/desk/rules', { rules: [] }));
   await page.close();
 });
+
+test('an unknown file: its first rows shown, a column mapped by hand, saved as a mapping, then imported', async () => {
+  const csv = 'Bestellung;Empfänger;Straße;Ort;PLZ;Land\r\nD-1;Jörg Weber;Hauptstraße 5;Köln;50667;Deutschland\r\nD-2;Eva Roth;Ring 2;Bonn;53111;DE\r\n';
+  const page = await desk.browser.newPage();
+  await page.goto(desk.base + '/');
+  await page.locator('[data-nav="orders"]').click();
+  await page.getByTestId('import-file').setInputFiles({ name: 'bestellungen.csv', mimeType: 'text/csv', buffer: Buffer.from(csv, 'utf8') });
+  const check = page.getByTestId('import-check');
+  await check.filter({ hasText: 'no column is the order number' }).waitFor();
+  assert.match(await page.getByTestId('import-preview').textContent(), /Jörg Weber.*Eva Roth/s, 'the first rows are shown');
+  for (const [col, field] of [['Bestellung', 'order_number'], ['Empfänger', 'ship_to.contact_name'], ['Straße', 'ship_to.street1'], ['Ort', 'ship_to.city'], ['PLZ', 'ship_to.postal_code'], ['Land', 'ship_to.country']]) {
+    await page.locator(`select[data-column="${col}"]`).selectOption(field);
+  }
+  await page.getByTestId('mapping-name').fill('shop-de');
+  await page.getByTestId('save-mapping').click();
+  await check.filter({ hasText: '2 new and 0 changed orders; 0 rows cannot be imported.' }).waitFor();
+  await page.getByTestId('import').click();
+  await page.getByTestId('import-result').filter({ hasText: 'Imported 2 new' }).waitFor();
+  const saved = await ok(api('GET', '/desk/import-mappings/shop-de'));
+  assert.equal(saved.columns.PLZ, 'ship_to.postal_code');
+  await page.close();
+});

@@ -147,4 +147,8 @@ pub struct ImportResult {
     pub failed: Vec<ImportFailure>,
     /// How each column of the file was read (`null`: ignored).
     pub columns: std::collections::BTreeMap<String, Option<String>>,
+    /// The file's headers in their order.
+    pub headers: Vec<String>,
+    /// Every field a column can fill (what a mapping may name).
+    pub fields: Vec<String>,
 }

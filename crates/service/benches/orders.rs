@@ -103,26 +103,6 @@ fn main() {
             .service,
     );
 
-    // 0. A 50 MB file, streamed: the peak memory before and after.
-    let before = peak_mb();
-    let t = Instant::now();
-    let file = BigFile {
-        bytes: big,
-        made: 0,
-        row: 0,
-        pending: Vec::new(),
-    };
-    let r = s.import_orders(Env::Sandbox, file, None, false).unwrap();
-    assert!(r.failed.is_empty(), "{:?}", r.failed.first());
-    println!(
-        "import a {} MB file ({} orders), streamed   {:>8.0} ms   peak memory {:.0} -> {:.0} MB",
-        big / 1_000_000,
-        r.imported,
-        t.elapsed().as_secs_f64() * 1e3,
-        before,
-        peak_mb()
-    );
-
     // 1. CSV import.
     let mut csv = String::from("Order number,Recipient,Street,City,ZIP,Country,SKU,Item,Qty,Weight (kg)\r\n");
     for i in 0..rows {
@@ -140,6 +120,27 @@ fn main() {
         "import {rows} CSV rows ({:.1} MB)            {:>8.0} ms",
         csv.len() as f64 / 1e6,
         t.elapsed().as_secs_f64() * 1e3
+    );
+
+    // 1b. A 50 MB file, streamed into a store that has the orders above: the peak memory before
+    // and after.
+    let before = peak_mb();
+    let t = Instant::now();
+    let file = BigFile {
+        bytes: big,
+        made: 0,
+        row: 0,
+        pending: Vec::new(),
+    };
+    let r = s.import_orders(Env::Sandbox, file, None, false).unwrap();
+    assert!(r.failed.is_empty(), "{:?}", r.failed.first());
+    println!(
+        "import a {} MB file ({} orders), streamed   {:>8.0} ms   peak memory {:.0} -> {:.0} MB",
+        big / 1_000_000,
+        r.imported,
+        t.elapsed().as_secs_f64() * 1e3,
+        before,
+        peak_mb()
     );
 
     // 2. A batch shipped by the workers, to the last label at a raw printer.

@@ -549,13 +549,30 @@ impl Service {
         };
         let fields = columns(&headers, mapping.as_ref());
         if !fields.contains(&Some("order_number")) {
-            return Err(ServiceError::invalid(
-                "file",
-                format!(
-                    "no column is the order number (found: {}); name it `Order number` or save a mapping",
-                    headers.join(", ")
-                ),
-            ));
+            let why = format!(
+                "no column is the order number (found: {}); name it `Order number` or save a mapping",
+                headers.join(", ")
+            );
+            if !dry_run {
+                return Err(ServiceError::invalid("file", why));
+            }
+            // A check answers what it read, so the columns can be mapped and checked again.
+            return Ok(ImportResult {
+                imported: 0,
+                updated: 0,
+                failed: vec![ImportFailure {
+                    row: 1,
+                    column: None,
+                    info: why,
+                }],
+                columns: headers
+                    .iter()
+                    .zip(&fields)
+                    .map(|(h, f)| (h.clone(), f.map(String::from)))
+                    .collect(),
+                headers,
+                fields: FIELDS.iter().map(|f| f.to_string()).collect(),
+            });
         }
         let mut header_of: HashMap<&'static str, String> = HashMap::new();
         for (h, f) in headers.iter().zip(&fields) {
@@ -654,6 +671,8 @@ impl Service {
                 .zip(&fields)
                 .map(|(h, f)| (h.clone(), f.map(String::from)))
                 .collect::<BTreeMap<_, _>>(),
+            headers,
+            fields: FIELDS.iter().map(|f| f.to_string()).collect(),
         })
     }
 

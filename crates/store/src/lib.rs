@@ -139,6 +139,9 @@ fn open_conn(path: &Path) -> rusqlite::Result<Connection> {
     c.pragma_update(None, "journal_mode", "WAL")?;
     c.pragma_update(None, "synchronous", "FULL")?;
     c.pragma_update(None, "foreign_keys", "ON")?;
+    // 8 MiB of page cache (SQLite's default is 2): searches over a million orders or labels keep
+    // their index pages; the writer gets more below.
+    c.pragma_update(None, "cache_size", -8192)?;
     Ok(c)
 }
 
@@ -165,6 +168,9 @@ impl Store {
             writer.pragma_update(None, "wal_autocheckpoint", 0).map_err(db_error)?;
         }
         writer.pragma_update(None, "synchronous", "NORMAL").map_err(db_error)?;
+        // The writer updates every index of a big table (an import of 10,000 orders into a store
+        // of half a million): 32 MiB keeps their pages warm.
+        writer.pragma_update(None, "cache_size", -32768).map_err(db_error)?;
         let mut wal = path.as_os_str().to_owned();
         wal.push("-wal");
         Ok(Store {
