@@ -2,30 +2,13 @@
 // ship_on_scan on and a ZPL preset, from Enter after a scanned order number to the label's last
 // byte at a raw 9100 printer (a listener of this script's own), warm (page loaded once).
 // `node ui/bench/scan.mjs [orders]` (after `npm run --prefix ui build` and a release server build).
-import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import { startServer } from './server.mjs';
 
-const here = dirname(fileURLToPath(import.meta.url));
-const bin = process.env.PACKDESK_SERVER_BIN ?? join(here, '..', '..', 'target', 'release', 'packdesk-server');
 const rounds = Number(process.argv[2] ?? 100);
-const dataDir = mkdtempSync(join(tmpdir(), 'packdesk-scanbench-'));
-const server = spawn(bin, ['--data-dir', dataDir, '--listen', '127.0.0.1:0', '--ui-dir', join(here, '..', 'dist')]);
-const base = await new Promise((resolve) => {
-  let out = '';
-  server.stdout.on('data', (d) => {
-    out += d;
-    const m = out.match(/listening on (http:\/\/\S+)/);
-    if (m) resolve(m[1]);
-  });
-});
-const keys = execFileSync(bin, ['keys', '--data-dir', dataDir]).toString();
-const key = keys.match(/^sandbox (\S+)/m)[1];
-const live = keys.match(/^live (\S+)/m)[1];
+const srv = await startServer('packdesk-scanbench-');
+const { base, key, live } = srv;
 const call = async (method, path, body, k = key) => {
   const r = await fetch(base + path, { method, headers: { 'service-api-key': k, 'content-type': 'application/json' }, body: body && JSON.stringify(body) });
   const v = await r.json();
@@ -65,5 +48,4 @@ const at = (p) => times[Math.min(times.length - 1, Math.ceil(times.length * p) -
 console.log(`scan (Enter) to label at the printer  median ${at(0.5).toFixed(0)} ms  p99 ${at(0.99).toFixed(0)} ms  worst ${times[times.length - 1].toFixed(0)} ms  (${rounds} orders)`);
 await browser.close();
 printer.close();
-server.kill('SIGKILL');
-rmSync(dataDir, { recursive: true, force: true });
+srv.stop();

@@ -1,27 +1,12 @@
 // Benchmark of the desk UI in Debian's Chromium against the real packdesk-server: cold page load
 // to the Ship screen ready (scan field focused), and Ctrl+Enter to the label preview shown.
 // `node ui/bench/ship.mjs [rounds]` (after `npm run --prefix ui build` and a server build).
-import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import { startServer } from './server.mjs';
 
-const here = dirname(fileURLToPath(import.meta.url));
-const bin = process.env.PACKDESK_SERVER_BIN ?? join(here, '..', '..', 'target', 'release', 'packdesk-server');
 const rounds = Number(process.argv[2] ?? 20);
-const dataDir = mkdtempSync(join(tmpdir(), 'packdesk-uibench-'));
-const server = spawn(bin, ['--data-dir', dataDir, '--listen', '127.0.0.1:0', '--ui-dir', join(here, '..', 'dist')]);
-const base = await new Promise((resolve) => {
-  let out = '';
-  server.stdout.on('data', (d) => {
-    out += d;
-    const m = out.match(/listening on (http:\/\/\S+)/);
-    if (m) resolve(m[1]);
-  });
-});
-const key = execFileSync(bin, ['keys', '--data-dir', dataDir]).toString().match(/^sandbox (\S+)/m)[1];
+const srv = await startServer('packdesk-uibench-');
+const { base, key } = srv;
 await fetch(base + '/v3/shipper-accounts', {
   method: 'POST',
   headers: { 'service-api-key': key, 'content-type': 'application/json' },
@@ -52,5 +37,4 @@ for (let i = 0; i < rounds; i++) {
 console.log(`page load to Ship screen ready  median ${median(loads).toFixed(0)} ms  worst ${Math.max(...loads).toFixed(0)} ms  (${rounds} rounds)`);
 console.log(`Ctrl+Enter to preview shown     median ${median(ships).toFixed(0)} ms  worst ${Math.max(...ships).toFixed(0)} ms`);
 await browser.close();
-server.kill('SIGKILL');
-rmSync(dataDir, { recursive: true, force: true });
+srv.stop();

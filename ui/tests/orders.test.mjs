@@ -4,8 +4,7 @@
 // mapping, and a batch shipped with its progress. The printer is a raw port listener of the test's own.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
-import { startDesk } from './support.mjs';
+import { rawPrinter, startDesk } from './support.mjs';
 
 let desk, printer, tipsa;
 const api = (...args) => desk.api(...args);
@@ -14,16 +13,6 @@ const ok = async (p) => {
   assert.equal(r.meta.code, 200, JSON.stringify(r.meta));
   return r.data;
 };
-
-function rawPrinter() {
-  const jobs = [];
-  const srv = createServer((c) => {
-    const parts = [];
-    c.on('data', (d) => parts.push(d));
-    c.on('end', () => jobs.push(Buffer.concat(parts)));
-  });
-  return new Promise((resolve) => srv.listen(0, '127.0.0.1', () => resolve({ port: srv.address().port, jobs, close: () => srv.close() })));
-}
 
 const es = (name, postal) => ({ contact_name: name, street1: 'Calle Mayor 1', city: 'Madrid', postal_code: postal, country: 'ESP' });
 const order = (number) => ({ order_number: number, ship_to: es(`Cliente ${number}`, '08001'), items: [{ description: 'Taza', quantity: 1, sku: 'TAZA-1' }] });

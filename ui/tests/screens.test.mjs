@@ -7,22 +7,10 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { createServer } from 'node:net';
-import { startDesk } from './support.mjs';
+import { rawPrinter, startDesk } from './support.mjs';
 
 let desk, carriers;
 const api = (...args) => desk.api(...args);
-
-/** A raw printer port: resolves each connection's bytes into `jobs`. */
-function rawPrinter() {
-  const jobs = [];
-  const srv = createServer((c) => {
-    const parts = [];
-    c.on('data', (d) => parts.push(d));
-    c.on('end', () => jobs.push(Buffer.concat(parts)));
-  });
-  return new Promise((resolve) => srv.listen(0, '127.0.0.1', () => resolve({ port: srv.address().port, jobs, close: () => srv.close() })));
-}
 
 const creds = (c) => Object.fromEntries(c.credential_fields.map((f) => [f.name, `test-${f.name}`]));
 async function account(slug, description) {

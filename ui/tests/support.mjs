@@ -5,7 +5,19 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createServer } from 'node:net';
 import { chromium } from 'playwright-core';
+
+/** A raw printer port of the test's own: each connection's bytes land in `jobs`. */
+export function rawPrinter() {
+  const jobs = [];
+  const srv = createServer((c) => {
+    const parts = [];
+    c.on('data', (d) => parts.push(d));
+    c.on('end', () => jobs.push(Buffer.concat(parts)));
+  });
+  return new Promise((resolve) => srv.listen(0, '127.0.0.1', () => resolve({ port: srv.address().port, jobs, close: () => srv.close() })));
+}
 
 const here = dirname(fileURLToPath(import.meta.url));
 const bin = process.env.PACKDESK_SERVER_BIN ?? join(here, '..', '..', 'target', 'debug', 'packdesk-server');

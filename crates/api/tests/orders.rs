@@ -4,7 +4,7 @@
 mod support;
 
 use serde_json::json;
-use support::Server;
+use support::{detail_paths, Server};
 
 #[test]
 fn a_shop_pushes_orders_and_the_desk_finds_and_cancels_them() {
@@ -72,12 +72,7 @@ fn bad_orders_say_what_and_where() {
         &s.sandbox,
         Some(&json!({"order_number": "A", "ship_to": {"country": "Narnia", "city": "x"}})),
     );
-    let paths: Vec<&str> = v["meta"]["details"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| d["path"].as_str().unwrap())
-        .collect();
+    let paths = detail_paths(&v);
     assert!(
         paths.contains(&"ship_to.country") && paths.contains(&"ship_to.street1"),
         "{v}"

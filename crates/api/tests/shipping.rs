@@ -78,6 +78,18 @@ fn order(number: &str, weight_kg: Option<f64>) -> Value {
     o
 }
 
+/// The batch at `path` once it is done (or after 30 s, as it then stands).
+fn batch_done(s: &Server, path: &str) -> Value {
+    let end = Instant::now() + Duration::from_secs(30);
+    loop {
+        let b = s.sandbox_ok("GET", path, None);
+        if b["status"] == "done" || Instant::now() > end {
+            return b;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
 fn received(rx: &mpsc::Receiver<Vec<u8>>) -> Vec<u8> {
     rx.recv_timeout(Duration::from_secs(10))
         .expect("the printer received a document")
@@ -198,12 +210,7 @@ fn presets_rules_and_settings_refuse_bad_input_with_its_path() {
     let account = s.sandbox_ok("GET", "/v3/shipper-accounts", None)["shipper_accounts"][0]["id"].clone();
     let bad = json!({"name": "X", "shipper_account": {"id": account}, "service_type": "yodel_std"});
     let (_, v) = s.call("POST", "/desk/presets", &s.sandbox, Some(&bad));
-    let paths: Vec<&str> = v["meta"]["details"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| d["path"].as_str().unwrap())
-        .collect();
+    let paths = detail_paths(&v);
     assert_eq!(paths, ["service_type", "ship_from"], "{v}");
     let dup = json!({"name": "Spain", "shipper_account": {"id": account}, "service_type": "tipsa_10_horas", "ship_from": spanish("A", "28001")});
     let (_, v) = s.call("POST", "/desk/presets", &s.sandbox, Some(&dup));
@@ -214,12 +221,7 @@ fn presets_rules_and_settings_refuse_bad_input_with_its_path() {
         {"name": "a", "when": {"weight_min": 5, "weight_max": 1}, "preset": "Nope"}
     ]});
     let (_, v) = s.call("PUT", "/desk/rules", &s.sandbox, Some(&rules));
-    let paths: Vec<&str> = v["meta"]["details"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| d["path"].as_str().unwrap())
-        .collect();
+    let paths = detail_paths(&v);
     assert_eq!(
         paths,
         [
@@ -318,14 +320,7 @@ fn a_batch_ships_in_order_in_the_background_and_names_the_orders_it_could_not_sh
         (batch["total"].clone(), batch["orders"][0]["order_number"].clone()),
         (json!(6), json!("B-1"))
     );
-    let end = Instant::now() + Duration::from_secs(30);
-    let done = loop {
-        let b = s.sandbox_ok("GET", &format!("/desk/batches/{}", batch["id"].as_str().unwrap()), None);
-        if b["status"] == "done" || Instant::now() > end {
-            break b;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
+    let done = batch_done(s, &format!("/desk/batches/{}", batch["id"].as_str().unwrap()));
     assert_eq!(
         (done["shipped"].clone(), done["failed"].clone()),
         (json!(5), json!(1)),
@@ -395,13 +390,7 @@ fn a_kill_during_a_batch_neither_loses_nor_doubles_a_label() {
     }
     d.s.kill_and_restart();
     let s = &d.s;
-    let done = loop {
-        let b = s.sandbox_ok("GET", &path, None);
-        if b["status"] == "done" || Instant::now() > end {
-            break b;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
+    let done = batch_done(s, &path);
     assert_eq!(
         (done["shipped"].clone(), done["failed"].clone()),
         (json!(40), json!(0)),

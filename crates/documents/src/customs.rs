@@ -1,8 +1,7 @@
 //! Customs declaration (CN 23 layout), A4, for shipments that cross a border.
 
-use crate::invoice::{address_block, items_table, sample_mark, totals_and_signature, DocItem, ROWS_PER_PAGE};
-use crate::pdf::{fit, Page};
-use crate::Paper;
+use crate::invoice::{a4_page, address_block, items_table, pages_of, totals_and_signature, DocItem, ROWS_PER_PAGE};
+use crate::pdf::fit;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct CustomsDoc {
@@ -22,31 +21,17 @@ pub struct CustomsDoc {
 const PURPOSES: [&str; 6] = ["gift", "merchandise", "personal", "sample", "return", "repair"];
 
 pub fn render_customs_pdf(doc: &CustomsDoc) -> Vec<u8> {
-    let chunks: Vec<&[DocItem]> = if doc.items.is_empty() {
-        vec![&[]]
-    } else {
-        doc.items.chunks(ROWS_PER_PAGE).collect()
-    };
+    let chunks = pages_of(&doc.items, ROWS_PER_PAGE);
     let mut pages = Vec::new();
     for (n, chunk) in chunks.iter().enumerate() {
-        let mut p = Page::new(Paper::A4.width_mm, Paper::A4.height_mm);
-        if doc.sample {
-            sample_mark(&mut p);
-        }
-        p.text(40.0, 70.0, 18.0, true, "CUSTOMS DECLARATION  CN 23");
-        p.text(
-            40.0,
-            90.0,
-            9.0,
-            false,
-            &format!(
-                "Item no. {}    Date {}    Page {} of {}",
-                doc.tracking_number,
-                doc.date,
-                n + 1,
-                chunks.len()
-            ),
+        let subtitle = format!(
+            "Item no. {}    Date {}    Page {} of {}",
+            doc.tracking_number,
+            doc.date,
+            n + 1,
+            chunks.len()
         );
+        let mut p = a4_page(doc.sample, "CUSTOMS DECLARATION  CN 23", &subtitle);
         let bw = crate::barcode::code128_modules(&doc.tracking_number) as f32 * 1.2;
         p.code128(p.width - 40.0 - bw, 62.0, 1.2, 30.0, &doc.tracking_number);
         address_block(&mut p, 40.0, 120.0, "FROM (SENDER)", &doc.sender);

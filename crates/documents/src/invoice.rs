@@ -101,6 +101,39 @@ pub(crate) fn address_block(p: &mut Page, x: f32, y: f32, title: &str, lines: &[
     }
 }
 
+/// The carrier and service, then the tracking numbers, from `y`; answers the y below them.
+pub(crate) fn carrier_lines(p: &mut Page, y: f32, carrier_service: &str, tracking: &[String]) -> f32 {
+    p.text(
+        40.0,
+        y,
+        9.0,
+        false,
+        &fit(&format!("Carrier: {carrier_service}"), 9.0, 515.0),
+    );
+    let tracking = format!("Tracking: {}", tracking.join(", "));
+    p.text(40.0, y + 12.0, 9.0, false, &fit(&tracking, 9.0, 515.0));
+    y + 24.0
+}
+
+/// An A4 page of a document: the sample mark when it is one, its title and the line under it.
+pub(crate) fn a4_page(sample: bool, title: &str, subtitle: &str) -> Page {
+    let mut p = Page::new(Paper::A4.width_mm, Paper::A4.height_mm);
+    if sample {
+        sample_mark(&mut p);
+    }
+    p.text(40.0, 70.0, 18.0, true, title);
+    p.text(40.0, 90.0, 9.0, false, subtitle);
+    p
+}
+
+/// Items in pages of `per_page` rows (one empty page when there are none).
+pub(crate) fn pages_of<T>(items: &[T], per_page: usize) -> Vec<&[T]> {
+    match items.is_empty() {
+        true => vec![&[]],
+        false => items.chunks(per_page).collect(),
+    }
+}
+
 pub(crate) fn sample_mark(p: &mut Page) {
     let w = text_width("SAMPLE - NOT FOR SHIPPING", 14.0, true) + 12.0;
     // In the top margin, clear of the title (baseline 70) and the barcode (from 62).
@@ -139,23 +172,7 @@ pub fn render_invoice_pdf(doc: &InvoiceDoc) -> Vec<u8> {
             );
             address_block(&mut p, 40.0, 120.0, "SELLER / EXPORTER", &doc.seller);
             address_block(&mut p, 310.0, 120.0, "BUYER / CONSIGNEE", &doc.buyer);
-            let mut y = 215.0;
-            p.text(
-                40.0,
-                y,
-                9.0,
-                false,
-                &fit(&format!("Carrier: {}", doc.carrier_service), 9.0, 515.0),
-            );
-            y += 12.0;
-            p.text(
-                40.0,
-                y,
-                9.0,
-                false,
-                &fit(&format!("Tracking: {}", doc.tracking_numbers.join(", ")), 9.0, 515.0),
-            );
-            y += 12.0;
+            let mut y = carrier_lines(&mut p, 215.0, &doc.carrier_service, &doc.tracking_numbers);
             let terms = format!(
                 "Terms of trade: {}    Reason for export: {}",
                 doc.terms_of_trade.as_deref().unwrap_or("-"),

@@ -1,9 +1,8 @@
 //! Packing slip, A4: what goes in the box. The order number as a Code 128 barcode (a scan at the
 //! desk or at returns finds the order), ship-to, and the items with SKU and quantity to pick.
 
-use crate::invoice::{address_block, sample_mark};
-use crate::pdf::{fit, Page};
-use crate::Paper;
+use crate::invoice::{a4_page, address_block, carrier_lines, pages_of};
+use crate::pdf::fit;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct SlipItem {
@@ -28,31 +27,17 @@ pub struct PackingSlip {
 const ROWS_PER_PAGE: usize = 34;
 
 pub fn render_packing_slip_pdf(doc: &PackingSlip) -> Vec<u8> {
-    let chunks: Vec<&[SlipItem]> = if doc.items.is_empty() {
-        vec![&[]]
-    } else {
-        doc.items.chunks(ROWS_PER_PAGE).collect()
-    };
+    let chunks = pages_of(&doc.items, ROWS_PER_PAGE);
     let mut pages = Vec::new();
     for (n, chunk) in chunks.iter().enumerate() {
-        let mut p = Page::new(Paper::A4.width_mm, Paper::A4.height_mm);
-        if doc.sample {
-            sample_mark(&mut p);
-        }
-        p.text(40.0, 70.0, 18.0, true, "PACKING SLIP");
-        p.text(
-            40.0,
-            90.0,
-            9.0,
-            false,
-            &format!(
-                "Order {}    Date {}    Page {} of {}",
-                doc.order_number,
-                doc.date,
-                n + 1,
-                chunks.len()
-            ),
+        let subtitle = format!(
+            "Order {}    Date {}    Page {} of {}",
+            doc.order_number,
+            doc.date,
+            n + 1,
+            chunks.len()
         );
+        let mut p = a4_page(doc.sample, "PACKING SLIP", &subtitle);
         // The barcode at the top right: 1 pt modules scan from a printed sheet.
         let modules = crate::barcode::code128_modules(&doc.order_number) as f32;
         let module = (200.0 / modules).clamp(0.7, 1.2);
@@ -61,23 +46,7 @@ pub fn render_packing_slip_pdf(doc: &PackingSlip) -> Vec<u8> {
         p.text(x, 94.0, 8.0, false, &doc.order_number);
         address_block(&mut p, 40.0, 120.0, "SHIP TO", &doc.ship_to);
         address_block(&mut p, 310.0, 120.0, "FROM", &doc.ship_from);
-        let mut y = 215.0;
-        p.text(
-            40.0,
-            y,
-            9.0,
-            false,
-            &fit(&format!("Carrier: {}", doc.carrier_service), 9.0, 515.0),
-        );
-        y += 12.0;
-        p.text(
-            40.0,
-            y,
-            9.0,
-            false,
-            &fit(&format!("Tracking: {}", doc.tracking_numbers.join(", ")), 9.0, 515.0),
-        );
-        y += 16.0;
+        let mut y = carrier_lines(&mut p, 215.0, &doc.carrier_service, &doc.tracking_numbers) + 4.0;
         let m = 40.0;
         let cols = [
             (m, "Qty"),

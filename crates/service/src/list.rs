@@ -29,16 +29,21 @@ fn parse_time(field: &str, s: &str) -> Result<DateTime<Utc>, ServiceError> {
         })
 }
 
-/// Limit 1..200 (default 20); window defaults to the last 24 hours.
-pub fn window(q: &ListQuery, now: DateTime<Utc>) -> Result<Window, ServiceError> {
-    let limit = match q.limit.as_deref() {
-        None | Some("") => 20,
+/// A page's size: 1..200, 20 when not given.
+pub fn limit(q: &ListQuery) -> Result<usize, ServiceError> {
+    match q.limit.as_deref() {
+        None | Some("") => Ok(20),
         Some(s) => s
             .parse::<usize>()
             .ok()
             .filter(|n| (1..=200).contains(n))
-            .ok_or_else(|| ServiceError::invalid("limit", "must be a whole number 1..200"))?,
-    };
+            .ok_or_else(|| ServiceError::invalid("limit", "must be a whole number 1..200")),
+    }
+}
+
+/// Limit 1..200 (default 20); window defaults to the last 24 hours.
+pub fn window(q: &ListQuery, now: DateTime<Utc>) -> Result<Window, ServiceError> {
+    let limit = limit(q)?;
     let created_at_max = match q.created_at_max.as_deref() {
         Some(s) if !s.is_empty() => parse_time("created_at_max", s)?,
         _ => now,

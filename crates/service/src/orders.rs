@@ -253,14 +253,7 @@ impl Service {
         let nonempty = |o: &Option<String>| o.clone().filter(|s| !s.trim().is_empty());
         let status = nonempty(&q.status);
         crate::list::check_status(status.as_deref(), OrderStatus::NAMES)?;
-        let limit = match q.limit.as_deref() {
-            None | Some("") => 20,
-            Some(s) => s
-                .parse::<usize>()
-                .ok()
-                .filter(|n| (1..=200).contains(n))
-                .ok_or_else(|| ServiceError::invalid("limit", "must be a whole number 1..200"))?,
-        };
+        let limit = crate::list::limit(q)?;
         let after = nonempty(&q.next_token).map(|t| paging::decode(&t)).transpose()?;
         let f = OrderFilter {
             status,

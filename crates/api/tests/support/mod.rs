@@ -173,6 +173,14 @@ impl Drop for Server {
     }
 }
 
+/// The `path` of every detail of an error envelope, in order.
+pub fn detail_paths(v: &Value) -> Vec<&str> {
+    v["meta"]["details"]
+        .as_array()
+        .map(|d| d.iter().filter_map(|d| d["path"].as_str()).collect())
+        .unwrap_or_default()
+}
+
 pub fn address(name: &str, country: &str, postal: &str) -> Value {
     json!({"contact_name": name, "street1": "1 Test Street", "city": "Testville", "postal_code": postal, "country": country})
 }
