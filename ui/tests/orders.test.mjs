@@ -150,6 +150,7 @@ test('several parcels: add, copy and remove; the label has a tracking number per
   await page.getByTestId('tracking').waitFor();
   const tracking = (await page.getByTestId('tracking').textContent()).trim().split(', ');
   assert.equal(tracking.length, 3, 'three parcels, three tracking numbers');
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="more-parcel"]').length === 0, null, { timeout: 5000 });
   assert.equal(await page.getByTestId('more-parcel').count(), 0, 'the next shipment starts with one parcel');
   await page.close();
 });

@@ -410,3 +410,46 @@ fn a_kill_during_a_batch_neither_loses_nor_doubles_a_label() {
     drop(d.labels);
     drop(d.slips);
 }
+
+#[test]
+fn a_preset_is_read_and_renamed_by_id_and_the_desk_lists_countries() {
+    let d = desk();
+    let s = &d.s;
+    let spain = s.sandbox_ok("GET", "/desk/presets", None)["presets"][0].clone();
+    let id = spain["id"].as_str().unwrap();
+    assert_eq!(
+        s.sandbox_ok("GET", &format!("/desk/presets/{id}"), None)["name"],
+        "Spain"
+    );
+    let mut change = spain.clone();
+    for k in ["id", "created_at", "updated_at"] {
+        change.as_object_mut().unwrap().remove(k);
+    }
+    change["name"] = json!("Spain ZPL");
+    let renamed = s.sandbox_ok("PUT", &format!("/desk/presets/{id}"), Some(&change));
+    assert_eq!(
+        (renamed["name"].clone(), renamed["created_at"].clone()),
+        (json!("Spain ZPL"), spain["created_at"].clone())
+    );
+    let (_, v) = s.call("GET", "/desk/presets/nope", &s.sandbox, None);
+    assert_eq!(
+        (v["meta"]["code"].clone(), v["meta"]["details"][0]["path"].clone()),
+        (json!(4153), json!("id")),
+        "{v}"
+    );
+    let (_, v) = s.call("GET", "/desk/batches/nope", &s.sandbox, None);
+    assert_eq!(v["meta"]["details"][0]["path"], "id", "{v}");
+    let (_, v) = s.call("GET", "/desk/presets", &s.live, None);
+    assert_eq!(v["data"]["presets"], json!([]), "live keeps its own presets");
+    let countries = s.sandbox_ok("GET", "/desk/countries", None)["countries"].clone();
+    let spain = countries
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["alpha3"] == "ESP")
+        .unwrap();
+    assert_eq!(
+        (spain["alpha2"].clone(), spain["name"].clone()),
+        (json!("ES"), json!("Spain"))
+    );
+}
