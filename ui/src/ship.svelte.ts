@@ -144,7 +144,12 @@ export class ShipForm {
     return p;
   }
 
-  furtherParcel(f: ParcelForm): Parcel {
+  /** Every parcel of the form: the first, then the further ones. */
+  parcels(): Parcel[] {
+    return [this.parcel(), ...this.more.map((p) => this.furtherParcel(p))];
+  }
+
+  private furtherParcel(f: ParcelForm): Parcel {
     const p: Parcel = { weight: { value: Number(f.weight), unit: this.weightUnit } };
     if (f.width && f.height && f.depth) {
       p.box_type = 'custom';
@@ -179,7 +184,7 @@ export class ShipForm {
       service_type: this.serviceType,
       shipper_account: { id: this.accountId },
       paper_size: this.paperSize,
-      shipment: { ship_from: this.from, ship_to: this.to, parcels: [this.parcel(), ...this.more.map((p) => this.furtherParcel(p))] },
+      shipment: { ship_from: this.from, ship_to: this.to, parcels: this.parcels() },
     };
     // A group without file types takes no file_type field at all.
     if (this.carrier?.file_types) body.file_type = this.fileType;

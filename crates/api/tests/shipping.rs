@@ -78,6 +78,16 @@ fn order(number: &str, weight_kg: Option<f64>) -> Value {
     o
 }
 
+/// The ids of the orders a `POST /desk/orders` saved, in order.
+fn order_ids(saved: &Value) -> Vec<Value> {
+    saved["orders"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["id"].clone())
+        .collect()
+}
+
 /// The batch at `path` once it is done (or after 30 s, as it then stands).
 fn batch_done(s: &Server, path: &str) -> Value {
     let end = Instant::now() + Duration::from_secs(30);
@@ -309,12 +319,7 @@ fn a_batch_ships_in_order_in_the_background_and_names_the_orders_it_could_not_sh
     // A preset the desk does not have (a shop's typo): only shipping can tell.
     orders[3]["preset"] = json!("Express");
     let saved = s.sandbox_ok("POST", "/desk/orders", Some(&json!({"orders": orders})));
-    let ids: Vec<Value> = saved["orders"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|o| o["id"].clone())
-        .collect();
+    let ids = order_ids(&saved);
     let batch = s.sandbox_ok("POST", "/desk/orders/ship", Some(&json!({"order_ids": ids})));
     assert_eq!(
         (batch["total"].clone(), batch["orders"][0]["order_number"].clone()),
@@ -374,12 +379,7 @@ fn a_kill_during_a_batch_neither_loses_nor_doubles_a_label() {
     let mut d = desk();
     let orders: Vec<Value> = (1..=40).map(|i| order(&format!("K-{i}"), Some(1.0))).collect();
     let saved = d.s.sandbox_ok("POST", "/desk/orders", Some(&json!({"orders": orders})));
-    let ids: Vec<Value> = saved["orders"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|o| o["id"].clone())
-        .collect();
+    let ids = order_ids(&saved);
     let batch =
         d.s.sandbox_ok("POST", "/desk/orders/ship", Some(&json!({"order_ids": ids})));
     let path = format!("/desk/batches/{}", batch["id"].as_str().unwrap());

@@ -729,8 +729,7 @@ impl Service {
                 if earlier {
                     // Rows of an order this file wrote before: its items so far, then these.
                     if let Some(row) = packdesk_store::orders::by_number(tx, env.as_str(), &d.request.order_number)? {
-                        let before: packdesk_model::order::Order =
-                            serde_json::from_str(&row.record).map_err(ServiceError::internal)?;
+                        let before = crate::orders::order_of(&row)?;
                         let mut items = before.items;
                         items.append(&mut d.request.items);
                         d.request.items = items;

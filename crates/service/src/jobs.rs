@@ -191,14 +191,11 @@ impl Service {
         request: &str,
         write: impl FnOnce(&Transaction, i64) -> Result<Value, ServiceError>,
     ) -> Result<crate::reply::Reply, ServiceError> {
-        let _order = self.jobs.accepting.lock().unwrap_or_else(|p| p.into_inner());
-        let now = self.now_us();
-        let (seq, mut record) = self.store.write(|tx| {
-            let record = write(tx, now)?;
-            let seq = jobs::insert(tx, id, env.as_str(), kind.as_str(), lane, request, now)?;
-            Ok::<_, ServiceError>((seq, record))
+        let mut record = Value::Null;
+        self.accept_jobs(env, kind, lane, &[(id.to_string(), request.to_string())], |tx, now| {
+            record = write(tx, now)?;
+            Ok(())
         })?;
-        self.jobs.push(seq, id.to_string(), lane.to_string());
         self.absolute_urls(&mut record);
         Ok(crate::reply::Reply::accepted(record))
     }
@@ -212,7 +209,7 @@ impl Service {
         lane: &str,
         jobs_to_run: &[(String, String)],
         write: impl FnOnce(&Transaction, i64) -> Result<(), ServiceError>,
-    ) -> Result<i64, ServiceError> {
+    ) -> Result<(), ServiceError> {
         let _order = self.jobs.accepting.lock().unwrap_or_else(|p| p.into_inner());
         let now = self.now_us();
         let seqs = self.store.write(|tx| {
@@ -226,7 +223,7 @@ impl Service {
         for (seq, (id, _)) in seqs.into_iter().zip(jobs_to_run) {
             self.jobs.push(seq, id.clone(), lane.to_string());
         }
-        Ok(now)
+        Ok(())
     }
 
     /// Marks the job done and writes its webhook delivery, inside the transaction that completes

@@ -23,6 +23,12 @@ pub(crate) enum Upserted {
     Shipped(String),
 }
 
+/// An order row's record.
+pub(crate) fn order_of(row: &OrderRow) -> Result<Order, ServiceError> {
+    serde_json::from_str(&row.record)
+        .map_err(|e| ServiceError::internal(format!("order {} does not match its type: {e}", row.id)))
+}
+
 /// Orders one call may save.
 pub const MAX_ORDERS_PER_CALL: usize = 1_000;
 
@@ -157,7 +163,7 @@ impl Service {
         write: bool,
     ) -> Result<Upserted, ServiceError> {
         let old_row = table::by_number(tx, env.as_str(), &o.order_number)?;
-        let old = old_row.as_ref().map(|r| self.order_record(r)).transpose()?;
+        let old = old_row.as_ref().map(order_of).transpose()?;
         if let Some(old) = old.as_ref().filter(|o| o.status == OrderStatus::Shipped) {
             return Ok(Upserted::Shipped(format!(
                 "order {} was shipped with label {}; void that label to change it",
@@ -221,21 +227,28 @@ impl Service {
         Ok(())
     }
 
-    fn order_record(&self, row: &OrderRow) -> Result<Order, ServiceError> {
-        serde_json::from_str(&row.record)
-            .map_err(|e| ServiceError::internal(format!("order {} does not match its type: {e}", row.id)))
-    }
-
-    pub fn get_order(&self, env: Env, id: &str) -> Result<Order, ServiceError> {
+    /// An order as stored (no preset resolved: what shipping and batches work from).
+    pub(crate) fn stored_order(&self, env: Env, id: &str) -> Result<Order, ServiceError> {
         let row = self
             .store
             .read(|c| table::get(c, env.as_str(), id))?
             .ok_or_else(|| not_found(id))?;
-        let mut o = self.order_record(&row)?;
-        if o.status == OrderStatus::Open {
-            let (presets, rules) = self.shipping_setup(env)?;
-            o.resolved_preset = crate::presets::resolve(&presets, &rules, &o).map(|p| p.name.clone());
+        order_of(&row)
+    }
+
+    /// Fills in the preset each open order would ship with now.
+    fn resolve_presets(&self, env: Env, orders: &mut [Order]) -> Result<(), ServiceError> {
+        let (presets, rules) = self.shipping_setup(env)?;
+        for o in orders.iter_mut().filter(|o| o.status == OrderStatus::Open) {
+            o.resolved_preset = crate::presets::resolve(&presets, &rules, o).map(|p| p.name.clone());
         }
+        Ok(())
+    }
+
+    pub fn get_order(&self, env: Env, id: &str) -> Result<Order, ServiceError> {
+        let mut o = [self.stored_order(env, id)?];
+        self.resolve_presets(env, &mut o)?;
+        let [o] = o;
         Ok(o)
     }
 
@@ -244,7 +257,7 @@ impl Service {
         let row = self
             .store
             .read(|c| table::by_number(c, env.as_str(), order_number.trim()))?;
-        row.map(|r| self.order_record(&r)).transpose()
+        row.map(|r| order_of(&r)).transpose()
     }
 
     /// A page of orders, newest first: `status`, `s` (the start of a word of the order number,
@@ -266,15 +279,8 @@ impl Service {
             created_at: r.created_at,
             id: r.id.clone(),
         });
-        let (presets, rules) = self.shipping_setup(env)?;
-        let mut orders: Vec<Order> = page
-            .items
-            .iter()
-            .map(|r| self.order_record(r))
-            .collect::<Result<_, _>>()?;
-        for o in orders.iter_mut().filter(|o| o.status == OrderStatus::Open) {
-            o.resolved_preset = crate::presets::resolve(&presets, &rules, o).map(|p| p.name.clone());
-        }
+        let mut orders: Vec<Order> = page.items.iter().map(order_of).collect::<Result<_, _>>()?;
+        self.resolve_presets(env, &mut orders)?;
         Ok(OrderList {
             next_token: page.next_token,
             limit: limit as u32,
@@ -287,7 +293,7 @@ impl Service {
         let now = self.now_us();
         self.store.write(|tx| {
             let row = table::get(tx, env.as_str(), id)?.ok_or_else(|| not_found(id))?;
-            let mut o = self.order_record(&row)?;
+            let mut o = order_of(&row)?;
             if o.status == OrderStatus::Shipped {
                 return Err(ServiceError::at(
                     ErrorCode::OperationNotAllowed,
@@ -320,7 +326,7 @@ impl Service {
         now: i64,
     ) -> Result<(), ServiceError> {
         let row = table::get(tx, env.as_str(), order_id)?.ok_or_else(|| not_found(order_id))?;
-        let mut o = self.order_record(&row)?;
+        let mut o = order_of(&row)?;
         match o.status {
             OrderStatus::Cancelled => return Err(crate::shipping::cancelled(&o)),
             OrderStatus::Shipped if !again => return Err(crate::shipping::shipped_before(&o)),
@@ -350,7 +356,7 @@ impl Service {
         let Some(row) = table::get(tx, env.as_str(), &order_id)? else {
             return Ok(());
         };
-        let mut o = self.order_record(&row)?;
+        let mut o = order_of(&row)?;
         if o.status != OrderStatus::Shipped || o.label_ids.last() != Some(&label.id) {
             return Ok(());
         }
@@ -408,7 +414,7 @@ impl Service {
         let csv_error = |e: csv::Error| ServiceError::internal(format!("CSV: {e}"));
         w.write_record(EXPORT_COLUMNS).map_err(csv_error)?;
         for r in rows.iter().rev() {
-            let o = self.order_record(r)?;
+            let o = order_of(r)?;
             let label = o.label_ids.last().and_then(|id| self.get_label(env, id).ok());
             let (carrier, service) = match &label {
                 Some(l) => (l.shipper_account.slug.clone(), l.service_type.clone()),

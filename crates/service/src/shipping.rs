@@ -7,6 +7,7 @@
 
 use crate::jobs::{Job, JobKind};
 use crate::keys::Env;
+use crate::orders::order_of;
 use crate::presets::{find, order_weight, resolve};
 use crate::Service;
 use packdesk_documents::packing_slip::{render_packing_slip_pdf, PackingSlip, SlipItem};
@@ -76,7 +77,7 @@ impl Service {
     /// Makes the label of an order by its preset, prints it and the packing slip, marks the order
     /// shipped (in the label's transaction). An order already shipped needs `again`.
     pub fn ship_order(&self, env: Env, id: &str, req: ShipOrderRequest) -> Result<ShippedOrder, ServiceError> {
-        let order = self.get_order(env, id)?;
+        let order = self.stored_order(env, id)?;
         match order.status {
             OrderStatus::Cancelled => return Err(cancelled(&order)),
             OrderStatus::Shipped if !req.again => return Err(shipped_before(&order)),
@@ -109,7 +110,7 @@ impl Service {
         let label_req = self.label_request(env, &order, preset, req.parcels)?;
         let label = self.create_label_for_order(env, &label_req, &order.id, req.again)?;
         self.packing_slip(env, &order, &label, &label_req)?;
-        let order = self.get_order(env, id)?;
+        let order = self.stored_order(env, id)?;
         Ok(ShippedOrder { order, label })
     }
 
@@ -121,21 +122,19 @@ impl Service {
         preset: &Preset,
         parcels: Option<Vec<Parcel>>,
     ) -> Result<LabelRequest, ServiceError> {
+        let account = self.account_row(env, &preset.shipper_account.id, "preset")?;
         let ship_from = match &preset.ship_from {
             Some(a) => a.clone(),
-            None => {
-                let account = self.account_row(env, &preset.shipper_account.id, "preset")?;
-                account
-                    .address
-                    .as_deref()
-                    .and_then(|a| serde_json::from_str::<Address>(a).ok())
-                    .ok_or_else(|| {
-                        ServiceError::invalid(
-                            "preset",
-                            format!("preset `{}` has no ship_from and its account no address", preset.name),
-                        )
-                    })?
-            }
+            None => account
+                .address
+                .as_deref()
+                .and_then(|a| serde_json::from_str::<Address>(a).ok())
+                .ok_or_else(|| {
+                    ServiceError::invalid(
+                        "preset",
+                        format!("preset `{}` has no ship_from and its account no address", preset.name),
+                    )
+                })?,
         };
         let parcels = match parcels.or_else(|| order.parcels.clone()).filter(|p| !p.is_empty()) {
             Some(p) => p,
@@ -160,7 +159,7 @@ impl Service {
             }
         };
         // The order number goes on the label where the carrier takes it.
-        let carrier = packdesk_carriers::carrier(&self.account_row(env, &preset.shipper_account.id, "preset")?.slug);
+        let carrier = packdesk_carriers::carrier(&account.slug);
         let allows = |field: &str| carrier.is_some_and(|c| c.allows_field(field));
         Ok(LabelRequest {
             service_type: preset.service_type.clone(),
@@ -297,7 +296,11 @@ impl Service {
                     format!("order_ids[{i}]"),
                     format!("no order {id}"),
                 ),
-                Some(row) => orders.push((row.id, row.order_number, self.get_order(env, id)?.label_ids.len())),
+                Some(row) => orders.push((
+                    row.id.clone(),
+                    row.order_number.clone(),
+                    order_of(&row)?.label_ids.len(),
+                )),
             }
         }
         if let Some(name) = &req.preset {
@@ -381,7 +384,7 @@ impl Service {
         let r: ShipJob = serde_json::from_str(&job.request).map_err(ServiceError::internal)?;
         let env = job.env;
         let done_before = self
-            .get_order(env, &r.order_id)
+            .stored_order(env, &r.order_id)
             .ok()
             .filter(|o| o.status == OrderStatus::Shipped && o.label_ids.len() > r.labels_before);
         let outcome = match done_before {
@@ -396,47 +399,44 @@ impl Service {
                     .map(|s| (s.label.id, s.label.tracking_numbers))
             }
         };
-        let now = self.now_us();
-        let finish = |o: Outcome| {
-            self.store.write(|tx| {
-                if !packdesk_store::jobs::finish(tx, &job.id, now)? {
-                    return Err(ServiceError::internal(format!("job {} was finished already", job.id)));
-                }
-                packdesk_store::batches::set_result(tx, &r.batch_id, r.position, o, now)?;
-                Ok(())
-            })
-        };
         match outcome {
-            Ok((label, tracking)) => finish(Outcome {
-                status: "shipped",
-                label_id: Some(&label),
-                tracking_numbers: &tracking.join(" "),
-                info: None,
-            }),
+            Ok((label, tracking)) => self.finish_batch_order(
+                job,
+                &r,
+                Outcome {
+                    status: "shipped",
+                    label_id: Some(&label),
+                    tracking_numbers: &tracking.join(" "),
+                    info: None,
+                },
+            ),
             Err(e) if e.code.retryable() => Err(e),
-            Err(e) => finish(Outcome {
-                status: "failed",
-                label_id: None,
-                tracking_numbers: "",
-                info: Some(&plain(&e)),
-            }),
+            Err(e) => self.fail_ship_order(job, &e),
         }
     }
 
-    /// A batch order whose job failed even after retries: its result says why.
-    pub(crate) fn fail_ship_order(&self, job: &Job, err: &ServiceError) -> Result<(), ServiceError> {
-        let r: ShipJob = serde_json::from_str(&job.request).map_err(ServiceError::internal)?;
+    /// Finishes a batch order's job and records its result, in one transaction.
+    fn finish_batch_order(&self, job: &Job, r: &ShipJob, o: Outcome) -> Result<(), ServiceError> {
         let now = self.now_us();
         self.store.write(|tx| {
-            packdesk_store::jobs::finish(tx, &job.id, now)?;
-            let failed = Outcome {
-                status: "failed",
-                label_id: None,
-                tracking_numbers: "",
-                info: Some(&plain(err)),
-            };
-            packdesk_store::batches::set_result(tx, &r.batch_id, r.position, failed, now)?;
+            if !packdesk_store::jobs::finish(tx, &job.id, now)? {
+                return Err(ServiceError::internal(format!("job {} was finished already", job.id)));
+            }
+            packdesk_store::batches::set_result(tx, &r.batch_id, r.position, o, now)?;
             Ok(())
         })
+    }
+
+    /// A batch order that failed (one the operator must fix, or a job failing after its retries):
+    /// its result says why.
+    pub(crate) fn fail_ship_order(&self, job: &Job, err: &ServiceError) -> Result<(), ServiceError> {
+        let r: ShipJob = serde_json::from_str(&job.request).map_err(ServiceError::internal)?;
+        let failed = Outcome {
+            status: "failed",
+            label_id: None,
+            tracking_numbers: "",
+            info: Some(&plain(err)),
+        };
+        self.finish_batch_order(job, &r, failed)
     }
 }
