@@ -105,6 +105,16 @@ pub fn pdf_page_png(pdf: &[u8], page: u32, dpi: u32) -> Result<Vec<u8>, String> 
     Ok(png)
 }
 
+/// The renderer's dots per millimetre nearest a printer's dots per inch.
+pub fn dots_per_mm(dpi: u32) -> i32 {
+    match dpi {
+        0..=160 => 6,
+        161..=250 => 8,
+        251..=450 => 12,
+        _ => 24,
+    }
+}
+
 /// Label `page` (1-based) of a ZPL stream, rendered at the printer's resolution on its stock.
 pub fn zpl_label_png(zpl: &str, page: u32, dpi: u32, width_mm: f64, height_mm: f64) -> Result<Vec<u8>, String> {
     let _turn = Turn::take()?;
@@ -112,12 +122,7 @@ pub fn zpl_label_png(zpl: &str, page: u32, dpi: u32, width_mm: f64, height_mm: f
     let one = labels
         .get(page.max(1) as usize - 1)
         .ok_or_else(|| format!("the ZPL has {} labels, not {page}", labels.len()))?;
-    let dpmm = match dpi {
-        0..=160 => 6,
-        161..=250 => 8,
-        251..=450 => 12,
-        _ => 24,
-    };
+    let dpmm = dots_per_mm(dpi);
     // The label's own ^PW/^LL (dots) size the canvas exactly; else the stock.
     let dots = |cmd: &str| {
         one.find(cmd).and_then(|i| {

@@ -18,7 +18,7 @@ use packdesk_model::desk::{
 };
 use packdesk_model::request::ListQuery;
 use packdesk_model::{ErrorCode, ServiceError};
-use packdesk_print::{zpl, PrintOptions, Transport};
+use packdesk_print::{convert, zpl, PrintOptions, Transport};
 use packdesk_store::printing::{self as table, JobFilter, PrintJobRow, PrinterRow, ProfileRow};
 use packdesk_store::{files, paging};
 use std::sync::{Condvar, Mutex};
@@ -382,7 +382,9 @@ impl Service {
         Ok(job_record(&self.execute_print_job(&job.id)?))
     }
 
-    /// Writes a queued print job for a stored file, checking that the printer takes its format.
+    /// Writes a queued print job for a stored file. Any printer takes any document: what it does not
+    /// speak is converted when the job is sent (`job_bytes`), and a conversion that fails is the
+    /// job's recorded failure.
     #[allow(clippy::too_many_arguments)]
     fn new_print_job(
         &self,
@@ -393,7 +395,7 @@ impl Service {
         printer_id: Option<&str>,
         copies: Option<i64>,
     ) -> Result<PrintJobRow, ServiceError> {
-        let (file_id, file_type, paper_size) = (file.id.as_str(), file.file_type.as_str(), file.paper_size.as_str());
+        let (file_id, paper_size) = (file.id.as_str(), file.paper_size.as_str());
         let profile = self.store.read(|c| table::profile(c, document))?;
         let printer_id = match (printer_id, &profile) {
             (Some(p), _) => p.to_string(),
@@ -406,18 +408,6 @@ impl Service {
             .store
             .read(|c| table::printer(c, &printer_id))?
             .ok_or_else(|| not_found("printer", "printer_id", &printer_id))?;
-        if printer.format != file_type {
-            return Err(ServiceError::invalid(
-                "printer_id",
-                format!(
-                    "printer {} takes {}; this {} is {}",
-                    printer.name,
-                    printer.format.to_uppercase(),
-                    document.replace('_', " "),
-                    file_type.to_uppercase()
-                ),
-            ));
-        }
         let copies = copies.or(profile.as_ref().map(|p| p.copies)).unwrap_or(1);
         // The stock loaded for this document type on that printer, else the document's own.
         let stock = profile
@@ -445,16 +435,28 @@ impl Service {
             .read(|c| packdesk_store::files::get(c, env.as_str(), &job.file_id))
             .map_err(|e| e.to_string())?
             .ok_or("the document is gone")?;
-        if printer.format == "zpl" {
-            let text = String::from_utf8_lossy(&file.bytes);
-            let text = if printer.strip_zpl_setup {
-                zpl::strip_setup(&text)
-            } else {
-                text.into_owned()
-            };
-            return Ok(zpl::rescale(&text, STORED_ZPL_DPI, printer.dpi as u32).into_bytes());
+        let paper = stock_paper(&job.stock);
+        let stock_mm = (paper.width_mm, paper.height_mm);
+        match (file.file_type.as_str(), printer.format.as_str()) {
+            ("zpl", "zpl") => {
+                let text = String::from_utf8_lossy(&file.bytes);
+                let text = if printer.strip_zpl_setup {
+                    zpl::strip_setup(&text)
+                } else {
+                    text.into_owned()
+                };
+                Ok(zpl::rescale(&text, STORED_ZPL_DPI, printer.dpi as u32).into_bytes())
+            }
+            ("pdf", "zpl") => convert::pdf_to_zpl(&file.bytes, printer.dpi as u32, stock_mm)
+                .map(String::into_bytes)
+                .map_err(|why| format!("the PDF could not be turned into ZPL for this printer: {why}")),
+            ("zpl", _) => {
+                let pages = convert::zpl_to_pdfs(&String::from_utf8_lossy(&file.bytes), STORED_ZPL_DPI, stock_mm)?;
+                packdesk_documents::merge::merge_pdfs(&pages)
+                    .map_err(|why| format!("the ZPL label could not be made a PDF: {why}"))
+            }
+            _ => Ok(file.bytes),
         }
-        Ok(file.bytes)
     }
 
     /// Sends a job to its printer now and records the outcome.
@@ -566,9 +568,12 @@ impl Service {
         Ok(job_record(&self.execute_print_job(&job.id)?))
     }
 
-    /// Queues the label's print when the label profile prints automatically (never fails the label).
+    /// Queues the print of each document a new label made (the label, its invoice and customs
+    /// declaration) whose document type's profile prints automatically (never fails the label).
     pub(crate) fn auto_print_label(&self, env: Env, label_id: &str) {
-        self.auto_print(env, label_id, "label");
+        for kind in ["label", "invoice", "customs_declaration"] {
+            self.auto_print(env, label_id, kind);
+        }
     }
 
     /// Prints the `kind` document of `owner_id` (a label's label, its packing slip) when that

@@ -164,7 +164,7 @@ fn a_printer_that_is_off_leaves_the_label_created_and_a_failed_job_that_retries(
 }
 
 #[test]
-fn a_printer_gets_only_the_format_it_takes_and_profiles_are_checked() {
+fn print_requests_and_profiles_are_checked() {
     let h = harness();
     let s = &h.service;
     let (port, _got) = raw_printer();
@@ -178,16 +178,6 @@ fn a_printer_gets_only_the_format_it_takes_and_profiles_are_checked() {
         )
         .unwrap(),
     );
-    let e = s
-        .print(
-            Env::Sandbox,
-            json!({"label_id": pdf["id"], "printer_id": zebra})
-                .to_request()
-                .unwrap(),
-        )
-        .unwrap_err();
-    assert_eq!(e.details[0].path, "printer_id");
-    assert!(e.details[0].info.contains("takes ZPL"), "{e}");
     let e = s
         .print(
             Env::Sandbox,
@@ -252,6 +242,84 @@ fn a_manifest_prints_its_pdf_to_an_office_printer_on_the_raw_port() {
         s.file(Env::Sandbox, &pdf_id).unwrap().0,
         "the manifest PDF, not its CSV"
     );
+}
+
+/// What a ZPL printer would print from the raster labels it received, as images barcode readers open.
+fn printed_rasters(zpl: &[u8]) -> Vec<packdesk_print::convert::Bitmap> {
+    let zpl = String::from_utf8(zpl.to_vec()).expect("ZPL is text");
+    assert!(zpl.starts_with("^XA\n^CI28\n"), "a label in UTF-8 mode: {}", &zpl[..20]);
+    packdesk_print::convert::zpl_bitmaps(&zpl).expect("the raster decodes")
+}
+
+fn decode_bitmap(b: &packdesk_print::convert::Bitmap) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("label.pbm");
+    std::fs::write(&path, b.to_pbm()).unwrap();
+    let out = std::process::Command::new("zbarimg")
+        .args([
+            "--quiet",
+            "--raw",
+            "-Sdisable",
+            "-Scode128.enable",
+            path.to_str().unwrap(),
+        ])
+        .output()
+        .expect("zbarimg (zbar-tools) is needed");
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+#[test]
+fn a_pdf_only_carriers_label_prints_on_a_zpl_printer_as_a_raster_whose_barcode_reads() {
+    let h = harness();
+    let s = &h.service;
+    // Yodel gives PDF only.
+    let c = carrier("yodel").unwrap();
+    let acct = create_account(s, Env::Sandbox, c, json!({}));
+    let label = wire(
+        s.create_label(
+            Env::Sandbox,
+            label_request(&acct, c, &c.service_types[0]).to_request().unwrap(),
+        )
+        .unwrap(),
+    );
+    assert_eq!(label["files"]["label"]["file_type"], "pdf");
+    let tracking = label["tracking_numbers"][0].as_str().unwrap().to_string();
+    for (dpi, dots) in [(203, (812u32, 1218u32)), (300, (1200, 1800))] {
+        let (port, got) = raw_printer();
+        let zebra = add_printer(s, port, "zpl", dpi);
+        let job = print(s, json!({"label_id": label["id"], "printer_id": zebra}));
+        assert_eq!(job["status"], "printed", "{job}");
+        let sent = got.recv_timeout(std::time::Duration::from_secs(5)).unwrap();
+        assert!(sent.len() < 150_000, "{} bytes sent at {dpi} dpi", sent.len());
+        let rasters = printed_rasters(&sent);
+        assert_eq!(rasters.len(), 1, "one label");
+        // The stock in dots (the ^GFA width is whole bytes: 812 dots travel as 102 bytes a row).
+        assert_eq!(rasters[0].height, dots.1, "{dpi} dpi");
+        assert_eq!(rasters[0].width, dots.0.div_ceil(8) * 8, "{dpi} dpi");
+        assert_eq!(decode_bitmap(&rasters[0]), tracking, "the barcode printed at {dpi} dpi");
+    }
+}
+
+#[test]
+fn a_zpl_label_prints_on_an_office_printer_as_a_pdf_page_per_parcel() {
+    let h = harness();
+    let s = &h.service;
+    let label = zpl_label(s, 2);
+    let (port, got) = raw_printer();
+    let office = add_printer(s, port, "pdf", 300);
+    let job = print(s, json!({"label_id": label["id"], "printer_id": office}));
+    assert_eq!(job["status"], "printed", "{job}");
+    let pdf = got.recv_timeout(std::time::Duration::from_secs(5)).unwrap();
+    assert!(pdf.starts_with(b"%PDF"), "a PDF was sent");
+    let png1 = packdesk_print::preview::pdf_page_png(&pdf, 1, 203).unwrap();
+    let png2 = packdesk_print::preview::pdf_page_png(&pdf, 2, 203).unwrap();
+    let numbers: Vec<String> = label["tracking_numbers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(vec![decode_png(&png1), decode_png(&png2)], numbers);
 }
 
 #[test]
