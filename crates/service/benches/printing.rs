@@ -1,6 +1,8 @@
 //! Print latency to a raw 9100 printer: from `print` (the desk route's service call) to the last
 //! byte accepted by a listener on 127.0.0.1, for one 1-parcel ZPL label and for a bulk download
-//! of 100. `cargo bench -p packdesk-service --bench printing`.
+//! of 100; and from a PDF-only carrier's label being made to its raster (converted for the ZPL
+//! printer) at the printer, printed automatically by the print worker.
+//! `cargo bench -p packdesk-service --bench printing`.
 
 use packdesk_model::desk::PrintJobStatus;
 use packdesk_model::ToRequest;
@@ -94,4 +96,39 @@ fn main() {
             ms(times[times.len() - 1])
         );
     }
+
+    // A Yodel label (PDF only) made, auto-printed to the ZPL printer by the print worker.
+    s.set_print_profile(
+        "label",
+        json!({"printer_id": printer, "stock": "4x6", "auto_print": true})
+            .to_request()
+            .unwrap(),
+    )
+    .unwrap();
+    let s = Arc::new(s);
+    let _workers = packdesk_service::workers::Workers::started(&s, 1).unwrap();
+    let yodel = s
+        .create_account(Env::Sandbox, json!({"slug": "yodel", "description": "bench", "credentials": {"identity": "u", "password": "p", "account_number": "1"}}).to_request().unwrap())
+        .unwrap()
+        .id;
+    let uk = |pc: &str| json!({"contact_name": "A", "street1": "1 High St", "city": "London", "postal_code": pc, "country": "GBR"});
+    let body = json!({"service_type": "yodel_hdn", "shipper_account": {"id": yodel},
+        "shipment": {"ship_from": uk("E16 2AA"), "ship_to": uk("M1 1AE"), "parcels": [{"weight": {"value": 1, "unit": "kg"}}]}})
+    .to_string();
+    let mut times: Vec<Duration> = Vec::new();
+    let mut size = 0;
+    for _ in 0..rounds * 2 {
+        let t = Instant::now();
+        s.create_label(Env::Sandbox, body.to_request().unwrap()).unwrap();
+        let (last_byte, n) = rx.recv_timeout(Duration::from_secs(10)).expect("the label printed");
+        size = n;
+        times.push(last_byte - t);
+    }
+    times.sort();
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    println!(
+        "label made -> at raw 9100 (PDF -> ZPL raster) {size:>7} bytes   median {:>7.2} ms   worst {:>7.2} ms",
+        ms(times[times.len() / 2]),
+        ms(times[times.len() - 1])
+    );
 }
