@@ -404,6 +404,15 @@ pub const OPS: &[Op] = &[
     },
     Op {
         request: None,
+        data: Some("PrinterStatus"),
+        ..op(
+            "get",
+            "/desk/printers/{id}/status",
+            "Whether the printer answers now, and the jobs waiting or failed on it",
+        )
+    },
+    Op {
+        request: None,
         data: Some("PrintProfileList"),
         ..op("get", "/desk/print-profiles", "The print profile of each document type")
     },

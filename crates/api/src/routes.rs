@@ -98,6 +98,7 @@ pub fn router(service: Shared) -> Router {
             get(get_printer).put(update_printer).delete(delete_printer),
         )
         .route("/printers/{id}/test-page", axum::routing::post(print_test_page))
+        .route("/printers/{id}/status", get(printer_status))
         .route("/print-profiles", get(list_print_profiles))
         .route(
             "/print-profiles/{document_type}",
@@ -630,6 +631,10 @@ async fn set_print_profile(
 
 async fn delete_print_profile(State(s): State<Shared>, Path(id): Path<String>) -> Response {
     run(s, move |s| s.delete_print_profile(&id)).await
+}
+
+async fn printer_status(State(s): State<Shared>, Path(id): Path<String>) -> Response {
+    run(s, move |s| s.printer_status(&id)).await
 }
 
 async fn print_test_page(

@@ -104,6 +104,22 @@ pub struct Printer {
     pub updated_at: String,
 }
 
+/// Whether a printer can take a job now, and what waits for it.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct PrinterStatus {
+    pub printer_id: String,
+    /// ready (it answered just now) or off (it did not: `detail` says how)
+    pub state: String,
+    pub detail: Option<String>,
+    /// Jobs waiting for it (queued or being sent).
+    pub waiting: i64,
+    /// Jobs that failed on it and are not printed yet (they are retried every 15 s).
+    pub failed: i64,
+    /// The newest failed job's reason.
+    pub last_error: Option<String>,
+    pub checked_at: String,
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
 pub struct PrinterList {
     pub printers: Vec<Printer>,

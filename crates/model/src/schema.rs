@@ -59,6 +59,7 @@ pub fn all() -> Vec<(&'static str, Schema)> {
         ("desk-printer-request", schema_for!(crate::desk::PrinterRequest)),
         ("desk-printer", schema_for!(crate::desk::Printer)),
         ("desk-printer-list", schema_for!(crate::desk::PrinterList)),
+        ("desk-printer-status", schema_for!(crate::desk::PrinterStatus)),
         ("desk-system-printer-list", schema_for!(crate::desk::SystemPrinterList)),
         (
             "desk-print-profile-request",

@@ -10,4 +10,4 @@ pub mod system;
 pub mod transport;
 pub mod zpl;
 
-pub use transport::{send, Delivery, PrintError, PrintOptions, Transport};
+pub use transport::{probe, send, Delivery, PrintError, PrintOptions, Transport};

@@ -146,6 +146,37 @@ pub fn send(t: &Transport, bytes: &[u8], o: &PrintOptions) -> Result<Delivery, P
     })
 }
 
+/// Whether the printer is there to take a job now, or why not in plain words: a network printer
+/// takes a connection (opened and closed with nothing sent), a spooler queue exists and is not
+/// disabled.
+pub fn probe(t: &Transport, timeout: Duration) -> Result<(), PrintError> {
+    match t {
+        Transport::RawTcp { host, port } => connect(host, *port, timeout).map(drop),
+        Transport::Ipp { uri } => {
+            let rest = uri
+                .strip_prefix("ipp://")
+                .or_else(|| uri.strip_prefix("http://"))
+                .unwrap_or(uri);
+            let hostport = rest.split('/').next().unwrap_or(rest);
+            let (host, port) = match hostport.rsplit_once(':') {
+                Some((h, p)) => (h, p.parse().unwrap_or(631)),
+                None => (hostport, 631),
+            };
+            connect(host, port, timeout).map(drop)
+        }
+        Transport::Spooler { queue } => {
+            let printers = crate::system::printers().map_err(PrintError)?;
+            match printers.iter().find(|p| &p.name == queue) {
+                None => Err(PrintError(format!("the spooler has no printer {queue}"))),
+                Some(p) if p.state == "disabled" => {
+                    Err(PrintError(format!("the spooler's printer {queue} is disabled")))
+                }
+                Some(_) => Ok(()),
+            }
+        }
+    }
+}
+
 fn connect(host: &str, port: u16, timeout: Duration) -> Result<TcpStream, PrintError> {
     let addrs: Vec<_> = (host, port)
         .to_socket_addrs()

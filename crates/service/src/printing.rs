@@ -13,8 +13,8 @@ use packdesk_documents::test_page::{render_test_page_pdf, render_test_page_zpl};
 use packdesk_documents::Paper;
 use packdesk_model::desk::{
     Deleted, DeletedProfile, PrintJob, PrintJobList, PrintJobStatus, PrintProfile, PrintProfileList,
-    PrintProfileRequest, PrintRequest, Printer, PrinterList, PrinterRequest, SystemPrinter, SystemPrinterList,
-    TestPageRequest,
+    PrintProfileRequest, PrintRequest, Printer, PrinterList, PrinterRequest, PrinterStatus, SystemPrinter,
+    SystemPrinterList, TestPageRequest,
 };
 use packdesk_model::request::ListQuery;
 use packdesk_model::{ErrorCode, ServiceError};
@@ -230,6 +230,24 @@ impl Service {
         let rows = self.store.read(table::printers)?;
         Ok(PrinterList {
             printers: rows.iter().map(printer_record).collect(),
+        })
+    }
+
+    /// Whether a printer answers now (a probe of at most 2 s) and what waits for it.
+    pub fn printer_status(&self, id: &str) -> Result<PrinterStatus, ServiceError> {
+        let printer = self.printer_row(id)?;
+        let answer = Transport::parse(&printer.transport, &printer.address)
+            .map_err(packdesk_print::PrintError)
+            .and_then(|t| packdesk_print::probe(&t, Duration::from_secs(2)));
+        let (waiting, failed, last_error) = self.store.read(|c| table::backlog(c, &printer.id))?;
+        Ok(PrinterStatus {
+            printer_id: printer.id,
+            state: if answer.is_ok() { "ready" } else { "off" }.into(),
+            detail: answer.err().map(|e| e.0),
+            waiting,
+            failed,
+            last_error,
+            checked_at: iso_micros(self.now_us()),
         })
     }
 

@@ -147,6 +147,15 @@ fn a_printer_that_is_off_leaves_the_label_created_and_a_failed_job_that_retries(
         wire(s.get_label(Env::Sandbox, label["id"].as_str().unwrap()).unwrap())["status"],
         "created"
     );
+    // The Printers screen shows it off, with the job that waits for it and why.
+    let status = wire(s.printer_status(&printer).unwrap());
+    assert_eq!(status["state"], "off", "{status}");
+    assert!(status["detail"].as_str().unwrap().contains("refused"), "{status}");
+    assert_eq!(
+        (status["waiting"].as_i64(), status["failed"].as_i64()),
+        (Some(0), Some(1))
+    );
+    assert_eq!(status["last_error"], job["error"]);
     // The printer comes back on its port: a retry prints the stored bytes.
     let l = TcpListener::bind(("127.0.0.1", port)).unwrap();
     let got = std::thread::spawn(move || {
@@ -161,6 +170,12 @@ fn a_printer_that_is_off_leaves_the_label_created_and_a_failed_job_that_retries(
         (Some("printed"), Some(2))
     );
     assert_eq!(got.join().unwrap(), stored(s, &label));
+    let status = wire(s.printer_status(&printer).unwrap());
+    assert_eq!(
+        (status["failed"].as_i64(), &status["last_error"]),
+        (Some(0), &Value::Null),
+        "{status}"
+    );
 }
 
 #[test]
@@ -455,4 +470,67 @@ fn a_printer_that_hangs_does_not_hold_the_jobs_of_another_printer() {
         "the job of the hanging printer is still being sent"
     );
     drop(background);
+}
+
+#[test]
+fn every_document_a_label_makes_prints_by_its_own_profile() {
+    let h = harness();
+    let s = &h.service;
+    let (zpl_port, at_zebra) = raw_printer();
+    let (pdf_port, at_office) = raw_printer();
+    let zebra = add_printer(s, zpl_port, "zpl", 203);
+    let office = add_printer(s, pdf_port, "pdf", 300);
+    for (document, printer) in [
+        ("label", &zebra),
+        ("invoice", &office),
+        ("customs_declaration", &office),
+    ] {
+        s.set_print_profile(
+            document,
+            json!({"printer_id": printer, "auto_print": true}).to_request().unwrap(),
+        )
+        .unwrap();
+    }
+    let c = carrier("yodel").unwrap();
+    let acct = create_account(s, Env::Sandbox, c, json!({}));
+    let service = c.service_types.iter().find(|t| t.service_type == "yodel_1eu").unwrap();
+    let mut body = label_request(&acct, c, service);
+    body["shipment"]["ship_to"] = json!({"contact_name": "Marie Curie", "street1": "1 Rue de Rivoli", "city": "Paris", "postal_code": "75001", "country": "FRA"});
+    body["invoice"] = Value::Null;
+    body["customs"] = json!({"purpose": "merchandise"});
+    let label = wire(s.create_label(Env::Sandbox, body.to_request().unwrap()).unwrap());
+    assert_eq!(label["files"]["customs_declaration"]["file_type"], "pdf", "{label}");
+    assert_eq!(s.run_print_jobs(), 3, "label, invoice and customs declaration queued");
+    let q: packdesk_model::request::ListQuery = serde_json::from_value(json!({"record_id": label["id"]})).unwrap();
+    let jobs = wire(s.list_print_jobs(Env::Sandbox, &q).unwrap())["print_jobs"].clone();
+    let mut printed: Vec<(String, String)> = jobs
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| {
+            (
+                j["document_type"].as_str().unwrap().into(),
+                j["status"].as_str().unwrap().into(),
+            )
+        })
+        .collect();
+    printed.sort();
+    assert_eq!(
+        printed,
+        [
+            ("customs_declaration", "printed"),
+            ("invoice", "printed"),
+            ("label", "printed")
+        ]
+        .map(|(d, st)| (d.to_string(), st.to_string()))
+    );
+    let raster = printed_rasters(&at_zebra.recv_timeout(std::time::Duration::from_secs(5)).unwrap());
+    assert_eq!(
+        decode_bitmap(&raster[0]),
+        label["tracking_numbers"][0].as_str().unwrap()
+    );
+    for _ in 0..2 {
+        let pdf = at_office.recv_timeout(std::time::Duration::from_secs(5)).unwrap();
+        assert!(pdf.starts_with(b"%PDF"), "the office printer got PDFs");
+    }
 }

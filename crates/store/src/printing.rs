@@ -196,6 +196,29 @@ pub fn jobs_in(conn: &Connection, status: &str, limit: usize) -> crate::Result<V
     rows.collect::<rusqlite::Result<_>>().map_err(Into::into)
 }
 
+/// What waits for a printer: jobs queued or being sent, failed jobs not printed since, and the
+/// newest failure's reason (by the status index: only unfinished jobs are read).
+pub fn backlog(conn: &Connection, printer_id: &str) -> crate::Result<(i64, i64, Option<String>)> {
+    let mut st = conn.prepare_cached(
+        "SELECT status, error FROM print_jobs WHERE status IN ('queued', 'printing', 'failed') AND printer_id = ?1
+         ORDER BY updated_at DESC",
+    )?;
+    let rows = st.query_map(params![printer_id], |r| {
+        Ok((r.get::<_, String>(0)?, r.get::<_, Option<String>>(1)?))
+    })?;
+    let (mut waiting, mut failed, mut last_error) = (0, 0, None);
+    for row in rows {
+        let (status, error) = row?;
+        if status == "failed" {
+            failed += 1;
+            last_error = last_error.or(error);
+        } else {
+            waiting += 1;
+        }
+    }
+    Ok((waiting, failed, last_error))
+}
+
 /// Failed jobs worth another try: fewer than `max_attempts` and last tried before `cutoff`, the
 /// longest waiting first (filtered here, so newer failures are never starved by old ones).
 pub fn retry_due(conn: &Connection, max_attempts: i64, cutoff: i64, limit: usize) -> crate::Result<Vec<PrintJobRow>> {
