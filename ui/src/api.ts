@@ -98,7 +98,11 @@ export const api = {
   print: (body: T.PrintRequest) => call<T.PrintJob>('POST', '/desk/print', body),
   printJobsOf: (recordId: string) =>
     call<T.PrintJobList>('GET', `/desk/print-jobs?${query({ record_id: recordId, created_at_min: '2000-01-01' })}`),
+  retryPrintJob: (id: string) => call<T.PrintJob>('POST', `/desk/print-jobs/${id}/retry`, {}),
+  failedPrintJobs: (since: string) =>
+    call<T.PrintJobList>('GET', `/desk/print-jobs?${query({ status: 'failed', created_at_min: since, limit: 20 })}`),
   printers: () => call<T.PrinterList>('GET', '/desk/printers'),
+  printerStatus: (id: string) => call<T.PrinterStatus>('GET', `/desk/printers/${id}/status`),
   systemPrinters: () => call<T.SystemPrinterList>('GET', '/desk/system-printers'),
   addPrinter: (body: T.PrinterRequest) => callMachineWide<T.Printer>('POST', '/desk/printers', body),
   deletePrinter: (id: string) => callMachineWide<unknown>('DELETE', `/desk/printers/${id}`),

@@ -14,7 +14,8 @@ export function rawPrinter() {
   const srv = createServer((c) => {
     const parts = [];
     c.on('data', (d) => parts.push(d));
-    c.on('end', () => jobs.push(Buffer.concat(parts)));
+    // A status check opens and closes a connection without sending: that is no job.
+    c.on('end', () => parts.length && jobs.push(Buffer.concat(parts)));
   });
   return new Promise((resolve) => srv.listen(0, '127.0.0.1', () => resolve({ port: srv.address().port, jobs, close: () => srv.close() })));
 }

@@ -154,6 +154,15 @@ fn an_order_ships_by_its_rule_prints_label_and_slip_and_is_not_shipped_twice() {
         text.contains("PACKING SLIP") && text.contains("SO-1") && text.contains("MUG-1"),
         "{text}"
     );
+    // The label names its packing slip beside its other documents: History offers it.
+    let slip_url = shipped["label"]["files"]["packing_slip"]["url"]
+        .as_str()
+        .expect("a packing slip link");
+    assert_eq!(
+        s.download(slip_url, &s.sandbox).1,
+        slip,
+        "the link gives the slip that printed"
+    );
 
     // Shipping it again is refused with the label named, unless asked for.
     let (_, v) = s.call(

@@ -110,6 +110,7 @@ impl Service {
         let label_req = self.label_request(env, &order, preset, req.parcels)?;
         let label = self.create_label_for_order(env, &label_req, &order.id, req.again)?;
         self.packing_slip(env, &order, &label, &label_req)?;
+        let label = self.get_label(env, &label.id)?;
         let order = self.stored_order(env, id)?;
         Ok(ShippedOrder { order, label })
     }
@@ -229,7 +230,12 @@ impl Service {
             bytes: render_packing_slip_pdf(&doc),
             created_at: self.now_us(),
         };
-        self.store.write(|tx| packdesk_store::files::insert(tx, &row))?;
+        // The label's record names its packing slip like its other documents (History offers it).
+        let file_ref = serde_json::json!({"paper_size": row.paper_size, "url": Service::file_path(&row.id), "file_type": row.file_type});
+        self.store.write(|tx| {
+            packdesk_store::files::insert(tx, &row)?;
+            packdesk_store::labels::add_file(tx, &label.id, kind, &file_ref.to_string())
+        })?;
         self.auto_print(env, &label.id, kind);
         Ok(())
     }

@@ -177,6 +177,14 @@ pub fn list(
     rows.collect::<rusqlite::Result<_>>().map_err(Into::into)
 }
 
+/// Adds a document made after the label (its packing slip) to the record's `files`: `file` is the
+/// file reference as JSON.
+pub fn add_file(conn: &Connection, id: &str, kind: &str, file: &str) -> crate::Result<()> {
+    conn.prepare_cached("UPDATE labels SET record = json_set(record, '$.files.' || ?2, json(?3)) WHERE id = ?1")?
+        .execute(params![id, kind, file])?;
+    Ok(())
+}
+
 pub fn set_status(conn: &Connection, id: &str, status: &str, updated_at: i64) -> crate::Result<()> {
     conn.prepare_cached("UPDATE labels SET status = ?2, updated_at = ?3 WHERE id = ?1")?
         .execute(params![id, status, updated_at])?;
