@@ -11,7 +11,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startDesk } from './support.mjs';
+import { rawPrinter, startDesk } from './support.mjs';
 
 let desk;
 const api = (...args) => desk.api(...args);
@@ -82,13 +82,8 @@ test('a PDF-only label on an off ZPL printer: off shown, failure with its reason
   await docs.locator('[data-testid="print-job"][data-status="failed"]').getByTestId('print-job-error').filter({ hasText: 'refused' }).waitFor();
 
   // The printer comes back: the desk prints the label by itself (the worker retries every 15 s).
-  const jobs = [];
-  const srv = createServer((c) => {
-    const parts = [];
-    c.on('data', (d) => parts.push(d));
-    c.on('end', () => parts.length && jobs.push(Buffer.concat(parts)));
-  });
-  await new Promise((r) => srv.listen(port, '127.0.0.1', r));
+  const printer = await rawPrinter(port);
+  const jobs = printer.jobs;
   try {
     await docs.locator('[data-testid="print-job"][data-status="printed"]').waitFor({ timeout: 40000 });
     await page.getByTestId('print-alerts').waitFor({ state: 'detached', timeout: 10000 });
@@ -102,7 +97,7 @@ test('a PDF-only label on an off ZPL printer: off shown, failure with its reason
     await page.locator('[data-nav="printers"]').click();
     await page.getByTestId('printer-row').filter({ hasText: 'Zebra desk 1' }).getByTestId('printer-state').filter({ hasText: 'Ready' }).waitFor();
   } finally {
-    srv.close();
+    printer.close();
     await page.close();
   }
 });

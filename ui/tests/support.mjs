@@ -8,8 +8,8 @@ import { fileURLToPath } from 'node:url';
 import { createServer } from 'node:net';
 import { chromium } from 'playwright-core';
 
-/** A raw printer port of the test's own: each connection's bytes land in `jobs`. */
-export function rawPrinter() {
+/** A raw printer port of the test's own (`port`, or any free one): each connection's bytes land in `jobs`. */
+export function rawPrinter(port = 0) {
   const jobs = [];
   const srv = createServer((c) => {
     const parts = [];
@@ -17,7 +17,7 @@ export function rawPrinter() {
     // A status check opens and closes a connection without sending: that is no job.
     c.on('end', () => parts.length && jobs.push(Buffer.concat(parts)));
   });
-  return new Promise((resolve) => srv.listen(0, '127.0.0.1', () => resolve({ port: srv.address().port, jobs, close: () => srv.close() })));
+  return new Promise((resolve) => srv.listen(port, '127.0.0.1', () => resolve({ port: srv.address().port, jobs, close: () => srv.close() })));
 }
 
 const here = dirname(fileURLToPath(import.meta.url));

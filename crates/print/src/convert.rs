@@ -176,8 +176,8 @@ fn crc16_xmodem(data: &[u8]) -> u16 {
     crc
 }
 
-/// The bitmaps of the `^GFA` fields of a ZPL stream (one per label), as a printer would read
-/// them back: for tests and the conversion's own check.
+/// The bitmaps of the `^GFA` fields of a ZPL stream (one per label), read as a printer reads
+/// them (the CRC of `:Z64:` data checked): how tests see what a printer was sent.
 pub fn zpl_bitmaps(zpl: &str) -> Result<Vec<Bitmap>, String> {
     let mut out = Vec::new();
     for field in zpl.split("^GFA,").skip(1) {

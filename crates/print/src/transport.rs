@@ -153,16 +153,8 @@ pub fn probe(t: &Transport, timeout: Duration) -> Result<(), PrintError> {
     match t {
         Transport::RawTcp { host, port } => connect(host, *port, timeout).map(drop),
         Transport::Ipp { uri } => {
-            let rest = uri
-                .strip_prefix("ipp://")
-                .or_else(|| uri.strip_prefix("http://"))
-                .unwrap_or(uri);
-            let hostport = rest.split('/').next().unwrap_or(rest);
-            let (host, port) = match hostport.rsplit_once(':') {
-                Some((h, p)) => (h, p.parse().unwrap_or(631)),
-                None => (hostport, 631),
-            };
-            connect(host, port, timeout).map(drop)
+            let at = IppEndpoint::of(uri)?;
+            connect(&at.host, at.port, timeout).map(drop)
         }
         Transport::Spooler { queue } => {
             let printers = crate::system::printers().map_err(PrintError)?;
@@ -330,22 +322,48 @@ fn desk_user() -> String {
 /// The most of an IPP printer's answer read.
 const IPP_ANSWER_MAX: u64 = 64 * 1024;
 
+/// Where an IPP printer URI points: `host:port` as written, the host, the port (631 when not
+/// written) and the path.
+struct IppEndpoint {
+    hostport: String,
+    host: String,
+    port: u16,
+    path: String,
+}
+
+impl IppEndpoint {
+    fn of(uri: &str) -> Result<IppEndpoint, PrintError> {
+        let rest = uri
+            .strip_prefix("ipp://")
+            .or_else(|| uri.strip_prefix("http://"))
+            .unwrap_or(uri);
+        let (hostport, path) = rest
+            .split_once('/')
+            .map(|(h, p)| (h, format!("/{p}")))
+            .unwrap_or((rest, "/".into()));
+        let (host, port) = match hostport.rsplit_once(':') {
+            Some((h, p)) => (
+                h.to_string(),
+                p.parse().map_err(|_| PrintError(format!("bad port in {uri}")))?,
+            ),
+            None => (hostport.to_string(), 631),
+        };
+        Ok(IppEndpoint {
+            hostport: hostport.to_string(),
+            host,
+            port,
+            path,
+        })
+    }
+}
+
 fn ipp(uri: &str, bytes: &[u8], copies: u32, o: &PrintOptions) -> Result<Option<String>, PrintError> {
-    let rest = uri
-        .strip_prefix("ipp://")
-        .or_else(|| uri.strip_prefix("http://"))
-        .unwrap_or(uri);
-    let (hostport, path) = rest
-        .split_once('/')
-        .map(|(h, p)| (h, format!("/{p}")))
-        .unwrap_or((rest, "/".into()));
-    let (host, port) = match hostport.rsplit_once(':') {
-        Some((h, p)) => (
-            h.to_string(),
-            p.parse().map_err(|_| PrintError(format!("bad port in {uri}")))?,
-        ),
-        None => (hostport.to_string(), 631),
-    };
+    let IppEndpoint {
+        hostport,
+        host,
+        port,
+        path,
+    } = IppEndpoint::of(uri)?;
     let body = ipp_print_job(
         &format!("ipp://{hostport}{path}"),
         &o.title,

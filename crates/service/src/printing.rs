@@ -589,26 +589,30 @@ impl Service {
     /// Queues the print of each document a new label made (the label, its invoice and customs
     /// declaration) whose document type's profile prints automatically (never fails the label).
     pub(crate) fn auto_print_label(&self, env: Env, label_id: &str) {
-        for kind in ["label", "invoice", "customs_declaration"] {
-            self.auto_print(env, label_id, kind);
-        }
+        self.auto_print(env, label_id, &["label", "invoice", "customs_declaration"]);
     }
 
-    /// Prints the `kind` document of `owner_id` (a label's label, its packing slip) when that
-    /// document type's profile says so.
-    pub(crate) fn auto_print(&self, env: Env, owner_id: &str, kind: &str) {
-        let Ok(Some(profile)) = self.store.read(|c| table::profile(c, kind)) else {
+    /// Prints the documents of `owner_id` of the types `kinds` (a label's label, its packing slip)
+    /// whose profile says so. The profiles are read once: this runs for every label made.
+    pub(crate) fn auto_print(&self, env: Env, owner_id: &str, kinds: &[&str]) {
+        let Ok(profiles) = self.store.read(table::profiles) else {
             return;
         };
-        if !profile.auto_print {
-            return;
+        let mut queued = false;
+        for kind in kinds {
+            if !profiles.iter().any(|p| p.document_type == *kind && p.auto_print) {
+                continue;
+            }
+            let Ok(Some(file)) = self.store.read(|c| files::of_owner(c, env.as_str(), owner_id, kind)) else {
+                continue;
+            };
+            match self.new_print_job(env, kind, owner_id, &file, None, None) {
+                Ok(_) => queued = true,
+                Err(e) => tracing::warn!(owner_id, kind, error = %e, "document not printed automatically"),
+            }
         }
-        let Ok(Some(file)) = self.store.read(|c| files::of_owner(c, env.as_str(), owner_id, kind)) else {
-            return;
-        };
-        match self.new_print_job(env, kind, owner_id, &file, None, None) {
-            Ok(_) => self.wake_printer(),
-            Err(e) => tracing::warn!(owner_id, kind, error = %e, "document not printed automatically"),
+        if queued {
+            self.wake_printer();
         }
     }
 

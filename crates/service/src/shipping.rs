@@ -13,7 +13,7 @@ use crate::Service;
 use packdesk_documents::packing_slip::{render_packing_slip_pdf, PackingSlip, SlipItem};
 use packdesk_model::order::Order;
 use packdesk_model::preset::{BatchOrder, Preset, ShipBatch, ShipBatchRequest, ShipOrderRequest, ShippedOrder};
-use packdesk_model::record::Label;
+use packdesk_model::record::{FileRef, Label};
 use packdesk_model::request::{Address, IdRef, Item, LabelRequest, Parcel, Shipment};
 use packdesk_model::status::OrderStatus;
 use packdesk_model::{ErrorCode, ServiceError};
@@ -231,12 +231,17 @@ impl Service {
             created_at: self.now_us(),
         };
         // The label's record names its packing slip like its other documents (History offers it).
-        let file_ref = serde_json::json!({"paper_size": row.paper_size, "url": Service::file_path(&row.id), "file_type": row.file_type});
+        let file_ref = FileRef {
+            paper_size: row.paper_size.clone(),
+            url: Service::file_path(&row.id),
+            file_type: row.file_type.clone(),
+        };
+        let file_ref = serde_json::to_string(&file_ref).map_err(ServiceError::internal)?;
         self.store.write(|tx| {
             packdesk_store::files::insert(tx, &row)?;
-            packdesk_store::labels::add_file(tx, &label.id, kind, &file_ref.to_string())
+            packdesk_store::labels::add_file(tx, &label.id, kind, &file_ref)
         })?;
-        self.auto_print(env, &label.id, kind);
+        self.auto_print(env, &label.id, &[kind]);
         Ok(())
     }
 }
