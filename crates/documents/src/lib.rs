@@ -3,6 +3,7 @@
 
 pub mod barcode;
 pub mod customs;
+pub mod fonts;
 pub mod invoice;
 pub mod label;
 pub mod manifest;
