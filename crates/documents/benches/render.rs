@@ -1,4 +1,4 @@
-//! Render time of a 1-parcel 4x6 label, PDF and ZPL: `cargo bench -p packdesk-documents`.
+//! Render time of a 1-parcel 4x6 label, PDF and ZPL (Latin and CJK), and of a large manifest: `cargo bench -p packdesk-documents`.
 //! Prints mean, p50 and p99 per render.
 
 use packdesk_documents::manifest::{render_manifest_csv, render_manifest_pdf, ManifestDoc, ManifestLine};
@@ -20,6 +20,28 @@ fn main() {
     });
     measure("label 4x6 PDF", n, |i| {
         black_box(render_label_pdf(&[page(i)]));
+    });
+    // A recipient in Japanese and an Arabic reference: shaping, bidi and two more font subsets.
+    let cjk = |i: u64| {
+        let mut p = page(i);
+        p.ship_to = vec![
+            "山田 太郎".into(),
+            "千代田区丸の内 1-9-1".into(),
+            "100-0005 東京都".into(),
+        ];
+        p.ship_to_country = "JAPAN 日本".into();
+        p.references = vec!["محمد علي".into()];
+        p
+    };
+    measure("label 4x6 PDF, CJK + Arabic", n, |i| {
+        black_box(render_label_pdf(&[cjk(i)]));
+    });
+    println!(
+        "label 4x6 PDF, CJK + Arabic: {} bytes",
+        render_label_pdf(&[cjk(0)]).len()
+    );
+    measure("label 4x6 ZPL, CJK (203 dpi)", n, |i| {
+        black_box(render_label_zpl(&[cjk(i)], 203));
     });
     let lines: Vec<ManifestLine> = (0..10_000)
         .map(|i| ManifestLine {

@@ -187,7 +187,24 @@ impl Zpl {
 
 /// Field data may not contain the ZPL command prefixes.
 fn zpl_text(s: &str) -> String {
-    crate::pdf::printable(s).replace(['^', '~'], " ")
+    s.replace(['^', '~'], " ")
+}
+
+/// `raster` as a `^GFA` graphic field with ASCII hex rows, top-left at (x, y) dots.
+pub(crate) fn zpl_graphic(x: i64, y: i64, raster: &crate::fonts::Raster) -> String {
+    let row_bytes = raster.width.div_ceil(8);
+    let mut hex = String::with_capacity(row_bytes * raster.height * 2);
+    for row in raster.pixels.chunks(raster.width) {
+        for byte in row.chunks(8) {
+            let b = byte
+                .iter()
+                .enumerate()
+                .fold(0u8, |acc, (i, on)| if *on { acc | (0x80 >> i) } else { acc });
+            hex.push_str(&format!("{b:02X}"));
+        }
+    }
+    let total = row_bytes * raster.height;
+    format!("^FO{x},{y}^GFA,{total},{total},{row_bytes},{hex}^FS\n")
 }
 
 impl Canvas for Zpl {
@@ -198,6 +215,14 @@ impl Canvas for Zpl {
         self.height
     }
     fn text(&mut self, x: f32, baseline: f32, size: f32, bold: bool, s: &str) {
+        // The printer's font 0 shows Latin-1 under ^CI28 (UTF-8).
+        if !s.chars().all(crate::fonts::latin1) {
+            // The printer's fonts would print '?': draw the line with the shipped fonts instead.
+            let raster = crate::fonts::rasterize(s, bold, self.dots(size) as f32);
+            let top = self.dots(baseline) - raster.baseline as i64;
+            self.out.push_str(&zpl_graphic(self.dots(x), top, &raster));
+            return;
+        }
         // Font 0 is the printer's scalable font; ^FT places the baseline like the PDF does.
         let hgt = self.dots(size);
         let wid = if bold {

@@ -1,10 +1,12 @@
 //! A small page builder over printpdf's op list, in points from the top-left corner (how a label
 //! is designed), and a deterministic writer.
 
+use crate::fonts::Face;
 use printpdf::{
-    BuiltinFont, Color, Greyscale, Line, LinePoint, Mm, Op, PaintMode, PdfDocument, PdfFontHandle, PdfPage,
-    PdfSaveOptions, Point, Pt, Rect, TextItem, WindingOrder,
+    Codepoint, Color, FontId, Greyscale, Line, LinePoint, Mm, Op, PaintMode, ParsedFont, PdfDocument, PdfFont,
+    PdfFontHandle, PdfPage, PdfSaveOptions, Point, Pt, Rect, TextItem, WindingOrder,
 };
+use std::collections::{BTreeMap, BTreeSet};
 
 pub const MM_PER_PT: f32 = 25.4 / 72.0;
 
@@ -16,39 +18,25 @@ pub struct Page {
     ops: Vec<Op>,
 }
 
-/// Helvetica's average advance width per point of font size, for fitting text (a conservative
-/// estimate: real glyphs are a little narrower on average).
-const AVG_ADVANCE: f32 = 0.56;
-
-/// Keeps what the built-in fonts (WinAnsi) can show; others become '?'.
-pub fn printable(s: &str) -> String {
-    s.chars()
-        .map(|c| {
-            if (' '..='~').contains(&c) || ('\u{a0}'..='\u{ff}').contains(&c) {
-                c
-            } else {
-                '?'
-            }
-        })
-        .collect()
-}
-
 /// Cuts `s` so that it fits `max_width` points at `size`, marking the cut with "...".
 pub fn fit(s: &str, size: f32, max_width: f32) -> String {
-    let max_chars = (max_width / (size * AVG_ADVANCE)).floor().max(1.0) as usize;
-    let s = printable(s);
-    if s.chars().count() <= max_chars {
-        s
-    } else {
-        let cut: String = s.chars().take(max_chars.saturating_sub(3)).collect();
-        format!("{cut}...")
+    if text_width(s, size, false) <= max_width {
+        return s.to_string();
+    }
+    let chars: Vec<char> = s.chars().collect();
+    // Start from the proportional guess and step back until it fits.
+    let guess = (chars.len() as f32 * max_width / text_width(s, size, false)) as usize;
+    let mut keep = guess.min(chars.len()).saturating_sub(3);
+    loop {
+        let cut = format!("{}...", chars[..keep].iter().collect::<String>());
+        if keep == 0 || text_width(&cut, size, false) <= max_width {
+            return cut;
+        }
+        keep -= 1;
     }
 }
 
-/// Estimated width of `s`; bold capitals and digits run wider than the average.
-pub fn text_width(s: &str, size: f32, bold: bool) -> f32 {
-    s.chars().count() as f32 * size * if bold { 0.68 } else { AVG_ADVANCE }
-}
+pub use crate::fonts::text_width;
 
 impl Page {
     pub fn new(width_mm: f32, height_mm: f32) -> Page {
@@ -61,13 +49,9 @@ impl Page {
         }
     }
 
-    /// Text with its baseline at `y` points from the top.
+    /// Text with its baseline at `y` points from the top, in any script, in the shipped fonts
+    /// (glyph ids here are the fonts' own; `write` subsets the fonts and renumbers them).
     pub fn text(&mut self, x: f32, y: f32, size: f32, bold: bool, s: &str) {
-        let font = if bold {
-            BuiltinFont::HelveticaBold
-        } else {
-            BuiltinFont::Helvetica
-        };
         // Text is always black, whatever fill a shaded band before it left behind.
         self.ops.extend([
             Op::SetFillColor {
@@ -77,21 +61,69 @@ impl Page {
                 }),
             },
             Op::StartTextSection,
-            Op::SetFont {
-                font: PdfFontHandle::Builtin(font),
-                size: Pt(size),
-            },
             Op::SetTextCursor {
                 pos: Point {
                     x: Pt(x),
                     y: Pt(self.height - y),
                 },
             },
-            Op::ShowText {
-                items: vec![TextItem::Text(printable(s))],
-            },
-            Op::EndTextSection,
         ]);
+        for run in crate::fonts::shape(s, bold) {
+            self.glyph_run(&run, size);
+        }
+        self.ops.push(Op::EndTextSection);
+    }
+
+    /// One shaped run. Each glyph is shown at its own offsets: the TJ numbers move the pen from
+    /// where the glyph's width left it to where the shaper put the next glyph; a vertical offset
+    /// (a mark above or below) is a text rise around that glyph.
+    fn glyph_run(&mut self, run: &crate::fonts::Run, size: f32) {
+        let face = run.face;
+        let per_mille = 1000.0 / face.units_per_em();
+        let font = face.glyphs();
+        self.ops.push(Op::SetFont {
+            font: PdfFontHandle::External(FontId(face.resource_name().to_string())),
+            size: Pt(size),
+        });
+        let mut items: Vec<TextItem> = Vec::new();
+        let mut rise = 0;
+        // Where the glyph's own width puts the pen versus where the layout wants it, in 1/1000 em.
+        let mut pending = 0.0f32;
+        for g in &run.glyphs {
+            if g.y_offset != rise {
+                if !items.is_empty() {
+                    self.ops.push(Op::ShowText {
+                        items: std::mem::take(&mut items),
+                    });
+                }
+                rise = g.y_offset;
+                self.ops.push(Op::SetLineOffset {
+                    multiplier: rise as f32 * size / face.units_per_em(),
+                });
+            }
+            let own = {
+                use ab_glyph::Font;
+                font.h_advance_unscaled(ab_glyph::GlyphId(g.gid))
+            };
+            // TJ numbers move left when positive: shift right by x_offset before the glyph...
+            pending -= g.x_offset as f32 * per_mille;
+            if pending.abs() > 0.01 {
+                items.push(TextItem::Offset(pending));
+            }
+            items.push(TextItem::GlyphIds(vec![Codepoint::with_cid(
+                g.gid,
+                0.0,
+                g.text.clone(),
+            )]));
+            // ...and after it, from x_offset + own width back to the layout's advance.
+            pending = (g.x_offset as f32 + own - g.advance as f32) * per_mille;
+        }
+        if !items.is_empty() {
+            self.ops.push(Op::ShowText { items });
+        }
+        if rise != 0 {
+            self.ops.push(Op::SetLineOffset { multiplier: 0.0 });
+        }
     }
 
     /// A filled rectangle; `y` is its top edge from the top of the page.
@@ -165,6 +197,13 @@ impl Page {
 /// the same bytes.
 pub fn write(title: &str, pages: Vec<Page>) -> Vec<u8> {
     let mut doc = PdfDocument::new(title);
+    let mut pages = pages;
+    for (face, font) in embed_subsets(&mut pages) {
+        doc.resources
+            .fonts
+            .map
+            .insert(FontId(face.resource_name().to_string()), font);
+    }
     doc.pages = pages.into_iter().map(Page::into_pdf_page).collect();
     let opts = PdfSaveOptions {
         optimize: false,
@@ -174,7 +213,7 @@ pub fn write(title: &str, pages: Vec<Page>) -> Vec<u8> {
     };
     let mut warnings = Vec::new();
     let mut lo = doc.to_lopdf_document(&opts, &mut warnings);
-    lo.compress();
+    compress(&mut lo);
     // Written with an all-zero ID, which is then replaced in place (same length) by a hash of the
     // bytes: same pages, same file.
     lo.trailer
@@ -195,6 +234,87 @@ pub fn write(title: &str, pages: Vec<Page>) -> Vec<u8> {
         }
     }
     out
+}
+
+/// Deflates every stream at zlib's fast level: lopdf's own `compress` uses the best level, which
+/// spent most of a label's render time squeezing the embedded fonts a few per cent smaller.
+fn compress(lo: &mut lopdf::Document) {
+    use std::io::Write;
+    for object in lo.objects.values_mut() {
+        if let lopdf::Object::Stream(stream) = object {
+            if stream.dict.get(b"Filter").is_ok() {
+                continue;
+            }
+            let mut encoder = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::fast());
+            if encoder.write_all(&stream.content).is_err() {
+                continue;
+            }
+            if let Ok(deflated) = encoder.finish() {
+                if deflated.len() + 19 < stream.content.len() {
+                    stream.dict.set("Filter", "FlateDecode");
+                    stream.set_content(deflated);
+                }
+            }
+        }
+    }
+}
+
+/// Subsets each shipped font to the glyphs the pages show and renumbers the glyph ids in the
+/// pages to the subset's. printpdf (without its layout engine) would embed whole fonts: 1.6 MB for
+/// one Chinese name.
+fn embed_subsets(pages: &mut [Page]) -> Vec<(Face, PdfFont)> {
+    let mut used: BTreeMap<Face, BTreeSet<u16>> = BTreeMap::new();
+    for_each_glyph(pages, |face, cp| {
+        used.entry(face).or_default().insert(cp.gid);
+    });
+    let mut remaps = BTreeMap::new();
+    let mut fonts = Vec::new();
+    for (face, gids) in &used {
+        let Some((bytes, remap)) = crate::fonts::subset(*face, gids) else {
+            continue;
+        };
+        let mut warnings = Vec::new();
+        let Some(mut parsed) = ParsedFont::from_bytes(&bytes, 0, &mut warnings) else {
+            continue;
+        };
+        // A subset's name carries a tag of six capitals (PDF 32000 9.6.4), here from its glyphs,
+        // so the same text gives the same file.
+        let digest = <sha2::Sha256 as sha2::Digest>::digest(format!("{face:?}{gids:?}").as_bytes());
+        let tag: String = digest[..6].iter().map(|b| (b'A' + b % 26) as char).collect();
+        parsed.font_name = Some(format!("{tag}+{}", face.resource_name()));
+        remaps.insert(*face, remap);
+        fonts.push((*face, PdfFont::new(parsed)));
+    }
+    for_each_glyph(pages, |face, cp| {
+        // A font that failed to subset is not embedded: its glyphs show as missing (.notdef).
+        cp.gid = remaps.get(&face).and_then(|m| m.get(&cp.gid)).copied().unwrap_or(0);
+    });
+    fonts
+}
+
+/// Calls `f` with every glyph the pages show in a shipped font.
+fn for_each_glyph(pages: &mut [Page], mut f: impl FnMut(Face, &mut Codepoint)) {
+    for page in pages {
+        let mut face = None;
+        for op in &mut page.ops {
+            match op {
+                Op::SetFont {
+                    font: PdfFontHandle::External(id),
+                    ..
+                } => face = Face::from_resource_name(&id.0),
+                Op::SetFont { .. } => face = None,
+                Op::ShowText { items } => {
+                    let Some(face) = face else { continue };
+                    for item in items {
+                        if let TextItem::GlyphIds(glyphs) = item {
+                            glyphs.iter_mut().for_each(|cp| f(face, cp));
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
 }
 
 fn find_last(hay: &[u8], needle: &[u8]) -> Option<usize> {
