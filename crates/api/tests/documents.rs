@@ -200,3 +200,73 @@ fn invoice_has_the_copies_asked_and_the_customs_declaration_decodes() {
     assert_eq!(pdf_pages(&cn).0, 1);
     assert_eq!(pdf_barcodes(&cn), vec![vec![tracking(&l)[0].clone()]]);
 }
+
+/// pdftotext's words with spaces normalised.
+fn pdf_words(pdf: &Path) -> String {
+    tool("pdftotext", &[pdf.to_str().unwrap(), "-"])
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[test]
+fn a_recipient_in_another_script_prints_as_written_with_a_latin_line_abroad() {
+    let s = Server::start();
+    let items = json!([{"description": "Шерстяной шарф", "quantity": 1, "price": {"amount": 19.9, "currency": "GBP"}, "weight": {"value": 200, "unit": "g"}, "hs_code": "6117.10", "origin_country": "GBR"}]);
+    let id = account(&s, "yodel");
+    let mut to = address("Иван Петров", "IRL", "D02 X285");
+    to["street1"] = json!("ул. Тверская 1");
+    let body = json!({
+        "service_type": "yodel_std",
+        "shipper_account": {"id": id},
+        "customs": {"purpose": "merchandise"},
+        "shipment": {"ship_from": address("Sender Co", "GBR", "E1 6AN"), "ship_to": to,
+            "parcels": [{"weight": {"value": 0.6, "unit": "kg"}, "items": items}]}
+    });
+    let l = s.sandbox_ok("POST", "/v3/labels", Some(&body));
+    let (_t1, pdf, _) = save(&s, &l["files"]["label"]["url"], "label.pdf");
+    if std::env::var_os("KEEP_PNG").is_some() {
+        std::fs::copy(&pdf, "/tmp/intl-label.pdf").unwrap();
+    }
+    let text = pdf_words(&pdf);
+    assert!(text.contains("Иван Петров / Ivan Petrov"), "{text}");
+    assert!(text.contains("ул. Тверская 1 / ul. Tverskaia 1"), "{text}");
+    assert!(!text.contains('?'), "{text}");
+    assert_eq!(pdf_barcodes(&pdf), vec![tracking(&l)]);
+    let (_t2, cn, _) = save(&s, &l["files"]["customs_declaration"]["url"], "customs.pdf");
+    let text = pdf_words(&cn);
+    assert!(
+        text.contains("Иван Петров / Ivan Petrov") && text.contains("Шерстяной шарф"),
+        "{text}"
+    );
+
+    // At home, a Greek name on a ZPL label: drawn for the printer, no Latin line, and the label's
+    // barcode still reads.
+    let l = label(
+        &s,
+        "tipsa",
+        "tipsa_standard",
+        "ESP",
+        "ESP",
+        1,
+        json!({"file_type": "zpl", "paper_size": "4x6"}),
+    );
+    let mut body = json!({
+        "service_type": "tipsa_standard",
+        "shipper_account": {"id": l["shipper_account"]["id"]},
+        "file_type": "zpl",
+        "paper_size": "4x6",
+        "shipment": {"ship_from": address("Sender Co", "ESP", "28001"), "ship_to": address("Γιώργος Παπαδόπουλος", "ESP", "28002"),
+            "parcels": [{"weight": {"value": 0.6, "unit": "kg"}}]}
+    });
+    body["shipment"]["ship_to"]["city"] = json!("Μαδρίτη");
+    let l = s.sandbox_ok("POST", "/v3/labels", Some(&body));
+    let (tmp, _, bytes) = save(&s, &l["files"]["label"]["url"], "label.zpl");
+    let zpl = String::from_utf8(bytes).unwrap();
+    assert!(zpl.starts_with("^XA\n^CI28") && zpl.contains("^GFA,"), "{zpl}");
+    assert!(!zpl.contains('?') && !zpl.contains("Giorgos"), "{zpl}");
+    let png = labelize::render_png(zpl.as_bytes(), Default::default()).unwrap();
+    let p = tmp.path().join("greek.png");
+    std::fs::write(&p, &png.bytes).unwrap();
+    assert_eq!(decode_png(&p), tracking(&l));
+}

@@ -11,6 +11,7 @@ pub mod merge;
 pub mod packing_slip;
 pub mod pdf;
 pub mod test_page;
+pub mod translit;
 
 pub use label::{render_label_pdf, render_label_zpl, LabelPage};
 

@@ -60,7 +60,9 @@ fn insert_error(e: InsertError) -> ServiceError {
 }
 
 /// Address lines as a label prints them.
-fn address_lines(a: &Address) -> Vec<String> {
+/// The address as printed. `latin`: an international document, where each line in another script
+/// gets its Latin transliteration beside it (for the carriers and customs along the way).
+fn address_lines(a: &Address, latin: bool) -> Vec<String> {
     let mut lines: Vec<String> = [&a.contact_name, &a.company_name, &a.street1, &a.street2, &a.street3]
         .into_iter()
         .flatten()
@@ -76,6 +78,9 @@ fn address_lines(a: &Address) -> Vec<String> {
     if !city_line.is_empty() {
         lines.push(city_line);
     }
+    if latin {
+        lines = lines.iter().map(|l| packdesk_documents::translit::beside(l)).collect();
+    }
     lines
 }
 
@@ -86,8 +91,8 @@ fn country_name(alpha3: &str) -> String {
 }
 
 /// Address lines followed by the country's name, as documents show a full address.
-pub(crate) fn address_with_country(a: &Address) -> Vec<String> {
-    let mut l = address_lines(a);
+pub(crate) fn address_with_country(a: &Address, latin: bool) -> Vec<String> {
+    let mut l = address_lines(a, latin);
     l.push(country_name(a.country.as_deref().unwrap_or("")));
     l
 }
@@ -291,6 +296,12 @@ impl Draft<'_> {
         }
     }
 
+    /// Sender and recipient in different countries.
+    fn international(&self) -> bool {
+        let s = &self.req.shipment;
+        s.ship_from.country != s.ship_to.country
+    }
+
     fn label_pages(&self, numbers: &[String]) -> Vec<LabelPage> {
         let s = &self.req.shipment;
         let n = s.parcels.len();
@@ -305,8 +316,8 @@ impl Draft<'_> {
                 parcel_index: i + 1,
                 parcel_count: n,
                 weight: fmt_weight(&p.weight),
-                ship_from: address_with_country(&s.ship_from),
-                ship_to: address_lines(&s.ship_to),
+                ship_from: address_with_country(&s.ship_from, self.international()),
+                ship_to: address_lines(&s.ship_to, self.international()),
                 ship_to_country: country_name(s.ship_to.country.as_deref().unwrap_or("")),
                 references: self.req.references.clone().unwrap_or_default(),
                 ship_date: self.ship_date.to_string(),
@@ -354,8 +365,8 @@ impl Draft<'_> {
                     .unwrap_or_else(|| label_id[..8].to_uppercase()),
                 date: inv.date.unwrap_or_else(|| self.ship_date.to_string()),
                 copies: inv.number_of_copies.unwrap_or(1).clamp(1, 4) as u32,
-                seller: address_with_country(&s.ship_from),
-                buyer: address_with_country(&s.ship_to),
+                seller: address_with_country(&s.ship_from, true),
+                buyer: address_with_country(&s.ship_to, true),
                 carrier_service: format!("{} {}", self.carrier.name, self.service.name),
                 tracking_numbers: numbers.to_vec(),
                 terms_of_trade: self
@@ -373,12 +384,12 @@ impl Draft<'_> {
         if let (Some(c), true) = (&self.req.customs, from != to) {
             let doc = CustomsDoc {
                 tracking_number: numbers.first().cloned().unwrap_or_default(),
-                sender: address_with_country(&s.ship_from),
-                addressee: address_with_country(&s.ship_to),
+                sender: address_with_country(&s.ship_from, true),
+                addressee: address_with_country(&s.ship_to, true),
                 importer: c
                     .importer_address
                     .as_ref()
-                    .map(address_with_country)
+                    .map(|a| address_with_country(a, true))
                     .unwrap_or_default(),
                 purpose: c.purpose.as_str().into(),
                 terms_of_trade: c.terms_of_trade.map(|t| t.as_str().to_string()),

@@ -202,8 +202,8 @@ impl Service {
         let doc = PackingSlip {
             order_number: order.order_number.clone(),
             date: label.ship_date.clone(),
-            ship_from: crate::labels::address_with_country(&req.shipment.ship_from),
-            ship_to: crate::labels::address_with_country(&order.ship_to),
+            ship_from: crate::labels::address_with_country(&req.shipment.ship_from, false),
+            ship_to: crate::labels::address_with_country(&order.ship_to, false),
             carrier_service: packdesk_carriers::service_type(&label.service_type)
                 .map(|(c, s)| format!("{} {}", c.name, s.name))
                 .unwrap_or_else(|| label.service_type.clone()),
