@@ -21,6 +21,7 @@ fn main() {
     measure("label 4x6 PDF", n, |i| {
         black_box(render_label_pdf(&[page(i)]));
     });
+    println!("label 4x6 PDF: {} bytes", render_label_pdf(&[page(0)]).len());
     // A recipient in Japanese and an Arabic reference: shaping, bidi and two more font subsets.
     let cjk = |i: u64| {
         let mut p = page(i);
@@ -40,6 +41,19 @@ fn main() {
         "label 4x6 PDF, CJK + Arabic: {} bytes",
         render_label_pdf(&[cjk(0)]).len()
     );
+    // A different Chinese name on every label: its font subset is made afresh (no cache hit).
+    const HANZI: &str = "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤";
+    let hanzi: Vec<char> = HANZI.chars().collect();
+    measure("label 4x6 PDF, CJK, new name", n, |i| {
+        let mut p = cjk(i);
+        let k = i as usize * 7919;
+        p.ship_to[0] = [k, k / 3 + 1, k / 7 + 2]
+            .iter()
+            .map(|j| hanzi[j % hanzi.len()])
+            .collect();
+        p.references = vec![];
+        black_box(render_label_pdf(&[p]));
+    });
     measure("label 4x6 ZPL, CJK (203 dpi)", n, |i| {
         black_box(render_label_zpl(&[cjk(i)], 203));
     });

@@ -115,6 +115,18 @@ impl Face {
     }
 }
 
+/// The glyph `face` shows for `c` (0, the missing glyph, when it has none).
+pub fn glyph_of(face: Face, c: char) -> u16 {
+    use ab_glyph::Font;
+    face.glyphs().glyph_id(c).0
+}
+
+/// The glyphs of printable ASCII in `face`.
+pub fn ascii_glyphs(face: Face) -> Vec<u16> {
+    use ab_glyph::Font;
+    (' '..='~').map(|c| face.glyphs().glyph_id(c).0).collect()
+}
+
 /// Latin-1: text that needs no shaping or reordering, and that printers' own fonts show.
 pub fn latin1(c: char) -> bool {
     (' '..='~').contains(&c) || ('\u{a0}'..='\u{ff}').contains(&c)
@@ -183,6 +195,9 @@ pub struct Glyph {
 pub struct Run {
     pub face: Face,
     pub glyphs: Vec<Glyph>,
+    /// A glyph per character, each the font's own for it, at its own advance (Latin-1): the
+    /// PDF can show it as plain text.
+    pub simple: bool,
 }
 
 impl Run {
@@ -210,6 +225,7 @@ pub fn shape(s: &str, bold: bool) -> Vec<Run> {
                 .map(|(face, text)| Run {
                     face,
                     glyphs: shape_run(face, &text, rtl),
+                    simple: false,
                 })
                 .collect();
             if rtl {
@@ -239,7 +255,11 @@ fn latin1_run(s: &str, bold: bool) -> Run {
             }
         })
         .collect();
-    Run { face, glyphs }
+    Run {
+        face,
+        glyphs,
+        simple: true,
+    }
 }
 
 thread_local! {

@@ -85,6 +85,14 @@ impl Page {
             font: PdfFontHandle::External(FontId(face.resource_name().to_string())),
             size: Pt(size),
         });
+        if run.simple {
+            // printpdf maps each character through the subset's cmap: one string, no offsets.
+            let text = run.glyphs.iter().map(|g| g.text.as_str()).collect();
+            self.ops.push(Op::ShowText {
+                items: vec![TextItem::Text(text)],
+            });
+            return;
+        }
         let mut items: Vec<TextItem> = Vec::new();
         let mut rise = 0;
         // Where the glyph's own width puts the pen versus where the layout wants it, in 1/1000 em.
@@ -236,27 +244,67 @@ pub fn write(title: &str, pages: Vec<Page>) -> Vec<u8> {
     out
 }
 
-/// Deflates every stream at zlib's fast level: lopdf's own `compress` uses the best level, which
-/// spent most of a label's render time squeezing the embedded fonts a few per cent smaller.
+/// Deflates every stream at zlib's fast level (lopdf's own `compress` uses the best level, which
+/// spent most of a label's render squeezing the fonts a few per cent smaller). Font programs
+/// repeat from document to document (the same subsets), so large streams are deflated once per
+/// process, at the best level.
 fn compress(lo: &mut lopdf::Document) {
-    use std::io::Write;
     for object in lo.objects.values_mut() {
         if let lopdf::Object::Stream(stream) = object {
             if stream.dict.get(b"Filter").is_ok() {
                 continue;
             }
-            let mut encoder = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::fast());
-            if encoder.write_all(&stream.content).is_err() {
-                continue;
-            }
-            if let Ok(deflated) = encoder.finish() {
-                if deflated.len() + 19 < stream.content.len() {
-                    stream.dict.set("Filter", "FlateDecode");
-                    stream.set_content(deflated);
-                }
+            let deflated = if stream.content.len() >= 4096 {
+                deflate_cached(&stream.content)
+            } else {
+                deflate(&stream.content)
+            };
+            if deflated.len() + 19 < stream.content.len() {
+                stream.dict.set("Filter", "FlateDecode");
+                stream.set_content(deflated.to_vec());
             }
         }
     }
+}
+
+fn deflate(bytes: &[u8]) -> std::sync::Arc<[u8]> {
+    deflate_at(bytes, flate2::Compression::fast())
+}
+
+fn deflate_at(bytes: &[u8], level: flate2::Compression) -> std::sync::Arc<[u8]> {
+    use std::io::Write;
+    let mut encoder = flate2::write::ZlibEncoder::new(Vec::with_capacity(bytes.len() / 2), level);
+    // Writing to a Vec cannot fail.
+    let _ = encoder.write_all(bytes);
+    encoder.finish().unwrap_or_default().into()
+}
+
+fn deflate_cached(bytes: &[u8]) -> std::sync::Arc<[u8]> {
+    use std::hash::{Hash, Hasher};
+    use std::sync::{Arc, Mutex, OnceLock};
+    type Cache = std::collections::HashMap<u64, (Arc<[u8]>, Arc<[u8]>)>;
+    static CACHE: OnceLock<Mutex<Cache>> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    bytes.hash(&mut h);
+    let key = h.finish();
+    if let Ok(c) = cache.lock() {
+        // The content itself is compared: a hash collision deflates afresh, never serves wrong bytes.
+        if let Some((content, deflated)) = c.get(&key) {
+            if **content == *bytes {
+                return deflated.clone();
+            }
+        }
+    }
+    // Made once, used by many documents: worth the best level.
+    let deflated = deflate_at(bytes, flate2::Compression::best());
+    if let Ok(mut c) = cache.lock() {
+        if c.len() >= 64 {
+            c.clear();
+        }
+        c.insert(key, (Arc::from(bytes), deflated.clone()));
+    }
+    deflated
 }
 
 /// Subsets each shipped font to the glyphs the pages show and renumbers the glyph ids in the
@@ -267,29 +315,89 @@ fn embed_subsets(pages: &mut [Page]) -> Vec<(Face, PdfFont)> {
     for_each_glyph(pages, |face, cp| {
         used.entry(face).or_default().insert(cp.gid);
     });
+    // Plain text runs (Latin-1) are shown through the subset's cmap, which keeps their glyphs.
+    for page in pages.iter() {
+        let mut face = None;
+        for op in &page.ops {
+            match op {
+                Op::SetFont {
+                    font: PdfFontHandle::External(id),
+                    ..
+                } => face = Face::from_resource_name(&id.0),
+                Op::ShowText { items } => {
+                    let Some(face) = face else { continue };
+                    for item in items {
+                        if let TextItem::Text(text) = item {
+                            let set = used.entry(face).or_default();
+                            set.extend(text.chars().map(|c| crate::fonts::glyph_of(face, c)));
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
     let mut remaps = BTreeMap::new();
     let mut fonts = Vec::new();
-    for (face, gids) in &used {
-        let Some((bytes, remap)) = crate::fonts::subset(*face, gids) else {
+    for (face, mut gids) in used {
+        // Noto Sans always carries printable ASCII: most documents then use the same subset,
+        // made once per process (a subset costs more than the rest of a label).
+        if matches!(face, Face::NotoSans | Face::NotoSansBold) {
+            gids.extend(crate::fonts::ascii_glyphs(face));
+        }
+        let Some(subset) = subset_of(face, gids) else {
             continue;
         };
-        let mut warnings = Vec::new();
-        let Some(mut parsed) = ParsedFont::from_bytes(&bytes, 0, &mut warnings) else {
-            continue;
-        };
-        // A subset's name carries a tag of six capitals (PDF 32000 9.6.4), here from its glyphs,
-        // so the same text gives the same file.
-        let digest = <sha2::Sha256 as sha2::Digest>::digest(format!("{face:?}{gids:?}").as_bytes());
-        let tag: String = digest[..6].iter().map(|b| (b'A' + b % 26) as char).collect();
-        parsed.font_name = Some(format!("{tag}+{}", face.resource_name()));
-        remaps.insert(*face, remap);
-        fonts.push((*face, PdfFont::new(parsed)));
+        fonts.push((face, subset.font.clone()));
+        remaps.insert(face, subset);
     }
     for_each_glyph(pages, |face, cp| {
         // A font that failed to subset is not embedded: its glyphs show as missing (.notdef).
-        cp.gid = remaps.get(&face).and_then(|m| m.get(&cp.gid)).copied().unwrap_or(0);
+        cp.gid = remaps
+            .get(&face)
+            .and_then(|s| s.remap.get(&cp.gid))
+            .copied()
+            .unwrap_or(0);
     });
     fonts
+}
+
+/// A face subset to some glyphs: the font to embed and each original glyph id's new id.
+struct Subset {
+    font: PdfFont,
+    remap: std::collections::HashMap<u16, u16>,
+}
+
+/// The subset of `face` to `gids`, from a small per-process cache (documents are pure: the same
+/// glyphs always give the same subset).
+fn subset_of(face: Face, gids: BTreeSet<u16>) -> Option<std::sync::Arc<Subset>> {
+    use std::sync::{Arc, Mutex, OnceLock};
+    type Cache = std::collections::HashMap<(Face, BTreeSet<u16>), Arc<Subset>>;
+    static CACHE: OnceLock<Mutex<Cache>> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    let key = (face, gids);
+    if let Some(hit) = cache.lock().ok()?.get(&key) {
+        return Some(hit.clone());
+    }
+    let (bytes, remap) = crate::fonts::subset(face, &key.1)?;
+    let mut warnings = Vec::new();
+    let mut parsed = ParsedFont::from_bytes(&bytes, 0, &mut warnings)?;
+    // A subset's name carries a tag of six capitals (PDF 32000 9.6.4), here from its glyphs, so
+    // the same text gives the same file.
+    let digest = <sha2::Sha256 as sha2::Digest>::digest(format!("{face:?}{:?}", key.1).as_bytes());
+    let tag: String = digest[..6].iter().map(|b| (b'A' + b % 26) as char).collect();
+    parsed.font_name = Some(format!("{tag}+{}", face.resource_name()));
+    let subset = Arc::new(Subset {
+        font: PdfFont::new(parsed),
+        remap,
+    });
+    let mut cache = cache.lock().ok()?;
+    // Bounded: names vary, and a desk's documents mostly share the ASCII subsets.
+    if cache.len() >= 256 {
+        cache.clear();
+    }
+    cache.insert(key, subset.clone());
+    Some(subset)
 }
 
 /// Calls `f` with every glyph the pages show in a shipped font.
