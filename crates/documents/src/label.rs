@@ -144,7 +144,7 @@ fn layout(c: &mut dyn Canvas, l: &LabelPage, module_for: &dyn Fn(f32, u32) -> f3
     let bh = (bottom - y - 8.0 * f).clamp(20.0 * f, 100.0 * f);
     let by = y + 8.0 * f;
     c.code128((w - bw) / 2.0, by, module, bh, &l.tracking_number);
-    let tw = text_width(&l.tracking_number, text_size, true) * 0.9;
+    let tw = text_width(&l.tracking_number, text_size, true);
     c.text(
         (w - tw) / 2.0,
         by + bh + text_size + 2.0 * f,

@@ -18,18 +18,19 @@ pub struct Page {
     ops: Vec<Op>,
 }
 
-/// Cuts `s` so that it fits `max_width` points at `size`, marking the cut with "...".
+/// Cuts `s` so that it fits `max_width` points at `size`, marking the cut with "...". Measured
+/// in bold, the wider face, so that it fits either way.
 pub fn fit(s: &str, size: f32, max_width: f32) -> String {
-    if text_width(s, size, false) <= max_width {
+    if text_width(s, size, true) <= max_width {
         return s.to_string();
     }
     let chars: Vec<char> = s.chars().collect();
     // Start from the proportional guess and step back until it fits.
-    let guess = (chars.len() as f32 * max_width / text_width(s, size, false)) as usize;
+    let guess = (chars.len() as f32 * max_width / text_width(s, size, true)) as usize;
     let mut keep = guess.min(chars.len()).saturating_sub(3);
     loop {
         let cut = format!("{}...", chars[..keep].iter().collect::<String>());
-        if keep == 0 || text_width(&cut, size, false) <= max_width {
+        if keep == 0 || text_width(&cut, size, true) <= max_width {
             return cut;
         }
         keep -= 1;
@@ -436,6 +437,19 @@ fn id_string(bytes: [u8; 16]) -> lopdf::Object {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fit_cuts_by_the_printed_width_in_any_script() {
+        // Chinese characters are about twice as wide as Latin letters: fewer fit.
+        let latin = fit(&"a".repeat(200), 10.0, 100.0);
+        let chinese = fit(&"山".repeat(200), 10.0, 100.0);
+        assert!(latin.ends_with("...") && chinese.ends_with("..."));
+        assert!(chinese.chars().count() < latin.chars().count() / 2 + 3, "{chinese} vs {latin}");
+        for s in [&latin, &chinese] {
+            assert!(text_width(s, 10.0, true) <= 100.0, "{s} is wider than the box");
+        }
+        assert_eq!(fit("山田 太郎", 10.0, 100.0), "山田 太郎");
+    }
 
     #[test]
     fn text_after_a_shaded_band_prints_black() {
