@@ -444,7 +444,10 @@ mod tests {
         let latin = fit(&"a".repeat(200), 10.0, 100.0);
         let chinese = fit(&"山".repeat(200), 10.0, 100.0);
         assert!(latin.ends_with("...") && chinese.ends_with("..."));
-        assert!(chinese.chars().count() < latin.chars().count() / 2 + 3, "{chinese} vs {latin}");
+        assert!(
+            chinese.chars().count() < latin.chars().count() / 2 + 3,
+            "{chinese} vs {latin}"
+        );
         for s in [&latin, &chinese] {
             assert!(text_width(s, 10.0, true) <= 100.0, "{s} is wider than the box");
         }
