@@ -7,6 +7,7 @@ pub mod fonts;
 pub mod invoice;
 pub mod label;
 pub mod manifest;
+pub mod matrix;
 pub mod merge;
 pub mod packing_slip;
 pub mod pdf;

@@ -197,6 +197,19 @@ impl Page {
         }
     }
 
+    /// A 2D code, `module` points per module, top-left at (x, y).
+    pub fn matrix(&mut self, x: f32, y: f32, module: f32, m: &crate::matrix::Matrix) {
+        for (row, col, len) in m.runs() {
+            self.fill_rect(
+                x + col as f32 * module,
+                y + row as f32 * module,
+                len as f32 * module,
+                module,
+                0.0,
+            );
+        }
+    }
+
     fn into_pdf_page(self) -> PdfPage {
         PdfPage::new(Mm(self.width_mm), Mm(self.height_mm), self.ops)
     }
