@@ -49,7 +49,7 @@ function barcodeOfRaster(zpl) {
   const file = join(dir, 'label.pbm');
   writeFileSync(file, Buffer.concat([Buffer.from(`P4\n${perRow * 8} ${total / perRow}\n`), rows]));
   try {
-    return execFileSync('zbarimg', ['--quiet', '--raw', file]).toString().trim();
+    return execFileSync('zbarimg', ['--quiet', '--raw', '-Sdisable', '-Scode128.enable', file]).toString().trim();
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -60,10 +60,13 @@ fn pdf_barcodes(pdf: &Path) -> Vec<Vec<String>> {
 }
 
 fn decode_png(png: &Path) -> Vec<String> {
-    tool("zbarimg", &["--raw", "-q", "-Scode128.enable", png.to_str().unwrap()])
-        .lines()
-        .map(String::from)
-        .collect()
+    tool(
+        "zbarimg",
+        &["--raw", "-q", "-Sdisable", "-Scode128.enable", png.to_str().unwrap()],
+    )
+    .lines()
+    .map(String::from)
+    .collect()
 }
 
 fn account(s: &Server, slug: &str) -> String {

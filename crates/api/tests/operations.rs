@@ -98,7 +98,7 @@ fn decode_pdf(bytes: &[u8]) -> (usize, Vec<String>) {
     let mut codes = Vec::new();
     for p in pngs {
         let out = Command::new("zbarimg")
-            .args(["--raw", "-q", "-Scode128.enable"])
+            .args(["--raw", "-q", "-Sdisable", "-Scode128.enable"])
             .arg(&p)
             .output()
             .unwrap();

@@ -107,7 +107,7 @@ fn check_4x6_with_barcode(pdf: &Path, tracking: &str) {
         .unwrap();
     let page = std::fs::read_dir(&png).unwrap().flatten().next().unwrap().path();
     let out = Command::new("zbarimg")
-        .args(["--quiet", "--raw"])
+        .args(["--quiet", "--raw", "-Sdisable", "-Scode128.enable"])
         .arg(&page)
         .output()
         .unwrap();

@@ -28,6 +28,13 @@ pub fn page(i: u64) -> LabelPage {
             "M1 1AE Manchester".into(),
         ],
         ship_to_country: "UNITED KINGDOM".into(),
+        ship_to_phone: Some("+44 161 496 0000".into()),
+        routing_code: "GB M1".into(),
+        service_code: "24".into(),
+        two_d: Some((
+            packdesk_documents::matrix::Symbology::DataMatrix,
+            format!("9{:014}/M1 1AE/GBR", i),
+        )),
         references: vec!["PO-77".into()],
         ship_date: "2026-11-22".into(),
         order_number: Some("A-1001".into()),

@@ -32,6 +32,13 @@ fn main() {
             "75002 PARIS".into(),
         ],
         ship_to_country: "FRANCE".into(),
+        ship_to_phone: Some("+33 1 23 45 67 89".into()),
+        routing_code: "FR 75002".into(),
+        service_code: "24".into(),
+        two_d: Some((
+            packdesk_documents::matrix::Symbology::DataMatrix,
+            "RR473124829DE/75002/FRA".into(),
+        )),
         references: vec!["PO-77".into(), "Desk 3".into()],
         ship_date: "2026-11-22".into(),
         order_number: Some("A-1001".into()),

@@ -19,6 +19,14 @@ pub struct LabelPage {
     /// Recipient: name first, then the lines; `ship_to_country` prints large.
     pub ship_to: Vec<String>,
     pub ship_to_country: String,
+    pub ship_to_phone: Option<String>,
+    /// The sort code the carrier's hubs route by (country and outward postcode), printed large.
+    pub routing_code: String,
+    /// The service in a few letters, in a box the sorters see first ("24", "EXP").
+    pub service_code: String,
+    /// The 2D code: symbology and content ("tracking/postcode/country": QR alphanumeric
+    /// characters, which a printer's automatic mode encodes compactly and every reader reads).
+    pub two_d: Option<(crate::matrix::Symbology, String)>,
     pub references: Vec<String>,
     pub ship_date: String,
     pub order_number: Option<String>,
@@ -37,6 +45,8 @@ pub(crate) trait Canvas {
     fn hline(&mut self, x: f32, y: f32, w: f32, thickness: f32);
     fn frame(&mut self, x: f32, y: f32, w: f32, h: f32, thickness: f32);
     fn code128(&mut self, x: f32, y: f32, module: f32, height: f32, text: &str);
+    /// A 2D code `size` points square at most, top-left at (x, y); answers its side.
+    fn two_d(&mut self, x: f32, y: f32, size: f32, symbology: crate::matrix::Symbology, data: &str) -> f32;
 }
 
 impl Canvas for Page {
@@ -57,6 +67,14 @@ impl Canvas for Page {
     }
     fn code128(&mut self, x: f32, y: f32, module: f32, height: f32, text: &str) {
         Page::code128(self, x, y, module, height, text)
+    }
+    fn two_d(&mut self, x: f32, y: f32, size: f32, symbology: crate::matrix::Symbology, data: &str) -> f32 {
+        let Some(m) = crate::matrix::encode(symbology, data) else {
+            return 0.0;
+        };
+        let module = size / m.width.max(m.height) as f32;
+        Page::matrix(self, x, y, module, &m);
+        module * m.width as f32
     }
 }
 
@@ -101,10 +119,39 @@ fn layout(c: &mut dyn Canvas, l: &LabelPage, module_for: &dyn Fn(f32, u32) -> f3
         y += size + 2.0 * f;
         c.text(m, y, size, i == 0, &fit(line, size, inner));
     }
+    if let Some(phone) = l.ship_to_phone.as_deref().filter(|p| !p.trim().is_empty()) {
+        y += 12.0 * f;
+        c.text(m, y, 9.0 * f, false, &fit(&format!("TEL {phone}"), 9.0 * f, inner));
+    }
     y += 17.0 * f;
     c.text(m, y, 15.0 * f, true, &fit(&l.ship_to_country, 15.0 * f, inner));
     y += 6.0 * f;
     c.hline(m, y, inner, 1.5 * f);
+
+    // Routing row: the sort code large, the service box, and the 2D code on the right.
+    let code_side = 62.0 * f;
+    let row_top = y + 5.0 * f;
+    let side = match &l.two_d {
+        Some((symbology, data)) => c.two_d(w - m - code_side, row_top, code_side, *symbology, data),
+        None => 0.0,
+    };
+    let left = inner - side - 8.0 * f;
+    c.text(m, row_top + 7.0 * f, 6.5 * f, true, "ROUTE");
+    c.text(
+        m,
+        row_top + 30.0 * f,
+        22.0 * f,
+        true,
+        &fit(&l.routing_code, 22.0 * f, left),
+    );
+    if !l.service_code.is_empty() {
+        let size = 14.0 * f;
+        let bw = text_width(&l.service_code, size, true) + 8.0 * f;
+        c.frame(m, row_top + 38.0 * f, bw, 20.0 * f, 2.0 * f);
+        c.text(m + 4.0 * f, row_top + 53.0 * f, size, true, &l.service_code);
+    }
+    y = row_top + side.max(58.0 * f) + 5.0 * f;
+    c.hline(m, y, inner, 1.0 * f);
 
     // Shipment facts.
     y += 11.0 * f;
@@ -244,6 +291,25 @@ impl Canvas for Zpl {
         let (x, y, w, h) = (self.dots(x), self.dots(y), self.dots(w), self.dots(h));
         self.out.push_str(&format!("^FO{x},{y}^GB{w},{h},{t}^FS\n"));
     }
+    fn two_d(&mut self, x: f32, y: f32, size: f32, symbology: crate::matrix::Symbology, data: &str) -> f32 {
+        // The printer draws the symbol itself, in whole dots per module, sized like the PDF's.
+        let Some(m) = crate::matrix::encode(symbology, data) else {
+            return 0.0;
+        };
+        let modules = m.width.max(m.height) as i64;
+        let dots = (self.dots(size) / modules).max(2);
+        let (x, y) = (self.dots(x), self.dots(y));
+        let data = data.replace(['^', '~'], " ");
+        match symbology {
+            // ^BQ: model 2, magnification = dots per module; "MA," = level M, automatic mode.
+            crate::matrix::Symbology::Qr => self.out.push_str(&format!("^FO{x},{y}^BQN,2,{dots}^FDMA,{data}^FS\n")),
+            // ^BX: module height in dots, quality 200 (ECC 200).
+            crate::matrix::Symbology::DataMatrix => {
+                self.out.push_str(&format!("^FO{x},{y}^BXN,{dots},200^FD{data}^FS\n"))
+            }
+        }
+        (dots * modules) as f32 * 72.0 / self.dpi
+    }
     fn code128(&mut self, x: f32, y: f32, module: f32, height: f32, text: &str) {
         let m = self.dots(module).max(1);
         let (x, y, h) = (self.dots(x), self.dots(y), self.dots(height));
@@ -340,6 +406,10 @@ mod tests {
             ],
             ship_to: vec!["Jane Doe".into(), "22 Rue de la Paix".into(), "75002 PARIS".into()],
             ship_to_country: "FRANCE".into(),
+            ship_to_phone: Some("+33 1 23 45 67 89".into()),
+            routing_code: "FR 75008".into(),
+            service_code: "EXP".into(),
+            two_d: Some((crate::matrix::Symbology::Qr, format!("{tracking}/75008/FRA"))),
             references: vec!["PO-1".into()],
             ship_date: "2026-11-22".into(),
             order_number: Some("A-1001".into()),

@@ -50,11 +50,7 @@ pub fn encode(symbology: Symbology, data: &str) -> Option<Matrix> {
             // Level M: a quarter of the symbol may be scuffed, the usual level on labels.
             let code = qrcode::QrCode::with_error_correction_level(data.as_bytes(), qrcode::EcLevel::M).ok()?;
             let width = code.width();
-            let dark = code
-                .to_colors()
-                .into_iter()
-                .map(|c| c == qrcode::Color::Dark)
-                .collect();
+            let dark = code.to_colors().into_iter().map(|c| c == qrcode::Color::Dark).collect();
             Some(Matrix {
                 width,
                 height: width,
@@ -80,12 +76,12 @@ mod tests {
 
     #[test]
     fn both_symbologies_encode_a_tracking_number_and_postcode() {
-        let qr = encode(Symbology::Qr, "JD0002250000000001|M1 1AE|GBR").unwrap();
+        let qr = encode(Symbology::Qr, "JD0002250000000001/M1 1AE/GBR").unwrap();
         assert_eq!(qr.width, qr.height);
         assert!(qr.width >= 21, "a QR code is at least version 1");
         // The three finder patterns: a dark 7x7 frame in the top-left corner.
         assert!((0..7).all(|i| qr.is_dark(i, 0) && qr.is_dark(0, i)));
-        let dm = encode(Symbology::DataMatrix, "JD0002250000000001|M1 1AE|GBR").unwrap();
+        let dm = encode(Symbology::DataMatrix, "JD0002250000000001/M1 1AE/GBR").unwrap();
         // The Data Matrix L: solid left column and bottom row.
         assert!((0..dm.height).all(|y| dm.is_dark(0, y)));
         assert!((0..dm.width).all(|x| dm.is_dark(x, dm.height - 1)));

@@ -84,6 +84,54 @@ fn address_lines(a: &Address, latin: bool) -> Vec<String> {
     lines
 }
 
+/// The sort code hubs route by: the country's two letters and the postcode's outward part (the
+/// part before a space, as UK and Irish postcodes are sorted; the whole code elsewhere).
+fn routing_code(a: &Address) -> String {
+    let alpha3 = a.country.as_deref().unwrap_or("");
+    let cc = country(alpha3)
+        .map(|c| c.alpha2.to_string())
+        .unwrap_or_else(|| alpha3.to_string());
+    let postcode = a.postal_code.as_deref().unwrap_or("").trim();
+    let outward = postcode.split_whitespace().next().unwrap_or("");
+    format!("{cc} {outward}").trim().to_uppercase()
+}
+
+/// The service in the box sorters read first: the service type without the carrier's prefix,
+/// its initials when long ("uk_express_24" -> "UE24").
+fn service_code(service_type: &str, slug: &str) -> String {
+    let own = service_type
+        .strip_prefix(slug)
+        .map(|s| s.trim_start_matches(['_', '-']))
+        .unwrap_or(service_type);
+    if own.len() <= 5 {
+        return own.to_uppercase();
+    }
+    own.split(['_', '-'])
+        .filter(|w| !w.is_empty())
+        .map(|w| {
+            if w.chars().all(|c| c.is_ascii_digit()) {
+                w.to_string()
+            } else {
+                w.chars().next().unwrap().to_ascii_uppercase().to_string()
+            }
+        })
+        .collect::<String>()
+        .chars()
+        .take(6)
+        .collect()
+}
+
+/// The 2D code a carrier's labels carry: Data Matrix where postal operators and European parcel
+/// carriers use it (Mailmark, Deutsche Post, Correos, DPD), QR elsewhere.
+fn two_d_symbology(slug: &str) -> packdesk_documents::matrix::Symbology {
+    use packdesk_documents::matrix::Symbology;
+    match slug {
+        "dhl-germany" | "whistl" | "spain-correos-es" | "dpd-uk" | "yodel" | "apc-overnight" | "quantium"
+        | "asendia-hk" | "ups-mi" | "mondialrelay" | "tipsa" => Symbology::DataMatrix,
+        _ => Symbology::Qr,
+    }
+}
+
 fn country_name(alpha3: &str) -> String {
     country(alpha3)
         .map(|c| c.name.to_uppercase())
@@ -319,6 +367,19 @@ impl Draft<'_> {
                 ship_from: address_with_country(&s.ship_from, self.international()),
                 ship_to: address_lines(&s.ship_to, self.international()),
                 ship_to_country: country_name(s.ship_to.country.as_deref().unwrap_or("")),
+                ship_to_phone: s.ship_to.phone.clone(),
+                routing_code: routing_code(&s.ship_to),
+                service_code: service_code(&self.service.service_type, &self.carrier.slug),
+                two_d: Some((
+                    two_d_symbology(&self.carrier.slug),
+                    // Characters of QR's alphanumeric mode, which a printer's automatic mode picks.
+                    format!(
+                        "{tn}/{}/{}",
+                        s.ship_to.postal_code.as_deref().unwrap_or("").trim(),
+                        s.ship_to.country.as_deref().unwrap_or("")
+                    )
+                    .to_uppercase(),
+                )),
                 references: self.req.references.clone().unwrap_or_default(),
                 ship_date: self.ship_date.to_string(),
                 order_number: self.req.order_number.clone(),

@@ -366,7 +366,13 @@ fn decode_png(png: &[u8]) -> String {
     let path = dir.path().join("p.png");
     std::fs::write(&path, png).unwrap();
     let out = std::process::Command::new("zbarimg")
-        .args(["--quiet", "--raw", path.to_str().unwrap()])
+        .args([
+            "--quiet",
+            "--raw",
+            "-Sdisable",
+            "-Scode128.enable",
+            path.to_str().unwrap(),
+        ])
         .output()
         .expect("zbarimg (zbar-tools) is needed");
     String::from_utf8_lossy(&out.stdout).trim().to_string()
