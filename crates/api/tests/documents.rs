@@ -273,3 +273,59 @@ fn a_recipient_in_another_script_prints_as_written_with_a_latin_line_abroad() {
     std::fs::write(&p, &png.bytes).unwrap();
     assert_eq!(decode_png(&p), tracking(&l));
 }
+
+#[test]
+fn a_label_carries_its_carriers_2d_code_with_tracking_number_postcode_and_country() {
+    let s = Server::start();
+    // Blue Dart prints QR, Yodel Data Matrix (as their labels do); ZPL labels use the printer's
+    // own ^BQ/^BX.
+    for (slug, service, country, file_type, paper) in [
+        ("bluedart", "bluedart_surface", "IND", "pdf", "a4"),
+        ("yodel", "yodel_std", "GBR", "pdf", "4x6"),
+        ("tipsa", "tipsa_standard", "ESP", "zpl", "4x6"),
+    ] {
+        let l = label(
+            &s,
+            slug,
+            service,
+            country,
+            country,
+            1,
+            json!({"file_type": file_type, "paper_size": paper}),
+        );
+        let want = format!("{}/20002/{country}", tracking(&l)[0]);
+        let (tmp, path, bytes) = save(&s, &l["files"]["label"]["url"], &format!("label.{file_type}"));
+        let png = if file_type == "pdf" {
+            let prefix = tmp.path().join("page");
+            tool(
+                "pdftoppm",
+                &[
+                    "-r",
+                    "200",
+                    "-png",
+                    "-singlefile",
+                    path.to_str().unwrap(),
+                    prefix.to_str().unwrap(),
+                ],
+            );
+            tmp.path().join("page.png")
+        } else {
+            let image = labelize::render_png(&bytes, Default::default()).unwrap();
+            let p = tmp.path().join("zpl.png");
+            std::fs::write(&p, &image.bytes).unwrap();
+            p
+        };
+        let png = png.to_str().unwrap();
+        let read = if slug == "bluedart" {
+            tool("zbarimg", &["--raw", "-q", "-Sdisable", "-Sqrcode.enable", png])
+        } else {
+            tool("dmtxread", &["-n", "-N1", png])
+        };
+        assert_eq!(read.trim(), want, "{slug} {file_type}");
+        assert_eq!(
+            decode_png(Path::new(png)),
+            tracking(&l),
+            "{slug}: the Code 128 still reads"
+        );
+    }
+}
