@@ -105,7 +105,7 @@ fn every_stock_and_resolution_prints_both_codes_readable() {
         for symbology in [Symbology::Qr, Symbology::DataMatrix] {
             let label = sample(paper, symbology);
             let pdf = dir.join(format!("{name}.pdf"));
-            std::fs::write(&pdf, render_label_pdf(&[label.clone()])).unwrap();
+            std::fs::write(&pdf, render_label_pdf(std::slice::from_ref(&label))).unwrap();
             let png = dir.join(format!("{name}-pdf"));
             run(
                 "pdftoppm",
@@ -124,7 +124,7 @@ fn every_stock_and_resolution_prints_both_codes_readable() {
                 continue; // thermal stock only
             }
             for dpi in [203, 300] {
-                let zpl = render_label_zpl(&[label.clone()], dpi);
+                let zpl = render_label_zpl(std::slice::from_ref(&label), dpi);
                 let options = labelize::RenderOptions {
                     width_mm: Some(paper.width_mm as f64),
                     height_mm: Some(paper.height_mm as f64),
