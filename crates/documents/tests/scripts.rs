@@ -188,3 +188,55 @@ fn the_customs_declaration_shows_the_recipient_in_their_script() {
         assert!(text.contains(expected), "{expected} not on the CN23: {text}");
     }
 }
+
+#[test]
+fn the_packing_slip_and_the_manifest_show_names_in_their_script() {
+    use packdesk_documents::manifest::{render_manifest_pdf, ManifestDoc, ManifestLine};
+    use packdesk_documents::packing_slip::{render_packing_slip_pdf, PackingSlip, SlipItem};
+    let dir = tempdir::Dir::new("slip");
+    let slip = PackingSlip {
+        order_number: "A-1001".into(),
+        date: "2026-11-23".into(),
+        ship_from: vec!["Packdesk Ltd".into()],
+        ship_to: vec![
+            "山田 太郎".into(),
+            "千代田区丸の内 1-9-1".into(),
+            "100-0005 東京都".into(),
+        ],
+        carrier_service: "Yamato Japan TA-Q-BIN".into(),
+        tracking_numbers: vec!["123456789012".into()],
+        items: vec![SlipItem {
+            sku: Some("TEA-01".into()),
+            description: "緑茶 Sencha".into(),
+            quantity: 2,
+        }],
+        notes: Some("Merci, Γιώργος!".into()),
+        sample: false,
+    };
+    let path = write(&dir, "slip.pdf", &render_packing_slip_pdf(&slip));
+    let text = words(&tool("pdftotext", &[&path, "-"]));
+    for expected in ["山田 太郎", "千代田区丸の内 1-9-1", "緑茶 Sencha", "Merci, Γιώργος!"] {
+        assert!(text.contains(expected), "{expected} not on the packing slip: {text}");
+    }
+    let manifest = ManifestDoc {
+        manifest_id: "m-1".into(),
+        carrier: "Yamato Japan".into(),
+        account: "東京倉庫".into(),
+        date: "2026-11-23".into(),
+        lines: vec![ManifestLine {
+            tracking_number: "123456789012".into(),
+            postal_code: "100-0005".into(),
+            country: "JPN".into(),
+            weight_kg: 1.5,
+            service: "宅急便".into(),
+            reference: "注文 42".into(),
+        }],
+        sample: false,
+    };
+    let path = write(&dir, "manifest.pdf", &render_manifest_pdf(&manifest));
+    let text = words(&tool("pdftotext", &[&path, "-"]));
+    // (The manifest PDF has no reference column; its CSV has.)
+    for expected in ["東京倉庫", "宅急便"] {
+        assert!(text.contains(expected), "{expected} not on the manifest: {text}");
+    }
+}
