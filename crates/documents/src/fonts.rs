@@ -110,8 +110,7 @@ impl Face {
 
     /// Whether the font has a glyph for `c`.
     pub fn has(self, c: char) -> bool {
-        use ab_glyph::Font;
-        self.glyphs().glyph_id(c).0 != 0
+        glyph_of(self, c) != 0
     }
 }
 
@@ -123,8 +122,7 @@ pub fn glyph_of(face: Face, c: char) -> u16 {
 
 /// The glyphs of printable ASCII in `face`.
 pub fn ascii_glyphs(face: Face) -> Vec<u16> {
-    use ab_glyph::Font;
-    (' '..='~').map(|c| face.glyphs().glyph_id(c).0).collect()
+    (' '..='~').map(|c| glyph_of(face, c)).collect()
 }
 
 /// Latin-1: text that needs no shaping or reordering, and that printers' own fonts show.

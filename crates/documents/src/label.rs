@@ -299,7 +299,7 @@ impl Canvas for Zpl {
         let modules = m.width.max(m.height) as i64;
         let dots = (self.dots(size) / modules).max(2);
         let (x, y) = (self.dots(x), self.dots(y));
-        let data = data.replace(['^', '~'], " ");
+        let data = zpl_text(data);
         match symbology {
             // ^BQ: model 2, magnification = dots per module; "MA," = level M, automatic mode.
             crate::matrix::Symbology::Qr => self.out.push_str(&format!("^FO{x},{y}^BQN,2,{dots}^FDMA,{data}^FS\n")),

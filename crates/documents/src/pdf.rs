@@ -326,31 +326,16 @@ fn deflate_cached(bytes: &[u8]) -> std::sync::Arc<[u8]> {
 /// one Chinese name.
 fn embed_subsets(pages: &mut [Page]) -> Vec<(Face, PdfFont)> {
     let mut used: BTreeMap<Face, BTreeSet<u16>> = BTreeMap::new();
-    for_each_glyph(pages, |face, cp| {
-        used.entry(face).or_default().insert(cp.gid);
-    });
-    // Plain text runs (Latin-1) are shown through the subset's cmap, which keeps their glyphs.
-    for page in pages.iter() {
-        let mut face = None;
-        for op in &page.ops {
-            match op {
-                Op::SetFont {
-                    font: PdfFontHandle::External(id),
-                    ..
-                } => face = Face::from_resource_name(&id.0),
-                Op::ShowText { items } => {
-                    let Some(face) = face else { continue };
-                    for item in items {
-                        if let TextItem::Text(text) = item {
-                            let set = used.entry(face).or_default();
-                            set.extend(text.chars().map(|c| crate::fonts::glyph_of(face, c)));
-                        }
-                    }
-                }
-                _ => {}
-            }
+    for_each_text(pages, |face, item| {
+        let set = used.entry(face).or_default();
+        match item {
+            TextItem::GlyphIds(glyphs) => set.extend(glyphs.iter().map(|cp| cp.gid)),
+            // Plain text runs (Latin-1) are shown through the subset's cmap, which keeps their
+            // glyphs.
+            TextItem::Text(text) => set.extend(text.chars().map(|c| crate::fonts::glyph_of(face, c))),
+            TextItem::Offset(_) => {}
         }
-    }
+    });
     let mut remaps = BTreeMap::new();
     let mut fonts = Vec::new();
     for (face, mut gids) in used {
@@ -365,13 +350,17 @@ fn embed_subsets(pages: &mut [Page]) -> Vec<(Face, PdfFont)> {
         fonts.push((face, subset.font.clone()));
         remaps.insert(face, subset);
     }
-    for_each_glyph(pages, |face, cp| {
-        // A font that failed to subset is not embedded: its glyphs show as missing (.notdef).
-        cp.gid = remaps
-            .get(&face)
-            .and_then(|s| s.remap.get(&cp.gid))
-            .copied()
-            .unwrap_or(0);
+    for_each_text(pages, |face, item| {
+        if let TextItem::GlyphIds(glyphs) = item {
+            for cp in glyphs {
+                // A font that failed to subset is not embedded: its glyphs show as missing.
+                cp.gid = remaps
+                    .get(&face)
+                    .and_then(|s| s.remap.get(&cp.gid))
+                    .copied()
+                    .unwrap_or(0);
+            }
+        }
     });
     fonts
 }
@@ -414,8 +403,8 @@ fn subset_of(face: Face, gids: BTreeSet<u16>) -> Option<std::sync::Arc<Subset>> 
     Some(subset)
 }
 
-/// Calls `f` with every glyph the pages show in a shipped font.
-fn for_each_glyph(pages: &mut [Page], mut f: impl FnMut(Face, &mut Codepoint)) {
+/// Calls `f` with every text item the pages show in a shipped font, and that font.
+fn for_each_text(pages: &mut [Page], mut f: impl FnMut(Face, &mut TextItem)) {
     for page in pages {
         let mut face = None;
         for op in &mut page.ops {
@@ -427,11 +416,7 @@ fn for_each_glyph(pages: &mut [Page], mut f: impl FnMut(Face, &mut Codepoint)) {
                 Op::SetFont { .. } => face = None,
                 Op::ShowText { items } => {
                     let Some(face) = face else { continue };
-                    for item in items {
-                        if let TextItem::GlyphIds(glyphs) = item {
-                            glyphs.iter_mut().for_each(|cp| f(face, cp));
-                        }
-                    }
+                    items.iter_mut().for_each(|item| f(face, item));
                 }
                 _ => {}
             }

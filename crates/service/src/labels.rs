@@ -59,7 +59,6 @@ fn insert_error(e: InsertError) -> ServiceError {
     }
 }
 
-/// Address lines as a label prints them.
 /// The address as printed. `latin`: an international document, where each line in another script
 /// gets its Latin transliteration beside it (for the carriers and customs along the way).
 fn address_lines(a: &Address, latin: bool) -> Vec<String> {
@@ -347,11 +346,12 @@ impl Draft<'_> {
     /// Sender and recipient in different countries.
     fn international(&self) -> bool {
         let s = &self.req.shipment;
-        s.ship_from.country != s.ship_to.country
+        s.ship_from.country.as_deref().unwrap_or("") != s.ship_to.country.as_deref().unwrap_or("")
     }
 
     fn label_pages(&self, numbers: &[String]) -> Vec<LabelPage> {
         let s = &self.req.shipment;
+        let international = self.international();
         let n = s.parcels.len();
         s.parcels
             .iter()
@@ -364,8 +364,8 @@ impl Draft<'_> {
                 parcel_index: i + 1,
                 parcel_count: n,
                 weight: fmt_weight(&p.weight),
-                ship_from: address_with_country(&s.ship_from, self.international()),
-                ship_to: address_lines(&s.ship_to, self.international()),
+                ship_from: address_with_country(&s.ship_from, international),
+                ship_to: address_lines(&s.ship_to, international),
                 ship_to_country: country_name(s.ship_to.country.as_deref().unwrap_or("")),
                 ship_to_phone: s.ship_to.phone.clone(),
                 routing_code: routing_code(&s.ship_to),
@@ -404,8 +404,6 @@ impl Draft<'_> {
             )),
         }
         let s = &self.req.shipment;
-        let from = s.ship_from.country.as_deref().unwrap_or("");
-        let to = s.ship_to.country.as_deref().unwrap_or("");
         if let Some(inv) = &self.req.invoice {
             let inv = inv.clone().unwrap_or(Invoice {
                 date: None,
@@ -442,7 +440,7 @@ impl Draft<'_> {
             };
             files.push(("invoice", "pdf", "a4", render_invoice_pdf(&doc)));
         }
-        if let (Some(c), true) = (&self.req.customs, from != to) {
+        if let (Some(c), true) = (&self.req.customs, self.international()) {
             let doc = CustomsDoc {
                 tracking_number: numbers.first().cloned().unwrap_or_default(),
                 sender: address_with_country(&s.ship_from, true),
