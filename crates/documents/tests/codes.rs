@@ -23,26 +23,8 @@ fn qr_and_data_matrix_on_a_pdf_page_decode_to_their_data() {
         let mut page = Page::new(101.6, 152.4);
         // 1 mm modules with a quiet zone around.
         page.matrix(40.0, 40.0, 2.83, &m);
-        let pdf = dir.join(format!("{name}.pdf"));
-        std::fs::write(&pdf, write("codes", vec![page])).unwrap();
-        let png = dir.join(name);
-        run(
-            "pdftoppm",
-            &[
-                "-r",
-                "150",
-                "-png",
-                "-singlefile",
-                pdf.to_str().unwrap(),
-                png.to_str().unwrap(),
-            ],
-        );
-        let png = format!("{}.png", png.display());
-        let read = match symbology {
-            Symbology::Qr => run("zbarimg", &["--raw", "-q", "-Sdisable", "-Sqrcode.enable", &png]),
-            Symbology::DataMatrix => run("dmtxread", &["-n", &png]),
-        };
-        assert_eq!(read, data, "{name}");
+        let png = pdf_page_png(&dir, name, &write("codes", vec![page]), "150");
+        assert_eq!(read_two_d(&png, symbology), data, "{name}");
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -75,14 +57,38 @@ fn sample(paper: packdesk_documents::Paper, symbology: Symbology) -> packdesk_do
     }
 }
 
+/// `pdf` written as `<name>.pdf` in `dir` and its first page rendered by pdftoppm at `dpi`;
+/// answers the PNG's path.
+fn pdf_page_png(dir: &std::path::Path, name: &str, pdf: &[u8], dpi: &str) -> String {
+    let path = dir.join(format!("{name}.pdf"));
+    std::fs::write(&path, pdf).unwrap();
+    let stem = dir.join(name);
+    run(
+        "pdftoppm",
+        &[
+            "-r",
+            dpi,
+            "-png",
+            "-singlefile",
+            path.to_str().unwrap(),
+            stem.to_str().unwrap(),
+        ],
+    );
+    format!("{}.png", stem.display())
+}
+
+/// The 2D code in an image: zbarimg for QR, dmtxread for Data Matrix.
+fn read_two_d(png: &str, symbology: Symbology) -> String {
+    match symbology {
+        Symbology::Qr => run("zbarimg", &["--raw", "-q", "-Sdisable", "-Sqrcode.enable", png]),
+        Symbology::DataMatrix => run("dmtxread", &["-n", "-N1", png]),
+    }
+}
+
 /// Code 128 and the 2D code of a label image: (zbarimg's Code 128, the 2D code's reading).
 fn read_label(png: &str, symbology: Symbology) -> (String, String) {
     let code128 = run("zbarimg", &["--raw", "-q", "-Sdisable", "-Scode128.enable", png]);
-    let two_d = match symbology {
-        Symbology::Qr => run("zbarimg", &["--raw", "-q", "-Sdisable", "-Sqrcode.enable", png]),
-        Symbology::DataMatrix => run("dmtxread", &["-n", "-N1", png]),
-    };
-    (code128, two_d)
+    (code128, read_two_d(png, symbology))
 }
 
 #[test]
@@ -104,21 +110,8 @@ fn every_stock_and_resolution_prints_both_codes_readable() {
     for (name, paper) in stocks {
         for symbology in [Symbology::Qr, Symbology::DataMatrix] {
             let label = sample(paper, symbology);
-            let pdf = dir.join(format!("{name}.pdf"));
-            std::fs::write(&pdf, render_label_pdf(std::slice::from_ref(&label))).unwrap();
-            let png = dir.join(format!("{name}-pdf"));
-            run(
-                "pdftoppm",
-                &[
-                    "-r",
-                    "200",
-                    "-png",
-                    "-singlefile",
-                    pdf.to_str().unwrap(),
-                    png.to_str().unwrap(),
-                ],
-            );
-            let png = format!("{}.png", png.display());
+            let pdf = render_label_pdf(std::slice::from_ref(&label));
+            let png = pdf_page_png(&dir, name, &pdf, "200");
             assert_eq!(read_label(&png, symbology), want, "{name} PDF {symbology:?}");
             if name == "a4" {
                 continue; // thermal stock only
