@@ -472,6 +472,22 @@ pub const OPS: &[Op] = &[
         ..op("get", "/desk/end-of-day", "Accounts with labels waiting for close-out")
     },
     Op {
+        request: None,
+        data: Some("History"),
+        ..list(
+            "/desk/history",
+            "History: labels with recipient, service name and print state",
+        )
+    },
+    Op {
+        data: Some("ShipDate"),
+        ..op(
+            "get",
+            "/desk/shipper-accounts/{id}/ship-date",
+            "The ship date a label made now gets (cut-off, collection days)",
+        )
+    },
+    Op {
         data: Some("CloseOut"),
         ..op("post", "/desk/close-out", "Close out many accounts (one manifest each)")
     },

@@ -111,6 +111,8 @@ pub fn router(service: Shared) -> Router {
         .route("/files/{id}/preview.png", get(preview))
         .route("/today", get(today))
         .route("/end-of-day", get(end_of_day))
+        .route("/history", get(history))
+        .route("/shipper-accounts/{id}/ship-date", get(ship_date))
         .route("/close-out", axum::routing::post(close_out))
         .layer(middleware::from_fn(machine_wide_changes_need_live));
     Router::new()
@@ -135,8 +137,19 @@ async fn authenticate(State(s): State<Shared>, mut req: Request, next: Next) -> 
             next.run(req).await
         }
         None if header.is_none() && is_signed_file_link(&req) => next.run(req).await,
+        // Outside the interface there is nothing to protect: a path no UI file answers (a
+        // browser's /favicon.ico, /robots.txt) gets its 404, not a 401 asking for a key.
+        None if !is_interface_path(req.uri().path()) => next.run(req).await,
         None => ApiError(ServiceError::new(ErrorCode::InvalidApiKey)).into_response(),
     }
+}
+
+/// The key-checked part of the server: `/v3` and `/desk`.
+fn is_interface_path(path: &str) -> bool {
+    ["/v3", "/desk"].iter().any(|p| {
+        path.strip_prefix(p)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+    })
 }
 
 fn is_signed_file_link(req: &Request) -> bool {
@@ -671,6 +684,17 @@ async fn today(
     .await
 }
 
+async fn history(State(s): State<Shared>, Extension(env): Extension<Env>, q: Q) -> Response {
+    match query(q) {
+        Ok(q) => run(s, move |s| s.history(env, &q)).await,
+        Err(e) => e.into_response(),
+    }
+}
+
+async fn ship_date(State(s): State<Shared>, Extension(env): Extension<Env>, Path(id): Path<String>) -> Response {
+    run(s, move |s| s.ship_date(env, &id)).await
+}
+
 async fn end_of_day(State(s): State<Shared>, Extension(env): Extension<Env>) -> Response {
     run(s, move |s| s.end_of_day(env)).await
 }
@@ -837,6 +861,8 @@ async fn countries() -> Response {
                 alpha3: c.alpha3.into(),
                 alpha2: c.alpha2.into(),
                 name: c.name.into(),
+                postal_formats: packdesk_carriers::postal::masks(c.alpha3)
+                    .map(|m| m.into_iter().map(String::from).collect()),
             })
             .collect(),
     };

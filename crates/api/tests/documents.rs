@@ -86,6 +86,11 @@ fn account(s: &Server, slug: &str) -> String {
         .to_string()
 }
 
+/// A postal code of the country's format.
+fn postal(country: &str) -> String {
+    packdesk_carriers::postal::example_postal_code(country).unwrap_or_else(|| "10001".into())
+}
+
 fn label(s: &Server, slug: &str, service: &str, from: &str, to: &str, parcels: usize, extra: Value) -> Value {
     let id = account(s, slug);
     let parcels: Vec<Value> = (0..parcels)
@@ -94,7 +99,7 @@ fn label(s: &Server, slug: &str, service: &str, from: &str, to: &str, parcels: u
     let mut body = json!({
         "service_type": service,
         "shipper_account": {"id": id},
-        "shipment": {"ship_from": address("Sender Co", from, "10001"), "ship_to": address("Jane Doe", to, "20002"), "parcels": parcels}
+        "shipment": {"ship_from": address("Sender Co", from, &postal(from)), "ship_to": address("Jane Doe", to, &postal(to)), "parcels": parcels}
     });
     for (k, v) in extra.as_object().unwrap() {
         body[k] = v.clone();
@@ -293,7 +298,7 @@ fn a_label_carries_its_carriers_2d_code_with_tracking_number_postcode_and_countr
             1,
             json!({"file_type": file_type, "paper_size": paper}),
         );
-        let want = format!("{}/20002/{country}", tracking(&l)[0]);
+        let want = format!("{}/{}/{country}", tracking(&l)[0], postal(country));
         let (tmp, path, bytes) = save(&s, &l["files"]["label"]["url"], &format!("label.{file_type}"));
         let png = if file_type == "pdf" {
             let prefix = tmp.path().join("page");

@@ -192,6 +192,20 @@ async fn ui_files_are_served_with_a_policy_and_no_path_leaves_the_ui_folder() {
         StatusCode::OK,
         "top-level files such as the favicon need no key"
     );
+    // A browser asks for /favicon.ico whatever the page says; a path outside the interface that
+    // no file answers is a plain 404, never a 401 asking for a key. The interface still is.
+    for (path, want) in [
+        ("/favicon.ico", StatusCode::NOT_FOUND),
+        ("/robots.txt", StatusCode::NOT_FOUND),
+        ("/v3/labels", StatusCode::UNAUTHORIZED),
+        ("/v3", StatusCode::UNAUTHORIZED),
+        ("/desk/end-of-day", StatusCode::UNAUTHORIZED),
+        ("/desk", StatusCode::UNAUTHORIZED),
+        ("/v3x", StatusCode::NOT_FOUND),
+    ] {
+        let (status, _, _) = send(&d, LAN_PEER, get(path, "desk")).await;
+        assert_eq!(status, want, "{path} without a key");
+    }
     for bad in [
         "/assets/../secret.txt",
         "/assets/../../secret.txt",

@@ -60,6 +60,28 @@ fn fit(mask: &str, code: &str) -> Option<String> {
     Some(out)
 }
 
+/// A postal code that fits the country's first format (digits 1, 2, 3..., letters A, B, C...),
+/// for examples and tests; None when the country has no rule or no postal codes.
+pub fn example_postal_code(country: &str) -> Option<String> {
+    let mask = *masks(country)?.first()?;
+    let (mut digit, mut letter) = (0u8, 0u8);
+    Some(
+        mask.chars()
+            .map(|m| match m {
+                '9' => {
+                    digit += 1;
+                    char::from(b'0' + digit % 10)
+                }
+                'A' => {
+                    letter += 1;
+                    char::from(b'A' + (letter - 1) % 26)
+                }
+                other => other,
+            })
+            .collect(),
+    )
+}
+
 /// The postal code in its country's format, or Err with the formats allowed. Countries without
 /// a rule accept any code (trimmed).
 pub fn normalise_postal_code(country: &str, code: &str) -> Result<String, String> {
@@ -92,5 +114,14 @@ mod tests {
         assert!(normalise_postal_code("DEU", "1234").is_err());
         assert!(normalise_postal_code("IND", "11000A").is_err());
         assert_eq!(normalise_postal_code("HKG", " anything ").unwrap(), "anything");
+        for (country, _) in MASKS {
+            if let Some(e) = example_postal_code(country) {
+                assert_eq!(
+                    normalise_postal_code(country, &e).as_deref(),
+                    Ok(e.as_str()),
+                    "{country}"
+                );
+            }
+        }
     }
 }

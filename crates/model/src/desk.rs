@@ -282,8 +282,75 @@ pub struct CloseOutAccount {
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
 pub struct AccountWaiting {
     pub shipper_account: CloseOutAccount,
+    /// The account's day (YYYY-MM-DD, its timezone): a close-out now takes the labels shipping
+    /// on it or earlier.
+    pub today: String,
+    /// Labels a close-out now takes.
     pub labels_waiting: i64,
     pub oldest_label_at: Option<String>,
+    /// Of those, the labels whose ship date has passed: never manifested on their day.
+    pub labels_overdue: i64,
+    /// Their total weight, kilograms.
+    pub weight_kg: f64,
+    /// Their counts and weights by service.
+    pub by_service: Vec<ServiceCount>,
+    /// Labels shipping on a later day, by day: they wait for that day's close-out.
+    pub later: Vec<ShipDateCount>,
+    /// The account's manifests made today, newest first (to reprint).
+    pub manifests_today: Vec<crate::record::Manifest>,
+    pub cutoff_time: Option<String>,
+}
+
+/// `GET /desk/history`: a page of labels as History shows them (the `/v3/labels` query).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct History {
+    #[serde(flatten)]
+    pub window: crate::record::ListWindow,
+    pub rows: Vec<HistoryRow>,
+}
+
+/// A label with what the desk shows beside it.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct HistoryRow {
+    pub label: crate::record::Label,
+    /// The recipient: name, and company when there is one.
+    pub recipient: String,
+    /// City and country (alpha-3) of the recipient.
+    pub destination: String,
+    /// The carrier's name of the service.
+    pub service_name: String,
+    /// The label's last print job: its status, or null when it was never sent to a printer.
+    pub print_status: Option<PrintJobStatus>,
+    /// Why that print job failed.
+    pub print_error: Option<String>,
+}
+
+/// Labels of one service waiting for a close-out.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct ServiceCount {
+    pub service_type: String,
+    pub name: String,
+    pub labels: i64,
+    pub weight_kg: f64,
+}
+
+/// Labels shipping on one day.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct ShipDateCount {
+    pub ship_date: String,
+    pub labels: i64,
+}
+
+/// `GET /desk/shipper-accounts/{id}/ship-date`: the ship date a label made now gets by default.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct ShipDate {
+    /// The account's day now (YYYY-MM-DD, its timezone).
+    pub today: String,
+    /// The default ship date of a label made now: today, or the next collection day.
+    pub ship_date: String,
+    /// Why it is not today: `after_cutoff` or `no_collection`; null when it is today.
+    pub reason: Option<String>,
+    pub cutoff_time: Option<String>,
 }
 
 /// `GET /desk/end-of-day`.
@@ -318,6 +385,10 @@ pub struct CountryName {
     pub alpha3: String,
     pub alpha2: String,
     pub name: String,
+    /// Its postal-code formats (`9` a digit, `A` a letter, others literal); empty when the
+    /// country has none, absent when Packdesk has no rule for it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub postal_formats: Option<Vec<String>>,
 }
 
 /// `GET /desk/countries`: every ISO 3166 country by English name.

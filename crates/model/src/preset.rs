@@ -153,6 +153,9 @@ pub struct ShipOrderRequest {
     /// Ship an order that is already shipped once more (a second label).
     #[serde(default)]
     pub again: bool,
+    /// The operator confirmed a recipient postal code that fits no format of its country.
+    #[serde(default)]
+    pub postal_code_override: bool,
 }
 
 /// The answer of shipping an order: the order (now shipped) and its new label.

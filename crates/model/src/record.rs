@@ -96,6 +96,10 @@ pub struct Label {
     pub service_options: Vec<ServiceOption>,
     pub order_number: Option<String>,
     pub order_id: Option<String>,
+    /// Packdesk: made over a postal code that does not fit its country's format, confirmed by
+    /// the operator.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub postal_code_override: bool,
     pub created_at: String,
     pub updated_at: String,
 }

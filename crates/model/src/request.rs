@@ -47,6 +47,10 @@ pub struct LabelRequest {
     pub order_number: Option<String>,
     #[serde(default)]
     pub order_id: Option<String>,
+    /// Packdesk: the operator confirmed a recipient postal code that does not fit its country's
+    /// format (without it such a label is refused with 4104); the label records it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub postal_code_override: bool,
 }
 
 /// Deserializes a key that may be absent (`None`), null (`Some(None)`) or a value (`Some(Some(v))`).
@@ -535,6 +539,35 @@ pub struct ShipperAccountSettings {
     pub tracking_ranges: Option<std::collections::BTreeMap<String, TrackingRange>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub default_paper_size: Option<PaperSize>,
+    /// The last time of day (HH:MM, the account's timezone) a label ships the same day; a label
+    /// made later gets the next collection day as its default ship date.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cutoff_time: Option<String>,
+    /// The days the carrier collects (default Monday to Friday); default ship dates fall on them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub collection_days: Option<Vec<Weekday>>,
+}
+
+/// A day of the week.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Weekday {
+    Mon,
+    Tue,
+    Wed,
+    Thu,
+    Fri,
+    Sat,
+    Sun,
+}
+
+impl Weekday {
+    pub const WORKING: [Weekday; 5] = [Weekday::Mon, Weekday::Tue, Weekday::Wed, Weekday::Thu, Weekday::Fri];
+
+    /// Monday is 0.
+    pub fn index(self) -> u32 {
+        self as u32
+    }
 }
 
 /// An inclusive range of serial numbers (the tracking number without prefix, suffix or check digit).

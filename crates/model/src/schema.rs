@@ -48,6 +48,8 @@ pub fn all() -> Vec<(&'static str, Schema)> {
         ("address-validation-list", schema_for!(AddressValidationList)),
         ("desk-today", schema_for!(crate::desk::Today)),
         ("desk-end-of-day", schema_for!(crate::desk::EndOfDay)),
+        ("desk-ship-date", schema_for!(crate::desk::ShipDate)),
+        ("desk-history", schema_for!(crate::desk::History)),
         ("desk-close-out", schema_for!(crate::desk::CloseOut)),
         ("desk-webhook-change", schema_for!(crate::desk::WebhookChange)),
         ("desk-webhook-setting", schema_for!(crate::desk::WebhookSetting)),

@@ -100,6 +100,7 @@ fn check_credentials(p: &mut Problems, c: &Carrier, creds: &Map<String, Value>, 
 }
 
 fn check_settings(p: &mut Problems, c: &Carrier, s: &ShipperAccountSettings) {
+    check_collection(p, s);
     if let Some(ranges) = &s.tracking_ranges {
         for (pool, r) in ranges {
             let path = format!("settings.tracking_ranges.{pool}");
@@ -144,6 +145,23 @@ fn check_settings(p: &mut Problems, c: &Carrier, s: &ShipperAccountSettings) {
                     c.name,
                     c.paper_sizes.join(", ")
                 ),
+            );
+        }
+    }
+}
+
+/// A cut-off is a time of day, HH:MM ("" for none); collection days are at least one day.
+fn check_collection(p: &mut Problems, s: &ShipperAccountSettings) {
+    if let Some(t) = s.cutoff_time.as_deref().filter(|t| !t.is_empty()) {
+        if crate::ship_dates::parse_cutoff(t).is_none() {
+            p.invalid("settings.cutoff_time", "a time of day HH:MM (24 hours), such as 17:30");
+        }
+    }
+    if let Some(days) = &s.collection_days {
+        if days.is_empty() {
+            p.invalid(
+                "settings.collection_days",
+                "at least one day the carrier collects (mon, tue, wed, thu, fri, sat, sun)",
             );
         }
     }
@@ -411,6 +429,13 @@ impl Service {
                 }
                 if new.default_paper_size.is_some() {
                     s.default_paper_size = new.default_paper_size;
+                }
+                if let Some(t) = &new.cutoff_time {
+                    // "" takes the cut-off away.
+                    s.cutoff_time = Some(t.clone()).filter(|t| !t.is_empty());
+                }
+                if new.collection_days.is_some() {
+                    s.collection_days = new.collection_days.clone();
                 }
                 row.settings = serde_json::to_string(&s).map_err(ServiceError::internal)?;
             }

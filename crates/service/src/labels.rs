@@ -338,6 +338,7 @@ impl Draft<'_> {
             service_options: self.req.service_options.clone().unwrap_or_default(),
             order_number: self.req.order_number.clone(),
             order_id: self.req.order_id.clone(),
+            postal_code_override: self.req.postal_code_override,
             created_at: crate::clock::iso_micros(created),
             updated_at: crate::clock::iso_micros(now),
         }
@@ -491,12 +492,13 @@ impl Service {
             ));
         }
         let c = carrier(&account.slug).ok_or_else(|| ServiceError::internal("account of an unknown carrier"))?;
-        let tz: chrono_tz::Tz = account.timezone.parse().unwrap_or(chrono_tz::UTC);
+        let tz = crate::ship_dates::timezone_of(&account);
         let now = match job {
             Some(j) => chrono::DateTime::from_timestamp_micros(j.accepted_at).unwrap_or_else(|| self.clock.now()),
             None => self.clock.now(),
         };
-        let today = now.with_timezone(&tz).date_naive();
+        let settings = settings_of(&account);
+        let (today, default_ship_date, _) = crate::ship_dates::default_ship_date(&settings, tz, now);
         check_label_request(req, c, today, crate::validate::earliest_today(now))?;
         let service = c
             .service(&req.service_type)
@@ -517,13 +519,12 @@ impl Service {
             .ship_date
             .as_deref()
             .and_then(crate::validate::parse_date)
-            .unwrap_or(today);
+            .unwrap_or(default_ship_date);
         let from = req.shipment.ship_from.country.as_deref().unwrap_or("");
         let to = req.shipment.ship_to.country.as_deref().unwrap_or("");
         let options = req.service_options.clone().unwrap_or_default();
         let q = quote(c, service, from, to, &parcel_measures(&req.shipment), &options)
             .map_err(|why| ServiceError::at(ErrorCode::ServiceTypeUnavailable, "service_type", why))?;
-        let settings = settings_of(&account);
         let paper = c.resolve_paper(
             req.paper_size
                 .or(settings.default_paper_size)
@@ -617,6 +618,7 @@ impl Service {
                 manifest_id: None,
                 request: request.clone(),
                 record: record_json.to_string(),
+                ship_date: d.ship_date.to_string(),
                 created_at: now,
                 updated_at: now,
             };
@@ -694,6 +696,7 @@ impl Service {
             manifest_id: None,
             request: serde_json::to_string(d.req).map_err(ServiceError::internal)?,
             record: record_json.to_string(),
+            ship_date: d.ship_date.to_string(),
             created_at: created,
             updated_at: now,
         };
@@ -732,7 +735,7 @@ impl Service {
         self.label_json(row)
     }
 
-    fn label_json(&self, row: &LabelRow) -> Result<Value, ServiceError> {
+    pub(crate) fn label_json(&self, row: &LabelRow) -> Result<Value, ServiceError> {
         let mut v: Value = serde_json::from_str(&row.record).map_err(ServiceError::internal)?;
         v["status"] = Value::String(row.status.clone());
         v["updated_at"] = Value::String(crate::clock::iso_micros(row.updated_at));
@@ -764,7 +767,12 @@ impl Service {
         Ok(total)
     }
 
-    pub fn list_labels(&self, env: Env, q: &ListQuery) -> Result<LabelList, ServiceError> {
+    /// A page of label rows by the list query of `GET /labels` (History's too).
+    pub(crate) fn label_rows(
+        &self,
+        env: Env,
+        q: &ListQuery,
+    ) -> Result<(packdesk_model::record::ListWindow, Vec<LabelRow>), ServiceError> {
         let w = crate::list::window(q, self.clock.now())?;
         crate::list::check_status(q.status.as_deref(), LABEL_STATUSES)?;
         let filter = LabelFilter {
@@ -795,14 +803,15 @@ impl Service {
             created_at: r.created_at,
             id: r.id.clone(),
         });
-        let labels = page
-            .items
+        Ok((w.window(page.next_token), page.items))
+    }
+
+    pub fn list_labels(&self, env: Env, q: &ListQuery) -> Result<LabelList, ServiceError> {
+        let (window, rows) = self.label_rows(env, q)?;
+        let labels = rows
             .iter()
             .map(|r| crate::records::typed(self.label_json(r)?))
             .collect::<Result<Vec<_>, _>>()?;
-        Ok(LabelList {
-            window: w.window(page.next_token),
-            labels,
-        })
+        Ok(LabelList { window, labels })
     }
 }

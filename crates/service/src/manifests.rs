@@ -84,16 +84,27 @@ fn lines_of(label: &LabelRow, slug: &str) -> Vec<ManifestLine> {
         .collect()
 }
 
+/// A label's service type and total weight in kilograms (None for a request that no longer reads).
+pub(crate) fn service_and_weight(label: &LabelRow) -> Option<(String, f64)> {
+    let req: RequestView = serde_json::from_str(&label.request).ok()?;
+    Some((
+        req.service_type,
+        req.shipment.parcels.iter().map(|p| p.weight.kg()).sum(),
+    ))
+}
+
 /// The labels a close-out takes: the given ones (each must be a created label of the account, not
-/// in a manifest) or, without label_ids, every such label of the account.
+/// in a manifest) or, without label_ids, every such label of the account shipping `today` or
+/// earlier (later ones wait for their day's close-out).
 fn choose_labels(
     tx: &Connection,
     env: Env,
     account: &AccountRow,
     label_ids: &Option<Vec<String>>,
+    today: chrono::NaiveDate,
 ) -> Result<Vec<LabelRow>, ServiceError> {
     let chosen: Vec<LabelRow> = match label_ids {
-        None => labels::manifestable(tx, &account.id)?,
+        None => labels::manifestable(tx, &account.id, &today.to_string())?,
         Some(ids) => {
             let mut out = Vec::with_capacity(ids.len());
             for (i, id) in ids.iter().enumerate() {
@@ -124,7 +135,7 @@ fn choose_labels(
         return Err(ServiceError::at(
             ErrorCode::NothingToManifest,
             "shipper_account.id",
-            "no created label of this account waits for a manifest",
+            format!("no created label of this account shipping on {today} or earlier waits for a manifest"),
         ));
     }
     Ok(chosen)
@@ -136,6 +147,14 @@ pub(crate) fn account_ref(a: &AccountRow) -> Value {
 }
 
 impl Service {
+    /// Today in the account's timezone: the day its close-out now is for.
+    pub(crate) fn account_today(&self, account: &AccountRow) -> chrono::NaiveDate {
+        self.clock
+            .now()
+            .with_timezone(&crate::ship_dates::timezone_of(account))
+            .date_naive()
+    }
+
     pub fn create_manifest(&self, env: Env, req: ManifestRequest) -> Result<Reply<Manifest>, ServiceError> {
         self.create_manifest_json(env, req)?.typed()
     }
@@ -145,6 +164,7 @@ impl Service {
     fn create_manifest_json(&self, env: Env, req: ManifestRequest) -> Result<Reply, ServiceError> {
         let account = self.account_row(env, &req.shipper_account.id, "shipper_account.id")?;
         let manifest_id = uuid::Uuid::new_v4().to_string();
+        let today = self.account_today(&account);
         if req.is_async {
             let request = serde_json::to_string(&req).map_err(ServiceError::internal)?;
             return self.accept_job(
@@ -154,7 +174,7 @@ impl Service {
                 &account.id,
                 &request,
                 |tx, now| {
-                    let chosen = choose_labels(tx, env, &account, &req.label_ids)?;
+                    let chosen = choose_labels(tx, env, &account, &req.label_ids, today)?;
                     let ids: Vec<String> = chosen.iter().map(|l| l.id.clone()).collect();
                     labels::set_manifesting(tx, &ids, &manifest_id, now)?;
                     let stamp = crate::clock::iso_micros(now);
@@ -179,7 +199,7 @@ impl Service {
         self.store
             .write(|tx| {
                 let now = self.now_us();
-                let chosen = choose_labels(tx, env, &account, &req.label_ids)?;
+                let chosen = choose_labels(tx, env, &account, &req.label_ids, today)?;
                 self.close_out(tx, env, &account, &manifest_id, &chosen, now, None)
             })
             .map(Reply::done)
@@ -218,7 +238,7 @@ impl Service {
     ) -> Result<Value, ServiceError> {
         let now = self.now_us();
         let c = carrier(&account.slug).ok_or_else(|| ServiceError::internal("account of an unknown carrier"))?;
-        let tz: chrono_tz::Tz = account.timezone.parse().unwrap_or(chrono_tz::UTC);
+        let tz = crate::ship_dates::timezone_of(account);
         let doc = ManifestDoc {
             manifest_id: manifest_id.to_string(),
             carrier: c.name.clone(),

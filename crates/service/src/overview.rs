@@ -8,16 +8,22 @@ use chrono::{Duration, NaiveDate};
 use packdesk_carriers::registry::carrier;
 use packdesk_model::desk::{
     AccountWaiting, CarrierCount, CloseOut, CloseOutAccount, CloseOutRequest, CloseOutResult, DayCount, EndOfDay,
-    PrintRequest, Today,
+    PrintRequest, ServiceCount, ShipDateCount, Today,
 };
 use packdesk_model::record::AccountRefDescribed;
 use packdesk_model::request::{IdRef, ManifestRequest};
 use packdesk_model::ServiceError;
 use packdesk_store::accounts::{self as account_table, AccountRow};
 use packdesk_store::labels;
+use packdesk_store::records::{self, Kind, RecordFilter};
 use std::collections::BTreeMap;
 
 const DAY_US: i64 = 86_400_000_000;
+
+/// Kilograms to the gram.
+fn round_kg(kg: f64) -> f64 {
+    (kg * 1000.0).round() / 1000.0
+}
 
 /// Offsets run from UTC-12:00 to UTC+14:00 in quarter hours (as every time zone's do).
 fn check_offset(minutes: i64) -> Result<i64, ServiceError> {
@@ -95,20 +101,79 @@ impl Service {
         })
     }
 
-    /// Every enabled account with the labels that wait for its close-out.
+    /// Every enabled account with the labels its close-out now takes (by service, with their
+    /// weight, and how many were never manifested on their day), the labels that ship later, and
+    /// today's manifests.
     pub fn end_of_day(&self, env: Env) -> Result<EndOfDay, ServiceError> {
         let mut out = Vec::new();
         for a in self.enabled_accounts(env)? {
-            let (waiting, oldest) = self.store.read(|c| labels::waiting_for_manifest(c, &a.id))?;
+            let today = self.account_today(&a);
+            let today_s = today.to_string();
+            let tz = crate::ship_dates::timezone_of(&a);
+            let start_of_today = today
+                .and_hms_opt(0, 0, 0)
+                .and_then(|t| t.and_local_timezone(tz).earliest())
+                .map(|t| t.timestamp_micros())
+                .unwrap_or(0);
+            let (by_date, due, manifests) = self.store.read(|c| {
+                let by_date = labels::waiting_by_ship_date(c, &a.id)?;
+                let due = labels::manifestable(c, &a.id, &today_s)?;
+                let filter = RecordFilter {
+                    shipper_account_id: Some(a.id.clone()),
+                    status: Some("manifested".into()),
+                    created_at_min: start_of_today,
+                    created_at_max: i64::MAX,
+                };
+                let manifests = records::list(c, Kind::Manifest, env.as_str(), &filter, 50, None)?;
+                Ok::<_, ServiceError>((by_date, due, manifests))
+            })?;
+            let c = carrier(&a.slug);
+            let mut by_service: BTreeMap<String, (i64, f64)> = BTreeMap::new();
+            for l in &due {
+                if let Some((service, kg)) = crate::manifests::service_and_weight(l) {
+                    let e = by_service.entry(service).or_default();
+                    e.0 += 1;
+                    e.1 += kg;
+                }
+            }
+            let settings = crate::accounts::settings_of(&a);
             out.push(AccountWaiting {
                 shipper_account: CloseOutAccount {
-                    carrier_name: carrier(&a.slug).map(|c| c.name.clone()).unwrap_or_default(),
-                    id: a.id,
-                    slug: a.slug,
-                    description: a.description,
+                    carrier_name: c.map(|c| c.name.clone()).unwrap_or_default(),
+                    id: a.id.clone(),
+                    slug: a.slug.clone(),
+                    description: a.description.clone(),
                 },
-                labels_waiting: waiting,
-                oldest_label_at: oldest.map(crate::clock::iso_micros),
+                labels_waiting: due.len() as i64,
+                oldest_label_at: due.iter().map(|l| l.created_at).min().map(crate::clock::iso_micros),
+                labels_overdue: by_date.iter().filter(|(d, ..)| *d < today_s).map(|(_, n, _)| n).sum(),
+                weight_kg: round_kg(by_service.values().map(|(_, kg)| kg).sum()),
+                by_service: by_service
+                    .into_iter()
+                    .map(|(service_type, (n, kg))| ServiceCount {
+                        name: c
+                            .and_then(|c| c.service(&service_type))
+                            .map(|s| s.name.clone())
+                            .unwrap_or_else(|| service_type.clone()),
+                        service_type,
+                        labels: n,
+                        weight_kg: round_kg(kg),
+                    })
+                    .collect(),
+                later: by_date
+                    .iter()
+                    .filter(|(d, ..)| *d > today_s)
+                    .map(|(d, n, _)| ShipDateCount {
+                        ship_date: d.clone(),
+                        labels: *n,
+                    })
+                    .collect(),
+                manifests_today: manifests
+                    .iter()
+                    .map(|r| crate::records::typed(self.record_json(r)?))
+                    .collect::<Result<Vec<_>, _>>()?,
+                today: today_s,
+                cutoff_time: settings.cutoff_time,
             });
         }
         Ok(EndOfDay { accounts: out })
@@ -129,7 +194,8 @@ impl Service {
             None => {
                 let mut out = Vec::new();
                 for a in self.enabled_accounts(env)? {
-                    if self.store.read(|c| labels::waiting_for_manifest(c, &a.id))?.0 > 0 {
+                    let today = self.account_today(&a).to_string();
+                    if !self.store.read(|c| labels::manifestable(c, &a.id, &today))?.is_empty() {
                         out.push(a);
                     }
                 }

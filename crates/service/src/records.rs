@@ -28,7 +28,7 @@ pub(crate) fn typed<T: serde::de::DeserializeOwned>(v: Value) -> Result<T, Servi
 }
 
 impl Service {
-    fn record_json(&self, r: &RecordRow) -> Result<Value, ServiceError> {
+    pub(crate) fn record_json(&self, r: &RecordRow) -> Result<Value, ServiceError> {
         let mut v: Value = serde_json::from_str(&r.record).map_err(ServiceError::internal)?;
         v["status"] = Value::String(r.status.clone());
         self.absolute_urls(&mut v);

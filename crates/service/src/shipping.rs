@@ -107,7 +107,8 @@ impl Service {
                 )
             })?,
         };
-        let label_req = self.label_request(env, &order, preset, req.parcels)?;
+        let mut label_req = self.label_request(env, &order, preset, req.parcels)?;
+        label_req.postal_code_override = req.postal_code_override;
         let label = self.create_label_for_order(env, &label_req, &order.id, req.again)?;
         self.packing_slip(env, &order, &label, &label_req)?;
         let label = self.get_label(env, &label.id)?;
@@ -186,6 +187,7 @@ impl Service {
             customs: None,
             order_number: allows("order_number").then(|| label_order_number(order)),
             order_id: allows("order_id").then(|| order.id.clone()),
+            postal_code_override: false,
         })
     }
 
@@ -405,6 +407,7 @@ impl Service {
                     preset: r.preset.clone(),
                     parcels: None,
                     again: false,
+                    postal_code_override: false,
                 };
                 self.ship_order(env, &r.order_id, req)
                     .map(|s| (s.label.id, s.label.tracking_numbers))

@@ -321,7 +321,32 @@ pub fn check_label_request(
             }
         }
     }
+    // A postal code is checked against its country once the country is one the label can go to.
+    if p.is_empty() && !req.postal_code_override {
+        check_postal_code(&mut p, "shipment.ship_to", &req.shipment.ship_to);
+    }
     p.into_result()
+}
+
+/// A postal code that cannot exist in its country (it fits none of the country's formats) is
+/// refused: the parcel would be labelled, manifested and lost. Countries Packdesk has no rule for
+/// pass; the operator can confirm an override (`postal_code_override`).
+pub fn check_postal_code(p: &mut Problems, path: &str, a: &Address) {
+    let (Some(country), Some(code)) = (a.country.as_deref(), a.postal_code.as_deref()) else {
+        return;
+    };
+    if code.trim().is_empty() || packdesk_carriers::postal::masks(country).is_none() {
+        return;
+    }
+    if let Err(why) = packdesk_carriers::postal::normalise_postal_code(country, code) {
+        p.invalid(
+            format!("{path}.postal_code"),
+            format!(
+                "`{}` is {why}; correct it, or confirm it with postal_code_override: true",
+                code.trim()
+            ),
+        );
+    }
 }
 
 fn check_service_option(p: &mut Problems, path: &str, o: &ServiceOption, carrier: &Carrier) {

@@ -318,6 +318,7 @@ fn invoice_present_even_null_makes_an_invoice_and_customs_only_across_borders() 
         "GBR to GBR crosses no border"
     );
     body["shipment"]["ship_to"]["country"] = json!("FRA");
+    body["shipment"]["ship_to"]["postal_code"] = json!("75001");
     let l = wire(
         h.service
             .create_label(Env::Sandbox, body.to_request().unwrap())

@@ -18,12 +18,15 @@ pub struct LabelRow {
     pub request: String,
     /// The label record (JSON).
     pub record: String,
+    /// The day the parcel is handed to the carrier (YYYY-MM-DD, the account's timezone): the
+    /// close-out of that day takes it.
+    pub ship_date: String,
     pub created_at: i64,
     pub updated_at: i64,
 }
 
 const COLS: &str =
-    "id, env, shipper_account_id, status, order_number, search_text, manifest_id, request, record, created_at, updated_at";
+    "id, env, shipper_account_id, status, order_number, search_text, manifest_id, request, record, created_at, updated_at, ship_date";
 
 fn from_row(r: &Row) -> rusqlite::Result<LabelRow> {
     Ok(LabelRow {
@@ -38,6 +41,7 @@ fn from_row(r: &Row) -> rusqlite::Result<LabelRow> {
         record: r.get(8)?,
         created_at: r.get(9)?,
         updated_at: r.get(10)?,
+        ship_date: r.get(11)?,
     })
 }
 
@@ -51,7 +55,7 @@ pub enum InsertError {
 pub fn insert(conn: &Connection, l: &LabelRow) -> Result<(), InsertError> {
     let res = conn
         .prepare_cached(&format!(
-            "INSERT INTO labels ({COLS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"
+            "INSERT INTO labels ({COLS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"
         ))
         .and_then(|mut st| {
             st.execute(params![
@@ -65,7 +69,8 @@ pub fn insert(conn: &Connection, l: &LabelRow) -> Result<(), InsertError> {
                 l.request,
                 l.record,
                 l.created_at,
-                l.updated_at
+                l.updated_at,
+                l.ship_date
             ])
         });
     match res {
@@ -191,13 +196,14 @@ pub fn set_status(conn: &Connection, id: &str, status: &str, updated_at: i64) ->
     Ok(())
 }
 
-/// Labels of an account that a close-out takes: created, in no manifest, oldest first.
-pub fn manifestable(conn: &Connection, account_id: &str) -> crate::Result<Vec<LabelRow>> {
+/// Labels of an account that a close-out of `day` takes: created, in no manifest, shipping on
+/// `day` or earlier (YYYY-MM-DD), oldest first.
+pub fn manifestable(conn: &Connection, account_id: &str, day: &str) -> crate::Result<Vec<LabelRow>> {
     let mut st = conn.prepare_cached(&format!(
         "SELECT {COLS} FROM labels WHERE shipper_account_id = ?1 AND status = 'created' AND manifest_id IS NULL
-         ORDER BY created_at, id"
+         AND ship_date <= ?2 ORDER BY created_at, id"
     ))?;
-    let rows = st.query_map([account_id], from_row)?;
+    let rows = st.query_map(params![account_id, day], from_row)?;
     rows.collect::<rusqlite::Result<_>>().map_err(Into::into)
 }
 
@@ -317,12 +323,15 @@ pub fn catch_up_words(conn: &Connection, max: usize) -> crate::Result<usize> {
     Ok(rows.len())
 }
 
-/// How many labels of an account wait for a close-out, and when the oldest was made.
-pub fn waiting_for_manifest(conn: &Connection, account_id: &str) -> crate::Result<(i64, Option<i64>)> {
-    Ok(conn.prepare_cached(
-        "SELECT COUNT(*), MIN(created_at) FROM labels WHERE shipper_account_id = ?1 AND status = 'created' AND manifest_id IS NULL",
-    )?
-    .query_row([account_id], |r| Ok((r.get(0)?, r.get(1)?)))?)
+/// The labels of an account waiting for a close-out, by ship date: (ship date, count, oldest
+/// created_at), earliest date first.
+pub fn waiting_by_ship_date(conn: &Connection, account_id: &str) -> crate::Result<Vec<(String, i64, i64)>> {
+    let mut st = conn.prepare_cached(
+        "SELECT ship_date, COUNT(*), MIN(created_at) FROM labels
+         WHERE shipper_account_id = ?1 AND status = 'created' AND manifest_id IS NULL GROUP BY ship_date ORDER BY ship_date",
+    )?;
+    let rows = st.query_map([account_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+    rows.collect::<rusqlite::Result<_>>().map_err(Into::into)
 }
 
 /// Labels made since `since` (microseconds) by account and status: (account id, status, count).
@@ -361,6 +370,7 @@ mod tests {
             manifest_id: None,
             request: "{}".into(),
             record: "{}".into(),
+            ship_date: "2026-11-23".into(),
             created_at: n,
             updated_at: n,
         }

@@ -288,6 +288,17 @@ const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (batch_id, position)
     ) WITHOUT ROWID;
     "#,
+    // 8: the ship date as a column, so a close-out takes the labels of its day and End of day
+    // counts the later ones apart (from the record, which has always carried it); History shows
+    // each label's last print job.
+    r#"
+    ALTER TABLE labels ADD COLUMN ship_date TEXT NOT NULL DEFAULT '';
+    UPDATE labels SET ship_date = COALESCE(json_extract(record, '$.ship_date'), json_extract(request, '$.ship_date'),
+        date(created_at / 1000000, 'unixepoch'));
+    DROP INDEX labels_manifestable;
+    CREATE INDEX labels_manifestable ON labels (shipper_account_id, status, manifest_id, ship_date, created_at);
+    CREATE INDEX print_jobs_owner ON print_jobs (owner_id, document_type, created_at);
+    "#,
 ];
 
 /// The schema version this build writes.

@@ -238,6 +238,22 @@ pub struct JobFilter {
     pub created_at_max: i64,
 }
 
+/// The status and error of the newest print job of a document of `owner_id` (a label's label,
+/// say), or None when it was never sent to a printer.
+pub fn last_job_of(
+    conn: &Connection,
+    owner_id: &str,
+    document_type: &str,
+) -> crate::Result<Option<(String, Option<String>)>> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT status, error FROM print_jobs WHERE owner_id = ?1 AND document_type = ?2
+             ORDER BY created_at DESC, id DESC LIMIT 1",
+        )?
+        .query_row(params![owner_id, document_type], |r| Ok((r.get(0)?, r.get(1)?)))
+        .optional()?)
+}
+
 /// Newest first, `limit + 1` rows so the caller knows whether there is a next page.
 pub fn list_jobs(
     conn: &Connection,

@@ -63,8 +63,10 @@ pub fn route(c: &Carrier, s: &ServiceTypeDef) -> (String, String) {
     (from, to)
 }
 
+/// An address in `country` with a postal code of the country's format.
 pub fn address(name: &str, country: &str) -> Value {
-    json!({"contact_name": name, "street1": "1 Test Street", "city": "Testville", "postal_code": "12345", "country": country})
+    let postal = packdesk_carriers::postal::example_postal_code(country).unwrap_or_else(|| "12345".into());
+    json!({"contact_name": name, "street1": "1 Test Street", "city": "Testville", "postal_code": postal, "country": country})
 }
 
 /// A valid one-parcel label request for `service_type` on account `id`.

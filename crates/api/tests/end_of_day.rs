@@ -1,0 +1,118 @@
+//! End of day and the desk's checks over HTTP, against the real server binary: a label shipping
+//! later is not on today's close-out and End of day shows it apart; a recipient postal code that
+//! cannot exist answers 4104 at `shipment.ship_to.postal_code` unless the operator confirms an
+//! override, which the label records; History shows recipient, service name and print state.
+
+mod support;
+use serde_json::json;
+use support::*;
+
+fn today_london() -> chrono::NaiveDate {
+    chrono::Utc::now()
+        .with_timezone(&chrono_tz::Europe::London)
+        .date_naive()
+}
+
+#[test]
+fn a_label_shipping_in_two_days_waits_for_that_days_close_out() {
+    let s = Server::start();
+    let account = yodel_account(&s);
+    let now = s.sandbox_ok("POST", "/v3/labels", Some(&yodel_label(&account, 1)));
+    let later_date = (today_london() + chrono::Duration::days(2)).to_string();
+    let mut body = yodel_label(&account, 2);
+    body["ship_date"] = json!(later_date);
+    let later = s.sandbox_ok("POST", "/v3/labels", Some(&body));
+    assert_eq!(later["ship_date"], later_date);
+
+    let eod = s.sandbox_ok("GET", "/desk/end-of-day", None);
+    let row = &eod["accounts"][0];
+    assert_eq!(row["labels_waiting"], 1);
+    assert_eq!(row["later"], json!([{"ship_date": later_date, "labels": 1}]));
+    assert_eq!(row["weight_kg"], 1.0);
+    assert_eq!(row["by_service"][0]["name"], "UK Express 24");
+
+    let m = s.sandbox_ok(
+        "POST",
+        "/v3/manifests",
+        Some(&json!({"shipper_account": {"id": account}})),
+    );
+    assert_eq!(m["labels"], json!([{"id": now["id"], "manifested": true}]));
+    let l = s.sandbox_ok("GET", &format!("/v3/labels/{}", later["id"].as_str().unwrap()), None);
+    assert_eq!(l["status"], "created", "the later label waits for its day");
+    let (_, v) = s.call("POST", "/desk/close-out", &s.sandbox, Some(&json!({})));
+    assert_eq!(v["data"]["results"], json!([]), "nothing else ships today: {v}");
+    let eod = s.sandbox_ok("GET", "/desk/end-of-day", None);
+    assert_eq!(eod["accounts"][0]["manifests_today"][0]["id"], m["id"]);
+}
+
+#[test]
+fn a_postal_code_that_cannot_exist_is_refused_unless_the_operator_overrides() {
+    let s = Server::start();
+    let account = yodel_account(&s);
+    let mut body = yodel_label(&account, 1);
+    body["shipment"]["ship_to"]["postal_code"] = json!("12345");
+    let (status, v) = s.call("POST", "/v3/labels", &s.sandbox, Some(&body));
+    assert_eq!((status, v["meta"]["code"].as_i64()), (200, Some(4104)), "{v}");
+    assert_eq!(detail_paths(&v), ["shipment.ship_to.postal_code"]);
+    let info = v["meta"]["details"][0]["info"].as_str().unwrap();
+    assert!(info.contains("not a postal code of GBR"), "{info}");
+    let listed = s.sandbox_ok("GET", "/v3/labels?created_at_min=2000-01-01", None);
+    assert_eq!(listed["labels"], json!([]), "nothing was labelled");
+
+    // A format that fits (any case, any spacing) passes; so does a confirmed override.
+    body["shipment"]["ship_to"]["postal_code"] = json!("m11ae");
+    let fits = s.sandbox_ok("POST", "/v3/labels", Some(&body));
+    assert!(fits.get("postal_code_override").is_none(), "{fits}");
+    body["shipment"]["ship_to"]["postal_code"] = json!("12345");
+    body["postal_code_override"] = json!(true);
+    let over = s.sandbox_ok("POST", "/v3/labels", Some(&body));
+    assert_eq!(over["postal_code_override"], true);
+    let again = s.sandbox_ok("GET", &format!("/v3/labels/{}", over["id"].as_str().unwrap()), None);
+    assert_eq!(
+        again["postal_code_override"], true,
+        "the override is recorded on the label"
+    );
+}
+
+#[test]
+fn history_shows_recipient_service_name_order_and_print_state() {
+    let s = Server::start();
+    let account = yodel_account(&s);
+    let mut body = yodel_label(&account, 1);
+    body["shipment"]["ship_to"]["company_name"] = json!("Acme Ltd");
+    body["order_number"] = json!("SO-1001");
+    let label = s.sandbox_ok("POST", "/v3/labels", Some(&body));
+    // A printer that refuses: the label's print job fails, and History says so.
+    let printer = s.live_ok(
+        "POST",
+        "/desk/printers",
+        Some(&json!({"name": "Off", "transport": "raw", "address": "127.0.0.1:9", "format": "pdf"})),
+    );
+    let (_, job) = s.call(
+        "POST",
+        "/desk/print",
+        &s.sandbox,
+        Some(&json!({"label_id": label["id"], "printer_id": printer["id"]})),
+    );
+    assert_eq!(job["data"]["status"], "failed", "{job}");
+
+    let h = s.sandbox_ok("GET", "/desk/history?created_at_min=2000-01-01&s=SO-1001", None);
+    let row = &h["rows"][0];
+    assert_eq!(row["label"]["id"], label["id"]);
+    assert_eq!(row["label"]["order_number"], "SO-1001");
+    assert_eq!(row["recipient"], "Jane Doe, Acme Ltd");
+    assert_eq!(row["destination"], "Testville, GBR");
+    assert_eq!(row["service_name"], "UK Express 24");
+    assert_eq!(row["print_status"], "failed");
+    assert!(row["print_error"].as_str().is_some_and(|e| !e.is_empty()), "{row}");
+    // Never printed: no state.
+    let other = s.sandbox_ok("POST", "/v3/labels", Some(&yodel_label(&account, 1)));
+    let h = s.sandbox_ok("GET", "/desk/history?created_at_min=2000-01-01", None);
+    let row = h["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["label"]["id"] == other["id"])
+        .unwrap();
+    assert_eq!(row["print_status"], json!(null));
+}

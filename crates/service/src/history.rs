@@ -1,0 +1,83 @@
+//! History as the desk shows it: each label with its recipient, the carrier's name of its service
+//! and whether it printed (the label record alone has none of these).
+
+use crate::keys::Env;
+use crate::Service;
+use packdesk_carriers::carrier;
+use packdesk_model::desk::{History, HistoryRow, PrintJobStatus};
+use packdesk_model::request::{Address, ListQuery};
+use packdesk_model::ServiceError;
+
+/// The parts of a stored request History shows.
+#[derive(serde::Deserialize)]
+struct RequestView {
+    service_type: String,
+    shipment: ShipmentView,
+}
+
+#[derive(serde::Deserialize)]
+struct ShipmentView {
+    ship_to: Address,
+}
+
+fn recipient(to: &Address) -> String {
+    [to.contact_name.as_deref(), to.company_name.as_deref()]
+        .into_iter()
+        .flatten()
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn destination(to: &Address) -> String {
+    [to.city.as_deref(), to.country.as_deref()]
+        .into_iter()
+        .flatten()
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+impl Service {
+    /// A page of History: the `GET /labels` query, each label with its recipient, service name
+    /// and last print job.
+    pub fn history(&self, env: Env, q: &ListQuery) -> Result<History, ServiceError> {
+        let (window, rows) = self.label_rows(env, q)?;
+        let printed = self.store.read(|c| {
+            rows.iter()
+                .map(|r| packdesk_store::printing::last_job_of(c, &r.id, "label"))
+                .collect::<Result<Vec<_>, _>>()
+        })?;
+        let rows = rows
+            .iter()
+            .zip(printed)
+            .map(|(r, printed)| {
+                let label: packdesk_model::record::Label = crate::records::typed(self.label_json(r)?)?;
+                let req: Option<RequestView> = serde_json::from_str(&r.request).ok();
+                let to = req.as_ref().map(|q| &q.shipment.ship_to);
+                let service_name = carrier(&label.shipper_account.slug)
+                    .and_then(|c| c.service(&label.service_type))
+                    .map(|s| s.name.clone())
+                    .unwrap_or_else(|| {
+                        req.as_ref()
+                            .map_or(label.service_type.clone(), |q| q.service_type.clone())
+                    });
+                let (print_status, print_error) = match printed {
+                    Some((status, error)) => (serde_json::from_value::<PrintJobStatus>(status.into()).ok(), error),
+                    None => (None, None),
+                };
+                Ok(HistoryRow {
+                    recipient: to.map(recipient).unwrap_or_default(),
+                    destination: to.map(destination).unwrap_or_default(),
+                    service_name,
+                    print_status,
+                    print_error,
+                    label,
+                })
+            })
+            .collect::<Result<Vec<_>, ServiceError>>()?;
+        Ok(History { window, rows })
+    }
+}
