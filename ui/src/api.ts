@@ -119,6 +119,8 @@ export const api = {
   today: (days: number) =>
     call<T.Today>('GET', `/desk/today?${query({ utc_offset_minutes: -new Date().getTimezoneOffset(), days })}`),
   endOfDay: () => call<T.EndOfDay>('GET', '/desk/end-of-day'),
+  history: (q: Record<string, string | number | undefined>) => call<T.History>('GET', `/desk/history?${query(q)}`),
+  shipDate: (accountId: string) => call<T.ShipDate>('GET', `/desk/shipper-accounts/${accountId}/ship-date`),
   orders: (q: Record<string, string | number | undefined>) => call<T.OrderList>('GET', `/desk/orders?${query(q)}`),
   order: (id: string) => call<T.Order>('GET', `/desk/orders/${id}`),
   shipOrder: (id: string, body: T.ShipOrderRequest) => call<T.ShippedOrder>('POST', `/desk/orders/${id}/ship`, body),

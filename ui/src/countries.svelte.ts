@@ -26,3 +26,24 @@ export function toAlpha3(typed: string): string {
   const c = list.find((x) => x.alpha3 === upper) ?? list.find((x) => x.alpha2 === upper || x.name.toLowerCase() === lower);
   return c ? c.alpha3 : t;
 }
+
+/** A postal code fitted to a format (`9` a digit, `A` a letter, others literal), ignoring case,
+ * spaces and dashes, as the service checks it; null when it does not fit. */
+function fits(mask: string, code: string): boolean {
+  const slots = mask.replace(/[^0-9A-Za-z]/g, '');
+  const c = code.toUpperCase().replace(/[^0-9A-Z]/g, '');
+  if (c.length !== slots.length) return false;
+  return [...slots].every((m, i) => (m === '9' ? /[0-9]/.test(c[i]) : m === 'A' ? /[A-Z]/.test(c[i]) : c[i] === m));
+}
+
+/** Why `code` cannot be a postal code of `country` (alpha-3), or '' when it can be (or the desk has
+ * no rule for the country). The same formats as the service's 4104 check. */
+export function postalProblem(country: string | null | undefined, code: string | null | undefined): string {
+  const c = list.find((x) => x.alpha3 === (country ?? '').trim().toUpperCase());
+  const formats = c?.postal_formats;
+  const typed = (code ?? '').trim();
+  if (!c || !formats || !formats.length || !typed) return '';
+  if (formats.some((f) => fits(f, typed))) return '';
+  const shown = formats.slice(0, 4).map((f) => f.replace(/9/g, '0').replace(/A/g, 'X'));
+  return `“${typed}” is not a postal code of ${c.name} (format ${shown.join(' or ')})`;
+}
