@@ -1,7 +1,8 @@
 //! History at a million labels: `cargo bench -p packdesk-service --bench history`.
 //! Fills a data folder with 1,000,000 label rows over 30 days (copies of one real label, written
 //! straight through the store: making them one by one would take ten minutes), then times the
-//! word index catching up and what the desk's History, Today and End of day screens ask for.
+//! word index catching up and what the desk's History, Today and End of day screens ask for
+//! (End of day: the labels waiting by ship date and service with their weight, from the index).
 //! Without `--bench` (as `cargo test` runs benches) it uses 20,000 rows, once.
 
 use packdesk_model::request::ListQuery;
@@ -133,6 +134,13 @@ fn main() {
         .next_token
         .unwrap()
         .to_string();
+    time(
+        "History first page as the desk shows it (/desk/history)",
+        rounds,
+        || {
+            assert_eq!(s.history(Env::Sandbox, &first).unwrap().rows.len(), 50);
+        },
+    );
     let second = q(&|q| q.next_token = Some(token.clone()));
     time("History next page (next_token)", rounds, || {
         s.list_labels(Env::Sandbox, &second).unwrap();
@@ -160,7 +168,11 @@ fn main() {
     time("Today (counts + 30 days)", rounds.min(3), || {
         s.today(Env::Sandbox, 60, 30).unwrap();
     });
-    time("End of day (labels waiting per account)", rounds.min(3), || {
-        s.end_of_day(Env::Sandbox).unwrap();
+    time("End of day (waiting by ship date and service)", rounds.min(3), || {
+        let eod = s.end_of_day(Env::Sandbox).unwrap();
+        assert!(eod
+            .accounts
+            .iter()
+            .any(|a| a.labels_waiting > 0 && !a.by_service.is_empty()));
     });
 }

@@ -20,8 +20,9 @@ struct ShipmentView {
     ship_to: Address,
 }
 
-fn recipient(to: &Address) -> String {
-    [to.contact_name.as_deref(), to.company_name.as_deref()]
+/// The parts given, trimmed, comma separated.
+fn joined(parts: [Option<&str>; 2]) -> String {
+    parts
         .into_iter()
         .flatten()
         .map(str::trim)
@@ -30,14 +31,14 @@ fn recipient(to: &Address) -> String {
         .join(", ")
 }
 
+/// Name, and company when there is one.
+fn recipient(to: &Address) -> String {
+    joined([to.contact_name.as_deref(), to.company_name.as_deref()])
+}
+
+/// City and country.
 fn destination(to: &Address) -> String {
-    [to.city.as_deref(), to.country.as_deref()]
-        .into_iter()
-        .flatten()
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .collect::<Vec<_>>()
-        .join(", ")
+    joined([to.city.as_deref(), to.country.as_deref()])
 }
 
 impl Service {

@@ -344,6 +344,11 @@ impl Draft<'_> {
         }
     }
 
+    /// The total weight of the parcels, kilograms.
+    fn weight_kg(&self) -> f64 {
+        self.req.shipment.parcels.iter().map(|p| p.weight.kg()).sum()
+    }
+
     /// Sender and recipient in different countries.
     fn international(&self) -> bool {
         let s = &self.req.shipment;
@@ -619,6 +624,8 @@ impl Service {
                 request: request.clone(),
                 record: record_json.to_string(),
                 ship_date: d.ship_date.to_string(),
+                service_type: d.req.service_type.clone(),
+                weight_kg: d.weight_kg(),
                 created_at: now,
                 updated_at: now,
             };
@@ -697,6 +704,8 @@ impl Service {
             request: serde_json::to_string(d.req).map_err(ServiceError::internal)?,
             record: record_json.to_string(),
             ship_date: d.ship_date.to_string(),
+            service_type: d.req.service_type.clone(),
+            weight_kg: d.weight_kg(),
             created_at: created,
             updated_at: now,
         };

@@ -84,15 +84,6 @@ fn lines_of(label: &LabelRow, slug: &str) -> Vec<ManifestLine> {
         .collect()
 }
 
-/// A label's service type and total weight in kilograms (None for a request that no longer reads).
-pub(crate) fn service_and_weight(label: &LabelRow) -> Option<(String, f64)> {
-    let req: RequestView = serde_json::from_str(&label.request).ok()?;
-    Some((
-        req.service_type,
-        req.shipment.parcels.iter().map(|p| p.weight.kg()).sum(),
-    ))
-}
-
 /// The labels a close-out takes: the given ones (each must be a created label of the account, not
 /// in a manifest) or, without label_ids, every such label of the account shipping `today` or
 /// earlier (later ones wait for their day's close-out).

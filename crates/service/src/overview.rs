@@ -115,9 +115,8 @@ impl Service {
                 .and_then(|t| t.and_local_timezone(tz).earliest())
                 .map(|t| t.timestamp_micros())
                 .unwrap_or(0);
-            let (by_date, due, manifests) = self.store.read(|c| {
-                let by_date = labels::waiting_by_ship_date(c, &a.id)?;
-                let due = labels::manifestable(c, &a.id, &today_s)?;
+            let (waiting, manifests) = self.store.read(|c| {
+                let waiting = labels::waiting(c, &a.id)?;
                 let filter = RecordFilter {
                     shipper_account_id: Some(a.id.clone()),
                     status: Some("manifested".into()),
@@ -125,16 +124,21 @@ impl Service {
                     created_at_max: i64::MAX,
                 };
                 let manifests = records::list(c, Kind::Manifest, env.as_str(), &filter, 50, None)?;
-                Ok::<_, ServiceError>((by_date, due, manifests))
+                Ok::<_, ServiceError>((waiting, manifests))
             })?;
             let c = carrier(&a.slug);
+            // What today's close-out takes (ship date today or earlier) by service, and the rest
+            // by their later day.
+            let (due, later): (Vec<_>, Vec<_>) = waiting.into_iter().partition(|w| w.ship_date <= today_s);
             let mut by_service: BTreeMap<String, (i64, f64)> = BTreeMap::new();
-            for l in &due {
-                if let Some((service, kg)) = crate::manifests::service_and_weight(l) {
-                    let e = by_service.entry(service).or_default();
-                    e.0 += 1;
-                    e.1 += kg;
-                }
+            for w in &due {
+                let e = by_service.entry(w.service_type.clone()).or_default();
+                e.0 += w.labels;
+                e.1 += w.weight_kg;
+            }
+            let mut later_days: BTreeMap<String, i64> = BTreeMap::new();
+            for w in &later {
+                *later_days.entry(w.ship_date.clone()).or_default() += w.labels;
             }
             let settings = crate::accounts::settings_of(&a);
             out.push(AccountWaiting {
@@ -144,9 +148,13 @@ impl Service {
                     slug: a.slug.clone(),
                     description: a.description.clone(),
                 },
-                labels_waiting: due.len() as i64,
-                oldest_label_at: due.iter().map(|l| l.created_at).min().map(crate::clock::iso_micros),
-                labels_overdue: by_date.iter().filter(|(d, ..)| *d < today_s).map(|(_, n, _)| n).sum(),
+                labels_waiting: due.iter().map(|w| w.labels).sum(),
+                oldest_label_at: due
+                    .iter()
+                    .map(|w| w.oldest_created_at)
+                    .min()
+                    .map(crate::clock::iso_micros),
+                labels_overdue: due.iter().filter(|w| w.ship_date < today_s).map(|w| w.labels).sum(),
                 weight_kg: round_kg(by_service.values().map(|(_, kg)| kg).sum()),
                 by_service: by_service
                     .into_iter()
@@ -160,13 +168,9 @@ impl Service {
                         weight_kg: round_kg(kg),
                     })
                     .collect(),
-                later: by_date
-                    .iter()
-                    .filter(|(d, ..)| *d > today_s)
-                    .map(|(d, n, _)| ShipDateCount {
-                        ship_date: d.clone(),
-                        labels: *n,
-                    })
+                later: later_days
+                    .into_iter()
+                    .map(|(ship_date, labels)| ShipDateCount { ship_date, labels })
                     .collect(),
                 manifests_today: manifests
                     .iter()
@@ -195,7 +199,8 @@ impl Service {
                 let mut out = Vec::new();
                 for a in self.enabled_accounts(env)? {
                     let today = self.account_today(&a).to_string();
-                    if !self.store.read(|c| labels::manifestable(c, &a.id, &today))?.is_empty() {
+                    let waiting = self.store.read(|c| labels::waiting(c, &a.id))?;
+                    if waiting.iter().any(|w| w.ship_date <= today) {
                         out.push(a);
                     }
                 }

@@ -21,12 +21,15 @@ pub struct LabelRow {
     /// The day the parcel is handed to the carrier (YYYY-MM-DD, the account's timezone): the
     /// close-out of that day takes it.
     pub ship_date: String,
+    /// The service and the total weight of its parcels in kilograms, for End of day's counts.
+    pub service_type: String,
+    pub weight_kg: f64,
     pub created_at: i64,
     pub updated_at: i64,
 }
 
 const COLS: &str =
-    "id, env, shipper_account_id, status, order_number, search_text, manifest_id, request, record, created_at, updated_at, ship_date";
+    "id, env, shipper_account_id, status, order_number, search_text, manifest_id, request, record, created_at, updated_at, ship_date, service_type, weight_kg";
 
 fn from_row(r: &Row) -> rusqlite::Result<LabelRow> {
     Ok(LabelRow {
@@ -42,6 +45,8 @@ fn from_row(r: &Row) -> rusqlite::Result<LabelRow> {
         created_at: r.get(9)?,
         updated_at: r.get(10)?,
         ship_date: r.get(11)?,
+        service_type: r.get(12)?,
+        weight_kg: r.get(13)?,
     })
 }
 
@@ -55,7 +60,7 @@ pub enum InsertError {
 pub fn insert(conn: &Connection, l: &LabelRow) -> Result<(), InsertError> {
     let res = conn
         .prepare_cached(&format!(
-            "INSERT INTO labels ({COLS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"
+            "INSERT INTO labels ({COLS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)"
         ))
         .and_then(|mut st| {
             st.execute(params![
@@ -70,7 +75,9 @@ pub fn insert(conn: &Connection, l: &LabelRow) -> Result<(), InsertError> {
                 l.record,
                 l.created_at,
                 l.updated_at,
-                l.ship_date
+                l.ship_date,
+                l.service_type,
+                l.weight_kg
             ])
         });
     match res {
@@ -323,14 +330,33 @@ pub fn catch_up_words(conn: &Connection, max: usize) -> crate::Result<usize> {
     Ok(rows.len())
 }
 
-/// The labels of an account waiting for a close-out, by ship date: (ship date, count, oldest
-/// created_at), earliest date first.
-pub fn waiting_by_ship_date(conn: &Connection, account_id: &str) -> crate::Result<Vec<(String, i64, i64)>> {
+/// Labels of an account waiting for a close-out, grouped by ship date and service.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Waiting {
+    pub ship_date: String,
+    pub service_type: String,
+    pub labels: i64,
+    pub weight_kg: f64,
+    pub oldest_created_at: i64,
+}
+
+/// The labels of an account waiting for a close-out by ship date and service, earliest date
+/// first (read from the close-out's index alone).
+pub fn waiting(conn: &Connection, account_id: &str) -> crate::Result<Vec<Waiting>> {
     let mut st = conn.prepare_cached(
-        "SELECT ship_date, COUNT(*), MIN(created_at) FROM labels
-         WHERE shipper_account_id = ?1 AND status = 'created' AND manifest_id IS NULL GROUP BY ship_date ORDER BY ship_date",
+        "SELECT ship_date, service_type, COUNT(*), TOTAL(weight_kg), MIN(created_at) FROM labels
+         WHERE shipper_account_id = ?1 AND status = 'created' AND manifest_id IS NULL
+         GROUP BY ship_date, service_type ORDER BY ship_date, service_type",
     )?;
-    let rows = st.query_map([account_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+    let rows = st.query_map([account_id], |r| {
+        Ok(Waiting {
+            ship_date: r.get(0)?,
+            service_type: r.get(1)?,
+            labels: r.get(2)?,
+            weight_kg: r.get(3)?,
+            oldest_created_at: r.get(4)?,
+        })
+    })?;
     rows.collect::<rusqlite::Result<_>>().map_err(Into::into)
 }
 
@@ -371,6 +397,8 @@ mod tests {
             request: "{}".into(),
             record: "{}".into(),
             ship_date: "2026-11-23".into(),
+            service_type: "yodel_std".into(),
+            weight_kg: 1.0,
             created_at: n,
             updated_at: n,
         }

@@ -288,15 +288,25 @@ const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (batch_id, position)
     ) WITHOUT ROWID;
     "#,
-    // 8: the ship date as a column, so a close-out takes the labels of its day and End of day
-    // counts the later ones apart (from the record, which has always carried it); History shows
-    // each label's last print job.
+    // 8: the ship date, service and weight as columns, so a close-out takes the labels of its day
+    // and End of day counts the later ones apart, by service with their weight, from the index
+    // alone (backfilled from the record and request, which have always carried them); History
+    // shows each label's last print job.
     r#"
     ALTER TABLE labels ADD COLUMN ship_date TEXT NOT NULL DEFAULT '';
-    UPDATE labels SET ship_date = COALESCE(json_extract(record, '$.ship_date'), json_extract(request, '$.ship_date'),
-        date(created_at / 1000000, 'unixepoch'));
+    ALTER TABLE labels ADD COLUMN service_type TEXT NOT NULL DEFAULT '';
+    ALTER TABLE labels ADD COLUMN weight_kg REAL NOT NULL DEFAULT 0;
+    UPDATE labels SET
+        ship_date = COALESCE(json_extract(record, '$.ship_date'), json_extract(request, '$.ship_date'),
+            date(created_at / 1000000, 'unixepoch')),
+        service_type = COALESCE(json_extract(request, '$.service_type'), ''),
+        weight_kg = COALESCE((SELECT TOTAL(json_extract(p.value, '$.weight.value') *
+            CASE json_extract(p.value, '$.weight.unit') WHEN 'g' THEN 0.001 WHEN 'lb' THEN 0.45359237
+                WHEN 'oz' THEN 0.028349523125 ELSE 1 END)
+            FROM json_each(labels.request, '$.shipment.parcels') AS p), 0);
     DROP INDEX labels_manifestable;
-    CREATE INDEX labels_manifestable ON labels (shipper_account_id, status, manifest_id, ship_date, created_at);
+    CREATE INDEX labels_manifestable ON labels
+        (shipper_account_id, status, manifest_id, ship_date, service_type, weight_kg, created_at);
     CREATE INDEX print_jobs_owner ON print_jobs (owner_id, document_type, created_at);
     "#,
 ];
@@ -320,4 +330,45 @@ pub fn migrate(conn: &mut Connection) -> crate::Result<()> {
         tx.commit()?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A database of the release before ship dates (schema 7) with labels made then: the upgrade
+    /// gives each its ship date, service and weight from what it always stored.
+    #[test]
+    fn labels_made_before_the_ship_date_column_get_theirs_from_their_record() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        // The labels' account rows are beside the point here.
+        conn.pragma_update(None, "foreign_keys", false).unwrap();
+        for (i, sql) in MIGRATIONS.iter().enumerate().take(7) {
+            conn.execute_batch(sql).unwrap();
+            conn.pragma_update(None, "user_version", (i + 1) as i64).unwrap();
+        }
+        let insert = "INSERT INTO labels (id, env, shipper_account_id, status, order_number, search_text, manifest_id, request, record, created_at, updated_at)
+                      VALUES (?1, 'sandbox', 'a', 'created', NULL, '', NULL, ?2, ?3, 1795000000000000, 1795000000000000)";
+        let request = r#"{"service_type": "yodel_std", "shipment": {"parcels": [
+            {"weight": {"value": 1.5, "unit": "kg"}}, {"weight": {"value": 500, "unit": "g"}}, {"weight": {"value": 2, "unit": "lb"}}]}}"#;
+        conn.execute(insert, ["synced", request, r#"{"ship_date": "2026-11-25"}"#])
+            .unwrap();
+        // An async label that never completed has no ship date in its record: its request's.
+        conn.execute(insert, ["async", request, r#"{"ship_date": null}"#])
+            .unwrap();
+        migrate(&mut conn).unwrap();
+        assert_eq!(version(&conn).unwrap(), LATEST);
+        let read = |id: &str| {
+            conn.query_row(
+                "SELECT ship_date, service_type, weight_kg FROM labels WHERE id = ?1",
+                [id],
+                |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, f64>(2)?)),
+            )
+            .unwrap()
+        };
+        let (date, service, kg) = read("synced");
+        assert_eq!((date.as_str(), service.as_str()), ("2026-11-25", "yodel_std"));
+        assert!((kg - (1.5 + 0.5 + 2.0 * 0.45359237)).abs() < 1e-9, "{kg}");
+        assert_eq!(read("async").0, "2026-11-18", "the day it was made (1795000000 s)");
+    }
 }
