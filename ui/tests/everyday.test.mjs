@@ -89,19 +89,22 @@ test('a postal code that cannot exist shows as it is typed and blocks Create unt
 test('after the account cut-off the Ship screen says when the label ships', async () => {
   const page = await deskPage();
   assert.equal(await page.getByTestId('ship-date-note').count(), 0, 'no cut-off: ships today');
-  // A cut-off of 00:00: every moment of the day is after it.
+  // A cut-off of 00:00 set elsewhere while the screen stays open: every moment of the day is
+  // after it. The label made next ships the next day, and the screen says so from then on
+  // (it asks again after each label, and every minute).
   await ok(api('PUT', `/v3/shipper-accounts/${yodel}`, { settings: { cutoff_time: '00:00', collection_days: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] } }));
-  await page.reload();
-  await page.getByTestId('ship-date-note').waitFor();
-  const expected = (await ok(api('GET', `/desk/shipper-accounts/${yodel}/ship-date`))).ship_date;
-  const day = new Date(`${expected}T12:00:00`).toLocaleDateString(undefined, { weekday: 'long', day: 'numeric', month: 'short' });
-  assert.equal(await page.getByTestId('ship-date-note').textContent(), `After the 00:00 cut-off: this label ships ${day} and goes on that day's manifest.`);
   await fillShipTo(page, gb('Tomorrow Person'));
   await page.locator('[data-field="shipment.parcels[0].weight.value"]').fill('2');
   await page.keyboard.press('Control+Enter');
   await page.getByTestId('tracking').waitFor();
+  const expected = (await ok(api('GET', `/desk/shipper-accounts/${yodel}/ship-date`))).ship_date;
   const made = (await ok(api('GET', '/v3/labels?created_at_min=2000-01-01&s=Tomorrow'))).labels[0];
   assert.equal(made.ship_date, expected);
+  await page.getByTestId('ship-date-note').waitFor();
+  const day = new Date(`${expected}T12:00:00`).toLocaleDateString(undefined, { weekday: 'long', day: 'numeric', month: 'short' });
+  assert.equal(await page.getByTestId('ship-date-note').textContent(), `After the 00:00 cut-off: this label ships ${day} and goes on that day's manifest.`);
+  await page.reload();
+  await page.getByTestId('ship-date-note').waitFor();
 
   // End of day shows it apart, as waiting for its day.
   await page.locator('[data-nav="end-of-day"]').click();
