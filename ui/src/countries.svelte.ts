@@ -27,8 +27,8 @@ export function toAlpha3(typed: string): string {
   return c ? c.alpha3 : t;
 }
 
-/** A postal code fitted to a format (`9` a digit, `A` a letter, others literal), ignoring case,
- * spaces and dashes, as the service checks it; null when it does not fit. */
+/** Whether a postal code fits a format (`9` a digit, `A` a letter, others literal), ignoring case,
+ * spaces and dashes, as the service checks it. */
 function fits(mask: string, code: string): boolean {
   const slots = mask.replace(/[^0-9A-Za-z]/g, '');
   const c = code.toUpperCase().replace(/[^0-9A-Z]/g, '');

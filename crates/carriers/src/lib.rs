@@ -7,4 +7,4 @@ pub mod rates;
 pub mod registry;
 pub mod tracking;
 
-pub use registry::{carrier, registry, service_type, Carrier, ServiceTypeDef, TrackingPool};
+pub use registry::{carrier, registry, service_name, service_type, Carrier, ServiceTypeDef, TrackingPool};

@@ -186,6 +186,14 @@ pub fn service_type(service_type: &str) -> Option<(&'static Carrier, &'static Se
         .find_map(|c| c.service(service_type).map(|s| (c, s)))
 }
 
+/// The carrier's name of a service (`UK Express 24`), or the service type itself when the
+/// carrier or the service is unknown (a record older than the registry).
+pub fn service_name(slug: &str, service_type: &str) -> String {
+    carrier(slug)
+        .and_then(|c| c.service(service_type))
+        .map_or_else(|| service_type.to_string(), |s| s.name.clone())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -3,7 +3,6 @@
 
 use crate::keys::Env;
 use crate::Service;
-use packdesk_carriers::carrier;
 use packdesk_model::desk::{History, HistoryRow, PrintJobStatus};
 use packdesk_model::request::{Address, ListQuery};
 use packdesk_model::ServiceError;
@@ -11,7 +10,6 @@ use packdesk_model::ServiceError;
 /// The parts of a stored request History shows.
 #[derive(serde::Deserialize)]
 struct RequestView {
-    service_type: String,
     shipment: ShipmentView,
 }
 
@@ -58,13 +56,7 @@ impl Service {
                 let label: packdesk_model::record::Label = crate::records::typed(self.label_json(r)?)?;
                 let req: Option<RequestView> = serde_json::from_str(&r.request).ok();
                 let to = req.as_ref().map(|q| &q.shipment.ship_to);
-                let service_name = carrier(&label.shipper_account.slug)
-                    .and_then(|c| c.service(&label.service_type))
-                    .map(|s| s.name.clone())
-                    .unwrap_or_else(|| {
-                        req.as_ref()
-                            .map_or(label.service_type.clone(), |q| q.service_type.clone())
-                    });
+                let service_name = packdesk_carriers::service_name(&label.shipper_account.slug, &label.service_type);
                 let (print_status, print_error) = match printed {
                     Some((status, error)) => (serde_json::from_value::<PrintJobStatus>(status.into()).ok(), error),
                     None => (None, None),

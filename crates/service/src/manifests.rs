@@ -64,10 +64,7 @@ fn lines_of(label: &LabelRow, slug: &str) -> Vec<ManifestLine> {
         return Vec::new();
     };
     let to = &req.shipment.ship_to;
-    let service = carrier(slug)
-        .and_then(|c| c.service(&req.service_type))
-        .map(|s| s.name.clone())
-        .unwrap_or(req.service_type);
+    let service = packdesk_carriers::service_name(slug, &req.service_type);
     let reference = req.references.and_then(|r| r.into_iter().next()).unwrap_or_default();
     req.shipment
         .parcels
@@ -138,14 +135,6 @@ pub(crate) fn account_ref(a: &AccountRow) -> Value {
 }
 
 impl Service {
-    /// Today in the account's timezone: the day its close-out now is for.
-    pub(crate) fn account_today(&self, account: &AccountRow) -> chrono::NaiveDate {
-        self.clock
-            .now()
-            .with_timezone(&crate::ship_dates::timezone_of(account))
-            .date_naive()
-    }
-
     pub fn create_manifest(&self, env: Env, req: ManifestRequest) -> Result<Reply<Manifest>, ServiceError> {
         self.create_manifest_json(env, req)?.typed()
     }

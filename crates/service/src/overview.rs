@@ -159,10 +159,7 @@ impl Service {
                 by_service: by_service
                     .into_iter()
                     .map(|(service_type, (n, kg))| ServiceCount {
-                        name: c
-                            .and_then(|c| c.service(&service_type))
-                            .map(|s| s.name.clone())
-                            .unwrap_or_else(|| service_type.clone()),
+                        name: packdesk_carriers::service_name(&a.slug, &service_type),
                         service_type,
                         labels: n,
                         weight_kg: round_kg(kg),

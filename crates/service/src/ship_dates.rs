@@ -77,6 +77,11 @@ pub fn default_ship_date(
 }
 
 impl Service {
+    /// Today in the account's timezone: the day its close-out now is for.
+    pub(crate) fn account_today(&self, account: &AccountRow) -> NaiveDate {
+        self.clock.now().with_timezone(&timezone_of(account)).date_naive()
+    }
+
     /// The ship date a label of the account made now gets by default, and why.
     pub fn ship_date(&self, env: Env, account_id: &str) -> Result<ShipDate, ServiceError> {
         let account = self.account_row(env, account_id, "id")?;

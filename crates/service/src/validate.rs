@@ -335,7 +335,7 @@ pub fn check_postal_code(p: &mut Problems, path: &str, a: &Address) {
     let (Some(country), Some(code)) = (a.country.as_deref(), a.postal_code.as_deref()) else {
         return;
     };
-    if code.trim().is_empty() || packdesk_carriers::postal::masks(country).is_none() {
+    if code.trim().is_empty() {
         return;
     }
     if let Err(why) = packdesk_carriers::postal::normalise_postal_code(country, code) {

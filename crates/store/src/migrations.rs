@@ -353,7 +353,7 @@ mod tests {
             {"weight": {"value": 1.5, "unit": "kg"}}, {"weight": {"value": 500, "unit": "g"}}, {"weight": {"value": 2, "unit": "lb"}}]}}"#;
         conn.execute(insert, ["synced", request, r#"{"ship_date": "2026-11-25"}"#])
             .unwrap();
-        // An async label that never completed has no ship date in its record: its request's.
+        // A label whose record and request name no ship date: the day it was made (UTC).
         conn.execute(insert, ["async", request, r#"{"ship_date": null}"#])
             .unwrap();
         migrate(&mut conn).unwrap();
