@@ -138,6 +138,8 @@ export const api = {
   setRules: (body: T.Rules) => call<T.Rules>('PUT', '/desk/rules', body),
   settings: () => call<T.DeskSettings>('GET', '/desk/settings'),
   setSettings: (body: T.DeskSettings) => callMachineWide<T.DeskSettings>('PUT', '/desk/settings', body),
+  scale: () => call<T.ScaleState>('GET', '/desk/scale'),
+  setScale: (device: string | null) => callMachineWide<T.ScaleState>('PUT', '/desk/scale', { device }),
   closeOut: (shipperAccountIds?: string[]) =>
     call<T.CloseOut>('POST', '/desk/close-out', shipperAccountIds ? { shipper_account_ids: shipperAccountIds } : {}),
 };

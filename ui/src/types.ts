@@ -73,3 +73,4 @@ export type ShipDate = Schemas['ShipDate'];
 export type Weekday = Schemas['Weekday'];
 export type ServiceCount = Schemas['ServiceCount'];
 export type Manifest = Schemas['Manifest'];
+export type ScaleState = Schemas['ScaleState'];

@@ -331,12 +331,29 @@ pub const OPS: &[Op] = &[
     },
     Op {
         data: Some("DeskSettings"),
-        ..op("get", "/desk/settings", "The desk's settings: ship_on_scan, units")
+        ..op(
+            "get",
+            "/desk/settings",
+            "The desk's settings: ship_on_scan, units, scale_auto_weight",
+        )
     },
     Op {
         request: Some("DeskSettings"),
         data: Some("DeskSettings"),
         ..op("put", "/desk/settings", "Change the desk's settings (live key)")
+    },
+    Op {
+        data: Some("ScaleState"),
+        ..op("get", "/desk/scale", "The desk scale's latest weight")
+    },
+    Op {
+        request: Some("ScaleRequest"),
+        data: Some("ScaleState"),
+        ..op(
+            "put",
+            "/desk/scale",
+            "Set the desk's USB scale: auto, a device file, or null (live key)",
+        )
     },
     Op {
         data: Some("ImportResult"),

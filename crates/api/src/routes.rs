@@ -11,7 +11,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Extension, Router};
 use packdesk_model::desk::{
-    CloseOutRequest, PrintProfileRequest, PrintRequest, PrinterRequest, TestPageRequest, WebhookChange,
+    CloseOutRequest, PrintProfileRequest, PrintRequest, PrinterRequest, ScaleRequest, TestPageRequest, WebhookChange,
 };
 use packdesk_model::preset::{DeskSettings, PresetRequest, Rules, ShipBatchRequest, ShipOrderRequest};
 use packdesk_model::request::{
@@ -84,6 +84,7 @@ pub fn router(service: Shared) -> Router {
         )
         .route("/rules", get(get_rules).put(set_rules))
         .route("/settings", get(get_settings).put(set_settings))
+        .route("/scale", get(get_scale).put(set_scale))
         .route("/webhook", get(get_webhook).put(set_webhook))
         .route("/webhook-deliveries", get(list_webhook_deliveries))
         .route("/webhook-deliveries/{id}", get(get_webhook_delivery))
@@ -515,6 +516,14 @@ async fn set_settings(State(s): State<Shared>, ContractJson(settings): ContractJ
     run(s, move |s| s.set_desk_settings(settings)).await
 }
 
+async fn get_scale(State(s): State<Shared>) -> Response {
+    run(s, |s| Ok(s.scale_state())).await
+}
+
+async fn set_scale(State(s): State<Shared>, ContractJson(req): ContractJson<ScaleRequest>) -> Response {
+    run(s, move |s| s.set_scale(req)).await
+}
+
 /// The largest CSV file an import takes (read as a stream: memory does not grow with it).
 const IMPORT_MAX_BYTES: u64 = 1024 * 1024 * 1024;
 
@@ -603,15 +612,21 @@ async fn get_printer(State(s): State<Shared>, Path(id): Path<String>) -> Respons
 async fn machine_wide_changes_need_live(req: Request, next: Next) -> Response {
     // Inside the /desk nest the path has lost its prefix.
     let path = req.uri().path();
-    let setup = ["/printers", "/print-profiles", "/import-mappings", "/settings"]
-        .iter()
-        .any(|p| path.starts_with(p));
+    let setup = [
+        "/printers",
+        "/print-profiles",
+        "/import-mappings",
+        "/settings",
+        "/scale",
+    ]
+    .iter()
+    .any(|p| path.starts_with(p));
     let change = req.method() != axum::http::Method::GET && !path.ends_with("/test-page");
     if setup && change && req.extensions().get::<Env>() == Some(&Env::Sandbox) {
         return error(
             ErrorCode::InvalidApiKey,
             "headers.service-api-key",
-            "printers, print profiles, import mappings and desk settings belong to the whole desk (live labels print by them \
+            "printers, print profiles, import mappings, desk settings and the scale belong to the whole desk (live labels print by them \
              too): change them with the live key; the sandbox key may read them",
         );
     }

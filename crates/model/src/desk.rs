@@ -397,3 +397,56 @@ pub struct CountryName {
 pub struct CountryList {
     pub countries: Vec<CountryName>,
 }
+
+/// `PUT /desk/scale`: which USB scale the desk reads.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ScaleRequest {
+    /// `"auto"` (the first HID scale found), a hidraw device file (`/dev/hidraw3`), or null to
+    /// read no scale.
+    pub device: Option<String>,
+}
+
+/// What a scale says about its weight (`status` of `GET /desk/scale`).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum ScaleStatus {
+    /// No scale is set.
+    Off,
+    /// Set, but not connected (not found, unplugged, not readable: see `message`).
+    Disconnected,
+    /// Connected; no report yet.
+    Waiting,
+    /// Settled at zero: nothing on the platter.
+    Zero,
+    InMotion,
+    Stable,
+    UnderZero,
+    OverWeight,
+    Fault,
+    NeedsCalibration,
+    NeedsRezeroing,
+    Unknown,
+}
+
+/// `GET /desk/scale`: the desk scale's latest reading.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct ScaleState {
+    /// The setting: `"auto"`, a device file, or null (no scale).
+    pub device: Option<String>,
+    /// The device file being read (with `auto`, the scale found).
+    pub path: Option<String>,
+    /// The scale's name from its USB descriptor (with `auto`).
+    pub name: Option<String>,
+    pub connected: bool,
+    /// A weight to take: settled, confirmed (the first report after connecting counts once it
+    /// repeats), in a postal unit.
+    pub stable: bool,
+    /// The latest weight in the scale's own unit (negative under zero); null without a report.
+    pub weight: Option<crate::request::Weight>,
+    pub status: ScaleStatus,
+    /// Why there is no stable weight, for the operator.
+    pub message: Option<String>,
+    /// Reports read since the scale was set: a new reading shows even when the weight is the same.
+    pub reports: u64,
+}

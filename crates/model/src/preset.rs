@@ -121,6 +121,10 @@ pub struct DeskSettings {
     pub weight_unit: WeightUnit,
     #[serde(default = "default_dimension_unit")]
     pub dimension_unit: DimensionUnit,
+    /// The Ship screen takes the scale's weight into the parcel by itself once it is stable
+    /// (otherwise the operator takes it with F2).
+    #[serde(default)]
+    pub scale_auto_weight: bool,
 }
 
 fn default_weight_unit() -> WeightUnit {
@@ -136,6 +140,7 @@ impl Default for DeskSettings {
             ship_on_scan: false,
             weight_unit: WeightUnit::Kg,
             dimension_unit: DimensionUnit::Cm,
+            scale_auto_weight: false,
         }
     }
 }

@@ -50,6 +50,8 @@ pub fn all() -> Vec<(&'static str, Schema)> {
         ("desk-end-of-day", schema_for!(crate::desk::EndOfDay)),
         ("desk-ship-date", schema_for!(crate::desk::ShipDate)),
         ("desk-history", schema_for!(crate::desk::History)),
+        ("desk-scale-request", schema_for!(crate::desk::ScaleRequest)),
+        ("desk-scale", schema_for!(crate::desk::ScaleState)),
         ("desk-close-out", schema_for!(crate::desk::CloseOut)),
         ("desk-webhook-change", schema_for!(crate::desk::WebhookChange)),
         ("desk-webhook-setting", schema_for!(crate::desk::WebhookSetting)),

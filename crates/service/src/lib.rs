@@ -25,6 +25,7 @@ pub mod printing;
 pub mod rates;
 pub mod records;
 pub mod reply;
+pub mod scale;
 pub mod ship_dates;
 pub mod shipping;
 pub mod validate;
@@ -106,6 +107,8 @@ pub struct Service {
     dispatcher: webhooks::DispatcherSignal,
     sender: webhooks::SenderCell,
     print_signal: printing::PrintSignal,
+    /// The desk's USB scale (see `scale`).
+    scale: packdesk_scale::Scale,
     _lock: std::fs::File,
 }
 
@@ -152,6 +155,7 @@ impl Service {
             dispatcher: webhooks::DispatcherSignal::default(),
             sender: webhooks::SenderCell::new(),
             print_signal: printing::PrintSignal::default(),
+            scale: packdesk_scale::Scale::default(),
             _lock: lock,
         };
         service.requeue_unfinished()?;

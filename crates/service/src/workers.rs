@@ -76,6 +76,9 @@ impl Workers {
                     tracing::warn!(error = %e.chain(), "the search index could not catch up now");
                 }
             }));
+        if let Err(e) = service.start_scale() {
+            tracing::warn!(error = %e.chain(), "the scale setting could not be read");
+        }
         self.service = Some(Arc::clone(service));
     }
 
