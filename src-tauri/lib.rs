@@ -4,13 +4,21 @@
 //!
 //! `packdesk --help` lists the options (shared with `packdesk-server`); the port defaults to 4780
 //! and falls back to a free one when another program holds it.
+//!
+//! One app per data folder: a second start hands over to the running one (its window comes to the
+//! front) before it touches the data. The tray shows the desk's state; closing the window keeps
+//! the desk running there when the `close_to_tray` setting says so.
+
+mod tray;
 
 use clap::Parser;
 use packdesk_api::cli::DeskOptions;
 use packdesk_service::clock::SystemClock;
 use packdesk_service::workers::{default_job_workers, Workers};
 use packdesk_service::Service;
-use std::sync::Arc;
+use sha2::Digest;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
 
 #[derive(Parser)]
 #[command(name = "packdesk", version, about = "Packdesk, the packing-desk app.")]
@@ -42,12 +50,41 @@ fn open_in_system_browser(url: &str) {
     }
 }
 
-pub fn run() {
-    let cli = Cli::parse();
-    let args = cli.desk;
-    let _logging = packdesk_api::logging::init(&args.data_dir, &cli.log).unwrap_or_else(|e| fail(e));
-    // The process's one runtime (Tauri keeps its own event loop): server, webhooks, print sends.
-    let mut workers = Workers::new().unwrap_or_else(|e| fail(e.to_string()));
+/// The name the running app holds on the session bus (Linux), a named mutex (Windows) or a socket
+/// (macOS): one per data folder, so desks of other folders (tests, a second warehouse) run apart.
+fn instance_id(data_dir: &Path) -> String {
+    let dir = std::path::absolute(data_dir).unwrap_or_else(|_| data_dir.to_path_buf());
+    let digest = sha2::Sha256::digest(dir.to_string_lossy().as_bytes());
+    let hex: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+    format!("app.packdesk.desk.d{hex}")
+}
+
+/// The login item starts this desk's data folder. On Linux it is the `Exec` line of an XDG
+/// autostart entry, which the plugin joins with spaces: a folder with spaces is quoted as the
+/// desktop entry format says.
+fn login_item_arg(arg: &str) -> String {
+    let plain = arg
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || "/._-+,:@%".contains(c));
+    if plain || !cfg!(target_os = "linux") {
+        return arg.to_string();
+    }
+    let mut quoted = String::from('"');
+    for c in arg.chars() {
+        if matches!(c, '"' | '`' | '$' | '\\') {
+            quoted.push('\\');
+        }
+        quoted.push(c);
+    }
+    quoted.push('"');
+    quoted
+}
+
+/// Binds the server's address and opens the data folder: what only the one app of a folder may do.
+fn start_desk(
+    args: &DeskOptions,
+    workers: &mut Workers,
+) -> (Arc<Service>, tokio::task::JoinHandle<std::io::Result<()>>, tauri::Url) {
     let listener = workers.runtime().block_on(async {
         match tokio::net::TcpListener::bind(args.listen).await {
             Ok(l) => l,
@@ -73,21 +110,62 @@ pub fn run() {
     if let Some(days) = args.file_link_days {
         opened.service.set_file_link_days(days);
     }
+    opened.service.mark_desktop_app();
     let service = Arc::new(opened.service);
     workers.start(&service, default_job_workers());
     let ui_dir = packdesk_api::paths::find_ui_dir(args.ui_dir.clone());
-    let server = workers
-        .runtime()
-        .spawn(packdesk_api::serve(listener, service, ui_dir, std::future::pending()));
+    let server = workers.runtime().spawn(packdesk_api::serve(
+        listener,
+        service.clone(),
+        ui_dir,
+        std::future::pending(),
+    ));
     tracing::info!(%base, data_dir = %args.data_dir.display(), "packdesk started");
     // The desktop smoke test reads this line.
     println!("packdesk listening on {base} (data folder {})", args.data_dir.display());
     let url: tauri::Url = base.parse().unwrap_or_else(|e| fail(format!("{base}: {e}")));
-    let origin = url.origin();
+    (service, server, url)
+}
+
+pub fn run() {
+    let cli = Cli::parse();
+    let args = cli.desk;
+    let _logging = packdesk_api::logging::init(&args.data_dir, &cli.log).unwrap_or_else(|e| fail(e));
+    // The process's one runtime (Tauri keeps its own event loop): server, webhooks, print sends.
+    let workers = Workers::new().unwrap_or_else(|e| fail(e.to_string()));
     // Tauri's async work runs on the same runtime instead of a second one of its own.
     tauri::async_runtime::set(workers.runtime().handle().clone());
-    let result = tauri::Builder::default()
+    let workers = Arc::new(Mutex::new(Some(workers)));
+    let server: Arc<Mutex<Option<tokio::task::JoinHandle<std::io::Result<()>>>>> = Arc::default();
+    let service: Arc<Mutex<Option<Arc<Service>>>> = Arc::default();
+    let data_dir = std::path::absolute(&args.data_dir).unwrap_or_else(|_| args.data_dir.clone());
+    let (setup_workers, setup_server, setup_service) = (workers.clone(), server.clone(), service.clone());
+    let app = tauri::Builder::default()
+        // First: a second start of the app hands over here and exits before anything else runs.
+        .plugin(
+            tauri_plugin_single_instance::Builder::new()
+                .dbus_id(instance_id(&args.data_dir))
+                .callback(|app, _argv, _cwd| {
+                    tracing::info!("Packdesk was started again: its window is shown");
+                    tray::show_window(app);
+                })
+                .build(),
+        )
+        .plugin(
+            tauri_plugin_autostart::Builder::new()
+                .args([
+                    "--data-dir".to_string(),
+                    login_item_arg(&data_dir.display().to_string()),
+                ])
+                .build(),
+        )
         .setup(move |app| {
+            let mut guard = setup_workers.lock().unwrap_or_else(|p| p.into_inner());
+            let workers = guard.as_mut().expect("workers until exit");
+            let (desk, handle, url) = start_desk(&args, workers);
+            *setup_server.lock().unwrap_or_else(|p| p.into_inner()) = Some(handle);
+            *setup_service.lock().unwrap_or_else(|p| p.into_inner()) = Some(desk.clone());
+            let origin = url.origin();
             tauri::WebviewWindowBuilder::new(app, "main", tauri::WebviewUrl::External(url))
                 // The window stays on the desk's own origin; any other link opens in the browser.
                 .on_navigation(move |to| {
@@ -103,12 +181,33 @@ pub fn run() {
                 .inner_size(1280.0, 820.0)
                 .min_inner_size(900.0, 600.0)
                 .build()?;
+            tray::start(app.handle(), desk);
             Ok(())
         })
-        .run(tauri::generate_context!());
-    server.abort();
-    drop(workers);
-    if let Err(e) = result {
-        fail(format!("the window could not run: {e}"));
-    }
+        .on_window_event(move |window, event| {
+            if let tauri::WindowEvent::CloseRequested { api, .. } = event {
+                let desk = service.lock().unwrap_or_else(|p| p.into_inner()).clone();
+                let to_tray = desk
+                    .and_then(|d| d.desk_settings().ok())
+                    .is_some_and(|s| s.close_to_tray);
+                if to_tray {
+                    // The desk keeps printing and answering the API; the tray or a new start shows it.
+                    api.prevent_close();
+                    let _ = window.hide();
+                    tracing::info!("the window was closed to the tray");
+                }
+            }
+        })
+        .build(tauri::generate_context!())
+        .unwrap_or_else(|e| fail(format!("the window could not start: {e}")));
+    app.run(move |_app, event| {
+        if let tauri::RunEvent::Exit = event {
+            if let Some(s) = server.lock().unwrap_or_else(|p| p.into_inner()).take() {
+                s.abort();
+            }
+            // Stops the workers (jobs in hand are finished or stay queued for the next start).
+            drop(workers.lock().unwrap_or_else(|p| p.into_inner()).take());
+            tracing::info!("packdesk stopped");
+        }
+    });
 }

@@ -13,7 +13,12 @@ export class ApiError extends Error {
 
 let key = '';
 let env: 'sandbox' | 'live' = 'sandbox';
-let session: { keys: Record<string, string>; data_dir: string; log_dir: string } = { keys: {}, data_dir: '', log_dir: '' };
+let session: { keys: Record<string, string>; data_dir: string; log_dir: string; desktop_app: boolean } = {
+  keys: {},
+  data_dir: '',
+  log_dir: '',
+  desktop_app: false,
+};
 
 export async function startSession(want?: 'sandbox' | 'live'): Promise<'sandbox' | 'live'> {
   const r = await fetch('/ui/session');
@@ -140,6 +145,8 @@ export const api = {
   setSettings: (body: T.DeskSettings) => callMachineWide<T.DeskSettings>('PUT', '/desk/settings', body),
   scale: () => call<T.ScaleState>('GET', '/desk/scale'),
   setScale: (device: string | null) => callMachineWide<T.ScaleState>('PUT', '/desk/scale', { device }),
+  deskStatus: () => call<T.DeskStatus>('GET', '/desk/status'),
+  setPrinting: (paused: boolean) => callMachineWide<T.DeskStatus>('PUT', '/desk/printing', { paused }),
   closeOut: (shipperAccountIds?: string[]) =>
     call<T.CloseOut>('POST', '/desk/close-out', shipperAccountIds ? { shipper_account_ids: shipperAccountIds } : {}),
 };

@@ -74,3 +74,4 @@ export type Weekday = Schemas['Weekday'];
 export type ServiceCount = Schemas['ServiceCount'];
 export type Manifest = Schemas['Manifest'];
 export type ScaleState = Schemas['ScaleState'];
+export type DeskStatus = Schemas['DeskStatus'];

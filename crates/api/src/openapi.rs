@@ -334,7 +334,7 @@ pub const OPS: &[Op] = &[
         ..op(
             "get",
             "/desk/settings",
-            "The desk's settings: ship_on_scan, units, scale_auto_weight",
+            "The desk's settings: ship_on_scan, units, scale_auto_weight, close_to_tray, start_at_login",
         )
     },
     Op {
@@ -353,6 +353,23 @@ pub const OPS: &[Op] = &[
             "put",
             "/desk/scale",
             "Set the desk's USB scale: auto, a device file, or null (live key)",
+        )
+    },
+    Op {
+        data: Some("DeskStatus"),
+        ..op(
+            "get",
+            "/desk/status",
+            "The desk at a glance: ready, a printer failing, printing paused, jobs waiting",
+        )
+    },
+    Op {
+        request: Some("PrintingRequest"),
+        data: Some("DeskStatus"),
+        ..op(
+            "put",
+            "/desk/printing",
+            "Pause the desk's printing (jobs wait in the queue) or resume it (live key)",
         )
     },
     Op {

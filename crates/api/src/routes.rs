@@ -11,7 +11,8 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Extension, Router};
 use packdesk_model::desk::{
-    CloseOutRequest, PrintProfileRequest, PrintRequest, PrinterRequest, ScaleRequest, TestPageRequest, WebhookChange,
+    CloseOutRequest, PrintProfileRequest, PrintRequest, PrinterRequest, PrintingRequest, ScaleRequest, TestPageRequest,
+    WebhookChange,
 };
 use packdesk_model::preset::{DeskSettings, PresetRequest, Rules, ShipBatchRequest, ShipOrderRequest};
 use packdesk_model::request::{
@@ -85,6 +86,8 @@ pub fn router(service: Shared) -> Router {
         .route("/rules", get(get_rules).put(set_rules))
         .route("/settings", get(get_settings).put(set_settings))
         .route("/scale", get(get_scale).put(set_scale))
+        .route("/status", get(desk_status))
+        .route("/printing", axum::routing::put(set_printing))
         .route("/webhook", get(get_webhook).put(set_webhook))
         .route("/webhook-deliveries", get(list_webhook_deliveries))
         .route("/webhook-deliveries/{id}", get(get_webhook_delivery))
@@ -524,6 +527,14 @@ async fn set_scale(State(s): State<Shared>, ContractJson(req): ContractJson<Scal
     run(s, move |s| s.set_scale(req)).await
 }
 
+async fn desk_status(State(s): State<Shared>) -> Response {
+    run(s, |s| s.desk_status()).await
+}
+
+async fn set_printing(State(s): State<Shared>, ContractJson(req): ContractJson<PrintingRequest>) -> Response {
+    run(s, move |s| s.set_printing(req)).await
+}
+
 /// The largest CSV file an import takes (read as a stream: memory does not grow with it).
 const IMPORT_MAX_BYTES: u64 = 1024 * 1024 * 1024;
 
@@ -618,6 +629,7 @@ async fn machine_wide_changes_need_live(req: Request, next: Next) -> Response {
         "/import-mappings",
         "/settings",
         "/scale",
+        "/printing",
     ]
     .iter()
     .any(|p| path.starts_with(p));
@@ -626,7 +638,7 @@ async fn machine_wide_changes_need_live(req: Request, next: Next) -> Response {
         return error(
             ErrorCode::InvalidApiKey,
             "headers.service-api-key",
-            "printers, print profiles, import mappings, desk settings and the scale belong to the whole desk (live labels print by them \
+            "printers, print profiles, import mappings, desk settings, the scale and pausing the printing belong to the whole desk (live labels print by them \
              too): change them with the live key; the sandbox key may read them",
         );
     }

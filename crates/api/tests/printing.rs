@@ -164,3 +164,130 @@ fn a_4x6_pdf_label_prints_through_cups_and_ipp_at_its_size() {
     );
     let _: Value = system;
 }
+
+/// A raw printer of the test's own: each connection's bytes go to the channel.
+fn raw_printer() -> (u16, std::sync::mpsc::Receiver<Vec<u8>>) {
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = l.local_addr().unwrap().port();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for c in l.incoming() {
+            let mut all = Vec::new();
+            let _ = c.unwrap().read_to_end(&mut all);
+            if tx.send(all).is_err() {
+                break;
+            }
+        }
+    });
+    (port, rx)
+}
+
+fn status_when(s: &Server, want: &str) -> Value {
+    let end = Instant::now() + Duration::from_secs(15);
+    loop {
+        let v = s.sandbox_ok("GET", "/desk/status", None);
+        if v["state"] == want || Instant::now() > end {
+            assert_eq!(v["state"], want, "{v}");
+            return v;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn a_paused_desk_prints_nothing_until_resumed_even_across_a_restart_and_a_failing_printer_shows() {
+    let mut s = Server::start();
+    assert_eq!(
+        s.sandbox_ok("GET", "/desk/status", None),
+        json!({"state": "ready", "message": "Ready", "printing_paused": false, "jobs_waiting": 0, "failing_printers": []})
+    );
+    let (port, printed) = raw_printer();
+    let printer = s.live_ok("POST", "/desk/printers", Some(&json!({"name": "Zebra desk 1", "transport": "raw", "address": format!("127.0.0.1:{port}"), "format": "zpl"})));
+    let printer_id = printer["id"].as_str().unwrap().to_string();
+    s.live_ok(
+        "PUT",
+        "/desk/print-profiles/label",
+        Some(&json!({"printer_id": printer_id, "stock": "4x6", "auto_print": true})),
+    );
+    let account = yodel_account(&s);
+
+    // The whole desk's: the sandbox key may not pause it; a body that is not a boolean is named.
+    let (status, _) = s.call("PUT", "/desk/printing", &s.sandbox, Some(&json!({"paused": true})));
+    assert_eq!(status, 401);
+    let (_, v) = s.call("PUT", "/desk/printing", &s.live, Some(&json!({"paused": "yes"})));
+    assert_eq!(detail_paths(&v), ["paused"], "{v}");
+    let paused = s.live_ok("PUT", "/desk/printing", Some(&json!({"paused": true})));
+    assert_eq!(
+        (paused["state"].as_str(), paused["printing_paused"].as_bool()),
+        (Some("printing_paused"), Some(true))
+    );
+
+    // Two labels made while paused, and one printed by hand: all three wait.
+    let first = s.sandbox_ok("POST", "/v3/labels", Some(&yodel_label(&account, 1)));
+    s.sandbox_ok("POST", "/v3/labels", Some(&yodel_label(&account, 1)));
+    let by_hand = s.sandbox_ok("POST", "/desk/print", Some(&json!({"label_id": first["id"]})));
+    assert_eq!(by_hand["status"], "queued", "{by_hand}");
+    let v = s.sandbox_ok("GET", "/desk/status", None);
+    assert_eq!(v["message"], "Printing paused: 3 print jobs waiting", "{v}");
+    // The worker would have sent them within milliseconds; nothing reached the printer.
+    assert!(printed.recv_timeout(Duration::from_millis(800)).is_err());
+
+    // A restart (kill -9) keeps the pause and the queue.
+    s.kill_and_restart();
+    let v = s.sandbox_ok("GET", "/desk/status", None);
+    assert_eq!(
+        (v["state"].as_str(), v["jobs_waiting"].as_i64()),
+        (Some("printing_paused"), Some(3)),
+        "{v}"
+    );
+    assert!(printed.recv_timeout(Duration::from_millis(800)).is_err());
+
+    // Resumed: the three print, and the desk is ready.
+    let resumed = s.live_ok("PUT", "/desk/printing", Some(&json!({"paused": false})));
+    assert_eq!(resumed["printing_paused"], false);
+    for _ in 0..3 {
+        let zpl = printed
+            .recv_timeout(Duration::from_secs(10))
+            .expect("a held job printed");
+        assert!(zpl.starts_with(b"^XA") || String::from_utf8_lossy(&zpl).contains("^XA"));
+    }
+    status_when(&s, "ready");
+
+    // The printer goes away: its failed job makes the desk say so, by name and reason.
+    let gone = TcpListener::bind("127.0.0.1:0").unwrap();
+    let closed = gone.local_addr().unwrap().port();
+    drop(gone);
+    let mut change = printer.clone();
+    for k in ["id", "created_at", "updated_at"] {
+        change.as_object_mut().unwrap().remove(k);
+    }
+    change["address"] = json!(format!("127.0.0.1:{closed}"));
+    s.live_ok("PUT", &format!("/desk/printers/{printer_id}"), Some(&change));
+    let label = s.sandbox_ok("POST", "/v3/labels", Some(&yodel_label(&account, 1)));
+    let v = status_when(&s, "printer_failing");
+    assert_eq!(v["failing_printers"][0]["name"], "Zebra desk 1", "{v}");
+    assert!(
+        v["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("Printer Zebra desk 1 failing: "),
+        "{v}"
+    );
+    // Back at its address, the failed job printed again: ready.
+    change["address"] = json!(format!("127.0.0.1:{port}"));
+    s.live_ok("PUT", &format!("/desk/printers/{printer_id}"), Some(&change));
+    let job = s.sandbox_ok(
+        "GET",
+        &format!("/desk/print-jobs?record_id={}", label["id"].as_str().unwrap()),
+        None,
+    );
+    let job_id = job["print_jobs"][0]["id"].as_str().unwrap();
+    assert_eq!(
+        s.sandbox_ok("POST", &format!("/desk/print-jobs/{job_id}/retry"), None)["status"],
+        "printed"
+    );
+    printed
+        .recv_timeout(Duration::from_secs(10))
+        .expect("the retried job printed");
+    status_when(&s, "ready");
+}

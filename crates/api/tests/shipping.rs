@@ -272,9 +272,11 @@ fn presets_rules_and_settings_refuse_bad_input_with_its_path() {
     // Settings: whole-desk, so the sandbox key may read but not change them.
     assert_eq!(
         s.sandbox_ok("GET", "/desk/settings", None),
-        json!({"ship_on_scan": false, "weight_unit": "kg", "dimension_unit": "cm", "scale_auto_weight": false})
+        json!({"ship_on_scan": false, "weight_unit": "kg", "dimension_unit": "cm", "scale_auto_weight": false,
+               "close_to_tray": false, "start_at_login": false})
     );
-    let change = json!({"ship_on_scan": true, "weight_unit": "lb", "dimension_unit": "in", "scale_auto_weight": true});
+    let change = json!({"ship_on_scan": true, "weight_unit": "lb", "dimension_unit": "in", "scale_auto_weight": true,
+                        "close_to_tray": true, "start_at_login": true});
     let (status, _) = s.call("PUT", "/desk/settings", &s.sandbox, Some(&change));
     assert_eq!(status, 401);
     assert_eq!(s.live_ok("PUT", "/desk/settings", Some(&change)), change);

@@ -450,3 +450,49 @@ pub struct ScaleState {
     /// Reports read since the scale was set: a new reading shows even when the weight is the same.
     pub reports: u64,
 }
+
+/// `PUT /desk/printing`: hold every print job of the desk (new labels' documents wait in the
+/// queue), or send them again.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct PrintingRequest {
+    pub paused: bool,
+}
+
+/// The desk at a glance, most urgent first.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum DeskState {
+    /// Nothing waits and every printer's latest job printed.
+    Ready,
+    /// A printer's latest job failed (it is retried; see `failing_printers`).
+    PrinterFailing,
+    /// The operator paused printing: jobs wait in the queue.
+    PrintingPaused,
+    /// Print jobs are queued or being sent.
+    JobsWaiting,
+}
+
+/// A printer whose latest job failed.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct FailingPrinter {
+    pub printer_id: String,
+    pub name: String,
+    /// The failure's reason.
+    pub error: Option<String>,
+    /// When that job failed.
+    pub failed_at: String,
+}
+
+/// `GET /desk/status`: what the tray icon and every screen's banner show.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct DeskStatus {
+    pub state: DeskState,
+    /// One line for the operator ("Ready", "Printer Zebra failing: …", "Printing paused: 3 jobs
+    /// waiting").
+    pub message: String,
+    pub printing_paused: bool,
+    /// Print jobs queued or being sent (both environments: the desk's printers print both).
+    pub jobs_waiting: i64,
+    pub failing_printers: Vec<FailingPrinter>,
+}

@@ -125,6 +125,13 @@ pub struct DeskSettings {
     /// (otherwise the operator takes it with F2).
     #[serde(default)]
     pub scale_auto_weight: bool,
+    /// Closing the desktop app's window keeps the desk running in the tray (printing, the API);
+    /// otherwise closing it quits.
+    #[serde(default)]
+    pub close_to_tray: bool,
+    /// The desktop app starts when the user logs in.
+    #[serde(default)]
+    pub start_at_login: bool,
 }
 
 fn default_weight_unit() -> WeightUnit {
@@ -141,6 +148,8 @@ impl Default for DeskSettings {
             weight_unit: WeightUnit::Kg,
             dimension_unit: DimensionUnit::Cm,
             scale_auto_weight: false,
+            close_to_tray: false,
+            start_at_login: false,
         }
     }
 }

@@ -52,6 +52,8 @@ pub fn all() -> Vec<(&'static str, Schema)> {
         ("desk-history", schema_for!(crate::desk::History)),
         ("desk-scale-request", schema_for!(crate::desk::ScaleRequest)),
         ("desk-scale", schema_for!(crate::desk::ScaleState)),
+        ("desk-printing-request", schema_for!(crate::desk::PrintingRequest)),
+        ("desk-status", schema_for!(crate::desk::DeskStatus)),
         ("desk-close-out", schema_for!(crate::desk::CloseOut)),
         ("desk-webhook-change", schema_for!(crate::desk::WebhookChange)),
         ("desk-webhook-setting", schema_for!(crate::desk::WebhookSetting)),

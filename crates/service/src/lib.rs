@@ -28,6 +28,7 @@ pub mod reply;
 pub mod scale;
 pub mod ship_dates;
 pub mod shipping;
+pub mod status;
 pub mod validate;
 pub mod vault;
 pub mod webhooks;
@@ -109,6 +110,8 @@ pub struct Service {
     print_signal: printing::PrintSignal,
     /// The desk's USB scale (see `scale`).
     scale: packdesk_scale::Scale,
+    /// Runs inside the desktop app (tray, login item): Settings shows its part.
+    desktop_app: std::sync::atomic::AtomicBool,
     _lock: std::fs::File,
 }
 
@@ -156,10 +159,12 @@ impl Service {
             sender: webhooks::SenderCell::new(),
             print_signal: printing::PrintSignal::default(),
             scale: packdesk_scale::Scale::default(),
+            desktop_app: Default::default(),
             _lock: lock,
         };
         service.requeue_unfinished()?;
         service.requeue_interrupted_prints()?;
+        service.load_printing_pause()?;
         Ok(Opened { service, created_keys })
     }
 
@@ -219,6 +224,15 @@ impl Service {
     /// How long signed file links stay valid (the default is in `links`).
     pub fn set_file_link_days(&self, days: i64) {
         self.links.set_ttl_secs(days * 24 * 3600);
+    }
+
+    /// Said by the desktop shell: `close_to_tray` and `start_at_login` take effect here.
+    pub fn mark_desktop_app(&self) {
+        self.desktop_app.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    pub fn is_desktop_app(&self) -> bool {
+        self.desktop_app.load(std::sync::atomic::Ordering::SeqCst)
     }
 
     pub fn authenticate(&self, key: &str) -> Option<Env> {

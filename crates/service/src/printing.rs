@@ -150,6 +150,8 @@ fn queued_job(
 /// Wakes the print worker when a job is queued; `busy` holds the printers a sender thread works on.
 #[derive(Default)]
 pub struct PrintSignal {
+    /// The operator paused printing (kept in meta `printing_paused`): jobs wait in the queue.
+    pub(crate) paused: std::sync::atomic::AtomicBool,
     queued: Mutex<u64>,
     wake: Condvar,
     busy: Mutex<std::collections::HashSet<String>>,
@@ -397,6 +399,9 @@ impl Service {
             }
         }
         let job = self.new_print_job(env, &document, &owner, &file, b.printer_id.as_deref(), copies)?;
+        if self.printing_paused() {
+            return Ok(job_record(&job));
+        }
         Ok(job_record(&self.execute_print_job(&job.id)?))
     }
 
@@ -531,6 +536,14 @@ impl Service {
             .read(|c| table::job(c, id))?
             .filter(|j| j.env == env.as_str())
             .ok_or_else(|| not_found("print job", "id", id))?;
+        if self.printing_paused() {
+            // Printed when the desk resumes, in its turn.
+            let mut job = job;
+            job.status = "queued".into();
+            job.updated_at = self.now_us();
+            self.store.write(|tx| table::put_job(tx, &job))?;
+            return Ok(job_record(&job));
+        }
         Ok(job_record(&self.execute_print_job(&job.id)?))
     }
 
@@ -616,13 +629,16 @@ impl Service {
         }
     }
 
-    fn wake_printer(&self) {
+    pub(crate) fn wake_printer(&self) {
         *self.print_signal.queued.lock().unwrap_or_else(|p| p.into_inner()) += 1;
         self.print_signal.wake.notify_all();
     }
 
     /// Sends every queued print job (tests, and the print worker's loop). Answers how many.
     pub fn run_print_jobs(&self) -> usize {
+        if self.printing_paused() {
+            return 0;
+        }
         let queued = self
             .store
             .read(|c| table::jobs_in(c, "queued", 256))
@@ -644,6 +660,9 @@ impl Service {
     /// Retries the failed jobs that are due, one after another (tests; the worker uses one queue
     /// per printer).
     pub fn retry_failed_print_jobs(&self) -> usize {
+        if self.printing_paused() {
+            return 0;
+        }
         let due = self.failed_print_jobs_due();
         for j in &due {
             let _ = self.execute_print_job(&j.id);
@@ -674,11 +693,15 @@ impl Service {
         use std::sync::atomic::Ordering;
         while !stop.load(Ordering::SeqCst) {
             let seen = *self.print_signal.queued.lock().unwrap_or_else(|p| p.into_inner());
-            let mut work = self
-                .store
-                .read(|c| table::jobs_in(c, "queued", 256))
-                .unwrap_or_default();
-            work.extend(self.failed_print_jobs_due());
+            let mut work = Vec::new();
+            // Paused: nothing is sent; resuming wakes this loop.
+            if !self.printing_paused() {
+                work = self
+                    .store
+                    .read(|c| table::jobs_in(c, "queued", 256))
+                    .unwrap_or_default();
+                work.extend(self.failed_print_jobs_due());
+            }
             let mut by_printer: std::collections::BTreeMap<String, Vec<String>> = Default::default();
             for j in work {
                 by_printer.entry(j.printer_id).or_default().push(j.id);
@@ -697,6 +720,10 @@ impl Service {
                 let s = std::sync::Arc::clone(self);
                 io.spawn_blocking(move || {
                         for id in &jobs {
+                            // A pause stops the rest of the round (they stay queued).
+                            if s.printing_paused() {
+                                break;
+                            }
                             let sent =
                                 std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| s.execute_print_job(id)));
                             if sent.is_err() {

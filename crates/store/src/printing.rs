@@ -283,3 +283,31 @@ pub fn list_jobs(
     )?;
     rows.collect::<rusqlite::Result<_>>().map_err(Into::into)
 }
+
+/// Jobs queued or being sent, over both environments (by the status index).
+pub fn waiting_jobs(conn: &Connection) -> crate::Result<i64> {
+    Ok(conn
+        .prepare_cached("SELECT COUNT(*) FROM print_jobs WHERE status IN ('queued', 'printing')")?
+        .query_row([], |r| r.get(0))?)
+}
+
+/// Each printer's newest failed job: (printer id, when it failed, why), by the status index.
+pub fn newest_failures(conn: &Connection) -> crate::Result<Vec<(String, i64, Option<String>)>> {
+    // SQLite takes the bare columns from the row of the MAX.
+    let mut st = conn.prepare_cached(
+        "SELECT printer_id, MAX(updated_at), error FROM print_jobs WHERE status = 'failed' GROUP BY printer_id",
+    )?;
+    let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+    rows.collect::<rusqlite::Result<_>>().map_err(Into::into)
+}
+
+/// Whether `printer_id` printed a job after `since` (its failure is over).
+pub fn printed_since(conn: &Connection, printer_id: &str, since: i64) -> crate::Result<bool> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT 1 FROM print_jobs WHERE status = 'printed' AND updated_at > ?2 AND printer_id = ?1 LIMIT 1",
+        )?
+        .query_row(params![printer_id, since], |_| Ok(()))
+        .optional()?
+        .is_some())
+}

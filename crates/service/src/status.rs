@@ -1,0 +1,94 @@
+//! The desk at a glance (the tray icon, every screen's banner): whether printing is paused, a
+//! printer is failing or jobs wait; and the pause itself, which holds every print job of the desk
+//! in the queue (an operator reloading labels, a printer being moved) until resumed.
+
+use crate::clock::iso_micros;
+use crate::Service;
+use packdesk_model::desk::{DeskState, DeskStatus, FailingPrinter, PrintingRequest};
+use packdesk_model::ServiceError;
+use packdesk_store::printing as table;
+use std::sync::atomic::Ordering;
+
+const PAUSED_KEY: &str = "printing_paused";
+
+impl Service {
+    /// Reads the pause kept in the database (at open: a paused desk stays paused after a restart,
+    /// so its queue does not print by surprise).
+    pub(crate) fn load_printing_pause(&self) -> Result<(), ServiceError> {
+        let paused = self.store.read(|c| packdesk_store::meta_get(c, PAUSED_KEY))?;
+        self.print_signal
+            .paused
+            .store(paused.as_deref() == Some("true"), Ordering::SeqCst);
+        Ok(())
+    }
+
+    pub fn printing_paused(&self) -> bool {
+        self.print_signal.paused.load(Ordering::SeqCst)
+    }
+
+    /// Pauses or resumes the desk's printing; resuming sends what waited, oldest first.
+    pub fn set_printing(&self, req: PrintingRequest) -> Result<DeskStatus, ServiceError> {
+        let value = if req.paused { "true" } else { "false" };
+        self.store.write(|tx| packdesk_store::meta_set(tx, PAUSED_KEY, value))?;
+        self.print_signal.paused.store(req.paused, Ordering::SeqCst);
+        if !req.paused {
+            self.wake_printer();
+        }
+        tracing::info!(paused = req.paused, "printing paused or resumed");
+        self.desk_status()
+    }
+
+    pub fn desk_status(&self) -> Result<DeskStatus, ServiceError> {
+        let (waiting, failures, printers) = self.store.read(|c| {
+            let mut failing = Vec::new();
+            for (printer_id, at, error) in table::newest_failures(c)? {
+                if !table::printed_since(c, &printer_id, at)? {
+                    failing.push((printer_id, at, error));
+                }
+            }
+            Ok::<_, packdesk_store::StoreError>((table::waiting_jobs(c)?, failing, table::printers(c)?))
+        })?;
+        let failing_printers: Vec<FailingPrinter> = failures
+            .into_iter()
+            // A removed printer's failures are no one's concern any more.
+            .filter_map(|(id, at, error)| {
+                let name = printers.iter().find(|p| p.id == id)?.name.clone();
+                Some(FailingPrinter {
+                    printer_id: id,
+                    name,
+                    error,
+                    failed_at: iso_micros(at),
+                })
+            })
+            .collect();
+        let paused = self.printing_paused();
+        let jobs = match waiting {
+            1 => "1 print job waiting".to_string(),
+            n => format!("{n} print jobs waiting"),
+        };
+        let (state, message) = if let Some(first) = failing_printers.first() {
+            let more = match failing_printers.len() {
+                1 => String::new(),
+                n => format!(" (and {} more)", n - 1),
+            };
+            let why = first.error.as_deref().map(|e| format!(": {e}")).unwrap_or_default();
+            (
+                DeskState::PrinterFailing,
+                format!("Printer {} failing{more}{why}", first.name),
+            )
+        } else if paused {
+            (DeskState::PrintingPaused, format!("Printing paused: {jobs}"))
+        } else if waiting > 0 {
+            (DeskState::JobsWaiting, jobs)
+        } else {
+            (DeskState::Ready, "Ready".to_string())
+        };
+        Ok(DeskStatus {
+            state,
+            message,
+            printing_paused: paused,
+            jobs_waiting: waiting,
+            failing_printers,
+        })
+    }
+}
