@@ -138,6 +138,11 @@ fn follow(app: AppHandle, service: Arc<Service>, tray: Option<Tray>) {
             }
         }
         if let Ok(settings) = service.desk_settings() {
+            // At start only a ticked setting is applied: the one login entry may be another data
+            // folder's, which an unticked desk must leave alone.
+            if at_login.is_none() && !settings.start_at_login {
+                at_login = Some(false);
+            }
             if at_login != Some(settings.start_at_login) {
                 let autolaunch = app.autolaunch();
                 let done = if settings.start_at_login {
@@ -147,7 +152,7 @@ fn follow(app: AppHandle, service: Arc<Service>, tray: Option<Tray>) {
                 };
                 match done {
                     Ok(()) => tracing::info!(start_at_login = settings.start_at_login, "login item set"),
-                    // Disabling what was never enabled is no failure.
+                    // Removing an entry already gone is no failure.
                     Err(e) if !settings.start_at_login => tracing::debug!(error = %e, "no login item to remove"),
                     Err(e) => tracing::warn!(error = %e, "the login item could not be set"),
                 }
