@@ -48,8 +48,11 @@ test('paused printing holds the labels made meanwhile and the banner resumes the
   await page.getByTestId('desk-status-message').getByText('Printing paused: 2 print jobs waiting').waitFor();
   assert.equal(printer.jobs.length, 0, 'nothing reached the printer');
 
+  await page.locator('[data-nav="printers"]').click();
   await page.getByTestId('resume-printing').click();
   await page.getByTestId('desk-status').waitFor({ state: 'detached' });
+  // The Printers screen follows the banner's Resume.
+  await page.getByTestId('pause-printing').getByText('Pause printing').waitFor();
   for (let i = 0; i < 100 && printer.jobs.length < 2; i++) await new Promise((r) => setTimeout(r, 50));
   assert.equal(printer.jobs.length, 2, 'both labels printed once resumed');
   assert.match(printer.jobs[0].toString(), /\^XA/);
