@@ -271,9 +271,11 @@ def main(binary):
         check(set(menu) >= {"Ready", "Open Packdesk", "Pause printing", "Quit Packdesk"}, f"the tray menu: {sorted(menu)}")
         check(colour(item.dot()) == "green", f"a ready desk's tray dot is green ({item.dot()})")
 
+        clicked = time.time()
         item.click("Pause printing")
         wait_for("the pause", lambda: desk.call("GET", "/desk/status")["data"]["printing_paused"])
         menu = wait_for("the tray to say so", lambda: item.menu() if "Printing paused: 0 print jobs waiting" in item.menu() else None)
+        print(f"figure: the tray said 'Printing paused' {(time.time() - clicked) * 1000:.0f} ms after the click", flush=True)
         check(menu["Pause printing"][2] == 1, "Pause printing is ticked in the tray")
         check(colour(wait_for("amber", lambda: item.dot() if colour(item.dot()) == "amber" else None)) == "amber", "a paused desk's dot is amber")
         item.click("Pause printing")
@@ -289,11 +291,14 @@ def main(binary):
         wait_for("the window hidden", lambda: packdesk_windows() == [(wid, False)])
         check(desk.proc.poll() is None and desk.call("GET", "/desk/status")["meta"]["code"] == 200,
               "closed to the tray, the desk still runs and answers")
+        started = time.time()
         second = App(binary, f"{work}/desk", env, f"{work}/second.log")
         wait_for("the second start to hand over", second.gone, 20)
+        print(f"figure: a second start handed over and exited in {(time.time() - started) * 1000:.0f} ms", flush=True)
         check(second.proc.returncode == 0 and "listening on" not in second.text(),
               "a second start on the same data folder exits without starting a server")
         wait_for("the window shown again", lambda: packdesk_windows() == [(wid, True)])
+        print(f"figure: the hidden window was shown {(time.time() - started) * 1000:.0f} ms after the second start", flush=True)
         check("started again" in desk.text(), "the running app showed its window")
 
         # Another data folder is another desk: it runs alongside.
