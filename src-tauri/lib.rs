@@ -19,6 +19,7 @@ use packdesk_service::Service;
 use sha2::Digest;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
+use tauri::Manager;
 
 #[derive(Parser)]
 #[command(name = "packdesk", version, about = "Packdesk, the packing-desk app.")]
@@ -81,9 +82,11 @@ fn login_item_arg(arg: &str) -> String {
 }
 
 /// Binds the server's address and opens the data folder: what only the one app of a folder may do.
+/// The UI is served from `--ui-dir`, else the installed app's resources, else the source tree.
 fn start_desk(
     args: &DeskOptions,
     workers: &mut Workers,
+    bundled_ui: Option<std::path::PathBuf>,
 ) -> (Arc<Service>, tokio::task::JoinHandle<std::io::Result<()>>, tauri::Url) {
     let listener = workers.runtime().block_on(async {
         match tokio::net::TcpListener::bind(args.listen).await {
@@ -113,7 +116,7 @@ fn start_desk(
     opened.service.mark_desktop_app();
     let service = Arc::new(opened.service);
     workers.start(&service, default_job_workers());
-    let ui_dir = packdesk_api::paths::find_ui_dir(args.ui_dir.clone());
+    let ui_dir = packdesk_api::paths::find_ui_dir(args.ui_dir.clone().or(bundled_ui));
     let server = workers.runtime().spawn(packdesk_api::serve(
         listener,
         service.clone(),
@@ -162,7 +165,15 @@ pub fn run() {
         .setup(move |app| {
             let mut guard = setup_workers.lock().unwrap_or_else(|p| p.into_inner());
             let workers = guard.as_mut().expect("workers until exit");
-            let (desk, handle, url) = start_desk(&args, workers);
+            // An installed app carries the built UI among its resources (.ci/bundle puts ui/dist
+            // there); a source build serves the tree's ui/dist.
+            let bundled_ui = app
+                .path()
+                .resource_dir()
+                .ok()
+                .map(|d| d.join("ui"))
+                .filter(|d| d.join("index.html").is_file());
+            let (desk, handle, url) = start_desk(&args, workers, bundled_ui);
             *setup_server.lock().unwrap_or_else(|p| p.into_inner()) = Some(handle);
             *setup_service.lock().unwrap_or_else(|p| p.into_inner()) = Some(desk.clone());
             let origin = url.origin();
