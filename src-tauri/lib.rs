@@ -15,7 +15,7 @@ use clap::Parser;
 use packdesk_api::cli::DeskOptions;
 use packdesk_service::clock::SystemClock;
 use packdesk_service::workers::{default_job_workers, Workers};
-use packdesk_service::Service;
+use packdesk_service::{KeyPreference, Service};
 use sha2::Digest;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -102,14 +102,15 @@ fn start_desk(
         Ok(a) => format!("http://{a}"),
         Err(e) => fail(e.to_string()),
     };
-    let opened = Service::open(&args.data_dir, &base, Arc::new(SystemClock)).unwrap_or_else(|e| {
-        fail(
-            e.details
-                .first()
-                .map(|d| d.info.clone())
-                .unwrap_or_else(|| e.to_string()),
-        )
-    });
+    let opened = Service::open_with(&args.data_dir, &base, Arc::new(SystemClock), KeyPreference::Keyring)
+        .unwrap_or_else(|e| {
+            fail(
+                e.details
+                    .first()
+                    .map(|d| d.info.clone())
+                    .unwrap_or_else(|| e.to_string()),
+            )
+        });
     if let Some(days) = args.file_link_days {
         opened.service.set_file_link_days(days);
     }

@@ -9,4 +9,12 @@ Xvfb "$display" -screen 0 1366x900x24 -nolisten tcp > /dev/null 2>&1 &
 xvfb=$!
 trap 'kill $xvfb 2>/dev/null || true' EXIT
 sleep 1
-DISPLAY="$display" dbus-run-session -- /usr/bin/python3 "$root/tests/desktop_shell.py" "$bin"
+# GNOME Keyring, unlocked as after a login, keeps the app's vault key.
+command -v gnome-keyring-daemon >/dev/null || { echo "gnome-keyring is needed (.ci/test installs it)" >&2; exit 1; }
+DISPLAY="$display" dbus-run-session -- bash -c '
+  set -euo pipefail
+  export XDG_DATA_HOME="$(mktemp -d)"
+  eval "$(printf "packdesk-test" | gnome-keyring-daemon --unlock --components=secrets)"
+  trap "kill \${GNOME_KEYRING_PID:-} 2>/dev/null || true; rm -rf \"$XDG_DATA_HOME\"" EXIT
+  /usr/bin/python3 "$0" "$1"
+' "$root/tests/desktop_shell.py" "$bin"

@@ -266,6 +266,9 @@ def main(binary):
 
         desk = App(binary, f"{work}/desk", env, f"{work}/desk.log").started()
         apps.append(desk)
+        vault_key = http(desk.base + "/ui/session")["data"]["vault_key"]
+        check(vault_key["kept_in"] == "keyring" and not os.path.exists(f"{work}/desk/vault.key"),
+              f"the vault key is in GNOME Keyring, not in the data folder ({vault_key})")
         item = TrayItem(wait_for("the tray item", lambda: open(items_file).read().split() if os.path.exists(items_file) else None)[-1])
         menu = wait_for("the tray menu", lambda: item.menu() if "Ready" in item.menu() else None)
         check(set(menu) >= {"Ready", "Open Packdesk", "Pause printing", "Quit Packdesk"}, f"the tray menu: {sorted(menu)}")

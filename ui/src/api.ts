@@ -13,11 +13,18 @@ export class ApiError extends Error {
 
 let key = '';
 let env: 'sandbox' | 'live' = 'sandbox';
-let session: { keys: Record<string, string>; data_dir: string; log_dir: string; desktop_app: boolean } = {
+let session: {
+  keys: Record<string, string>;
+  data_dir: string;
+  log_dir: string;
+  desktop_app: boolean;
+  vault_key: T.VaultKeyPlace | null;
+} = {
   keys: {},
   data_dir: '',
   log_dir: '',
   desktop_app: false,
+  vault_key: null,
 };
 
 export async function startSession(want?: 'sandbox' | 'live'): Promise<'sandbox' | 'live'> {

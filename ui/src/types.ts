@@ -75,3 +75,4 @@ export type ServiceCount = Schemas['ServiceCount'];
 export type Manifest = Schemas['Manifest'];
 export type ScaleState = Schemas['ScaleState'];
 export type DeskStatus = Schemas['DeskStatus'];
+export type VaultKeyPlace = Schemas['VaultKeyPlace'];

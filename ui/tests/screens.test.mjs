@@ -264,6 +264,10 @@ test('Settings shows the keys and rotates one: the old key stops working, the de
   assert.equal(await page.getByTestId('data-dir').textContent(), desk.dataDir);
   // Where the log files are, for an operator asked to send them.
   assert.equal(await page.getByTestId('log-dir').textContent(), join(desk.dataDir, 'logs'));
+  // The server keeps the vault key in the data folder (the desktop app asks for the OS keyring).
+  const vaultKey = (await page.getByTestId('vault-key').textContent()).replace(/\s+/g, ' ');
+  assert.ok(vaultKey.includes(`in the file ${join(desk.dataDir, 'vault.key')}, readable only by you`), vaultKey);
+  assert.ok(vaultKey.includes('Back it up with the data folder'), vaultKey);
   page.once('dialog', (d) => d.accept());
   await page.getByTestId('key-sandbox').getByTestId('key-rotate').click();
   await page.waitForFunction((old) => document.querySelector('[data-testid="key-sandbox"] [data-testid="key-value"]')?.textContent !== old, desk.key);

@@ -165,13 +165,16 @@ async fn session(State(ui): State<Ui>, ConnectInfo(peer): ConnectInfo<SocketAddr
     let data_dir = ui.service.data_dir().display().to_string();
     let log_dir = crate::logging::log_dir(ui.service.data_dir()).display().to_string();
     let desktop_app = ui.service.is_desktop_app();
+    let vault_key = serde_json::to_value(ui.service.vault_key_place()).unwrap_or_default();
     match tokio::task::spawn_blocking(move || ui.service.reveal_own_keys()).await {
         Ok(Ok(keys)) => {
             let mut m = serde_json::Map::new();
             for (env, key) in keys {
                 m.insert(env.as_str().into(), serde_json::Value::String(key));
             }
-            ok(serde_json::json!({ "keys": m, "data_dir": data_dir, "log_dir": log_dir, "desktop_app": desktop_app }))
+            ok(
+                serde_json::json!({ "keys": m, "data_dir": data_dir, "log_dir": log_dir, "desktop_app": desktop_app, "vault_key": vault_key }),
+            )
         }
         _ => error(ErrorCode::Internal, "", "the keys cannot be read"),
     }

@@ -496,3 +496,23 @@ pub struct DeskStatus {
     pub jobs_waiting: i64,
     pub failing_printers: Vec<FailingPrinter>,
 }
+
+/// Where the vault key (which seals the API keys and carrier credentials) is kept: Settings says.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct VaultKeyPlace {
+    pub kept_in: VaultKeyStore,
+    /// The file's path, or the keyring entry ("app.packdesk.desk / vault key for <folder>").
+    pub location: String,
+    /// Why the key is in the file although the app asked for the keyring ("no OS keyring is
+    /// reachable: …"); none when it is where it was asked to be.
+    pub note: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum VaultKeyStore {
+    /// The OS keyring (Secret Service on Linux, Keychain on macOS, Credential Manager on Windows).
+    Keyring,
+    /// `vault.key` in the data folder, readable only by its owner (0600).
+    File,
+}

@@ -54,6 +54,7 @@ pub fn all() -> Vec<(&'static str, Schema)> {
         ("desk-scale", schema_for!(crate::desk::ScaleState)),
         ("desk-printing-request", schema_for!(crate::desk::PrintingRequest)),
         ("desk-status", schema_for!(crate::desk::DeskStatus)),
+        ("desk-vault-key", schema_for!(crate::desk::VaultKeyPlace)),
         ("desk-close-out", schema_for!(crate::desk::CloseOut)),
         ("desk-webhook-change", schema_for!(crate::desk::WebhookChange)),
         ("desk-webhook-setting", schema_for!(crate::desk::WebhookSetting)),

@@ -42,6 +42,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use vault::Vault;
 
+pub use vault::KeyPreference;
+
 pub use packdesk_model as model;
 pub use reply::{Outcome, Reply};
 
@@ -112,6 +114,8 @@ pub struct Service {
     scale: packdesk_scale::Scale,
     /// Runs inside the desktop app (tray, login item): Settings shows its part.
     desktop_app: std::sync::atomic::AtomicBool,
+    /// Where the vault key is (Settings shows it).
+    vault_key_place: model::desk::VaultKeyPlace,
     _lock: std::fs::File,
 }
 
@@ -125,6 +129,17 @@ pub struct Opened {
 impl Service {
     /// Opens (or creates) the data folder. Only one Packdesk may use a data folder at a time.
     pub fn open(data_dir: &Path, base_url: &str, clock: Arc<dyn Clock>) -> Result<Opened, ServiceError> {
+        Service::open_with(data_dir, base_url, clock, KeyPreference::File)
+    }
+
+    /// As `open`, with the vault key kept where `key_preference` says (the desktop app asks for the
+    /// OS keyring).
+    pub fn open_with(
+        data_dir: &Path,
+        base_url: &str,
+        clock: Arc<dyn Clock>,
+        key_preference: KeyPreference,
+    ) -> Result<Opened, ServiceError> {
         private_dir(data_dir)?;
         let dir = DataDir(data_dir.to_path_buf());
         packdesk_store::private_file(&dir.lock_file())?;
@@ -141,7 +156,9 @@ impl Service {
             ))
         })?;
         let store = Store::open(&dir.database())?;
-        let vault = Vault::open_with(&dir.vault_key(), !holds_sealed_secrets(&store)?)?;
+        let keyring = vault::OsKeyring::for_data_dir(data_dir);
+        let may_create = !holds_sealed_secrets(&store)?;
+        let (vault, vault_key_place) = Vault::open_kept(&dir.vault_key(), &keyring, key_preference, may_create)?;
         let now = clock.now().timestamp_micros();
         let (keys, created_keys) = KeyRing::load(&store, &vault, now)?;
         let links = links::FileLinks::load(&store)?;
@@ -160,6 +177,7 @@ impl Service {
             print_signal: printing::PrintSignal::default(),
             scale: packdesk_scale::Scale::default(),
             desktop_app: Default::default(),
+            vault_key_place,
             _lock: lock,
         };
         service.requeue_unfinished()?;
@@ -178,7 +196,8 @@ impl Service {
             )));
         }
         let store = Store::open(&dir.database())?;
-        let vault = Vault::open_with(&dir.vault_key(), false)?;
+        let keyring = vault::OsKeyring::for_data_dir(data_dir);
+        let (vault, _) = Vault::open_kept(&dir.vault_key(), &keyring, KeyPreference::File, false)?;
         KeyRing::reveal(&store, &vault)
     }
 
@@ -229,6 +248,11 @@ impl Service {
     /// Said by the desktop shell: `close_to_tray` and `start_at_login` take effect here.
     pub fn mark_desktop_app(&self) {
         self.desktop_app.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// Where the vault key is kept, and why when it is not where it was asked to be.
+    pub fn vault_key_place(&self) -> &model::desk::VaultKeyPlace {
+        &self.vault_key_place
     }
 
     pub fn is_desktop_app(&self) -> bool {
