@@ -10,6 +10,7 @@
 //! the desk running there when the `close_to_tray` setting says so.
 
 mod tray;
+mod update;
 
 use clap::Parser;
 use packdesk_api::cli::DeskOptions;
@@ -170,6 +171,8 @@ pub fn run() {
                 ])
                 .build(),
         )
+        // Updates: checked only when Settings names an update server (see update.rs).
+        .plugin(tauri_plugin_updater::Builder::new().build())
         .setup(move |app| {
             let mut guard = setup_workers.lock().unwrap_or_else(|p| p.into_inner());
             let workers = guard.as_mut().expect("workers until exit");
@@ -182,6 +185,7 @@ pub fn run() {
                 .map(|d| d.join("ui"))
                 .filter(|d| d.join("index.html").is_file());
             let (desk, handle, url) = start_desk(&args, workers, bundled_ui);
+            desk.register_updater(Arc::new(update::DeskUpdater::new(app.handle().clone())));
             *setup_server.lock().unwrap_or_else(|p| p.into_inner()) = Some(handle);
             *setup_service.lock().unwrap_or_else(|p| p.into_inner()) = Some(desk.clone());
             let origin = url.origin();

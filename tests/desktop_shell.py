@@ -7,7 +7,9 @@ one app per data folder, and the login item.
 No panel runs here: this script stands in for one (a StatusNotifierWatcher on the session bus),
 and for the window manager's close button (WM_DELETE_WINDOW sent to the window).
 """
+import base64
 import ctypes
+import hashlib
 import json
 import os
 import re
@@ -15,6 +17,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
 import urllib.request
 import zlib
 
@@ -112,8 +115,119 @@ def http(url, method="GET", body=None, key=None):
     if key:
         req.add_header("service-api-key", key)
     req.add_header("content-type", "application/json")
-    with urllib.request.urlopen(req, timeout=10) as r:
-        return json.loads(r.read())
+    try:
+        with urllib.request.urlopen(req, timeout=60) as r:
+            return json.loads(r.read())
+    except urllib.error.HTTPError as e:
+        # The error envelope is the answer too.
+        return json.loads(e.read())
+
+
+# ----- Updates: a warehouse's update server of the test's own, its releases signed here -----
+
+class Signer:
+    """Signs as Tauri's signer does (minisign, prehashed Ed25519, the version in the trusted
+    comment), with a key made for this run: the debug app is told it (PACKDESK_UPDATER_PUBKEY); a
+    release build trusts only the key in tauri.conf.json."""
+
+    def __init__(self):
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+        from cryptography.hazmat.primitives import serialization
+        self.key = Ed25519PrivateKey.generate()
+        self.key_id = os.urandom(8)
+        raw = self.key.public_key().public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+        text = f"untrusted comment: minisign public key: {self.key_id[::-1].hex().upper()}\n" \
+               f"{base64.b64encode(b'Ed' + self.key_id + raw).decode()}\n"
+        self.pubkey = base64.b64encode(text.encode()).decode()
+
+    def sign(self, data, version, name):
+        sig = self.key.sign(hashlib.blake2b(data, digest_size=64).digest())
+        trusted = f"timestamp:{int(time.time())}\tfile:{name}\tversion:{version}"
+        global_sig = self.key.sign(sig + trusted.encode())
+        text = "untrusted comment: signature from tauri secret key\n" \
+               f"{base64.b64encode(b'ED' + self.key_id + sig).decode()}\n" \
+               f"trusted comment: {trusted}\n{base64.b64encode(global_sig).decode()}\n"
+        return base64.b64encode(text.encode()).decode()
+
+
+class UpdateServer:
+    """Release manifests (`/<name>/latest.json`) and packages (`/files/<name>`) on 127.0.0.1."""
+
+    def __init__(self):
+        import http.server
+        import threading
+        self.routes, self.fetched = {}, []
+        server = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):
+                server.fetched.append(self.path)
+                body = server.routes.get(self.path)
+                self.send_response(200 if body is not None else 404)
+                self.send_header("content-length", str(len(body or b"")))
+                self.end_headers()
+                self.wfile.write(body or b"")
+
+            def log_message(self, *args):
+                pass
+
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.base = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def release(self, name, version, package, signature):
+        self.routes[f"/files/{name}.deb"] = package
+        self.routes[f"/{name}/latest.json"] = json.dumps({
+            "version": version, "notes": "Faster labels", "pub_date": "2026-11-24T08:00:00Z",
+            "url": f"{self.base}/files/{name}.deb", "signature": signature}).encode()
+        return f"{self.base}/{name}/latest.json"
+
+
+def check_updates(desk, server, signer):
+    """The update flow through the desk's API, as Settings drives it; nothing is installed."""
+    settings = desk.call("GET", "/desk/settings")["data"]
+    status = desk.call("GET", "/desk/update")["data"]
+    check(status["state"] == "off" and status["current_version"] == "0.1.0",
+          f"updates are off until Settings names a server ({status['message']})")
+    package = os.urandom(300_000)
+    good = server.release("good", "9.9.9", package, signer.sign(package, "9.9.9", "packdesk_9.9.9_amd64.deb"))
+    desk.call("PUT", "/desk/settings", dict(settings, update_url=good))
+    status = desk.call("POST", "/desk/update/check")["data"]
+    check(status["state"] == "available" and status["available"]["version"] == "9.9.9"
+          and status["available"]["notes"] == "Faster labels", f"an update is found: {status['message']}")
+    status = desk.call("POST", "/desk/update/download")["data"]
+    check(status["state"] == "ready" and "/files/good.deb" in server.fetched,
+          f"the update is downloaded and its signature verified: {status['message']}")
+
+    # The same release with its package changed on the way: the signature refuses it.
+    tampered = bytearray(package)
+    tampered[1000] ^= 0xFF
+    bad = server.release("tampered", "9.9.9", bytes(tampered), signer.sign(package, "9.9.9", "packdesk.deb"))
+    desk.call("PUT", "/desk/settings", dict(settings, update_url=bad))
+    check(desk.call("POST", "/desk/update/check")["data"]["state"] == "available", "the tampered release is offered")
+    refused = desk.call("POST", "/desk/update/download")
+    status = desk.call("GET", "/desk/update")["data"]
+    check(refused["meta"]["code"] == 4171 and "signature" in refused["meta"]["details"][0]["info"].lower()
+          and status["state"] == "failed", f"a bad signature is refused: {refused['meta']['details'][0]['info']}")
+    # Nor is an old, genuinely signed package taken as a newer version (a downgrade).
+    forged = server.release("forged", "10.0.0", package, signer.sign(package, "9.9.9", "packdesk.deb"))
+    desk.call("PUT", "/desk/settings", dict(settings, update_url=forged))
+    refused = desk.call("POST", "/desk/update/download")
+    check(refused["meta"]["code"] == 4171 and "version" in refused["meta"]["details"][0]["info"].lower(),
+          f"a signature made for another version is refused: {refused['meta']['details'][0]['info']}")
+    # Nor one signed by another key.
+    other = Signer()
+    foreign = server.release("foreign", "9.9.9", package, other.sign(package, "9.9.9", "packdesk.deb"))
+    desk.call("PUT", "/desk/settings", dict(settings, update_url=foreign))
+    refused = desk.call("POST", "/desk/update/download")
+    check(refused["meta"]["code"] == 4171, f"a package signed by another key is refused: {refused['meta']['details'][0]['info']}")
+    refused = desk.call("POST", "/desk/update/install")
+    check(refused["meta"]["code"] == 4171, "nothing unverified is installed")
+    older = server.release("older", "0.0.9", package, signer.sign(package, "0.0.9", "packdesk.deb"))
+    desk.call("PUT", "/desk/settings", dict(settings, update_url=older))
+    status = desk.call("POST", "/desk/update/check")["data"]
+    check(status["state"] == "up_to_date", f"an older release is no update: {status['message']}")
+    desk.call("PUT", "/desk/settings", settings)
 
 
 # ----- X11: the window as a window manager sees it -----
@@ -243,7 +357,9 @@ def colour(rgba):
 
 def main(binary):
     work = tempfile.mkdtemp(prefix="packdesk-shell-")
-    env = dict(os.environ, HOME=f"{work}/home", TMPDIR=f"{work}/tmp")
+    signer = Signer()
+    update_server = UpdateServer()
+    env = dict(os.environ, HOME=f"{work}/home", TMPDIR=f"{work}/tmp", PACKDESK_UPDATER_PUBKEY=signer.pubkey)
     os.makedirs(env["HOME"])
     os.makedirs(env["TMPDIR"])
     items_file = f"{work}/tray-items"
@@ -269,6 +385,7 @@ def main(binary):
         vault_key = http(desk.base + "/ui/session")["data"]["vault_key"]
         check(vault_key["kept_in"] == "keyring" and not os.path.exists(f"{work}/desk/vault.key"),
               f"the vault key is in GNOME Keyring, not in the data folder ({vault_key})")
+        check_updates(desk, update_server, signer)
         item = TrayItem(wait_for("the tray item", lambda: open(items_file).read().split() if os.path.exists(items_file) else None)[-1])
         menu = wait_for("the tray menu", lambda: item.menu() if "Ready" in item.menu() else None)
         check(set(menu) >= {"Ready", "Open Packdesk", "Pause printing", "Quit Packdesk"}, f"the tray menu: {sorted(menu)}")

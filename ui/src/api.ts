@@ -154,6 +154,8 @@ export const api = {
   setScale: (device: string | null) => callMachineWide<T.ScaleState>('PUT', '/desk/scale', { device }),
   deskStatus: () => call<T.DeskStatus>('GET', '/desk/status'),
   setPrinting: (paused: boolean) => callMachineWide<T.DeskStatus>('PUT', '/desk/printing', { paused }),
+  update: () => call<T.UpdateStatus>('GET', '/desk/update'),
+  updateStep: (step: 'check' | 'download' | 'install') => callMachineWide<T.UpdateStatus>('POST', `/desk/update/${step}`),
   closeOut: (shipperAccountIds?: string[]) =>
     call<T.CloseOut>('POST', '/desk/close-out', shipperAccountIds ? { shipper_account_ids: shipperAccountIds } : {}),
 };

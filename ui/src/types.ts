@@ -76,3 +76,4 @@ export type Manifest = Schemas['Manifest'];
 export type ScaleState = Schemas['ScaleState'];
 export type DeskStatus = Schemas['DeskStatus'];
 export type VaultKeyPlace = Schemas['VaultKeyPlace'];
+export type UpdateStatus = Schemas['UpdateStatus'];

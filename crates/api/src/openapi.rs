@@ -373,6 +373,38 @@ pub const OPS: &[Op] = &[
         )
     },
     Op {
+        data: Some("UpdateStatus"),
+        ..op(
+            "get",
+            "/desk/update",
+            "The desktop app's update: off, not asked yet, up to date, available, downloaded and verified, failed",
+        )
+    },
+    Op {
+        data: Some("UpdateStatus"),
+        ..op(
+            "post",
+            "/desk/update/check",
+            "Ask the update server in Settings for a newer version now (live key)",
+        )
+    },
+    Op {
+        data: Some("UpdateStatus"),
+        ..op(
+            "post",
+            "/desk/update/download",
+            "Download the offered version and verify its signature (live key)",
+        )
+    },
+    Op {
+        data: Some("UpdateStatus"),
+        ..op(
+            "post",
+            "/desk/update/install",
+            "Install the downloaded, verified version; the app restarts (live key)",
+        )
+    },
+    Op {
         data: Some("ImportResult"),
         ..op(
             "post",

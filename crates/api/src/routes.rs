@@ -88,6 +88,10 @@ pub fn router(service: Shared) -> Router {
         .route("/scale", get(get_scale).put(set_scale))
         .route("/status", get(desk_status))
         .route("/printing", axum::routing::put(set_printing))
+        .route("/update", get(update_status))
+        .route("/update/check", axum::routing::post(check_for_update))
+        .route("/update/download", axum::routing::post(download_update))
+        .route("/update/install", axum::routing::post(install_update))
         .route("/webhook", get(get_webhook).put(set_webhook))
         .route("/webhook-deliveries", get(list_webhook_deliveries))
         .route("/webhook-deliveries/{id}", get(get_webhook_delivery))
@@ -535,6 +539,22 @@ async fn set_printing(State(s): State<Shared>, ContractJson(req): ContractJson<P
     run(s, move |s| s.set_printing(req)).await
 }
 
+async fn update_status(State(s): State<Shared>) -> Response {
+    run(s, |s| s.update_status()).await
+}
+
+async fn check_for_update(State(s): State<Shared>) -> Response {
+    run(s, |s| s.check_for_update()).await
+}
+
+async fn download_update(State(s): State<Shared>) -> Response {
+    run(s, |s| s.download_update()).await
+}
+
+async fn install_update(State(s): State<Shared>) -> Response {
+    run(s, |s| s.install_update()).await
+}
+
 /// The largest CSV file an import takes (read as a stream: memory does not grow with it).
 const IMPORT_MAX_BYTES: u64 = 1024 * 1024 * 1024;
 
@@ -630,6 +650,7 @@ async fn machine_wide_changes_need_live(req: Request, next: Next) -> Response {
         "/settings",
         "/scale",
         "/printing",
+        "/update",
     ]
     .iter()
     .any(|p| path.starts_with(p));

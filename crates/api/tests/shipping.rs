@@ -273,15 +273,41 @@ fn presets_rules_and_settings_refuse_bad_input_with_its_path() {
     assert_eq!(
         s.sandbox_ok("GET", "/desk/settings", None),
         json!({"ship_on_scan": false, "weight_unit": "kg", "dimension_unit": "cm", "scale_auto_weight": false,
-               "close_to_tray": false, "start_at_login": false})
+               "close_to_tray": false, "start_at_login": false, "update_url": null})
     );
     let change = json!({"ship_on_scan": true, "weight_unit": "lb", "dimension_unit": "in", "scale_auto_weight": true,
-                        "close_to_tray": true, "start_at_login": true});
+                        "close_to_tray": true, "start_at_login": true,
+                        "update_url": "https://updates.warehouse.example/packdesk/{{target}}/{{arch}}/{{current_version}}"});
     let (status, _) = s.call("PUT", "/desk/settings", &s.sandbox, Some(&change));
     assert_eq!(status, 401);
     assert_eq!(s.live_ok("PUT", "/desk/settings", Some(&change)), change);
     let (_, v) = s.call("PUT", "/desk/settings", &s.live, Some(&json!({"weight_unit": "stone"})));
     assert_eq!(v["meta"]["details"][0]["path"], "weight_unit", "{v}");
+    // An update server in clear text (anyone on the way could offer anything) is refused.
+    let (_, v) = s.call(
+        "PUT",
+        "/desk/settings",
+        &s.live,
+        Some(&json!({"update_url": "http://updates.warehouse.example/latest.json"})),
+    );
+    assert_eq!(v["meta"]["code"], 4104, "{v}");
+    assert_eq!(v["meta"]["details"][0]["path"], "update_url", "{v}");
+    assert!(
+        v["meta"]["details"][0]["info"]
+            .as_str()
+            .unwrap()
+            .contains("must be https"),
+        "{v}"
+    );
+    // The server has no updater: it says so, and asking for an update is refused.
+    let update = s.sandbox_ok("GET", "/desk/update", None);
+    assert_eq!(update["state"], "off", "{update}");
+    assert!(update["message"]
+        .as_str()
+        .unwrap()
+        .contains("packdesk-server is updated with its package"));
+    let (_, v) = s.call("POST", "/desk/update/check", &s.live, None);
+    assert_eq!(v["meta"]["code"], 4171, "{v}");
 
     // An order without a weight and a preset without one to assume: the answer says what to do.
     let mut no_weight = s.sandbox_ok("GET", "/desk/presets", None)["presets"][0].clone();

@@ -516,3 +516,43 @@ pub enum VaultKeyStore {
     /// `vault.key` in the data folder, readable only by its owner (0600).
     File,
 }
+
+/// `GET /desk/update`, and the answer of checking, downloading and installing: the desktop app's
+/// update from the warehouse's own update server (Settings' `update_url`).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct UpdateStatus {
+    /// The running app's version.
+    pub current_version: String,
+    /// The update server from Settings; none: updates are off.
+    pub source: Option<String>,
+    pub state: UpdateState,
+    /// The newer version the server offers (`available`, `ready`).
+    pub available: Option<AvailableUpdate>,
+    /// One line for the operator ("Packdesk 0.2.0 is available", "the update's signature does
+    /// not verify: …").
+    pub message: String,
+    /// When the server was last asked (RFC 3339).
+    pub checked_at: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum UpdateState {
+    /// No update server set, or not the desktop app (the server is updated with its package).
+    Off,
+    /// Not asked yet since the start.
+    Idle,
+    UpToDate,
+    Available,
+    /// Downloaded and its signature verified: installing restarts the app.
+    Ready,
+    Failed,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct AvailableUpdate {
+    pub version: String,
+    pub notes: Option<String>,
+    /// When the release was published, as the server says.
+    pub date: Option<String>,
+}

@@ -132,6 +132,10 @@ pub struct DeskSettings {
     /// The desktop app starts when the user logs in.
     #[serde(default)]
     pub start_at_login: bool,
+    /// The warehouse's update server for the desktop app (an https URL; `{{target}}`, `{{arch}}`
+    /// and `{{current_version}}` are filled in); none: updates are off.
+    #[serde(default)]
+    pub update_url: Option<String>,
 }
 
 fn default_weight_unit() -> WeightUnit {
@@ -150,6 +154,7 @@ impl Default for DeskSettings {
             scale_auto_weight: false,
             close_to_tray: false,
             start_at_login: false,
+            update_url: None,
         }
     }
 }

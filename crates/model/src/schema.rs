@@ -55,6 +55,7 @@ pub fn all() -> Vec<(&'static str, Schema)> {
         ("desk-printing-request", schema_for!(crate::desk::PrintingRequest)),
         ("desk-status", schema_for!(crate::desk::DeskStatus)),
         ("desk-vault-key", schema_for!(crate::desk::VaultKeyPlace)),
+        ("desk-update", schema_for!(crate::desk::UpdateStatus)),
         ("desk-close-out", schema_for!(crate::desk::CloseOut)),
         ("desk-webhook-change", schema_for!(crate::desk::WebhookChange)),
         ("desk-webhook-setting", schema_for!(crate::desk::WebhookSetting)),

@@ -29,6 +29,7 @@ pub mod scale;
 pub mod ship_dates;
 pub mod shipping;
 pub mod status;
+pub mod updates;
 pub mod validate;
 pub mod vault;
 pub mod webhooks;
@@ -114,6 +115,8 @@ pub struct Service {
     scale: packdesk_scale::Scale,
     /// Runs inside the desktop app (tray, login item): Settings shows its part.
     desktop_app: std::sync::atomic::AtomicBool,
+    /// The desktop app's updater and what it said (see `updates`).
+    updates: updates::Updates,
     /// Where the vault key is (Settings shows it).
     vault_key_place: model::desk::VaultKeyPlace,
     _lock: std::fs::File,
@@ -178,6 +181,7 @@ impl Service {
             scale: packdesk_scale::Scale::default(),
             desktop_app: Default::default(),
             vault_key_place,
+            updates: Default::default(),
             _lock: lock,
         };
         service.requeue_unfinished()?;

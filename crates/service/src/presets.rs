@@ -327,7 +327,8 @@ impl Service {
         }
     }
 
-    pub fn set_desk_settings(&self, s: DeskSettings) -> Result<DeskSettings, ServiceError> {
+    pub fn set_desk_settings(&self, mut s: DeskSettings) -> Result<DeskSettings, ServiceError> {
+        s.update_url = crate::updates::checked_update_url(s.update_url.take())?;
         let json = serde_json::to_string(&s).map_err(ServiceError::internal)?;
         self.store
             .write(|tx| packdesk_store::meta_set(tx, SETTINGS_KEY, &json))?;
