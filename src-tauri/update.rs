@@ -26,7 +26,7 @@ impl DeskUpdater {
 
     fn find(&self, source: &str) -> Result<Option<Update>, String> {
         let url: tauri::Url = source.parse().map_err(|e| format!("`{source}`: {e}"))?;
-        let mut builder = self
+        let builder = self
             .app
             .updater_builder()
             .endpoints(vec![url])
@@ -35,9 +35,10 @@ impl DeskUpdater {
         // A debug build may be given the test's own signing key; a release build only ever
         // trusts the key it was built with.
         #[cfg(debug_assertions)]
-        if let Ok(key) = std::env::var("PACKDESK_UPDATER_PUBKEY") {
-            builder = builder.pubkey(key);
-        }
+        let builder = match std::env::var("PACKDESK_UPDATER_PUBKEY") {
+            Ok(key) => builder.pubkey(key),
+            Err(_) => builder,
+        };
         let updater = builder.build().map_err(|e| e.to_string())?;
         tauri::async_runtime::block_on(updater.check()).map_err(|e| e.to_string())
     }
@@ -76,8 +77,22 @@ impl AppUpdater for DeskUpdater {
         let Some((update, bytes)) = self.ready.lock().unwrap_or_else(|p| p.into_inner()).take() else {
             return Err("no verified update is downloaded".into());
         };
-        update.install(&bytes).map_err(|e| e.to_string())?;
+        update.install(&bytes).map_err(|e| match e {
+            // On Linux the .deb goes to `dpkg -i` through pkexec, a password dialog or sudo.
+            tauri_plugin_updater::Error::Io(io) if io.kind() == std::io::ErrorKind::NotFound => format!(
+                "installing {} needs pkexec (PolicyKit) or sudo on this desk, and neither was found: \
+                 install the package from the update server with apt instead ({io})",
+                update.version
+            ),
+            e => e.to_string(),
+        })?;
         tracing::info!(version = %update.version, "update installed: restarting");
-        self.app.restart()
+        // After the HTTP answer has left: the caller (Settings, a script) learns it worked.
+        let app = self.app.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(500));
+            app.restart()
+        });
+        Ok(())
     }
 }

@@ -14,7 +14,8 @@ pub trait AppUpdater: Send + Sync {
     fn check(&self, source: &str) -> Result<Option<AvailableUpdate>, String>;
     /// Downloads the newer version and verifies its signature; keeps it for `install`.
     fn download(&self, source: &str) -> Result<AvailableUpdate, String>;
-    /// Installs the verified download and restarts the app.
+    /// Installs the verified download; the app restarts a moment after it returns (so the
+    /// caller's answer is sent first).
     fn install(&self) -> Result<(), String>;
 }
 
@@ -145,10 +146,13 @@ impl Service {
                 "no verified update is downloaded: check and download first",
             ));
         }
+        let available = self.update_status()?.available;
         if let Err(why) = updater.install() {
             return self.say_update(source, (UpdateState::Failed, format!("installing failed: {why}"), None));
         }
-        self.update_status()
+        let version = available.as_ref().map(|a| a.version.clone()).unwrap_or_default();
+        let said = format!("Packdesk {version} is installed: the app restarts now");
+        self.say_update(source, (UpdateState::Ready, said, available))
     }
 
     fn updater_and_source(&self) -> Result<(Arc<dyn AppUpdater>, String), ServiceError> {
