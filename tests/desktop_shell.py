@@ -17,14 +17,14 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.error
-import urllib.request
 import zlib
 
 import gi
 
 gi.require_version("Gio", "2.0")
 from gi.repository import Gio, GLib  # noqa: E402
+
+from deskapi import http  # noqa: E402
 
 WATCHER_XML = """<node><interface name="org.kde.StatusNotifierWatcher">
 <method name="RegisterStatusNotifierItem"><arg name="service" type="s" direction="in"/></method>
@@ -108,19 +108,6 @@ class App:
 
     def call(self, method, path, body=None, env="live"):
         return http(self.base + path, method, body, self.keys[env])
-
-
-def http(url, method="GET", body=None, key=None):
-    req = urllib.request.Request(url, method=method, data=json.dumps(body).encode() if body is not None else None)
-    if key:
-        req.add_header("service-api-key", key)
-    req.add_header("content-type", "application/json")
-    try:
-        with urllib.request.urlopen(req, timeout=60) as r:
-            return json.loads(r.read())
-    except urllib.error.HTTPError as e:
-        # The error envelope is the answer too.
-        return json.loads(e.read())
 
 
 # ----- Updates: a warehouse's update server of the test's own, its releases signed here -----

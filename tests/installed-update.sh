@@ -40,7 +40,10 @@ sleep 1
 before="$(dpkg-query -W -f '${Version}' packdesk)"
 DISPLAY="$display" HOME="$work" /usr/bin/packdesk --data-dir "$work/data" --listen 127.0.0.1:0 > "$work/app.log" 2>&1 &
 python3 - "$work/app.log" "$before" "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["version"])' "$next/latest.json")" <<'PY'
-import json, re, subprocess, sys, time, urllib.request
+import json, re, subprocess, sys, time
+
+sys.path.insert(0, "tests")
+from deskapi import http  # noqa: E402
 
 log, before, offered = sys.argv[1:]
 
@@ -55,17 +58,6 @@ def wait_for(what, f, seconds=60):
             pass
         time.sleep(0.2)
     raise SystemExit(f"FAIL: {what} (log:\n{open(log).read()[-3000:]})")
-
-def http(url, method="GET", body=None, key=None):
-    req = urllib.request.Request(url, method=method, data=json.dumps(body).encode() if body is not None else None)
-    if key:
-        req.add_header("service-api-key", key)
-    req.add_header("content-type", "application/json")
-    try:
-        with urllib.request.urlopen(req, timeout=120) as r:
-            return json.loads(r.read())
-    except urllib.error.HTTPError as e:
-        return json.loads(e.read())
 
 def servers():
     return re.findall(r"listening on (http://[0-9.:]+)", open(log).read())
