@@ -1,5 +1,6 @@
 //! The SQLite store. One writer connection (every write is one `BEGIN IMMEDIATE` transaction) and a
-//! small pool of readers; WAL mode, so readers never wait for the writer.
+//! small pool of readers; WAL mode, so readers never wait for the writer. `pg` is the shared store
+//! of many desks on PostgreSQL, being ported function by function.
 
 pub mod accounts;
 pub mod batches;
@@ -11,6 +12,7 @@ pub mod labels;
 pub mod migrations;
 pub mod orders;
 pub mod paging;
+pub mod pg;
 pub mod presets;
 pub mod printing;
 pub mod records;
@@ -85,6 +87,34 @@ pub enum StoreError {
     /// The disk did not confirm a commit's sync: it may be lost in a power cut.
     #[error("the data folder's disk did not confirm the write")]
     Unsynced(#[source] std::io::Error),
+    /// The shared PostgreSQL database refused or lost the statement.
+    #[error("shared database error")]
+    Postgres(#[source] postgres::Error),
+}
+
+impl From<postgres::Error> for StoreError {
+    fn from(e: postgres::Error) -> Self {
+        StoreError::Postgres(e)
+    }
+}
+
+/// A PostgreSQL failure worth sending again: the transaction lost a serialization or deadlock
+/// check, or the database (or the way to it) went away; it rolled back whole.
+fn postgres_retryable(e: &postgres::Error) -> bool {
+    use postgres::error::SqlState;
+    e.is_closed()
+        || e.code().is_some_and(|c| {
+            [
+                SqlState::T_R_SERIALIZATION_FAILURE,
+                SqlState::T_R_DEADLOCK_DETECTED,
+                SqlState::LOCK_NOT_AVAILABLE,
+                SqlState::ADMIN_SHUTDOWN,
+                SqlState::CANNOT_CONNECT_NOW,
+                SqlState::TOO_MANY_CONNECTIONS,
+            ]
+            .contains(c)
+        })
+        || std::error::Error::source(e).is_some_and(|s| s.is::<std::io::Error>())
 }
 
 impl From<rusqlite::Error> for StoreError {
@@ -114,6 +144,12 @@ impl From<StoreError> for ServiceError {
                 "",
                 format!("the data folder's disk did not confirm the write ({cause}); send the request again"),
             ),
+            StoreError::Postgres(cause) if postgres_retryable(cause) => ServiceError::at(
+                ErrorCode::InternalRetry,
+                "",
+                format!("the shared database did not take the write ({cause}); send the request again"),
+            ),
+            StoreError::Postgres(cause) => ServiceError::internal(format!("shared database: {cause}")),
         };
         seen.caused_by(e)
     }

@@ -27,3 +27,77 @@ pub fn register(conn: &Connection, env: &str, slug: &str, number: &str, label_id
         .execute(params![env, slug, number, label_id])?;
     Ok(n == 1)
 }
+
+/// Tracking numbers in the shared database of many desks: serials are reserved under the
+/// counter's row lock, so two desks never draw the same one; the register's key stays the
+/// guarantee that a number is issued once. Each statement is one round trip (typed parameters,
+/// no prepare), so the row lock is held for one round trip and the commit.
+pub mod pg {
+    use postgres::types::Type;
+    use postgres::GenericClient;
+
+    /// `n` consecutive serials of `scope` within `start..=end`, the counter moved past them in the
+    /// caller's transaction (its row stays locked until that commits). `Err(left)`: the range has
+    /// only `left` numbers left, and nothing moved.
+    pub fn reserve(
+        tx: &mut impl GenericClient,
+        scope: &str,
+        n: u64,
+        start: u64,
+        end: u64,
+    ) -> crate::Result<Result<Vec<u64>, u64>> {
+        let (n_, start_, end_) = (n as i64, start as i64, end as i64);
+        let fits_at_all = start.checked_add(n.saturating_sub(1)).is_some_and(|last| last <= end);
+        if fits_at_all {
+            let row = tx.query_typed_opt(
+                "INSERT INTO tracking_counters AS t (scope, next_serial) VALUES ($1, $2 + $3)
+                 ON CONFLICT (scope) DO UPDATE SET next_serial = GREATEST(t.next_serial, $2) + $3
+                     WHERE GREATEST(t.next_serial, $2) + $3 - 1 <= $4
+                 RETURNING next_serial - $3",
+                &[
+                    (&scope, Type::TEXT),
+                    (&start_, Type::INT8),
+                    (&n_, Type::INT8),
+                    (&end_, Type::INT8),
+                ],
+            )?;
+            if let Some(row) = row {
+                let first = row.get::<_, i64>(0) as u64;
+                return Ok(Ok((first..first + n).collect()));
+            }
+        }
+        let next = counter(tx, scope)?.unwrap_or(start).max(start);
+        Ok(Err(end.saturating_add(1).saturating_sub(next)))
+    }
+
+    /// The next serial `scope` would draw (None: never drawn from).
+    pub fn counter(client: &mut impl GenericClient, scope: &str) -> crate::Result<Option<u64>> {
+        Ok(client
+            .query_typed_opt(
+                "SELECT next_serial FROM tracking_counters WHERE scope = $1",
+                &[(&scope, Type::TEXT)],
+            )?
+            .map(|r| r.get::<_, i64>(0) as u64))
+    }
+
+    /// Registers `number` as issued to `label_id`; false when it was issued before (by any desk).
+    pub fn register(
+        tx: &mut impl GenericClient,
+        env: &str,
+        slug: &str,
+        number: &str,
+        label_id: &str,
+    ) -> crate::Result<bool> {
+        let row = tx.query_typed_opt(
+            "INSERT INTO tracking_numbers (env, slug, number, label_id) VALUES ($1, $2, $3, $4)
+             ON CONFLICT DO NOTHING RETURNING 1",
+            &[
+                (&env, Type::TEXT),
+                (&slug, Type::TEXT),
+                (&number, Type::TEXT),
+                (&label_id, Type::TEXT),
+            ],
+        )?;
+        Ok(row.is_some())
+    }
+}

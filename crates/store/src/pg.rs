@@ -1,0 +1,460 @@
+//! The shared store of many desks on PostgreSQL (issue 16; see docs/decisions.md, "Many desks on
+//! PostgreSQL"). The blocking client over tokio-postgres, a small pool of connections, the schema
+//! at the same version line as SQLite's, and the functions ported so far (tracking numbers).
+//!
+//! Built so far: opening (schema created or checked under an advisory lock, so desks starting
+//! at once do not race), transactions, and the tracking-number register. The service still runs
+//! on SQLite only; `packdesk-server --database` comes with the rest of the store.
+//!
+//! The blocking client runs its own small runtime: call it from plain or blocking threads, never
+//! from inside an async task (as the service already calls its store).
+
+use crate::{migrations, StoreError};
+use packdesk_model::ServiceError;
+use postgres::{Client, GenericClient, NoTls, Transaction};
+use std::sync::Mutex;
+
+/// One desk's handle on the shared database.
+pub struct PgStore {
+    config: postgres::Config,
+    idle: Mutex<Vec<Client>>,
+}
+
+/// Connections kept open between calls (more are opened while clients wait, then closed).
+const IDLE_CONNECTIONS: usize = 8;
+
+/// The advisory lock held while a desk creates or checks the schema.
+const SCHEMA_LOCK: i64 = 0x7061_636b_6465_736b; // "packdesk"
+
+impl PgStore {
+    /// Connects to `url` (`postgres://user@host:port/database`), creates the schema in an empty
+    /// database and refuses one written by a newer Packdesk (leaving it untouched).
+    pub fn open(url: &str) -> Result<PgStore, ServiceError> {
+        let config: postgres::Config = url.parse().map_err(|e: postgres::Error| {
+            ServiceError::internal(format!("the database address `{}` is not one: {e}", redacted(url)))
+        })?;
+        let store = PgStore {
+            config,
+            idle: Mutex::new(Vec::new()),
+        };
+        let mut client = store.connect()?;
+        migrate(&mut client)?;
+        store.give_back(client);
+        Ok(store)
+    }
+
+    fn connect(&self) -> Result<Client, StoreError> {
+        Ok(self.config.connect(NoTls)?)
+    }
+
+    fn take(&self) -> Result<Client, StoreError> {
+        let idle = self.idle.lock().unwrap_or_else(|p| p.into_inner()).pop();
+        match idle {
+            Some(c) if !c.is_closed() => Ok(c),
+            _ => self.connect(),
+        }
+    }
+
+    fn give_back(&self, client: Client) {
+        let mut idle = self.idle.lock().unwrap_or_else(|p| p.into_inner());
+        if idle.len() < IDLE_CONNECTIONS && !client.is_closed() {
+            idle.push(client);
+        }
+    }
+
+    /// Runs `f` in one transaction (READ COMMITTED; rows it must not share are locked with
+    /// `FOR UPDATE`); it commits only if `f` returns Ok. The commit is durable when it returns.
+    pub fn write<T, E: From<StoreError>>(&self, f: impl FnOnce(&mut Transaction) -> Result<T, E>) -> Result<T, E> {
+        let mut client = self.take()?;
+        let out = (|| {
+            let mut tx = client.transaction().map_err(StoreError::from)?;
+            let out = f(&mut tx)?;
+            tx.commit().map_err(StoreError::from)?;
+            Ok(out)
+        })();
+        self.give_back(client);
+        out
+    }
+
+    /// Like `write`, for what a later durable commit covers (reserved tracking serials: a label
+    /// that registers them commits after, and PostgreSQL's log is flushed in order, so a serial
+    /// issued durably was reserved durably; a reservation lost in a crash is only drawn again).
+    /// It does not wait for the disk.
+    pub fn write_relaxed<T, E: From<StoreError>>(
+        &self,
+        f: impl FnOnce(&mut Transaction) -> Result<T, E>,
+    ) -> Result<T, E> {
+        self.write(|tx| {
+            tx.batch_execute("SET LOCAL synchronous_commit TO OFF")
+                .map_err(StoreError::from)?;
+            f(tx)
+        })
+    }
+
+    /// Runs `f` on a connection of the pool (each statement sees the latest commits).
+    pub fn read<T, E: From<StoreError>>(&self, f: impl FnOnce(&mut Client) -> Result<T, E>) -> Result<T, E> {
+        let mut client = self.take()?;
+        let out = f(&mut client);
+        self.give_back(client);
+        out
+    }
+}
+
+/// Creates an empty database named `<prefix>_<pid>_<n>` in the cluster `admin_url` points to and
+/// answers its address (tests and benchmarks make one per case in one shared cluster).
+pub fn scratch_database(admin_url: &str, prefix: &str) -> Result<String, ServiceError> {
+    static MADE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let stamp = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_micros() % 1_000_000_000);
+    let name = format!("{prefix}_{}_{stamp}_{n}", std::process::id());
+    let mut admin = Client::connect(admin_url, NoTls).map_err(crate::db_error)?;
+    // A name cannot be a parameter; this one is made of ASCII letters, digits and `_` only.
+    assert!(name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'));
+    admin
+        .batch_execute(&format!("CREATE DATABASE {name}"))
+        .map_err(crate::db_error)?;
+    // `postgres://user@host:port/database`: the same server, the new database.
+    let base = admin_url.rsplit_once('/').map_or(admin_url, |(b, _)| b);
+    Ok(format!("{base}/{name}"))
+}
+
+/// The address without its password, for messages and the log.
+fn redacted(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(scheme), Some(at)) if at > scheme => {
+            let user = &url[scheme + 3..at];
+            let user = user.split(':').next().unwrap_or_default();
+            format!("{}{user}{}", &url[..scheme + 3], &url[at..])
+        }
+        _ => url.to_string(),
+    }
+}
+
+/// The schema version the database holds (0: empty).
+pub fn version(client: &mut impl GenericClient) -> crate::Result<usize> {
+    let has_meta: bool = client.query_one("SELECT to_regclass('meta') IS NOT NULL", &[])?.get(0);
+    if !has_meta {
+        return Ok(0);
+    }
+    let row = client.query_opt("SELECT value FROM meta WHERE key = 'schema_version'", &[])?;
+    Ok(row.and_then(|r| r.get::<_, String>(0).parse().ok()).unwrap_or(0))
+}
+
+/// Creates the schema in an empty database or brings an older one up to `migrations::LATEST`,
+/// under an advisory lock (two desks starting at once: one migrates, the other waits and finds it
+/// done).
+fn migrate(client: &mut Client) -> Result<(), ServiceError> {
+    let mut tx = client.transaction().map_err(crate::db_error)?;
+    tx.execute("SELECT pg_advisory_xact_lock($1)", &[&SCHEMA_LOCK])
+        .map_err(crate::db_error)?;
+    let mut version = version(&mut tx)?;
+    if version > migrations::LATEST {
+        return Err(ServiceError::internal(format!(
+            "the shared database was written by a newer Packdesk (schema {version}; this one knows up to {}): \
+             nothing in it changed. Update this desk to the version the other desks run",
+            migrations::LATEST
+        )));
+    }
+    for (to, script) in MIGRATIONS {
+        if *to > version {
+            tx.batch_execute(script).map_err(crate::db_error)?;
+            version = *to;
+        }
+    }
+    tx.execute(
+        "INSERT INTO meta (key, value) VALUES ('schema_version', $1)
+         ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        &[&version.to_string()],
+    )
+    .map_err(crate::db_error)?;
+    tx.commit().map_err(crate::db_error)
+}
+
+/// PostgreSQL's scripts, each with the version it brings the schema to. The shared database
+/// starts at SQLite's schema 8 (the first version with many desks): the same tables and columns,
+/// plus what sharing needs (the desk of printers, profiles and print jobs; leases of jobs; a
+/// trigram index for searching the shared history). Serials and times are BIGINT (microseconds).
+const MIGRATIONS: &[(usize, &str)] = &[(
+    8,
+    r#"
+    CREATE EXTENSION IF NOT EXISTS pg_trgm;
+    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    CREATE TABLE api_keys (
+        env TEXT PRIMARY KEY CHECK (env IN ('live', 'sandbox')),
+        key_hash BYTEA NOT NULL,
+        key_sealed BYTEA NOT NULL,
+        created_at BIGINT NOT NULL
+    );
+    CREATE TABLE shipper_accounts (
+        id TEXT PRIMARY KEY,
+        env TEXT NOT NULL,
+        slug TEXT NOT NULL,
+        status TEXT NOT NULL,
+        description TEXT NOT NULL,
+        timezone TEXT NOT NULL,
+        address TEXT,
+        settings TEXT NOT NULL,
+        credentials BYTEA NOT NULL,
+        created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL
+    );
+    CREATE INDEX shipper_accounts_page ON shipper_accounts (env, created_at DESC, id DESC);
+    CREATE TABLE tracking_counters (scope TEXT PRIMARY KEY, next_serial BIGINT NOT NULL);
+    CREATE TABLE tracking_numbers (
+        env TEXT NOT NULL,
+        slug TEXT NOT NULL,
+        number TEXT NOT NULL,
+        label_id TEXT NOT NULL,
+        PRIMARY KEY (env, slug, number)
+    );
+    CREATE INDEX tracking_numbers_label ON tracking_numbers (label_id);
+    CREATE TABLE labels (
+        id TEXT PRIMARY KEY,
+        env TEXT NOT NULL,
+        shipper_account_id TEXT NOT NULL REFERENCES shipper_accounts (id),
+        status TEXT NOT NULL,
+        order_number TEXT,
+        search_text TEXT NOT NULL,
+        manifest_id TEXT,
+        request TEXT NOT NULL,
+        record TEXT NOT NULL,
+        created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL,
+        ship_date TEXT NOT NULL DEFAULT '',
+        service_type TEXT NOT NULL DEFAULT '',
+        weight_kg DOUBLE PRECISION NOT NULL DEFAULT 0,
+        desk TEXT NOT NULL DEFAULT ''
+    );
+    CREATE UNIQUE INDEX labels_order_number ON labels (shipper_account_id, order_number)
+        WHERE order_number IS NOT NULL AND status NOT IN ('cancelled', 'failed');
+    CREATE INDEX labels_page ON labels (env, created_at DESC, id DESC);
+    CREATE INDEX labels_account ON labels (shipper_account_id, status, created_at);
+    CREATE INDEX labels_manifestable ON labels
+        (shipper_account_id, status, manifest_id, ship_date, service_type, weight_kg, created_at);
+    CREATE INDEX labels_search ON labels USING gin (search_text gin_trgm_ops);
+    CREATE TABLE files (
+        id TEXT PRIMARY KEY,
+        env TEXT NOT NULL,
+        owner_id TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        file_type TEXT NOT NULL,
+        paper_size TEXT NOT NULL,
+        bytes BYTEA NOT NULL,
+        created_at BIGINT NOT NULL
+    );
+    CREATE INDEX files_owner ON files (owner_id);
+    CREATE TABLE cancel_labels (
+        id TEXT PRIMARY KEY, env TEXT NOT NULL, shipper_account_id TEXT, status TEXT NOT NULL,
+        record TEXT NOT NULL, created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL
+    );
+    CREATE INDEX cancel_labels_page ON cancel_labels (env, created_at DESC, id DESC);
+    CREATE TABLE manifests (
+        id TEXT PRIMARY KEY, env TEXT NOT NULL, shipper_account_id TEXT, status TEXT NOT NULL,
+        record TEXT NOT NULL, created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL
+    );
+    CREATE INDEX manifests_page ON manifests (env, created_at DESC, id DESC);
+    CREATE TABLE bulk_downloads (
+        id TEXT PRIMARY KEY, env TEXT NOT NULL, shipper_account_id TEXT, status TEXT NOT NULL,
+        record TEXT NOT NULL, created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL
+    );
+    CREATE INDEX bulk_downloads_page ON bulk_downloads (env, created_at DESC, id DESC);
+    CREATE TABLE rates (
+        id TEXT PRIMARY KEY, env TEXT NOT NULL, shipper_account_id TEXT, status TEXT NOT NULL,
+        record TEXT NOT NULL, created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL
+    );
+    CREATE INDEX rates_page ON rates (env, created_at DESC, id DESC);
+    CREATE TABLE address_validations (
+        id TEXT PRIMARY KEY, env TEXT NOT NULL, shipper_account_id TEXT, status TEXT NOT NULL,
+        record TEXT NOT NULL, created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL
+    );
+    CREATE INDEX address_validations_page ON address_validations (env, created_at DESC, id DESC);
+    -- Async jobs: claimed with FOR UPDATE SKIP LOCKED under a lease, so a job of a desk that died
+    -- is taken over once the lease ends.
+    CREATE TABLE jobs (
+        seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        id TEXT NOT NULL UNIQUE,
+        env TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        lane TEXT NOT NULL,
+        request TEXT NOT NULL,
+        state TEXT NOT NULL CHECK (state IN ('queued', 'done')),
+        accepted_at BIGINT NOT NULL,
+        finished_at BIGINT,
+        leased_by TEXT,
+        leased_until BIGINT
+    );
+    CREATE INDEX jobs_queued ON jobs (state, seq);
+    CREATE TABLE webhook_settings (
+        env TEXT PRIMARY KEY CHECK (env IN ('live', 'sandbox')),
+        url TEXT NOT NULL,
+        enabled BOOLEAN NOT NULL,
+        updated_at BIGINT NOT NULL
+    );
+    CREATE TABLE webhook_deliveries (
+        id TEXT PRIMARY KEY,
+        env TEXT NOT NULL,
+        event TEXT NOT NULL,
+        record_id TEXT NOT NULL,
+        url TEXT NOT NULL,
+        body TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('pending', 'delivered', 'failed')),
+        attempts INTEGER NOT NULL,
+        round_failures INTEGER NOT NULL,
+        next_attempt_at BIGINT,
+        created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL
+    );
+    CREATE INDEX webhook_deliveries_due ON webhook_deliveries (status, next_attempt_at);
+    CREATE INDEX webhook_deliveries_page ON webhook_deliveries (env, created_at DESC, id DESC);
+    CREATE TABLE webhook_attempts (
+        delivery_id TEXT NOT NULL,
+        attempt INTEGER NOT NULL,
+        at BIGINT NOT NULL,
+        url TEXT NOT NULL,
+        status_code INTEGER,
+        error TEXT,
+        duration_us BIGINT NOT NULL,
+        PRIMARY KEY (delivery_id, attempt)
+    );
+    -- Printers and profiles belong to a desk; print jobs are shared, each going to its printer's desk.
+    CREATE TABLE printers (
+        id TEXT PRIMARY KEY,
+        desk TEXT NOT NULL,
+        name TEXT NOT NULL,
+        transport TEXT NOT NULL,
+        address TEXT NOT NULL,
+        format TEXT NOT NULL CHECK (format IN ('pdf', 'zpl')),
+        dpi INTEGER NOT NULL,
+        strip_zpl_setup BOOLEAN NOT NULL,
+        created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL
+    );
+    CREATE TABLE print_profiles (
+        desk TEXT NOT NULL,
+        document_type TEXT NOT NULL,
+        printer_id TEXT NOT NULL REFERENCES printers (id) ON DELETE CASCADE,
+        stock TEXT NOT NULL,
+        copies INTEGER NOT NULL,
+        auto_print BOOLEAN NOT NULL,
+        updated_at BIGINT NOT NULL,
+        PRIMARY KEY (desk, document_type)
+    );
+    CREATE TABLE print_jobs (
+        id TEXT PRIMARY KEY,
+        env TEXT NOT NULL,
+        desk TEXT NOT NULL,
+        printer_id TEXT NOT NULL,
+        document_type TEXT NOT NULL,
+        owner_id TEXT NOT NULL,
+        file_id TEXT NOT NULL,
+        copies INTEGER NOT NULL,
+        stock TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('queued', 'printing', 'printed', 'failed')),
+        error TEXT,
+        attempts INTEGER NOT NULL,
+        bytes_sent BIGINT,
+        reference TEXT,
+        created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL,
+        printed_at BIGINT
+    );
+    CREATE INDEX print_jobs_page ON print_jobs (env, created_at DESC, id DESC);
+    CREATE INDEX print_jobs_status ON print_jobs (desk, status, updated_at);
+    CREATE INDEX print_jobs_owner ON print_jobs (owner_id, document_type, created_at);
+    -- Today: labels made per quarter hour, kept by a trigger as on SQLite.
+    CREATE TABLE label_quarters (
+        env TEXT NOT NULL,
+        quarter BIGINT NOT NULL,
+        labels BIGINT NOT NULL,
+        PRIMARY KEY (env, quarter)
+    );
+    CREATE FUNCTION label_quarters_count() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        INSERT INTO label_quarters (env, quarter, labels) VALUES (NEW.env, NEW.created_at / 900000000, 1)
+        ON CONFLICT (env, quarter) DO UPDATE SET labels = label_quarters.labels + 1;
+        RETURN NEW;
+    END $$;
+    CREATE TRIGGER label_quarters_insert AFTER INSERT ON labels
+        FOR EACH ROW EXECUTE FUNCTION label_quarters_count();
+    CREATE TABLE idempotency_keys (
+        env TEXT NOT NULL,
+        key TEXT NOT NULL,
+        request_hash BYTEA NOT NULL,
+        http_status INTEGER,
+        response TEXT,
+        created_at BIGINT NOT NULL,
+        PRIMARY KEY (env, key)
+    );
+    CREATE INDEX idempotency_keys_age ON idempotency_keys (created_at);
+    CREATE TABLE orders (
+        id TEXT PRIMARY KEY,
+        env TEXT NOT NULL,
+        order_number TEXT NOT NULL,
+        status TEXT NOT NULL,
+        record TEXT NOT NULL,
+        search_text TEXT NOT NULL DEFAULT '',
+        created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL,
+        UNIQUE (env, order_number)
+    );
+    CREATE INDEX orders_page ON orders (env, created_at DESC, id DESC);
+    CREATE INDEX orders_status_page ON orders (env, status, created_at DESC, id DESC);
+    CREATE INDEX orders_search ON orders USING gin (search_text gin_trgm_ops);
+    CREATE TABLE order_labels (
+        label_id TEXT PRIMARY KEY,
+        order_id TEXT NOT NULL
+    );
+    CREATE TABLE import_mappings (
+        name TEXT PRIMARY KEY,
+        columns TEXT NOT NULL,
+        updated_at BIGINT NOT NULL
+    );
+    CREATE TABLE presets (
+        id TEXT PRIMARY KEY,
+        env TEXT NOT NULL,
+        name TEXT NOT NULL,
+        record TEXT NOT NULL,
+        created_at BIGINT NOT NULL,
+        UNIQUE (env, name)
+    );
+    CREATE TABLE ship_batches (
+        id TEXT PRIMARY KEY,
+        env TEXT NOT NULL,
+        created_at BIGINT NOT NULL
+    );
+    CREATE TABLE ship_batch_orders (
+        batch_id TEXT NOT NULL,
+        position INTEGER NOT NULL,
+        order_id TEXT NOT NULL,
+        order_number TEXT NOT NULL,
+        status TEXT NOT NULL,
+        label_id TEXT,
+        tracking_numbers TEXT NOT NULL,
+        info TEXT,
+        updated_at BIGINT NOT NULL,
+        PRIMARY KEY (batch_id, position)
+    );
+    "#,
+)];
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_shared_schema_reaches_the_version_sqlite_writes() {
+        assert_eq!(super::MIGRATIONS.last().map(|m| m.0), Some(crate::migrations::LATEST));
+    }
+
+    #[test]
+    fn a_database_address_is_logged_without_its_password() {
+        assert_eq!(
+            super::redacted("postgres://desk:s3cret@db.lan:5432/packdesk"),
+            "postgres://desk@db.lan:5432/packdesk"
+        );
+        assert_eq!(
+            super::redacted("postgres://desk@db.lan/packdesk"),
+            "postgres://desk@db.lan/packdesk"
+        );
+    }
+}
