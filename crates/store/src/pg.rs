@@ -1,10 +1,11 @@
 //! The shared store of many desks on PostgreSQL (issue 16; see docs/decisions.md, "Many desks on
 //! PostgreSQL"). The blocking client over tokio-postgres, a small pool of connections, the schema
-//! at the same version line as SQLite's, and the functions ported so far (tracking numbers).
+//! at the same version line as SQLite's.
 //!
 //! Built so far: opening (schema created or checked under an advisory lock, so desks starting
-//! at once do not race), transactions, and the tracking-number register. The service still runs
-//! on SQLite only; `packdesk-server --database` comes with the rest of the store.
+//! at once do not race), transactions, and the first functions: `tracking::pg` (numbers reserved
+//! under a row lock) and `jobs::pg` (jobs claimed under leases). The service still runs on SQLite
+//! only; `packdesk-server --database` comes with the rest of the store.
 //!
 //! The blocking client runs its own small runtime: call it from plain or blocking threads, never
 //! from inside an async task (as the service already calls its store).
