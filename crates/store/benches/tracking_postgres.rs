@@ -5,10 +5,12 @@
 //! (as `cargo test` runs benches) 360, once.
 
 use packdesk_store::pg::{self, PgStore};
-use packdesk_store::{tracking, StoreError};
 use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+#[path = "../tests/support/mod.rs"]
+mod support;
 
 const DESKS: usize = 3;
 const CLIENTS: usize = 6;
@@ -16,9 +18,7 @@ const CLIENTS: usize = 6;
 fn main() {
     let full = std::env::args().any(|a| a == "--bench");
     let per_client = if full { 6_000 / (DESKS * CLIENTS) } else { 20 };
-    let cluster = std::env::var("PACKDESK_TEST_POSTGRES")
-        .expect("PACKDESK_TEST_POSTGRES is not set: start a cluster with tests/postgres.sh (see the README)");
-    let url = pg::scratch_database(&cluster, "bench").unwrap();
+    let url = pg::scratch_database(&support::cluster(), "bench").unwrap();
     let desks: Vec<Arc<PgStore>> = (0..DESKS).map(|_| Arc::new(PgStore::open(&url).unwrap())).collect();
 
     let started = Instant::now();
@@ -32,24 +32,7 @@ fn main() {
                 for i in 0..per_client {
                     let t = Instant::now();
                     let parcels = 1 + ((d + c + i) % 3) as u64;
-                    let serials = desk
-                        .write_relaxed(|tx| tracking::pg::reserve(tx, "acct/pool", parcels, 1, 10_000_000))
-                        .unwrap()
-                        .expect("numbers left");
-                    let label = format!("lbl-{d}-{c}-{i}");
-                    desk.write(|tx| {
-                        for s in &serials {
-                            assert!(tracking::pg::register(
-                                tx,
-                                "live",
-                                "yodel",
-                                &format!("{s:012}"),
-                                &label
-                            )?);
-                        }
-                        Ok::<_, StoreError>(())
-                    })
-                    .unwrap();
+                    let serials = support::draw_label(&desk, "acct/pool", parcels, &format!("lbl-{d}-{c}-{i}"));
                     times.push(t.elapsed());
                     drawn.extend(serials);
                 }

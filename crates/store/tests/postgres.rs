@@ -7,15 +7,10 @@ use packdesk_store::{tracking, StoreError};
 use std::collections::HashSet;
 use std::sync::Arc;
 
-fn cluster() -> String {
-    std::env::var("PACKDESK_TEST_POSTGRES").expect(
-        "PACKDESK_TEST_POSTGRES is not set: run the tests with the README's test command, or start a cluster \
-         with `eval \"$(bash tests/postgres.sh start | sed 's/^/export /')\"`",
-    )
-}
+mod support;
 
 fn database() -> String {
-    pg::scratch_database(&cluster(), "store").unwrap()
+    pg::scratch_database(&support::cluster(), "store").unwrap()
 }
 
 #[test]
@@ -86,33 +81,14 @@ fn desks_starting_at_once_on_an_empty_database_all_open_it() {
     }
 }
 
-/// Draws `count` labels' numbers (1 to 3 parcels each) at one desk: reserved in one transaction,
-/// registered in the label's own, as a label is made.
+/// Draws `count` labels' numbers (1 to 3 parcels each) at one desk.
 fn draw(desk: &PgStore, desk_no: usize, client: usize, count: usize) -> Vec<u64> {
-    let mut drawn = Vec::new();
-    for i in 0..count {
-        let parcels = 1 + ((desk_no + client + i) % 3) as u64;
-        let serials = desk
-            .write_relaxed(|tx| tracking::pg::reserve(tx, "acct-1/pool", parcels, 1_000, 1_000_000))
-            .unwrap()
-            .expect("the range has numbers left");
-        let label = format!("lbl-{desk_no}-{client}-{i}");
-        desk.write(|tx| {
-            for s in &serials {
-                assert!(tracking::pg::register(
-                    tx,
-                    "live",
-                    "yodel",
-                    &format!("JD{s:012}"),
-                    &label
-                )?);
-            }
-            Ok::<_, StoreError>(())
+    (0..count)
+        .flat_map(|i| {
+            let parcels = 1 + ((desk_no + client + i) % 3) as u64;
+            support::draw_label(desk, "acct-1/pool", parcels, &format!("lbl-{desk_no}-{client}-{i}"))
         })
-        .unwrap();
-        drawn.extend(serials);
-    }
-    drawn
+        .collect()
 }
 
 #[test]
@@ -137,8 +113,8 @@ fn three_desks_of_six_clients_never_draw_a_number_twice_and_leave_no_gap() {
         .read(|c| tracking::pg::counter(c, "acct-1/pool"))
         .unwrap()
         .unwrap();
-    assert_eq!(next, 1_000 + all.len() as u64);
-    assert_eq!(*distinct.iter().min().unwrap(), 1_000);
+    assert_eq!(next, support::RANGE_START + all.len() as u64);
+    assert_eq!(*distinct.iter().min().unwrap(), support::RANGE_START);
     assert_eq!(*distinct.iter().max().unwrap(), next - 1);
     let registered: i64 = desks[2]
         .read(|c| Ok::<_, StoreError>(c.query_one("SELECT count(*) FROM tracking_numbers", &[])?.get(0)))
