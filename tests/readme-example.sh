@@ -5,6 +5,9 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 work="$(mktemp -d)"
 export PACKDESK_DATA_DIR="$work/data"
+# The debug build the tests made (the example's commands are the same; a release build would add
+# ten minutes to a test run).
+export PACKDESK_BUILD=debug
 trap 'kill $server 2>/dev/null || true; rm -rf "$work"' EXIT
 
 sed -n '/<!-- example:start -->/,/<!-- example:end -->/p' "$root/README.md" | sed '1,2d;$d' | sed '$d' > "$work/example.sh"
