@@ -115,3 +115,60 @@ pub fn slugs(conn: &Connection, env: &str) -> crate::Result<Vec<(String, String)
     let rows = st.query_map([env], |r| Ok((r.get(0)?, r.get(1)?)))?;
     rows.collect::<rusqlite::Result<_>>().map_err(Into::into)
 }
+
+/// Shipper accounts in the shared database of many desks: the same rows, shared by every desk.
+pub mod pg {
+    use super::AccountRow;
+    use postgres::GenericClient;
+
+    fn from_row(r: &postgres::Row) -> AccountRow {
+        AccountRow {
+            id: r.get(0),
+            env: r.get(1),
+            slug: r.get(2),
+            status: r.get(3),
+            description: r.get(4),
+            timezone: r.get(5),
+            address: r.get(6),
+            settings: r.get(7),
+            credentials: r.get(8),
+            created_at: r.get(9),
+            updated_at: r.get(10),
+        }
+    }
+
+    pub fn insert(tx: &mut impl GenericClient, a: &AccountRow) -> crate::Result<()> {
+        tx.execute(
+            &format!(
+                "INSERT INTO shipper_accounts ({}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+                super::COLS
+            ),
+            &[
+                &a.id,
+                &a.env,
+                &a.slug,
+                &a.status,
+                &a.description,
+                &a.timezone,
+                &a.address,
+                &a.settings,
+                &a.credentials,
+                &a.created_at,
+                &a.updated_at,
+            ],
+        )?;
+        Ok(())
+    }
+
+    /// The account `id` of environment `env`, unless deleted.
+    pub fn get(client: &mut impl GenericClient, env: &str, id: &str) -> crate::Result<Option<AccountRow>> {
+        let row = client.query_opt(
+            &format!(
+                "SELECT {} FROM shipper_accounts WHERE id = $1 AND env = $2 AND status <> 'deleted'",
+                super::COLS
+            ),
+            &[&id, &env],
+        )?;
+        Ok(row.as_ref().map(from_row))
+    }
+}

@@ -381,6 +381,204 @@ pub fn per_day(conn: &Connection, env: &str, since: i64, offset_us: i64) -> crat
     rows.collect::<rusqlite::Result<_>>().map_err(Into::into)
 }
 
+/// Labels in the shared database of many desks: one history for every desk, each label noting the
+/// desk that made it. A close-out locks the labels it takes, so two desks closing out one account
+/// at once never put a label into two manifests; search runs on the trigram index of the search
+/// text (no word tables to keep up).
+pub mod pg {
+    use super::{InsertError, LabelFilter, LabelRow};
+    use crate::paging::Cursor;
+    use postgres::types::ToSql;
+    use postgres::GenericClient;
+
+    fn cols() -> &'static str {
+        super::COLS
+    }
+
+    fn from_row(r: &postgres::Row) -> LabelRow {
+        LabelRow {
+            id: r.get(0),
+            env: r.get(1),
+            shipper_account_id: r.get(2),
+            status: r.get(3),
+            order_number: r.get(4),
+            search_text: r.get(5),
+            manifest_id: r.get(6),
+            request: r.get(7),
+            record: r.get(8),
+            created_at: r.get(9),
+            updated_at: r.get(10),
+            ship_date: r.get(11),
+            service_type: r.get(12),
+            weight_kg: r.get(13),
+        }
+    }
+
+    /// Stores a label made at `desk`.
+    pub fn insert(tx: &mut impl GenericClient, desk: &str, l: &LabelRow) -> Result<(), InsertError> {
+        let res = tx.execute(
+            &format!(
+                "INSERT INTO labels ({}, desk) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)",
+                cols()
+            ),
+            &[
+                &l.id,
+                &l.env,
+                &l.shipper_account_id,
+                &l.status,
+                &l.order_number,
+                &l.search_text,
+                &l.manifest_id,
+                &l.request,
+                &l.record,
+                &l.created_at,
+                &l.updated_at,
+                &l.ship_date,
+                &l.service_type,
+                &l.weight_kg,
+                &desk,
+            ],
+        );
+        match res {
+            Ok(_) => Ok(()),
+            Err(e) if e.as_db_error().and_then(|d| d.constraint()) == Some("labels_order_number") => {
+                Err(InsertError::DuplicateOrderNumber)
+            }
+            Err(e) => Err(InsertError::Db(e.into())),
+        }
+    }
+
+    pub fn get(client: &mut impl GenericClient, env: &str, id: &str) -> crate::Result<Option<LabelRow>> {
+        let row = client.query_opt(
+            &format!("SELECT {} FROM labels WHERE id = $1 AND env = $2", cols()),
+            &[&id, &env],
+        )?;
+        Ok(row.as_ref().map(from_row))
+    }
+
+    /// The desk that made label `id`.
+    pub fn desk_of(client: &mut impl GenericClient, id: &str) -> crate::Result<Option<String>> {
+        Ok(client
+            .query_opt("SELECT desk FROM labels WHERE id = $1", &[&id])?
+            .map(|r| r.get(0)))
+    }
+
+    /// Newest first, `limit + 1` rows, as SQLite's `list`: the same filters; a search is the
+    /// whole text anywhere in the search text, any case (the trigram index finds it from 3
+    /// characters on).
+    pub fn list(
+        client: &mut impl GenericClient,
+        env: &str,
+        f: &LabelFilter,
+        limit: usize,
+        after: Option<&Cursor>,
+    ) -> crate::Result<Vec<LabelRow>> {
+        let mut args: Vec<Box<dyn ToSql + Sync>> = vec![
+            Box::new(env.to_string()),
+            Box::new(f.created_at_min),
+            Box::new(f.created_at_max),
+        ];
+        let mut sql = format!(
+            "SELECT {} FROM labels WHERE env = $1 AND created_at >= $2 AND created_at <= $3",
+            cols()
+        );
+        let mut arg = |sql: &mut String, clause: &str, v: Box<dyn ToSql + Sync>| {
+            args.push(v);
+            sql.push_str(&clause.replace("$?", &format!("${}", args.len())));
+        };
+        if let Some(a) = &f.shipper_account_id {
+            arg(&mut sql, " AND shipper_account_id = $?", Box::new(a.clone()));
+        }
+        if let Some(s) = &f.status {
+            arg(&mut sql, " AND status = $?", Box::new(s.clone()));
+        }
+        if !f.tracking_numbers.is_empty() {
+            arg(
+                &mut sql,
+                " AND id IN (SELECT label_id FROM tracking_numbers WHERE env = $1 AND number = ANY($?))",
+                Box::new(f.tracking_numbers.clone()),
+            );
+        }
+        if let Some(s) = f.search.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
+            let escaped = s.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_");
+            arg(&mut sql, " AND search_text ILIKE $?", Box::new(format!("%{escaped}%")));
+        }
+        if let Some(c) = after {
+            arg(&mut sql, " AND (created_at, id) < ($?", Box::new(c.created_at));
+            arg(&mut sql, ", $?)", Box::new(c.id.clone()));
+        }
+        arg(
+            &mut sql,
+            " ORDER BY created_at DESC, id DESC LIMIT $?",
+            Box::new((limit + 1) as i64),
+        );
+        let refs: Vec<&(dyn ToSql + Sync)> = args.iter().map(|a| a.as_ref()).collect();
+        Ok(client.query(&sql, &refs)?.iter().map(from_row).collect())
+    }
+
+    pub fn set_status(tx: &mut impl GenericClient, id: &str, status: &str, updated_at: i64) -> crate::Result<()> {
+        tx.execute(
+            "UPDATE labels SET status = $2, updated_at = $3 WHERE id = $1",
+            &[&id, &status, &updated_at],
+        )?;
+        Ok(())
+    }
+
+    /// Labels of an account that a close-out of `day` takes, made at any desk: created, in no
+    /// manifest, shipping on `day` or earlier, oldest first. They stay locked until the caller's
+    /// transaction ends: a close-out of the same account at another desk waits, then finds them
+    /// taken.
+    pub fn manifestable(tx: &mut impl GenericClient, account_id: &str, day: &str) -> crate::Result<Vec<LabelRow>> {
+        let rows = tx.query(
+            &format!(
+                "SELECT {} FROM labels WHERE shipper_account_id = $1 AND status = 'created' AND manifest_id IS NULL
+                 AND ship_date <= $2 ORDER BY created_at, id FOR UPDATE",
+                cols()
+            ),
+            &[&account_id, &day],
+        )?;
+        Ok(rows.iter().map(from_row).collect())
+    }
+
+    /// Moves labels into a manifest (`status`: `manifested`, or `manifesting` while an async
+    /// close-out makes it), in one statement.
+    pub fn set_manifest(
+        tx: &mut impl GenericClient,
+        ids: &[String],
+        manifest_id: &str,
+        status: &str,
+        updated_at: i64,
+    ) -> crate::Result<()> {
+        tx.execute(
+            "UPDATE labels SET status = $3, manifest_id = $2, updated_at = $4 WHERE id = ANY($1)",
+            &[&ids, &manifest_id, &status, &updated_at],
+        )?;
+        Ok(())
+    }
+
+    /// The labels of a manifest, oldest first, whichever desk made them.
+    pub fn of_manifest(client: &mut impl GenericClient, manifest_id: &str) -> crate::Result<Vec<LabelRow>> {
+        let rows = client.query(
+            &format!(
+                "SELECT {} FROM labels WHERE manifest_id = $1 ORDER BY created_at, id",
+                cols()
+            ),
+            &[&manifest_id],
+        )?;
+        Ok(rows.iter().map(from_row).collect())
+    }
+
+    /// Takes labels back out of a manifest that failed.
+    pub fn release_manifest(tx: &mut impl GenericClient, manifest_id: &str, updated_at: i64) -> crate::Result<()> {
+        tx.execute(
+            "UPDATE labels SET status = 'created', manifest_id = NULL, updated_at = $2
+             WHERE manifest_id = $1 AND status = 'manifesting'",
+            &[&manifest_id, &updated_at],
+        )?;
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

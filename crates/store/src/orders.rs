@@ -184,6 +184,156 @@ pub fn put_mapping(conn: &Connection, name: &str, columns: &str, now: i64) -> cr
     Ok(())
 }
 
+/// Orders in the shared database of many desks. Shipping an order locks its row in the label's
+/// transaction (`get_for_update`): when two desks scan one order at once, the second waits for the
+/// first's label and then finds the order shipped. Search: every word starts a word of the
+/// order's search text, any case, through the trigram index.
+pub mod pg {
+    use super::{OrderFilter, OrderRow};
+    use crate::paging::Cursor;
+    use postgres::types::ToSql;
+    use postgres::GenericClient;
+
+    fn from_row(r: &postgres::Row) -> OrderRow {
+        OrderRow {
+            id: r.get(0),
+            env: r.get(1),
+            order_number: r.get(2),
+            status: r.get(3),
+            record: r.get(4),
+            created_at: r.get(5),
+            updated_at: r.get(6),
+        }
+    }
+
+    pub fn get(client: &mut impl GenericClient, env: &str, id: &str) -> crate::Result<Option<OrderRow>> {
+        let sql = format!("SELECT {} FROM orders WHERE env = $1 AND id = $2", super::COLS);
+        Ok(client.query_opt(&sql, &[&env, &id])?.as_ref().map(from_row))
+    }
+
+    /// The order, its row locked until the caller's transaction ends (the label that ships it).
+    pub fn get_for_update(tx: &mut impl GenericClient, env: &str, id: &str) -> crate::Result<Option<OrderRow>> {
+        let sql = format!(
+            "SELECT {} FROM orders WHERE env = $1 AND id = $2 FOR UPDATE",
+            super::COLS
+        );
+        Ok(tx.query_opt(&sql, &[&env, &id])?.as_ref().map(from_row))
+    }
+
+    pub fn by_number(
+        client: &mut impl GenericClient,
+        env: &str,
+        order_number: &str,
+    ) -> crate::Result<Option<OrderRow>> {
+        let sql = format!(
+            "SELECT {} FROM orders WHERE env = $1 AND order_number = $2",
+            super::COLS
+        );
+        Ok(client.query_opt(&sql, &[&env, &order_number])?.as_ref().map(from_row))
+    }
+
+    /// Writes an order (new or changed) with its search text (lower case, as searched).
+    pub fn put(tx: &mut impl GenericClient, o: &OrderRow, search_text: &str) -> crate::Result<()> {
+        tx.execute(
+            &format!(
+                "INSERT INTO orders ({}, search_text) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+                 ON CONFLICT (id) DO UPDATE SET order_number = excluded.order_number, status = excluded.status,
+                 record = excluded.record, updated_at = excluded.updated_at, search_text = excluded.search_text",
+                super::COLS
+            ),
+            &[
+                &o.id,
+                &o.env,
+                &o.order_number,
+                &o.status,
+                &o.record,
+                &o.created_at,
+                &o.updated_at,
+                &search_text.to_lowercase(),
+            ],
+        )?;
+        Ok(())
+    }
+
+    /// Notes that a label ships an order (written with the label).
+    pub fn link_label(tx: &mut impl GenericClient, label_id: &str, order_id: &str) -> crate::Result<()> {
+        tx.execute(
+            "INSERT INTO order_labels (label_id, order_id) VALUES ($1, $2)",
+            &[&label_id, &order_id],
+        )?;
+        Ok(())
+    }
+
+    /// The order a label ships, if it ships one.
+    pub fn order_of_label(client: &mut impl GenericClient, label_id: &str) -> crate::Result<Option<String>> {
+        Ok(client
+            .query_opt("SELECT order_id FROM order_labels WHERE label_id = $1", &[&label_id])?
+            .map(|r| r.get(0)))
+    }
+
+    /// The newest label that ships order `order_id`.
+    pub fn last_label(client: &mut impl GenericClient, order_id: &str) -> crate::Result<Option<String>> {
+        Ok(client
+            .query_opt(
+                "SELECT l.id FROM order_labels o JOIN labels l ON l.id = o.label_id WHERE o.order_id = $1
+                 ORDER BY l.created_at DESC, l.id DESC LIMIT 1",
+                &[&order_id],
+            )?
+            .map(|r| r.get(0)))
+    }
+
+    /// A page of orders, newest first (`limit` + 1 rows), as SQLite's `list`.
+    pub fn list(
+        client: &mut impl GenericClient,
+        env: &str,
+        f: &OrderFilter,
+        limit: usize,
+        after: Option<&Cursor>,
+    ) -> crate::Result<Vec<OrderRow>> {
+        let mut args: Vec<Box<dyn ToSql + Sync>> = vec![Box::new(env.to_string())];
+        let mut sql = format!("SELECT {} FROM orders WHERE env = $1", super::COLS);
+        let mut arg = |sql: &mut String, clause: &str, v: Box<dyn ToSql + Sync>| {
+            args.push(v);
+            sql.push_str(&clause.replace("$?", &format!("${}", args.len())));
+        };
+        let search = f.search.as_deref().unwrap_or_default().to_lowercase();
+        for w in search.split_whitespace() {
+            // The start of a word: at the start of the text or after white space.
+            arg(
+                &mut sql,
+                " AND search_text ~ $?",
+                Box::new(format!("(^|\\s){}", regex_literal(w))),
+            );
+        }
+        if let Some(s) = &f.status {
+            arg(&mut sql, " AND status = $?", Box::new(s.clone()));
+        }
+        if let Some(c) = after {
+            arg(&mut sql, " AND (created_at, id) < ($?", Box::new(c.created_at));
+            arg(&mut sql, ", $?)", Box::new(c.id.clone()));
+        }
+        arg(
+            &mut sql,
+            " ORDER BY created_at DESC, id DESC LIMIT $?",
+            Box::new(limit as i64 + 1),
+        );
+        let refs: Vec<&(dyn ToSql + Sync)> = args.iter().map(|a| a.as_ref()).collect();
+        Ok(client.query(&sql, &refs)?.iter().map(from_row).collect())
+    }
+
+    /// `text` as a regular expression that matches it literally.
+    fn regex_literal(text: &str) -> String {
+        let mut out = String::with_capacity(text.len());
+        for c in text.chars() {
+            if !c.is_alphanumeric() && !c.is_whitespace() {
+                out.push('\\');
+            }
+            out.push(c);
+        }
+        out
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -227,3 +227,144 @@ pub fn list(
     )?;
     rows.collect::<rusqlite::Result<_>>().map_err(Into::into)
 }
+
+/// Webhook settings and deliveries in the shared database of many desks. One desk sends them at a
+/// time: the one holding the dispatcher's session lock (`PgStore::try_session_lock` with
+/// `DISPATCHER_LOCK`), which goes with its connection when the desk dies.
+pub mod pg {
+    use super::{AttemptRow, DeliveryRow, WebhookSetting};
+    use postgres::GenericClient;
+
+    /// The session lock of the desk that sends the webhooks.
+    pub const DISPATCHER_LOCK: i64 = 0x7061_636b_7765_6268; // "packwebh"
+
+    fn from_row(r: &postgres::Row) -> DeliveryRow {
+        DeliveryRow {
+            id: r.get(0),
+            env: r.get(1),
+            event: r.get(2),
+            record_id: r.get(3),
+            url: r.get(4),
+            body: r.get(5),
+            status: r.get(6),
+            attempts: r.get(7),
+            round_failures: r.get(8),
+            next_attempt_at: r.get(9),
+            created_at: r.get(10),
+            updated_at: r.get(11),
+        }
+    }
+
+    pub fn setting(client: &mut impl GenericClient, env: &str) -> crate::Result<Option<WebhookSetting>> {
+        Ok(client
+            .query_opt(
+                "SELECT url, enabled, updated_at FROM webhook_settings WHERE env = $1",
+                &[&env],
+            )?
+            .map(|r| WebhookSetting {
+                url: r.get(0),
+                enabled: r.get(1),
+                updated_at: r.get(2),
+            }))
+    }
+
+    pub fn set_setting(tx: &mut impl GenericClient, env: &str, s: &WebhookSetting) -> crate::Result<()> {
+        tx.execute(
+            "INSERT INTO webhook_settings (env, url, enabled, updated_at) VALUES ($1, $2, $3, $4)
+             ON CONFLICT (env) DO UPDATE SET url = excluded.url, enabled = excluded.enabled, updated_at = excluded.updated_at",
+            &[&env, &s.url, &s.enabled, &s.updated_at],
+        )?;
+        Ok(())
+    }
+
+    pub fn insert_delivery(tx: &mut impl GenericClient, d: &DeliveryRow) -> crate::Result<()> {
+        tx.execute(
+            &format!(
+                "INSERT INTO webhook_deliveries ({}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
+                super::COLS
+            ),
+            &[
+                &d.id,
+                &d.env,
+                &d.event,
+                &d.record_id,
+                &d.url,
+                &d.body,
+                &d.status,
+                &d.attempts,
+                &d.round_failures,
+                &d.next_attempt_at,
+                &d.created_at,
+                &d.updated_at,
+            ],
+        )?;
+        Ok(())
+    }
+
+    /// Pending deliveries whose next attempt is due at `now`, the most overdue first.
+    pub fn due(client: &mut impl GenericClient, now: i64, limit: usize) -> crate::Result<Vec<DeliveryRow>> {
+        let rows = client.query(
+            &format!(
+                "SELECT {} FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= $1
+                 ORDER BY next_attempt_at, created_at LIMIT $2",
+                super::COLS
+            ),
+            &[&now, &(limit as i64)],
+        )?;
+        Ok(rows.iter().map(from_row).collect())
+    }
+
+    pub fn update_delivery(tx: &mut impl GenericClient, d: &DeliveryRow) -> crate::Result<()> {
+        tx.execute(
+            "UPDATE webhook_deliveries SET url = $2, status = $3, attempts = $4, round_failures = $5,
+             next_attempt_at = $6, updated_at = $7 WHERE id = $1",
+            &[
+                &d.id,
+                &d.url,
+                &d.status,
+                &d.attempts,
+                &d.round_failures,
+                &d.next_attempt_at,
+                &d.updated_at,
+            ],
+        )?;
+        Ok(())
+    }
+
+    pub fn insert_attempt(tx: &mut impl GenericClient, a: &AttemptRow) -> crate::Result<()> {
+        tx.execute(
+            "INSERT INTO webhook_attempts (delivery_id, attempt, at, url, status_code, error, duration_us)
+             VALUES ($1, $2, $3, $4, $5, $6, $7)",
+            &[
+                &a.delivery_id,
+                &a.attempt,
+                &a.at,
+                &a.url,
+                &a.status_code,
+                &a.error,
+                &a.duration_us,
+            ],
+        )?;
+        Ok(())
+    }
+
+    pub fn attempts(client: &mut impl GenericClient, delivery_id: &str) -> crate::Result<Vec<AttemptRow>> {
+        let rows = client.query(
+            "SELECT delivery_id, attempt, at, url, status_code, error, duration_us FROM webhook_attempts
+             WHERE delivery_id = $1 ORDER BY attempt",
+            &[&delivery_id],
+        )?;
+        Ok(rows
+            .iter()
+            .map(|r| AttemptRow {
+                delivery_id: r.get(0),
+                attempt: r.get(1),
+                at: r.get(2),
+                url: r.get(3),
+                status_code: r.get(4),
+                error: r.get(5),
+                duration_us: r.get(6),
+            })
+            .collect())
+    }
+}

@@ -19,14 +19,15 @@ fn an_empty_database_gets_the_whole_schema_once_and_a_newer_one_is_left_untouche
     let desk = PgStore::open(&url).unwrap();
     assert_eq!(desk.read(pg::version).unwrap(), packdesk_store::migrations::LATEST);
     // The same tables and columns as SQLite's schema of that version (the word indexes aside:
-    // trigram indexes do their work); what sharing adds (desk, leases) comes on top.
+    // trigram indexes do their work; and the quarter-hour counts, which would make every desk's
+    // labels wait on one row); what sharing adds (desk, leases) comes on top.
     let dir = tempfile::tempdir().unwrap();
     let sqlite = packdesk_store::Store::open(&dir.path().join("packdesk.db")).unwrap();
     let sqlite_columns: Vec<(String, String)> = sqlite
         .read(|c| {
             let mut st = c.prepare(
                 "SELECT m.name, p.name FROM sqlite_schema m, pragma_table_info(m.name) p
-                 WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite_%' AND m.name NOT IN ('label_words', 'order_words')",
+                 WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite_%' AND m.name NOT IN ('label_words', 'order_words', 'label_quarters')",
             )?;
             let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
             Ok::<_, StoreError>(rows.collect::<Result<_, _>>()?)
@@ -316,4 +317,376 @@ fn a_desk_whose_lease_ran_out_while_it_worked_cannot_finish_a_job_another_desk_f
         !slow.write(|tx| jobs::pg::finish(tx, "job-x", t0 + 2_000)).unwrap(),
         "done once"
     );
+}
+
+#[test]
+fn one_close_out_takes_the_labels_of_every_desk_and_two_at_once_never_share_a_label() {
+    use packdesk_store::labels;
+    let url = database();
+    let desks: Vec<Arc<PgStore>> = (0..3).map(|_| Arc::new(PgStore::open(&url).unwrap())).collect();
+    support::account(&desks[0], "acct-1");
+    // 300 labels from three desks for today, and 30 for tomorrow that no close-out of today takes.
+    for (d, desk) in desks.iter().enumerate() {
+        desk.write(|tx| {
+            for i in 0..110u64 {
+                let serial = (d as u64) * 1000 + i;
+                let day = if i < 100 { "2026-11-24" } else { "2026-11-25" };
+                let row = support::label(&format!("lbl-{d}-{i}"), "acct-1", serial, day, serial as i64);
+                labels::pg::insert(tx, &format!("desk-{d}"), &row).map_err(|e| match e {
+                    labels::InsertError::Db(e) => e,
+                    other => panic!("{other:?}"),
+                })?;
+            }
+            Ok::<_, StoreError>(())
+        })
+        .unwrap();
+    }
+    // Two desks press "close out" at the same moment.
+    let barrier = Arc::new(std::sync::Barrier::new(2));
+    let runs: Vec<_> = [1usize, 2]
+        .into_iter()
+        .map(|d| {
+            let (desk, barrier) = (desks[d].clone(), barrier.clone());
+            std::thread::spawn(move || {
+                barrier.wait();
+                support::close_out(&desk, "acct-1", "2026-11-24", &format!("manifest-{d}"))
+            })
+        })
+        .collect();
+    let taken: Vec<Vec<String>> = runs.into_iter().map(|r| r.join().unwrap()).collect();
+    let all: HashSet<&String> = taken.iter().flatten().collect();
+    assert_eq!(
+        all.len(),
+        taken.iter().map(Vec::len).sum::<usize>(),
+        "a label went into two manifests"
+    );
+    assert_eq!(all.len(), 300, "every desk's labels of the day, once");
+    assert!(
+        taken.iter().any(|t| t.len() == 300) && taken.iter().any(|t| t.is_empty()),
+        "one close-out took the day whole, the other found nothing left: {:?}",
+        taken.iter().map(Vec::len).collect::<Vec<_>>()
+    );
+    for d in 0..3 {
+        assert!(all.contains(&format!("lbl-{d}-0")), "desk {d}'s labels are in");
+    }
+    let manifest = if taken[0].is_empty() {
+        "manifest-2"
+    } else {
+        "manifest-1"
+    };
+    let of_manifest = desks[0].read(|c| labels::pg::of_manifest(c, manifest)).unwrap();
+    assert_eq!(of_manifest.len(), 300);
+    assert!(of_manifest.iter().all(|l| l.status == "manifested"));
+    // Tomorrow's labels wait for tomorrow's close-out.
+    assert_eq!(
+        support::close_out(&desks[0], "acct-1", "2026-11-25", "manifest-3").len(),
+        30
+    );
+}
+
+#[test]
+fn an_order_scanned_at_two_desks_at_once_ships_once_and_the_second_desk_learns_which_desk_shipped_it() {
+    use packdesk_store::{labels, orders};
+    let url = database();
+    let (a, b) = (
+        Arc::new(PgStore::open(&url).unwrap()),
+        Arc::new(PgStore::open(&url).unwrap()),
+    );
+    support::account(&a, "acct-1");
+    let order = orders::OrderRow {
+        id: "order-1".into(),
+        env: "live".into(),
+        order_number: "SO-1001".into(),
+        status: "open".into(),
+        record: "{}".into(),
+        created_at: 1,
+        updated_at: 1,
+    };
+    a.write(|tx| orders::pg::put(tx, &order, "so-1001 Jane Doe")).unwrap();
+
+    // What shipping an order writes in its label's transaction: the order locked and checked,
+    // the label, the order marked shipped; `hold` keeps the transaction open a while, as drawing
+    // the label does. Answers the label made, or the desk that had shipped the order.
+    fn ship(desk: &PgStore, name: &str, locked: impl FnOnce(), hold: std::time::Duration) -> Result<String, String> {
+        desk.write(|tx| {
+            let o = orders::pg::get_for_update(tx, "live", "order-1")?.expect("the order");
+            locked();
+            if o.status == "shipped" {
+                let label = orders::pg::last_label(tx, "order-1")?.expect("the label that shipped it");
+                let by = labels::pg::desk_of(tx, &label)?.expect("its desk");
+                return Ok(Err(by));
+            }
+            let id = format!("lbl-{name}");
+            let row = support::label(&id, "acct-1", 7, "2026-11-24", 5);
+            labels::pg::insert(tx, name, &row).map_err(|e| match e {
+                labels::InsertError::Db(e) => e,
+                other => panic!("{other:?}"),
+            })?;
+            std::thread::sleep(hold);
+            let shipped = orders::OrderRow {
+                status: "shipped".into(),
+                ..o
+            };
+            orders::pg::put(tx, &shipped, "so-1001 Jane Doe")?;
+            orders::pg::link_label(tx, &id, "order-1")?;
+            Ok::<_, StoreError>(Ok(id))
+        })
+        .unwrap()
+    }
+
+    // Desk A has the order in hand (its row locked) when desk B scans it.
+    let (locked_tx, locked) = std::sync::mpsc::channel();
+    let first = {
+        let a = a.clone();
+        std::thread::spawn(move || {
+            ship(
+                &a,
+                "desk-a",
+                move || locked_tx.send(()).unwrap(),
+                std::time::Duration::from_millis(300),
+            )
+        })
+    };
+    locked.recv().unwrap();
+    let second = {
+        let b = b.clone();
+        std::thread::spawn(move || ship(&b, "desk-b", || {}, std::time::Duration::ZERO))
+    };
+    let (first, second) = (first.join().unwrap(), second.join().unwrap());
+    assert_eq!(
+        first,
+        Ok("lbl-desk-a".to_string()),
+        "the desk that scanned first ships it"
+    );
+    assert_eq!(
+        second,
+        Err("desk-a".to_string()),
+        "the second desk waited, then was told which desk shipped it"
+    );
+    let labels_made: i64 = a
+        .read(|c| Ok::<_, StoreError>(c.query_one("SELECT count(*) FROM labels", &[])?.get(0)))
+        .unwrap();
+    assert_eq!(labels_made, 1);
+}
+
+#[test]
+fn any_desk_searches_the_shared_history_and_an_order_number_is_used_once_across_desks() {
+    use packdesk_store::{labels, orders, paging::Cursor};
+    let url = database();
+    let (a, b) = (PgStore::open(&url).unwrap(), PgStore::open(&url).unwrap());
+    support::account(&a, "acct-1");
+    for (desk, name, from) in [(&a, "desk-a", 0u64), (&b, "desk-b", 100)] {
+        desk.write(|tx| {
+            for serial in from..from + 50 {
+                let mut row = support::label(&format!("lbl-{serial}"), "acct-1", serial, "2026-11-24", serial as i64);
+                if serial == 7 {
+                    row.search_text.push_str(" 100%_Cotton");
+                }
+                labels::pg::insert(tx, name, &row).map_err(|e| match e {
+                    labels::InsertError::Db(e) => e,
+                    other => panic!("{other:?}"),
+                })?;
+                tracking::pg::register(
+                    tx,
+                    "live",
+                    "yodel",
+                    &format!("JD{serial:012}"),
+                    &format!("lbl-{serial}"),
+                )?;
+            }
+            Ok::<_, StoreError>(())
+        })
+        .unwrap();
+    }
+    let search = |s: &str, after: Option<&Cursor>| -> Vec<String> {
+        let f = labels::LabelFilter {
+            search: Some(s.into()),
+            created_at_max: i64::MAX,
+            ..Default::default()
+        };
+        a.read(|c| labels::pg::list(c, "live", &f, 3, after))
+            .unwrap()
+            .into_iter()
+            .map(|l| l.id)
+            .collect()
+    };
+    assert_eq!(
+        search("jd000000000120", None),
+        vec!["lbl-120"],
+        "desk B's label, found at desk A, any case"
+    );
+    assert_eq!(
+        search("REF-14", None),
+        vec!["lbl-149", "lbl-148", "lbl-147", "lbl-146"],
+        "newest first, limit + 1"
+    );
+    let cursor = Cursor {
+        created_at: 147,
+        id: "lbl-147".into(),
+    };
+    assert_eq!(
+        search("ref-14", Some(&cursor)),
+        vec!["lbl-146", "lbl-145", "lbl-144", "lbl-143"]
+    );
+    assert_eq!(search("0%_c", None), vec!["lbl-7"], "wildcards are taken literally");
+    assert!(search("0%c", None).is_empty());
+    let by_number = labels::LabelFilter {
+        tracking_numbers: vec!["JD000000000003".into(), "JD000000000104".into()],
+        created_at_max: i64::MAX,
+        ..Default::default()
+    };
+    let found: Vec<String> = b
+        .read(|c| labels::pg::list(c, "live", &by_number, 10, None))
+        .unwrap()
+        .into_iter()
+        .map(|l| l.id)
+        .collect();
+    assert_eq!(found, vec!["lbl-104", "lbl-3"]);
+
+    // Orders: every word starts a word of the order.
+    for (i, text) in [(1, "so-1001 Jane Doe M1 1AE"), (2, "so-1002 Hans Müller 10115 (gift)")] {
+        let o = orders::OrderRow {
+            id: format!("order-{i}"),
+            env: "live".into(),
+            order_number: format!("SO-100{i}"),
+            status: "open".into(),
+            record: "{}".into(),
+            created_at: i,
+            updated_at: i,
+        };
+        a.write(|tx| orders::pg::put(tx, &o, text)).unwrap();
+    }
+    let orders_found = |s: &str| -> Vec<String> {
+        let f = orders::OrderFilter {
+            search: Some(s.into()),
+            ..Default::default()
+        };
+        b.read(|c| orders::pg::list(c, "live", &f, 10, None))
+            .unwrap()
+            .into_iter()
+            .map(|o| o.id)
+            .collect()
+    };
+    assert_eq!(orders_found("so-100"), vec!["order-2", "order-1"]);
+    assert_eq!(orders_found("MÜLLER"), vec!["order-2"], "any case, any script");
+    assert_eq!(orders_found("jane m1"), vec!["order-1"]);
+    assert!(
+        orders_found("doe 10115").is_empty(),
+        "words of two orders are not one order"
+    );
+    assert!(orders_found("ane").is_empty(), "the start of a word, not its middle");
+    assert_eq!(orders_found("(gift"), vec!["order-2"], "signs are taken literally");
+
+    // The same order number at two desks for one account: the second is refused.
+    let numbered = |id: &str| labels::LabelRow {
+        order_number: Some("SO-1001".into()),
+        ..support::label(id, "acct-1", 999, "2026-11-24", 999)
+    };
+    let insert = |desk: &PgStore, name: &str, id: &str| {
+        desk.write(|tx| Ok::<_, StoreError>(labels::pg::insert(tx, name, &numbered(id))))
+            .unwrap()
+    };
+    insert(&a, "desk-a", "lbl-x").unwrap();
+    let again = insert(&b, "desk-b", "lbl-y");
+    assert!(
+        matches!(again, Err(labels::InsertError::DuplicateOrderNumber)),
+        "{again:?}"
+    );
+}
+
+#[test]
+fn one_desk_sends_the_webhooks_at_a_time_and_another_takes_over_when_it_is_gone() {
+    use packdesk_store::webhooks::{self, pg::DISPATCHER_LOCK};
+    let url = database();
+    let (a, b) = (PgStore::open(&url).unwrap(), PgStore::open(&url).unwrap());
+    let mut held = a
+        .try_session_lock(DISPATCHER_LOCK)
+        .unwrap()
+        .expect("the first desk sends");
+    assert!(held.held());
+    assert!(
+        b.try_session_lock(DISPATCHER_LOCK).unwrap().is_none(),
+        "a second desk does not send the same deliveries"
+    );
+
+    // Deliveries any desk queued are due for whichever desk sends.
+    a.write(|tx| {
+        for i in 0..3 {
+            webhooks::pg::insert_delivery(
+                tx,
+                &webhooks::DeliveryRow {
+                    id: format!("delivery-{i}"),
+                    env: "live".into(),
+                    event: "label.created".into(),
+                    record_id: format!("lbl-{i}"),
+                    url: "http://127.0.0.1:9/hook".into(),
+                    body: "{}".into(),
+                    status: "pending".into(),
+                    attempts: 0,
+                    round_failures: 0,
+                    next_attempt_at: Some(100 + i),
+                    created_at: 100 + i,
+                    updated_at: 100 + i,
+                },
+            )?;
+        }
+        Ok::<_, StoreError>(())
+    })
+    .unwrap();
+
+    // The sending desk dies (its backend ends, as when the desk is killed or its network drops).
+    b.read(|c| {
+        c.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND granted AND pid <> pg_backend_pid()",
+            &[],
+        )?;
+        Ok::<_, StoreError>(())
+    })
+    .unwrap();
+    let mut taken = None;
+    for _ in 0..50 {
+        taken = b.try_session_lock(DISPATCHER_LOCK).unwrap();
+        if taken.is_some() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let mut taken = taken.expect("another desk takes over the sending");
+    assert!(taken.held());
+    assert!(
+        !held.held(),
+        "the desk that lost its connection knows it no longer sends"
+    );
+
+    let due = b.read(|c| webhooks::pg::due(c, 101, 10)).unwrap();
+    assert_eq!(
+        due.iter().map(|d| d.id.as_str()).collect::<Vec<_>>(),
+        vec!["delivery-0", "delivery-1"],
+        "the most overdue first, none not yet due"
+    );
+    b.write(|tx| {
+        let mut d = due[0].clone();
+        d.status = "delivered".into();
+        d.attempts = 1;
+        d.next_attempt_at = None;
+        webhooks::pg::update_delivery(tx, &d)?;
+        webhooks::pg::insert_attempt(
+            tx,
+            &webhooks::AttemptRow {
+                delivery_id: d.id.clone(),
+                attempt: 0,
+                at: 101,
+                url: d.url.clone(),
+                status_code: Some(200),
+                error: None,
+                duration_us: 1200,
+            },
+        )
+    })
+    .unwrap();
+    let due = a.read(|c| webhooks::pg::due(c, 1_000, 10)).unwrap();
+    assert_eq!(due.len(), 2, "a delivered one is not sent again");
+    let attempts = a.read(|c| webhooks::pg::attempts(c, "delivery-0")).unwrap();
+    assert_eq!(attempts.len(), 1);
+    assert_eq!(attempts[0].status_code, Some(200));
 }

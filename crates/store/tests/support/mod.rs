@@ -1,5 +1,7 @@
 //! What the shared store's tests and its benchmark share: the test cluster, and a label's
 //! tracking numbers drawn as the service draws them.
+// Each test binary and bench uses a part of it.
+#![allow(dead_code)]
 
 use packdesk_store::pg::PgStore;
 use packdesk_store::{tracking, StoreError};
@@ -31,4 +33,63 @@ pub fn draw_label(desk: &PgStore, scope: &str, parcels: u64, label: &str) -> Vec
     })
     .unwrap();
     serials
+}
+
+/// A live account of the carrier the tests draw for.
+pub fn account(desk: &PgStore, id: &str) {
+    let row = packdesk_store::accounts::AccountRow {
+        id: id.into(),
+        env: "live".into(),
+        slug: "yodel".into(),
+        status: "enabled".into(),
+        description: format!("Account {id}"),
+        timezone: "Europe/London".into(),
+        address: None,
+        settings: "{}".into(),
+        credentials: vec![1, 2, 3],
+        created_at: 1,
+        updated_at: 1,
+    };
+    desk.write(|tx| packdesk_store::accounts::pg::insert(tx, &row)).unwrap();
+}
+
+/// A created label of `account`, shipping on `ship_date`, found by its tracking number
+/// `JD<serial>` and reference `ref-<serial>`.
+pub fn label(
+    id: &str,
+    account: &str,
+    serial: u64,
+    ship_date: &str,
+    created_at: i64,
+) -> packdesk_store::labels::LabelRow {
+    packdesk_store::labels::LabelRow {
+        id: id.into(),
+        env: "live".into(),
+        shipper_account_id: account.into(),
+        status: "created".into(),
+        order_number: None,
+        search_text: format!("JD{serial:012} ref-{serial}"),
+        manifest_id: None,
+        request: "{}".into(),
+        record: "{}".into(),
+        ship_date: ship_date.into(),
+        service_type: "yodel_48".into(),
+        weight_kg: 1.5,
+        created_at,
+        updated_at: created_at,
+    }
+}
+
+/// One close-out of `account` for `day` at `desk`, as the service makes it: the labels it takes,
+/// moved into manifest `manifest_id` in the same transaction.
+pub fn close_out(desk: &PgStore, account: &str, day: &str, manifest_id: &str) -> Vec<String> {
+    desk.write(|tx| {
+        let ids: Vec<String> = packdesk_store::labels::pg::manifestable(tx, account, day)?
+            .into_iter()
+            .map(|l| l.id)
+            .collect();
+        packdesk_store::labels::pg::set_manifest(tx, &ids, manifest_id, "manifested", 2)?;
+        Ok::<_, StoreError>(ids)
+    })
+    .unwrap()
 }
