@@ -92,3 +92,70 @@ pub fn of_owner(conn: &Connection, env: &str, owner_id: &str, kind: &str) -> cra
         .query_row(params![owner_id, env, kind], from_row)
         .optional()?)
 }
+
+/// Document files in the shared database: a reprint at any desk is the very same document.
+pub mod pg {
+    use super::FileRow;
+    use postgres::GenericClient;
+
+    const COLS: &str = "id, env, owner_id, kind, file_type, paper_size, bytes, created_at";
+
+    fn from_row(r: &postgres::Row) -> FileRow {
+        FileRow {
+            id: r.get(0),
+            env: r.get(1),
+            owner_id: r.get(2),
+            kind: r.get(3),
+            file_type: r.get(4),
+            paper_size: r.get(5),
+            bytes: r.get(6),
+            created_at: r.get(7),
+        }
+    }
+
+    pub fn insert(tx: &mut impl GenericClient, f: &FileRow) -> crate::Result<()> {
+        tx.execute(
+            &format!("INSERT INTO files ({COLS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"),
+            &[
+                &f.id,
+                &f.env,
+                &f.owner_id,
+                &f.kind,
+                &f.file_type,
+                &f.paper_size,
+                &f.bytes,
+                &f.created_at,
+            ],
+        )?;
+        Ok(())
+    }
+
+    pub fn get(client: &mut impl GenericClient, env: &str, id: &str) -> crate::Result<Option<FileRow>> {
+        let sql = format!("SELECT {COLS} FROM files WHERE id = $1 AND env = $2");
+        Ok(client.query_opt(&sql, &[&id, &env])?.as_ref().map(from_row))
+    }
+
+    /// A file by its id alone, whatever its environment (a signed file link names one file).
+    pub fn get_by_id(client: &mut impl GenericClient, id: &str) -> crate::Result<Option<FileRow>> {
+        let sql = format!("SELECT {COLS} FROM files WHERE id = $1");
+        Ok(client.query_opt(&sql, &[&id])?.as_ref().map(from_row))
+    }
+
+    /// The owner's first file of `kind` (in `file_type`, when given).
+    pub fn of_owner(
+        client: &mut impl GenericClient,
+        env: &str,
+        owner_id: &str,
+        kind: &str,
+        file_type: Option<&str>,
+    ) -> crate::Result<Option<FileRow>> {
+        let sql = format!(
+            "SELECT {COLS} FROM files WHERE owner_id = $1 AND env = $2 AND kind = $3
+             AND ($4::text IS NULL OR file_type = $4) ORDER BY created_at LIMIT 1"
+        );
+        Ok(client
+            .query_opt(&sql, &[&owner_id, &env, &kind, &file_type])?
+            .as_ref()
+            .map(from_row))
+    }
+}

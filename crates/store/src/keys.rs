@@ -42,3 +42,46 @@ pub fn any_sealed(conn: &Connection) -> crate::Result<bool> {
         |r| r.get(0),
     )?)
 }
+
+/// The API keys in the shared database: every desk answers to the same keys.
+pub mod pg {
+    use super::KeyRow;
+    use postgres::GenericClient;
+
+    pub fn all(client: &mut impl GenericClient) -> crate::Result<Vec<KeyRow>> {
+        let rows = client.query(
+            "SELECT env, key_hash, key_sealed, created_at FROM api_keys ORDER BY env",
+            &[],
+        )?;
+        Ok(rows
+            .iter()
+            .map(|r| KeyRow {
+                env: r.get(0),
+                key_hash: r.get(1),
+                key_sealed: r.get(2),
+                created_at: r.get(3),
+            })
+            .collect())
+    }
+
+    /// Inserts or replaces (rotation) the key of one environment.
+    pub fn put(tx: &mut impl GenericClient, k: &KeyRow) -> crate::Result<()> {
+        tx.execute(
+            "INSERT INTO api_keys (env, key_hash, key_sealed, created_at) VALUES ($1, $2, $3, $4)
+             ON CONFLICT (env) DO UPDATE SET key_hash = excluded.key_hash, key_sealed = excluded.key_sealed,
+             created_at = excluded.created_at",
+            &[&k.env, &k.key_hash, &k.key_sealed, &k.created_at],
+        )?;
+        Ok(())
+    }
+
+    /// Whether the database holds anything sealed by the vault (API keys, carrier credentials).
+    pub fn any_sealed(client: &mut impl GenericClient) -> crate::Result<bool> {
+        Ok(client
+            .query_one(
+                "SELECT EXISTS (SELECT 1 FROM api_keys) OR EXISTS (SELECT 1 FROM shipper_accounts)",
+                &[],
+            )?
+            .get(0))
+    }
+}

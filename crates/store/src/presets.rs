@@ -59,3 +59,67 @@ pub fn delete(conn: &Connection, env: &str, id: &str) -> crate::Result<bool> {
         .execute(params![env, id])?
         > 0)
 }
+
+/// Presets in the shared database: every desk ships with the same presets. A name is checked and
+/// written under the table's unique (env, name) index, so two desks naming two presets alike at
+/// once cannot both succeed.
+pub mod pg {
+    use super::PresetRow;
+    use postgres::GenericClient;
+
+    fn from_row(r: &postgres::Row) -> PresetRow {
+        PresetRow {
+            id: r.get(0),
+            env: r.get(1),
+            name: r.get(2),
+            record: r.get(3),
+            created_at: r.get(4),
+        }
+    }
+
+    /// Every preset of an environment, oldest first.
+    pub fn list(client: &mut impl GenericClient, env: &str) -> crate::Result<Vec<PresetRow>> {
+        let rows = client.query(
+            "SELECT id, env, name, record, created_at FROM presets WHERE env = $1 ORDER BY created_at, id",
+            &[&env],
+        )?;
+        Ok(rows.iter().map(from_row).collect())
+    }
+
+    pub fn get(client: &mut impl GenericClient, env: &str, id: &str) -> crate::Result<Option<PresetRow>> {
+        Ok(client
+            .query_opt(
+                "SELECT id, env, name, record, created_at FROM presets WHERE env = $1 AND id = $2",
+                &[&env, &id],
+            )?
+            .as_ref()
+            .map(from_row))
+    }
+
+    /// Writes a preset; answers false when another preset of the environment has its name.
+    pub fn put(tx: &mut impl GenericClient, p: &PresetRow) -> crate::Result<bool> {
+        // ON CONFLICT (id) updates; a clash of the other unique index (env, name) is the refusal,
+        // tried under a savepoint so the caller's transaction goes on.
+        let mut sp = tx.transaction()?;
+        let res = sp.execute(
+            "INSERT INTO presets (id, env, name, record, created_at) VALUES ($1, $2, $3, $4, $5)
+             ON CONFLICT (id) DO UPDATE SET name = excluded.name, record = excluded.record",
+            &[&p.id, &p.env, &p.name, &p.record, &p.created_at],
+        );
+        match res {
+            Ok(_) => {
+                sp.commit()?;
+                Ok(true)
+            }
+            Err(e) if e.code() == Some(&postgres::error::SqlState::UNIQUE_VIOLATION) => {
+                sp.rollback()?;
+                Ok(false)
+            }
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    pub fn delete(tx: &mut impl GenericClient, env: &str, id: &str) -> crate::Result<bool> {
+        Ok(tx.execute("DELETE FROM presets WHERE env = $1 AND id = $2", &[&env, &id])? > 0)
+    }
+}

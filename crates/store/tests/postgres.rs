@@ -690,3 +690,216 @@ fn one_desk_sends_the_webhooks_at_a_time_and_another_takes_over_when_it_is_gone(
     assert_eq!(attempts.len(), 1);
     assert_eq!(attempts[0].status_code, Some(200));
 }
+
+/// The same calls on SQLite and on the shared database answer the same (keys, meta, idempotency,
+/// records, files, presets, batches): the service may take either.
+#[test]
+fn every_table_answers_the_same_on_sqlite_and_on_the_shared_database() {
+    use packdesk_store::records::{Kind, RecordFilter, RecordRow};
+    use packdesk_store::{batches, files, idempotency, keys, presets, records, Store};
+    let dir = tempfile::tempdir().unwrap();
+    let lite = Store::open(&dir.path().join("packdesk.db")).unwrap();
+    let shared = PgStore::open(&database()).unwrap();
+    // Runs one step on both; their answers (Debug text) must agree.
+    macro_rules! same {
+        ($what:literal, |$l:ident| $lite:expr, |$p:ident| $pg:expr) => {{
+            let a = lite.write(|$l| Ok::<_, StoreError>(format!("{:?}", $lite))).unwrap();
+            let b = shared.write(|$p| Ok::<_, StoreError>(format!("{:?}", $pg))).unwrap();
+            assert_eq!(a, b, "{}", $what);
+            a
+        }};
+    }
+
+    let key = keys::KeyRow {
+        env: "live".into(),
+        key_hash: vec![1, 2],
+        key_sealed: vec![3, 4, 5],
+        created_at: 10,
+    };
+    same!("no key yet", |c| keys::any_sealed(c)?, |c| { keys::pg::any_sealed(c)? });
+    same!("a key", |c| keys::put(c, &key)?, |c| keys::pg::put(c, &key)?);
+    let rotated = keys::KeyRow {
+        key_hash: vec![9],
+        created_at: 11,
+        ..key.clone()
+    };
+    same!("rotated", |c| keys::put(c, &rotated)?, |c| keys::pg::put(c, &rotated)?);
+    let listed = same!("the keys", |c| keys::all(c)?, |c| keys::pg::all(c)?);
+    assert!(listed.contains("[9]") && !listed.contains("[1, 2]"), "{listed}");
+    same!("sealed", |c| keys::any_sealed(c)?, |c| keys::pg::any_sealed(c)?);
+
+    same!("meta first", |c| packdesk_store::meta_init(c, "link_key", "a")?, |c| {
+        pg::meta_init(c, "link_key", "a")?
+    });
+    same!("meta kept", |c| packdesk_store::meta_init(c, "link_key", "b")?, |c| {
+        pg::meta_init(c, "link_key", "b")?
+    });
+    same!("meta set", |c| packdesk_store::meta_set(c, "link_key", "c")?, |c| {
+        pg::meta_set(c, "link_key", "c")?
+    });
+    same!("meta read", |c| packdesk_store::meta_get(c, "link_key")?, |c| {
+        pg::meta_get(c, "link_key")?
+    });
+
+    same!(
+        "a key taken",
+        |c| idempotency::reserve(c, "live", "k1", b"hash", 5)?,
+        |c| idempotency::pg::reserve(c, "live", "k1", b"hash", 5)?
+    );
+    same!("while it runs", |c| idempotency::get(c, "live", "k1")?, |c| {
+        idempotency::pg::get(c, "live", "k1")?
+    });
+    same!(
+        "answered",
+        |c| idempotency::finish(c, "live", "k1", 201, "{\"id\":1}")?,
+        |c| idempotency::pg::finish(c, "live", "k1", 201, "{\"id\":1}")?
+    );
+    let answered = same!("the answer", |c| idempotency::get(c, "live", "k1")?, |c| {
+        idempotency::pg::get(c, "live", "k1")?
+    });
+    assert!(answered.contains("201"), "{answered}");
+    same!("purged", |c| idempotency::purge(c, 6)?, |c| {
+        idempotency::pg::purge(c, 6)?
+    });
+
+    for i in 0..5i64 {
+        let r = RecordRow {
+            id: format!("rec-{i}"),
+            env: "live".into(),
+            shipper_account_id: (i % 2 == 0).then(|| "acct-1".to_string()),
+            status: "created".into(),
+            record: format!("{{\"n\":{i}}}"),
+            created_at: 100 + i,
+            updated_at: 100 + i,
+        };
+        same!("a manifest", |c| records::insert(c, Kind::Manifest, &r)?, |c| {
+            records::pg::insert(c, Kind::Manifest, &r)?
+        });
+    }
+    let done = RecordRow {
+        id: "rec-1".into(),
+        env: "live".into(),
+        shipper_account_id: None,
+        status: "failed".into(),
+        record: "{}".into(),
+        created_at: 999,
+        updated_at: 500,
+    };
+    same!("replaced", |c| records::put(c, Kind::Manifest, &done)?, |c| {
+        records::pg::put(c, Kind::Manifest, &done)?
+    });
+    let f = RecordFilter {
+        shipper_account_id: Some("acct-1".into()),
+        created_at_max: i64::MAX,
+        ..Default::default()
+    };
+    let page = same!(
+        "a page",
+        |c| records::list(c, Kind::Manifest, "live", &f, 1, None)?,
+        |c| records::pg::list(c, Kind::Manifest, "live", &f, 1, None)?
+    );
+    assert!(
+        page.contains("rec-4") && page.contains("rec-2") && !page.contains("rec-0"),
+        "{page}"
+    );
+    let all = RecordFilter {
+        created_at_max: i64::MAX,
+        status: Some("failed".into()),
+        ..Default::default()
+    };
+    let failed = same!(
+        "by status",
+        |c| records::list(c, Kind::Manifest, "live", &all, 10, None)?,
+        |c| records::pg::list(c, Kind::Manifest, "live", &all, 10, None)?
+    );
+    assert!(
+        failed.contains("created_at: 101"),
+        "the first created_at stays: {failed}"
+    );
+
+    let file = files::FileRow {
+        id: "file-1".into(),
+        env: "live".into(),
+        owner_id: "rec-0".into(),
+        kind: "manifest".into(),
+        file_type: "csv".into(),
+        paper_size: "a4".into(),
+        bytes: b"a,b\n".to_vec(),
+        created_at: 7,
+    };
+    same!("a file", |c| files::insert(c, &file)?, |c| files::pg::insert(c, &file)?);
+    same!(
+        "by owner",
+        |c| files::of_owner_as(c, "live", "rec-0", "manifest", "csv")?,
+        |c| files::pg::of_owner(c, "live", "rec-0", "manifest", Some("csv"))?
+    );
+    same!(
+        "not as pdf",
+        |c| files::of_owner_as(c, "live", "rec-0", "manifest", "pdf")?,
+        |c| files::pg::of_owner(c, "live", "rec-0", "manifest", Some("pdf"))?
+    );
+    same!("any type", |c| files::of_owner(c, "live", "rec-0", "manifest")?, |c| {
+        files::pg::of_owner(c, "live", "rec-0", "manifest", None)?
+    });
+    same!("by id", |c| files::get_by_id(c, "file-1")?, |c| {
+        files::pg::get_by_id(c, "file-1")?
+    });
+    same!("other env", |c| files::get(c, "sandbox", "file-1")?, |c| {
+        files::pg::get(c, "sandbox", "file-1")?
+    });
+
+    let preset = |id: &str, name: &str| presets::PresetRow {
+        id: id.into(),
+        env: "live".into(),
+        name: name.into(),
+        record: "{}".into(),
+        created_at: 1,
+    };
+    let (a, b, b_as_a) = (
+        preset("p-1", "Small box"),
+        preset("p-2", "Pallet"),
+        preset("p-2", "Small box"),
+    );
+    same!("a preset", |c| presets::put(c, &a)?, |c| presets::pg::put(c, &a)?);
+    same!("another", |c| presets::put(c, &b)?, |c| presets::pg::put(c, &b)?);
+    let refused = same!("a name taken", |c| presets::put(c, &b_as_a)?, |c| {
+        presets::pg::put(c, &b_as_a)?
+    });
+    assert_eq!(refused, "false");
+    same!("the presets", |c| presets::list(c, "live")?, |c| {
+        presets::pg::list(c, "live")?
+    });
+    same!("deleted", |c| presets::delete(c, "live", "p-1")?, |c| {
+        presets::pg::delete(c, "live", "p-1")?
+    });
+    same!("gone", |c| presets::get(c, "live", "p-1")?, |c| {
+        presets::pg::get(c, "live", "p-1")?
+    });
+
+    let orders = vec![
+        ("order-1".to_string(), "SO-1".to_string()),
+        ("order-2".to_string(), "SO-2".to_string()),
+    ];
+    same!("a batch", |c| batches::insert(c, "batch-1", "live", &orders, 3)?, |c| {
+        batches::pg::insert(c, "batch-1", "live", &orders, 3)?
+    });
+    let shipped = batches::Outcome {
+        status: "shipped",
+        label_id: Some("lbl-1"),
+        tracking_numbers: "JD1 JD2",
+        info: None,
+    };
+    same!("a result", |c| batches::set_result(c, "batch-1", 1, shipped, 4)?, |c| {
+        batches::pg::set_result(c, "batch-1", 1, shipped, 4)?
+    });
+    let rows = same!("the batch", |c| batches::orders(c, "batch-1")?, |c| {
+        batches::pg::orders(c, "batch-1")?
+    });
+    assert!(
+        rows.contains("position: 1, order_id: \"order-2\"") && rows.contains("JD1 JD2"),
+        "{rows}"
+    );
+    same!("its time", |c| batches::created_at(c, "live", "batch-1")?, |c| {
+        batches::pg::created_at(c, "live", "batch-1")?
+    });
+}
