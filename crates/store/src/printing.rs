@@ -311,3 +311,296 @@ pub fn printed_since(conn: &Connection, printer_id: &str, since: i64) -> crate::
         .optional()?
         .is_some())
 }
+
+/// Printers, profiles and print jobs in the shared database. Printers and profiles belong to a
+/// desk (its hardware); print jobs are shared, each noting the desk of its printer, whose print
+/// worker alone takes it (`claim_queued`), so a label made through the API at one desk prints at
+/// the desk whose printer its profile names.
+pub mod pg {
+    use super::{JobFilter, PrintJobRow, PrinterRow, ProfileRow, JOB_COLS, PRINTER_COLS};
+    use crate::paging::Cursor;
+    use postgres::GenericClient;
+
+    fn printer_row(r: &postgres::Row) -> PrinterRow {
+        PrinterRow {
+            id: r.get(0),
+            name: r.get(1),
+            transport: r.get(2),
+            address: r.get(3),
+            format: r.get(4),
+            dpi: r.get(5),
+            strip_zpl_setup: r.get(6),
+            created_at: r.get(7),
+            updated_at: r.get(8),
+        }
+    }
+
+    fn profile_row(r: &postgres::Row) -> ProfileRow {
+        ProfileRow {
+            document_type: r.get(0),
+            printer_id: r.get(1),
+            stock: r.get(2),
+            copies: r.get(3),
+            auto_print: r.get(4),
+            updated_at: r.get(5),
+        }
+    }
+
+    fn job_row(r: &postgres::Row) -> PrintJobRow {
+        PrintJobRow {
+            id: r.get(0),
+            env: r.get(1),
+            printer_id: r.get(2),
+            document_type: r.get(3),
+            owner_id: r.get(4),
+            file_id: r.get(5),
+            copies: r.get(6),
+            stock: r.get(7),
+            status: r.get(8),
+            error: r.get(9),
+            attempts: r.get(10),
+            bytes_sent: r.get(11),
+            reference: r.get(12),
+            created_at: r.get(13),
+            updated_at: r.get(14),
+            printed_at: r.get(15),
+        }
+    }
+
+    pub fn put_printer(tx: &mut impl GenericClient, desk: &str, p: &PrinterRow) -> crate::Result<()> {
+        tx.execute(
+            &format!(
+                "INSERT INTO printers ({PRINTER_COLS}, desk) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+                 ON CONFLICT (id) DO UPDATE SET name = excluded.name, transport = excluded.transport,
+                 address = excluded.address, format = excluded.format, dpi = excluded.dpi,
+                 strip_zpl_setup = excluded.strip_zpl_setup, updated_at = excluded.updated_at"
+            ),
+            &[
+                &p.id,
+                &p.name,
+                &p.transport,
+                &p.address,
+                &p.format,
+                &p.dpi,
+                &p.strip_zpl_setup,
+                &p.created_at,
+                &p.updated_at,
+                &desk,
+            ],
+        )?;
+        Ok(())
+    }
+
+    /// A printer of any desk, and the desk it belongs to.
+    pub fn printer(client: &mut impl GenericClient, id: &str) -> crate::Result<Option<(PrinterRow, String)>> {
+        let sql = format!("SELECT {PRINTER_COLS}, desk FROM printers WHERE id = $1");
+        Ok(client.query_opt(&sql, &[&id])?.map(|r| (printer_row(&r), r.get(9))))
+    }
+
+    /// The printers of one desk.
+    pub fn printers(client: &mut impl GenericClient, desk: &str) -> crate::Result<Vec<PrinterRow>> {
+        let sql = format!("SELECT {PRINTER_COLS} FROM printers WHERE desk = $1 ORDER BY name, id");
+        Ok(client.query(&sql, &[&desk])?.iter().map(printer_row).collect())
+    }
+
+    /// Deletes a printer of the desk (its profiles go with it). False if it had none by that id.
+    pub fn delete_printer(tx: &mut impl GenericClient, desk: &str, id: &str) -> crate::Result<bool> {
+        Ok(tx.execute("DELETE FROM printers WHERE id = $1 AND desk = $2", &[&id, &desk])? == 1)
+    }
+
+    pub fn put_profile(tx: &mut impl GenericClient, desk: &str, p: &ProfileRow) -> crate::Result<()> {
+        tx.execute(
+            "INSERT INTO print_profiles (desk, document_type, printer_id, stock, copies, auto_print, updated_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7)
+             ON CONFLICT (desk, document_type) DO UPDATE SET printer_id = excluded.printer_id, stock = excluded.stock,
+             copies = excluded.copies, auto_print = excluded.auto_print, updated_at = excluded.updated_at",
+            &[
+                &desk,
+                &p.document_type,
+                &p.printer_id,
+                &p.stock,
+                &p.copies,
+                &p.auto_print,
+                &p.updated_at,
+            ],
+        )?;
+        Ok(())
+    }
+
+    pub fn profile(
+        client: &mut impl GenericClient,
+        desk: &str,
+        document_type: &str,
+    ) -> crate::Result<Option<ProfileRow>> {
+        Ok(client
+            .query_opt(
+                "SELECT document_type, printer_id, stock, copies, auto_print, updated_at FROM print_profiles
+                 WHERE desk = $1 AND document_type = $2",
+                &[&desk, &document_type],
+            )?
+            .as_ref()
+            .map(profile_row))
+    }
+
+    pub fn profiles(client: &mut impl GenericClient, desk: &str) -> crate::Result<Vec<ProfileRow>> {
+        let rows = client.query(
+            "SELECT document_type, printer_id, stock, copies, auto_print, updated_at FROM print_profiles
+             WHERE desk = $1 ORDER BY document_type",
+            &[&desk],
+        )?;
+        Ok(rows.iter().map(profile_row).collect())
+    }
+
+    pub fn delete_profile(tx: &mut impl GenericClient, desk: &str, document_type: &str) -> crate::Result<bool> {
+        Ok(tx.execute(
+            "DELETE FROM print_profiles WHERE desk = $1 AND document_type = $2",
+            &[&desk, &document_type],
+        )? == 1)
+    }
+
+    /// Writes a print job for the desk of its printer.
+    pub fn put_job(tx: &mut impl GenericClient, desk: &str, j: &PrintJobRow) -> crate::Result<()> {
+        tx.execute(
+            &format!(
+                "INSERT INTO print_jobs ({JOB_COLS}, desk)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
+                 ON CONFLICT (id) DO UPDATE SET printer_id = excluded.printer_id, desk = excluded.desk,
+                 status = excluded.status, error = excluded.error, attempts = excluded.attempts,
+                 bytes_sent = excluded.bytes_sent, reference = excluded.reference,
+                 updated_at = excluded.updated_at, printed_at = excluded.printed_at"
+            ),
+            &[
+                &j.id,
+                &j.env,
+                &j.printer_id,
+                &j.document_type,
+                &j.owner_id,
+                &j.file_id,
+                &j.copies,
+                &j.stock,
+                &j.status,
+                &j.error,
+                &j.attempts,
+                &j.bytes_sent,
+                &j.reference,
+                &j.created_at,
+                &j.updated_at,
+                &j.printed_at,
+                &desk,
+            ],
+        )?;
+        Ok(())
+    }
+
+    pub fn job(client: &mut impl GenericClient, id: &str) -> crate::Result<Option<PrintJobRow>> {
+        let sql = format!("SELECT {JOB_COLS} FROM print_jobs WHERE id = $1");
+        Ok(client.query_opt(&sql, &[&id])?.as_ref().map(job_row))
+    }
+
+    /// The desk's queued jobs, oldest change first, marked `printing` in the caller's transaction:
+    /// rows another transaction holds are passed over, so each job is sent once.
+    pub fn claim_queued(
+        tx: &mut impl GenericClient,
+        desk: &str,
+        now: i64,
+        limit: usize,
+    ) -> crate::Result<Vec<PrintJobRow>> {
+        let sql = format!(
+            "UPDATE print_jobs SET status = 'printing', updated_at = $2 WHERE id IN (
+                 SELECT id FROM print_jobs WHERE desk = $1 AND status = 'queued'
+                 ORDER BY updated_at, id LIMIT $3 FOR UPDATE SKIP LOCKED)
+             RETURNING {JOB_COLS}"
+        );
+        let mut jobs: Vec<PrintJobRow> = tx
+            .query(&sql, &[&desk, &now, &(limit as i64)])?
+            .iter()
+            .map(job_row)
+            .collect();
+        jobs.sort_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
+        Ok(jobs)
+    }
+
+    /// The desk's jobs in `status`, oldest change first (the retrier's and a restart's work).
+    pub fn jobs_in(
+        client: &mut impl GenericClient,
+        desk: &str,
+        status: &str,
+        limit: usize,
+    ) -> crate::Result<Vec<PrintJobRow>> {
+        let sql = format!(
+            "SELECT {JOB_COLS} FROM print_jobs WHERE desk = $1 AND status = $2 ORDER BY updated_at, id LIMIT $3"
+        );
+        Ok(client
+            .query(&sql, &[&desk, &status, &(limit as i64)])?
+            .iter()
+            .map(job_row)
+            .collect())
+    }
+
+    /// What waits for a printer: jobs queued or being sent, failed jobs, the newest failure's reason.
+    pub fn backlog(client: &mut impl GenericClient, printer_id: &str) -> crate::Result<(i64, i64, Option<String>)> {
+        let row = client.query_one(
+            "SELECT count(*) FILTER (WHERE status IN ('queued', 'printing')),
+                    count(*) FILTER (WHERE status = 'failed'),
+                    (array_agg(error ORDER BY updated_at DESC) FILTER (WHERE status = 'failed' AND error IS NOT NULL))[1]
+             FROM print_jobs WHERE status IN ('queued', 'printing', 'failed') AND printer_id = $1",
+            &[&printer_id],
+        )?;
+        Ok((row.get(0), row.get(1), row.get(2)))
+    }
+
+    /// The newest print job of a document of `owner_id`: its status and error.
+    pub fn last_job_of(
+        client: &mut impl GenericClient,
+        owner_id: &str,
+        document_type: &str,
+    ) -> crate::Result<Option<(String, Option<String>)>> {
+        Ok(client
+            .query_opt(
+                "SELECT status, error FROM print_jobs WHERE owner_id = $1 AND document_type = $2
+                 ORDER BY created_at DESC, id DESC LIMIT 1",
+                &[&owner_id, &document_type],
+            )?
+            .map(|r| (r.get(0), r.get(1))))
+    }
+
+    /// Newest first, `limit + 1` rows, every desk's jobs.
+    pub fn list_jobs(
+        client: &mut impl GenericClient,
+        env: &str,
+        f: &JobFilter,
+        limit: usize,
+        after: Option<&Cursor>,
+    ) -> crate::Result<Vec<PrintJobRow>> {
+        let (t, id) = after.map(|c| (c.created_at, c.id.as_str())).unwrap_or((i64::MAX, ""));
+        let sql = format!(
+            "SELECT {JOB_COLS} FROM print_jobs WHERE env = $1 AND created_at >= $2 AND created_at <= $3
+             AND ($4::text IS NULL OR status = $4) AND ($5::text IS NULL OR owner_id = $5)
+             AND (created_at, id) < ($6, $7) ORDER BY created_at DESC, id DESC LIMIT $8"
+        );
+        let rows = client.query(
+            &sql,
+            &[
+                &env,
+                &f.created_at_min,
+                &f.created_at_max,
+                &f.status,
+                &f.owner_id,
+                &t,
+                &id,
+                &((limit + 1) as i64),
+            ],
+        )?;
+        Ok(rows.iter().map(job_row).collect())
+    }
+
+    /// The desk's jobs queued or being sent.
+    pub fn waiting_jobs(client: &mut impl GenericClient, desk: &str) -> crate::Result<i64> {
+        Ok(client
+            .query_one(
+                "SELECT count(*) FROM print_jobs WHERE desk = $1 AND status IN ('queued', 'printing')",
+                &[&desk],
+            )?
+            .get(0))
+    }
+}

@@ -903,3 +903,127 @@ fn every_table_answers_the_same_on_sqlite_and_on_the_shared_database() {
         batches::pg::created_at(c, "live", "batch-1")?
     });
 }
+
+#[test]
+fn each_desk_prints_its_own_printers_jobs_once_and_every_desk_sees_every_job() {
+    use packdesk_store::printing::{self, JobFilter, PrintJobRow, PrinterRow, ProfileRow};
+    let url = database();
+    let desks: Vec<Arc<PgStore>> = (0..2).map(|_| Arc::new(PgStore::open(&url).unwrap())).collect();
+    for (d, desk) in desks.iter().enumerate() {
+        let printer = PrinterRow {
+            id: format!("printer-{d}"),
+            name: "Zebra".into(),
+            transport: "raw".into(),
+            address: "127.0.0.1:9100".into(),
+            format: "zpl".into(),
+            dpi: 203,
+            strip_zpl_setup: false,
+            created_at: 1,
+            updated_at: 1,
+        };
+        let profile = ProfileRow {
+            document_type: "label".into(),
+            printer_id: printer.id.clone(),
+            stock: "4x6".into(),
+            copies: 1,
+            auto_print: true,
+            updated_at: 1,
+        };
+        let name = format!("desk-{d}");
+        desk.write(|tx| {
+            printing::pg::put_printer(tx, &name, &printer)?;
+            printing::pg::put_profile(tx, &name, &profile)
+        })
+        .unwrap();
+    }
+    // Both desks have a printer of the same name and a label profile; each sees its own.
+    let profile_of = |d: usize| {
+        desks[0]
+            .read(|c| printing::pg::profile(c, &format!("desk-{d}"), "label"))
+            .unwrap()
+            .unwrap()
+            .printer_id
+    };
+    assert_eq!((profile_of(0), profile_of(1)), ("printer-0".into(), "printer-1".into()));
+    assert_eq!(desks[1].read(|c| printing::pg::printers(c, "desk-1")).unwrap().len(), 1);
+
+    // 100 labels made through the API at desk 0, half for each desk's printer.
+    desks[0]
+        .write(|tx| {
+            for i in 0..100i64 {
+                let d = i % 2;
+                let (_, desk) = printing::pg::printer(tx, &format!("printer-{d}"))?.unwrap();
+                let job = PrintJobRow {
+                    id: format!("job-{i:03}"),
+                    env: "live".into(),
+                    printer_id: format!("printer-{d}"),
+                    document_type: "label".into(),
+                    owner_id: format!("lbl-{i}"),
+                    file_id: format!("file-{i}"),
+                    copies: 1,
+                    stock: "4x6".into(),
+                    status: "queued".into(),
+                    error: None,
+                    attempts: 0,
+                    bytes_sent: None,
+                    reference: None,
+                    created_at: i,
+                    updated_at: i,
+                    printed_at: None,
+                };
+                printing::pg::put_job(tx, &desk, &job)?;
+            }
+            Ok::<_, StoreError>(())
+        })
+        .unwrap();
+    assert_eq!(desks[1].read(|c| printing::pg::waiting_jobs(c, "desk-1")).unwrap(), 50);
+
+    // Each desk runs two print workers that take 5 jobs at a time, slowly.
+    let workers: Vec<_> = (0..4)
+        .map(|w| {
+            let (d, desk) = (w % 2, desks[w % 2].clone());
+            std::thread::spawn(move || {
+                let mut sent = Vec::new();
+                loop {
+                    let taken = desk
+                        .write(|tx| {
+                            let jobs = printing::pg::claim_queued(tx, &format!("desk-{d}"), 200, 5)?;
+                            std::thread::sleep(std::time::Duration::from_millis(5));
+                            Ok::<_, StoreError>(jobs)
+                        })
+                        .unwrap();
+                    if taken.is_empty() {
+                        return (d, sent);
+                    }
+                    sent.extend(taken.into_iter().map(|j| (j.id, j.printer_id)));
+                }
+            })
+        })
+        .collect();
+    let mut seen = HashSet::new();
+    for w in workers {
+        let (d, sent) = w.join().unwrap();
+        for (id, printer) in sent {
+            assert_eq!(
+                printer,
+                format!("printer-{d}"),
+                "desk {d} printed another desk's job {id}"
+            );
+            assert!(seen.insert(id.clone()), "{id} was printed twice");
+        }
+    }
+    assert_eq!(seen.len(), 100, "every job was printed");
+    let all = JobFilter {
+        created_at_max: i64::MAX,
+        ..Default::default()
+    };
+    let listed = desks[1]
+        .read(|c| printing::pg::list_jobs(c, "live", &all, 200, None))
+        .unwrap();
+    assert_eq!(listed.len(), 100, "every desk sees every desk's jobs");
+    assert_eq!(
+        desks[0].read(|c| printing::pg::backlog(c, "printer-0")).unwrap(),
+        (50, 0, None),
+        "printing, not yet printed"
+    );
+}
