@@ -46,10 +46,7 @@ fn main() {
                                 "2026-11-24",
                                 serial as i64,
                             );
-                            labels::pg::insert(tx, &format!("desk-{d}"), &row).map_err(|e| match e {
-                                labels::InsertError::Db(e) => e,
-                                other => panic!("{other:?}"),
-                            })?;
+                            labels::pg::insert(tx, &format!("desk-{d}"), &row).map_err(support::refused)?;
                         }
                         Ok::<_, StoreError>(())
                     })

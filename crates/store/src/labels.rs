@@ -568,6 +568,86 @@ pub mod pg {
         Ok(rows.iter().map(from_row).collect())
     }
 
+    /// Adds a document made after the label (its packing slip) to the record's `files`: `file` is
+    /// the file reference as JSON. (jsonb keeps no key order or spacing: the service reads the
+    /// record into its type, never passes the text through.)
+    pub fn add_file(tx: &mut impl GenericClient, id: &str, kind: &str, file: &str) -> crate::Result<()> {
+        tx.execute(
+            "UPDATE labels SET record = jsonb_set(record::jsonb, '{files}',
+                 COALESCE(record::jsonb -> 'files', '{}') || jsonb_build_object($2::text, $3::text::jsonb))::text
+             WHERE id = $1",
+            &[&id, &kind, &file],
+        )?;
+        Ok(())
+    }
+
+    /// Completes a label accepted in `creating`: its final status, record and search text.
+    pub fn complete(
+        tx: &mut impl GenericClient,
+        id: &str,
+        status: &str,
+        record: &str,
+        search_text: &str,
+        updated_at: i64,
+    ) -> crate::Result<()> {
+        tx.execute(
+            "UPDATE labels SET status = $2, record = $3, search_text = $4, updated_at = $5 WHERE id = $1",
+            &[&id, &status, &record, &search_text, &updated_at],
+        )?;
+        Ok(())
+    }
+
+    /// The labels of an account waiting for a close-out by ship date and service, every desk's.
+    pub fn waiting(client: &mut impl GenericClient, account_id: &str) -> crate::Result<Vec<super::Waiting>> {
+        let rows = client.query(
+            "SELECT ship_date, service_type, count(*), COALESCE(sum(weight_kg), 0), min(created_at) FROM labels
+             WHERE shipper_account_id = $1 AND status = 'created' AND manifest_id IS NULL
+             GROUP BY ship_date, service_type ORDER BY ship_date, service_type",
+            &[&account_id],
+        )?;
+        Ok(rows
+            .iter()
+            .map(|r| super::Waiting {
+                ship_date: r.get(0),
+                service_type: r.get(1),
+                labels: r.get(2),
+                weight_kg: r.get(3),
+                oldest_created_at: r.get(4),
+            })
+            .collect())
+    }
+
+    /// Labels made since `since` by account and status: (account id, status, count).
+    pub fn counts_since(
+        client: &mut impl GenericClient,
+        env: &str,
+        since: i64,
+    ) -> crate::Result<Vec<(String, String, i64)>> {
+        let rows = client.query(
+            "SELECT shipper_account_id, status, count(*) FROM labels WHERE env = $1 AND created_at >= $2
+             GROUP BY 1, 2 ORDER BY 1, 2",
+            &[&env, &since],
+        )?;
+        Ok(rows.iter().map(|r| (r.get(0), r.get(1), r.get(2))).collect())
+    }
+
+    /// Labels made per day since `since`, days cut at `offset_us` from UTC midnight: (day number
+    /// since 1970-01-01, count). Counted from the labels' (env, created_at) index: no counter row
+    /// that every desk's labels would queue on.
+    pub fn per_day(
+        client: &mut impl GenericClient,
+        env: &str,
+        since: i64,
+        offset_us: i64,
+    ) -> crate::Result<Vec<(i64, i64)>> {
+        let rows = client.query(
+            "SELECT (created_at + $3) / 86400000000 AS day, count(*) FROM labels
+             WHERE env = $1 AND created_at >= $2 GROUP BY day ORDER BY day",
+            &[&env, &since, &offset_us],
+        )?;
+        Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
+    }
+
     /// Takes labels back out of a manifest that failed.
     pub fn release_manifest(tx: &mut impl GenericClient, manifest_id: &str, updated_at: i64) -> crate::Result<()> {
         tx.execute(

@@ -321,6 +321,22 @@ pub mod pg {
         Ok(client.query(&sql, &refs)?.iter().map(from_row).collect())
     }
 
+    /// A saved column mapping of the CSV import, shared by every desk.
+    pub fn mapping(client: &mut impl GenericClient, name: &str) -> crate::Result<Option<String>> {
+        Ok(client
+            .query_opt("SELECT columns FROM import_mappings WHERE name = $1", &[&name])?
+            .map(|r| r.get(0)))
+    }
+
+    pub fn put_mapping(tx: &mut impl GenericClient, name: &str, columns: &str, now: i64) -> crate::Result<()> {
+        tx.execute(
+            "INSERT INTO import_mappings (name, columns, updated_at) VALUES ($1, $2, $3)
+             ON CONFLICT (name) DO UPDATE SET columns = excluded.columns, updated_at = excluded.updated_at",
+            &[&name, &columns, &now],
+        )?;
+        Ok(())
+    }
+
     /// `text` as a regular expression that matches it literally.
     fn regex_literal(text: &str) -> String {
         let mut out = String::with_capacity(text.len());

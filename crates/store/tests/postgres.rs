@@ -332,10 +332,7 @@ fn one_close_out_takes_the_labels_of_every_desk_and_two_at_once_never_share_a_la
                 let serial = (d as u64) * 1000 + i;
                 let day = if i < 100 { "2026-11-24" } else { "2026-11-25" };
                 let row = support::label(&format!("lbl-{d}-{i}"), "acct-1", serial, day, serial as i64);
-                labels::pg::insert(tx, &format!("desk-{d}"), &row).map_err(|e| match e {
-                    labels::InsertError::Db(e) => e,
-                    other => panic!("{other:?}"),
-                })?;
+                labels::pg::insert(tx, &format!("desk-{d}"), &row).map_err(support::refused)?;
             }
             Ok::<_, StoreError>(())
         })
@@ -418,10 +415,7 @@ fn an_order_scanned_at_two_desks_at_once_ships_once_and_the_second_desk_learns_w
             }
             let id = format!("lbl-{name}");
             let row = support::label(&id, "acct-1", 7, "2026-11-24", 5);
-            labels::pg::insert(tx, name, &row).map_err(|e| match e {
-                labels::InsertError::Db(e) => e,
-                other => panic!("{other:?}"),
-            })?;
+            labels::pg::insert(tx, name, &row).map_err(support::refused)?;
             std::thread::sleep(hold);
             let shipped = orders::OrderRow {
                 status: "shipped".into(),
@@ -482,10 +476,7 @@ fn any_desk_searches_the_shared_history_and_an_order_number_is_used_once_across_
                 if serial == 7 {
                     row.search_text.push_str(" 100%_Cotton");
                 }
-                labels::pg::insert(tx, name, &row).map_err(|e| match e {
-                    labels::InsertError::Db(e) => e,
-                    other => panic!("{other:?}"),
-                })?;
+                labels::pg::insert(tx, name, &row).map_err(support::refused)?;
                 tracking::pg::register(
                     tx,
                     "live",
@@ -1026,4 +1017,147 @@ fn each_desk_prints_its_own_printers_jobs_once_and_every_desk_sees_every_job() {
         (50, 0, None),
         "printing, not yet printed"
     );
+}
+
+/// Labels and orders answer the same on both backends too: End of day's waiting counts, Today's
+/// counts per day, documents added to a label, a label completed, searches, import mappings.
+#[test]
+fn labels_answer_the_same_on_sqlite_and_on_the_shared_database() {
+    use packdesk_store::{accounts, labels, orders, Store};
+    let dir = tempfile::tempdir().unwrap();
+    let lite = Store::open(&dir.path().join("packdesk.db")).unwrap();
+    let shared = PgStore::open(&database()).unwrap();
+    support::account(&shared, "acct-1");
+    let account = shared
+        .read(|c| accounts::pg::get(c, "live", "acct-1"))
+        .unwrap()
+        .unwrap();
+    lite.write(|c| accounts::insert(c, &account)).unwrap();
+    const HOUR: i64 = 3_600_000_000;
+    for i in 0..40i64 {
+        let mut row = support::label(
+            &format!("lbl-{i:02}"),
+            "acct-1",
+            i as u64,
+            ["2026-11-23", "2026-11-24"][(i % 2) as usize],
+            i * 5 * HOUR,
+        );
+        row.service_type = ["yodel_48", "yodel_24"][(i % 3 == 0) as usize].into();
+        row.weight_kg = 0.25 * i as f64;
+        if i % 7 == 0 {
+            row.status = "cancelled".into();
+        }
+        lite.write(|c| labels::insert(c, &row).map_err(support::refused))
+            .unwrap();
+        shared
+            .write(|c| labels::pg::insert(c, "desk-a", &row).map_err(support::refused))
+            .unwrap();
+    }
+    lite.write(|c| labels::catch_up_words(c, 1000)).unwrap();
+    macro_rules! same {
+        ($what:literal, |$l:ident| $lite:expr, |$p:ident| $pg:expr) => {{
+            let a = lite.write(|$l| Ok::<_, StoreError>(format!("{:?}", $lite))).unwrap();
+            let b = shared.write(|$p| Ok::<_, StoreError>(format!("{:?}", $pg))).unwrap();
+            assert_eq!(a, b, "{}", $what);
+            a
+        }};
+    }
+    let waiting = same!("waiting", |c| labels::waiting(c, "acct-1")?, |c| labels::pg::waiting(
+        c, "acct-1"
+    )?);
+    assert!(
+        waiting.contains("yodel_24") && waiting.contains("2026-11-23"),
+        "{waiting}"
+    );
+    same!(
+        "counts since",
+        |c| {
+            let mut v = labels::counts_since(c, "live", 50 * HOUR)?;
+            v.sort();
+            v
+        },
+        |c| labels::pg::counts_since(c, "live", 50 * HOUR)?
+    );
+    // Days cut at 01:00 (a desk an hour east of UTC).
+    let per_day = same!("per day", |c| labels::per_day(c, "live", 24 * HOUR, HOUR)?, |c| {
+        labels::pg::per_day(c, "live", 24 * HOUR, HOUR)?
+    });
+    assert!(per_day.starts_with("[(1, "), "{per_day}");
+
+    let slip = r#"{"url":"https://desk/files/slip-1","file_type":"pdf"}"#;
+    same!(
+        "a packing slip added",
+        |c| labels::add_file(c, "lbl-03", "packing_slip", slip)?,
+        |c| labels::pg::add_file(c, "lbl-03", "packing_slip", slip)?
+    );
+    let with_slip = shared.read(|c| labels::pg::get(c, "live", "lbl-03")).unwrap().unwrap();
+    let record: serde_json::Value = serde_json::from_str(&with_slip.record).unwrap();
+    assert_eq!(
+        record["files"]["packing_slip"]["url"], "https://desk/files/slip-1",
+        "{record}"
+    );
+    let lite_slip = lite.read(|c| labels::get(c, "live", "lbl-03")).unwrap().unwrap();
+    let lite_record: serde_json::Value = serde_json::from_str(&lite_slip.record).unwrap();
+    assert_eq!(record, lite_record);
+
+    same!(
+        "completed",
+        |c| labels::complete(
+            c,
+            "lbl-05",
+            "created",
+            "{\"done\":true}",
+            "JD000000000005 ref-5 NEWREF",
+            99
+        )?,
+        |c| labels::pg::complete(
+            c,
+            "lbl-05",
+            "created",
+            "{\"done\":true}",
+            "JD000000000005 ref-5 NEWREF",
+            99
+        )?
+    );
+    let search = labels::LabelFilter {
+        search: Some("newref".into()),
+        created_at_max: i64::MAX,
+        ..Default::default()
+    };
+    let found = same!(
+        "found by its new text",
+        |c| labels::list(c, "live", &search, 10, None)?
+            .into_iter()
+            .map(|l| (l.id, l.updated_at))
+            .collect::<Vec<_>>(),
+        |c| labels::pg::list(c, "live", &search, 10, None)?
+            .into_iter()
+            .map(|l| (l.id, l.updated_at))
+            .collect::<Vec<_>>()
+    );
+    assert_eq!(found, r#"[("lbl-05", 99)]"#);
+    let cancelled = labels::LabelFilter {
+        status: Some("cancelled".into()),
+        created_at_max: i64::MAX,
+        ..Default::default()
+    };
+    same!(
+        "by status",
+        |c| labels::list(c, "live", &cancelled, 3, None)?
+            .into_iter()
+            .map(|l| l.id)
+            .collect::<Vec<_>>(),
+        |c| labels::pg::list(c, "live", &cancelled, 3, None)?
+            .into_iter()
+            .map(|l| l.id)
+            .collect::<Vec<_>>()
+    );
+    same!(
+        "a mapping",
+        |c| orders::put_mapping(c, "shop", "{\"Order\":\"order_number\"}", 5)?,
+        |c| orders::pg::put_mapping(c, "shop", "{\"Order\":\"order_number\"}", 5)?
+    );
+    same!("read back", |c| orders::mapping(c, "shop")?, |c| orders::pg::mapping(
+        c, "shop"
+    )?);
 }

@@ -93,3 +93,11 @@ pub fn close_out(desk: &PgStore, account: &str, day: &str, manifest_id: &str) ->
     })
     .unwrap()
 }
+
+/// The store's error of a label insert, which these tests never expect refused.
+pub fn refused(e: packdesk_store::labels::InsertError) -> StoreError {
+    match e {
+        packdesk_store::labels::InsertError::Db(e) => e,
+        other => panic!("the label was refused: {other:?}"),
+    }
+}
