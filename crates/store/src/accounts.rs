@@ -160,6 +160,52 @@ pub mod pg {
         Ok(())
     }
 
+    /// Writes every mutable column of `a` back.
+    pub fn update(tx: &mut impl GenericClient, a: &AccountRow) -> crate::Result<()> {
+        tx.execute(
+            "UPDATE shipper_accounts SET status = $2, description = $3, timezone = $4, address = $5, settings = $6,
+             credentials = $7, updated_at = $8 WHERE id = $1",
+            &[
+                &a.id,
+                &a.status,
+                &a.description,
+                &a.timezone,
+                &a.address,
+                &a.settings,
+                &a.credentials,
+                &a.updated_at,
+            ],
+        )?;
+        Ok(())
+    }
+
+    /// Newest first, `limit + 1` rows so the caller knows whether there is a next page.
+    pub fn list(
+        client: &mut impl GenericClient,
+        env: &str,
+        slug: Option<&str>,
+        limit: usize,
+        after: Option<&crate::paging::Cursor>,
+    ) -> crate::Result<Vec<AccountRow>> {
+        let (t, id) = after.map(|c| (c.created_at, c.id.as_str())).unwrap_or((i64::MAX, ""));
+        let sql = format!(
+            "SELECT {} FROM shipper_accounts WHERE env = $1 AND status <> 'deleted' AND ($2::text IS NULL OR slug = $2)
+             AND (created_at, id) < ($3, $4) ORDER BY created_at DESC, id DESC LIMIT $5",
+            super::COLS
+        );
+        let rows = client.query(&sql, &[&env, &slug, &t, &id, &((limit + 1) as i64)])?;
+        Ok(rows.iter().map(from_row).collect())
+    }
+
+    /// Every account of the environment that ever was (deleted ones too) with its carrier.
+    pub fn slugs(client: &mut impl GenericClient, env: &str) -> crate::Result<Vec<(String, String)>> {
+        let rows = client.query(
+            "SELECT id, slug FROM shipper_accounts WHERE env = $1 ORDER BY id",
+            &[&env],
+        )?;
+        Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
+    }
+
     /// The account `id` of environment `env`, unless deleted.
     pub fn get(client: &mut impl GenericClient, env: &str, id: &str) -> crate::Result<Option<AccountRow>> {
         let row = client.query_opt(

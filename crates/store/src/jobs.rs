@@ -111,6 +111,11 @@ pub mod pg {
         }
     }
 
+    pub fn get(client: &mut impl GenericClient, id: &str) -> crate::Result<Option<JobRow>> {
+        let sql = format!("SELECT {COLS} FROM jobs WHERE id = $1");
+        Ok(client.query_opt(&sql, &[&id])?.as_ref().map(from_row))
+    }
+
     /// Queues a job; answers its seq.
     pub fn insert(
         tx: &mut impl GenericClient,

@@ -448,6 +448,21 @@ pub mod pg {
         }
     }
 
+    /// Whether a live label of the account (made at any desk) has this order number.
+    pub fn order_number_taken(
+        client: &mut impl GenericClient,
+        account_id: &str,
+        order_number: &str,
+    ) -> crate::Result<bool> {
+        Ok(client
+            .query_one(
+                "SELECT EXISTS (SELECT 1 FROM labels WHERE shipper_account_id = $1 AND order_number = $2
+                 AND status NOT IN ('cancelled', 'failed'))",
+                &[&account_id, &order_number],
+            )?
+            .get(0))
+    }
+
     pub fn get(client: &mut impl GenericClient, env: &str, id: &str) -> crate::Result<Option<LabelRow>> {
         let row = client.query_opt(
             &format!("SELECT {} FROM labels WHERE id = $1 AND env = $2", cols()),

@@ -594,6 +594,49 @@ pub mod pg {
         Ok(rows.iter().map(job_row).collect())
     }
 
+    /// The desk's failed jobs worth another try: fewer than `max_attempts`, last tried before
+    /// `cutoff`, the longest waiting first.
+    pub fn retry_due(
+        client: &mut impl GenericClient,
+        desk: &str,
+        max_attempts: i64,
+        cutoff: i64,
+        limit: usize,
+    ) -> crate::Result<Vec<PrintJobRow>> {
+        let sql = format!(
+            "SELECT {JOB_COLS} FROM print_jobs WHERE desk = $1 AND status = 'failed' AND attempts < $2
+             AND updated_at <= $3 ORDER BY updated_at, id LIMIT $4"
+        );
+        Ok(client
+            .query(&sql, &[&desk, &max_attempts, &cutoff, &(limit as i64)])?
+            .iter()
+            .map(job_row)
+            .collect())
+    }
+
+    /// Each of the desk's printers' newest failed job: (printer id, when it failed, why).
+    pub fn newest_failures(
+        client: &mut impl GenericClient,
+        desk: &str,
+    ) -> crate::Result<Vec<(String, i64, Option<String>)>> {
+        let rows = client.query(
+            "SELECT DISTINCT ON (printer_id) printer_id, updated_at, error FROM print_jobs
+             WHERE desk = $1 AND status = 'failed' ORDER BY printer_id, updated_at DESC",
+            &[&desk],
+        )?;
+        Ok(rows.iter().map(|r| (r.get(0), r.get(1), r.get(2))).collect())
+    }
+
+    /// Whether `printer_id` printed a job after `since` (its failure is over).
+    pub fn printed_since(client: &mut impl GenericClient, printer_id: &str, since: i64) -> crate::Result<bool> {
+        Ok(client
+            .query_one(
+                "SELECT EXISTS (SELECT 1 FROM print_jobs WHERE status = 'printed' AND updated_at > $2 AND printer_id = $1)",
+                &[&printer_id, &since],
+            )?
+            .get(0))
+    }
+
     /// The desk's jobs queued or being sent.
     pub fn waiting_jobs(client: &mut impl GenericClient, desk: &str) -> crate::Result<i64> {
         Ok(client

@@ -314,6 +314,57 @@ pub mod pg {
         Ok(rows.iter().map(from_row).collect())
     }
 
+    pub fn get_delivery(client: &mut impl GenericClient, env: &str, id: &str) -> crate::Result<Option<DeliveryRow>> {
+        let sql = format!(
+            "SELECT {} FROM webhook_deliveries WHERE id = $1 AND env = $2",
+            super::COLS
+        );
+        Ok(client.query_opt(&sql, &[&id, &env])?.as_ref().map(from_row))
+    }
+
+    /// When the next pending delivery is due (None: nothing pending).
+    pub fn next_due_at(client: &mut impl GenericClient) -> crate::Result<Option<i64>> {
+        Ok(client
+            .query_one(
+                "SELECT min(next_attempt_at) FROM webhook_deliveries WHERE status = 'pending'",
+                &[],
+            )?
+            .get(0))
+    }
+
+    /// Newest first, `limit + 1` rows so the caller knows whether there is a next page.
+    pub fn list(
+        client: &mut impl GenericClient,
+        env: &str,
+        f: &super::DeliveryFilter,
+        limit: usize,
+        after: Option<&crate::paging::Cursor>,
+    ) -> crate::Result<Vec<DeliveryRow>> {
+        let (t, id) = after.map(|c| (c.created_at, c.id.as_str())).unwrap_or((i64::MAX, ""));
+        let sql = format!(
+            "SELECT {} FROM webhook_deliveries WHERE env = $1 AND created_at >= $2 AND created_at <= $3
+             AND ($4::text IS NULL OR status = $4) AND ($5::text IS NULL OR event = $5)
+             AND ($6::text IS NULL OR record_id = $6)
+             AND (created_at, id) < ($7, $8) ORDER BY created_at DESC, id DESC LIMIT $9",
+            super::COLS
+        );
+        let rows = client.query(
+            &sql,
+            &[
+                &env,
+                &f.created_at_min,
+                &f.created_at_max,
+                &f.status,
+                &f.event,
+                &f.record_id,
+                &t,
+                &id,
+                &((limit + 1) as i64),
+            ],
+        )?;
+        Ok(rows.iter().map(from_row).collect())
+    }
+
     pub fn update_delivery(tx: &mut impl GenericClient, d: &DeliveryRow) -> crate::Result<()> {
         tx.execute(
             "UPDATE webhook_deliveries SET url = $2, status = $3, attempts = $4, round_failures = $5,

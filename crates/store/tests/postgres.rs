@@ -1161,3 +1161,213 @@ fn labels_answer_the_same_on_sqlite_and_on_the_shared_database() {
         c, "shop"
     )?);
 }
+
+/// Accounts, deliveries, jobs and print jobs answer the same on both backends (a desk's own
+/// printers on the shared database against the one desk of SQLite).
+#[test]
+fn accounts_deliveries_and_print_jobs_answer_the_same_on_sqlite_and_on_the_shared_database() {
+    use packdesk_store::printing::{self, PrintJobRow, PrinterRow};
+    use packdesk_store::{accounts, jobs, labels, webhooks, Store};
+    let dir = tempfile::tempdir().unwrap();
+    let lite = Store::open(&dir.path().join("packdesk.db")).unwrap();
+    let shared = PgStore::open(&database()).unwrap();
+    macro_rules! same {
+        ($what:literal, |$l:ident| $lite:expr, |$p:ident| $pg:expr) => {{
+            let a = lite.write(|$l| Ok::<_, StoreError>(format!("{:?}", $lite))).unwrap();
+            let b = shared.write(|$p| Ok::<_, StoreError>(format!("{:?}", $pg))).unwrap();
+            assert_eq!(a, b, "{}", $what);
+            a
+        }};
+    }
+    for i in 0..4i64 {
+        let a = accounts::AccountRow {
+            id: format!("acct-{i}"),
+            env: "live".into(),
+            slug: ["yodel", "dpd"][(i % 2) as usize].into(),
+            status: "enabled".into(),
+            description: format!("Account {i}"),
+            timezone: "Europe/London".into(),
+            address: None,
+            settings: "{}".into(),
+            credentials: vec![i as u8],
+            created_at: i,
+            updated_at: i,
+        };
+        same!("an account", |c| accounts::insert(c, &a)?, |c| accounts::pg::insert(
+            c, &a
+        )?);
+    }
+    let deleted = accounts::AccountRow {
+        status: "deleted".into(),
+        updated_at: 9,
+        ..shared
+            .read(|c| accounts::pg::get(c, "live", "acct-2"))
+            .unwrap()
+            .unwrap()
+    };
+    same!("deleted", |c| accounts::update(c, &deleted)?, |c| accounts::pg::update(
+        c, &deleted
+    )?);
+    let page = same!(
+        "a page of yodel",
+        |c| accounts::list(c, "live", Some("yodel"), 5, None)?,
+        |c| accounts::pg::list(c, "live", Some("yodel"), 5, None)?
+    );
+    assert!(page.contains("acct-0") && !page.contains("acct-2"), "{page}");
+    same!("every account", |c| accounts::list(c, "live", None, 1, None)?, |c| {
+        accounts::pg::list(c, "live", None, 1, None)?
+    });
+    same!(
+        "slugs, deleted too",
+        |c| {
+            let mut s = accounts::slugs(c, "live")?;
+            s.sort();
+            s
+        },
+        |c| accounts::pg::slugs(c, "live")?
+    );
+    let numbered = labels::LabelRow {
+        order_number: Some("SO-9".into()),
+        ..support::label("lbl-1", "acct-1", 1, "2026-11-24", 1)
+    };
+    same!("free", |c| labels::order_number_taken(c, "acct-1", "SO-9")?, |c| {
+        labels::pg::order_number_taken(c, "acct-1", "SO-9")?
+    });
+    lite.write(|c| labels::insert(c, &numbered).map_err(support::refused))
+        .unwrap();
+    shared
+        .write(|c| labels::pg::insert(c, "desk-a", &numbered).map_err(support::refused))
+        .unwrap();
+    same!("taken", |c| labels::order_number_taken(c, "acct-1", "SO-9")?, |c| {
+        labels::pg::order_number_taken(c, "acct-1", "SO-9")?
+    });
+
+    same!("no delivery due", |c| webhooks::next_due_at(c)?, |c| {
+        webhooks::pg::next_due_at(c)?
+    });
+    for i in 0..3i64 {
+        let d = webhooks::DeliveryRow {
+            id: format!("delivery-{i}"),
+            env: "live".into(),
+            event: ["label.created", "manifest.created"][(i % 2) as usize].into(),
+            record_id: format!("rec-{i}"),
+            url: "http://127.0.0.1:9/hook".into(),
+            body: "{}".into(),
+            status: "pending".into(),
+            attempts: 0,
+            round_failures: 0,
+            next_attempt_at: Some(50 - i),
+            created_at: i,
+            updated_at: i,
+        };
+        same!("a delivery", |c| webhooks::insert_delivery(c, &d)?, |c| {
+            webhooks::pg::insert_delivery(c, &d)?
+        });
+    }
+    same!("due first", |c| webhooks::next_due_at(c)?, |c| {
+        webhooks::pg::next_due_at(c)?
+    });
+    same!("one", |c| webhooks::get_delivery(c, "live", "delivery-1")?, |c| {
+        webhooks::pg::get_delivery(c, "live", "delivery-1")?
+    });
+    let labels_only = webhooks::DeliveryFilter {
+        event: Some("label.created".into()),
+        created_at_max: i64::MAX,
+        ..Default::default()
+    };
+    let listed = same!(
+        "by event",
+        |c| webhooks::list(c, "live", &labels_only, 10, None)?,
+        |c| webhooks::pg::list(c, "live", &labels_only, 10, None)?
+    );
+    assert!(
+        listed.contains("delivery-2") && !listed.contains("delivery-1"),
+        "{listed}"
+    );
+
+    same!(
+        "a job queued",
+        |c| {
+            jobs::insert(c, "job-1", "live", "label", "acct-1", "{}", 5)?;
+        },
+        |c| {
+            jobs::pg::insert(c, "job-1", "live", "label", "acct-1", "{}", 5)?;
+        }
+    );
+    same!(
+        "the job",
+        |c| jobs::get(c, "job-1")?.map(|j| (j.id, j.state, j.lane)),
+        |c| jobs::pg::get(c, "job-1")?.map(|j| (j.id, j.state, j.lane))
+    );
+
+    let printer = PrinterRow {
+        id: "printer-1".into(),
+        name: "Zebra".into(),
+        transport: "raw".into(),
+        address: "127.0.0.1:9100".into(),
+        format: "zpl".into(),
+        dpi: 203,
+        strip_zpl_setup: true,
+        created_at: 1,
+        updated_at: 1,
+    };
+    same!("a printer", |c| printing::put_printer(c, &printer)?, |c| {
+        printing::pg::put_printer(c, "desk-a", &printer)?
+    });
+    for (i, (status, attempts, at)) in [
+        ("failed", 1, 10),
+        ("failed", 5, 11),
+        ("failed", 2, 30),
+        ("printed", 1, 20),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let job = PrintJobRow {
+            id: format!("pjob-{i}"),
+            env: "live".into(),
+            printer_id: "printer-1".into(),
+            document_type: "label".into(),
+            owner_id: format!("lbl-{i}"),
+            file_id: format!("file-{i}"),
+            copies: 1,
+            stock: "4x6".into(),
+            status: status.into(),
+            error: (status == "failed").then(|| format!("paper out {i}")),
+            attempts,
+            bytes_sent: None,
+            reference: None,
+            created_at: at,
+            updated_at: at,
+            printed_at: None,
+        };
+        same!("a print job", |c| printing::put_job(c, &job)?, |c| {
+            printing::pg::put_job(c, "desk-a", &job)?
+        });
+    }
+    let due = same!("retries due", |c| printing::retry_due(c, 3, 25, 10)?, |c| {
+        printing::pg::retry_due(c, "desk-a", 3, 25, 10)?
+    });
+    assert!(
+        due.contains("pjob-0") && !due.contains("pjob-1") && !due.contains("pjob-2"),
+        "{due}"
+    );
+    let newest = same!("newest failure", |c| printing::newest_failures(c)?, |c| {
+        printing::pg::newest_failures(c, "desk-a")?
+    });
+    assert!(newest.contains("paper out 2"), "{newest}");
+    same!(
+        "printed since",
+        |c| (
+            printing::printed_since(c, "printer-1", 15)?,
+            printing::printed_since(c, "printer-1", 20)?
+        ),
+        |c| (
+            printing::pg::printed_since(c, "printer-1", 15)?,
+            printing::pg::printed_since(c, "printer-1", 20)?
+        )
+    );
+    same!("the backlog", |c| printing::backlog(c, "printer-1")?, |c| {
+        printing::pg::backlog(c, "printer-1")?
+    });
+}
