@@ -4,6 +4,7 @@
 
 pub mod accounts;
 pub mod batches;
+pub mod copy;
 pub mod files;
 pub mod idempotency;
 pub mod jobs;

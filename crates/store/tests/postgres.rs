@@ -1371,3 +1371,163 @@ fn accounts_deliveries_and_print_jobs_answer_the_same_on_sqlite_and_on_the_share
         printing::pg::backlog(c, "printer-1")?
     });
 }
+
+/// `packdesk-server migrate`'s copy: a desk's SQLite file moves into an empty shared database
+/// whole (found there as the desk left it, searchable, its jobs claimable); a desk with other API
+/// keys is refused and nothing is written.
+#[test]
+fn a_desk_moves_into_the_shared_database_whole_and_another_key_set_is_refused_untouched() {
+    use packdesk_store::{copy, jobs, keys, labels, orders, printing, tracking, Store};
+    let dir = tempfile::tempdir().unwrap();
+    let lite = Store::open(&dir.path().join("packdesk.sqlite3")).unwrap();
+    let key = |hash: u8| keys::KeyRow {
+        env: "live".into(),
+        key_hash: vec![hash],
+        key_sealed: vec![7, 7],
+        created_at: 1,
+    };
+    let account = support::account_row("acct-1");
+    lite.write(|c| {
+        keys::put(c, &key(1))?;
+        packdesk_store::meta_set(c, "file_link_key", "k3y")?;
+        packdesk_store::accounts::insert(c, &account)?;
+        tracking::advance(c, "acct-1/pool", 1_120)?;
+        for i in 0..120u64 {
+            labels::insert(
+                c,
+                &support::label(&format!("lbl-{i}"), "acct-1", 1_000 + i, "2026-11-24", i as i64),
+            )
+            .map_err(support::refused)?;
+            tracking::register(c, "live", "yodel", &format!("JD{:012}", 1_000 + i), &format!("lbl-{i}"))?;
+        }
+        let order = orders::OrderRow {
+            id: "order-1".into(),
+            env: "live".into(),
+            order_number: "SO-1001".into(),
+            status: "open".into(),
+            record: "{}".into(),
+            created_at: 5,
+            updated_at: 5,
+        };
+        orders::put(c, &order, "SO-1001 Jane Doe Leeds")?;
+        jobs::insert(c, "job-1", "live", "label", "acct-1", "{}", 10)?;
+        jobs::insert(c, "job-2", "live", "label", "acct-1", "{}", 11)?;
+        jobs::finish(c, "job-1", 12)?;
+        let printer = printing::PrinterRow {
+            id: "printer-1".into(),
+            name: "Zebra".into(),
+            transport: "raw".into(),
+            address: "127.0.0.1:9100".into(),
+            format: "zpl".into(),
+            dpi: 203,
+            strip_zpl_setup: true,
+            created_at: 1,
+            updated_at: 1,
+        };
+        printing::put_printer(c, &printer)?;
+        printing::put_profile(
+            c,
+            &printing::ProfileRow {
+                document_type: "label".into(),
+                printer_id: "printer-1".into(),
+                stock: "4x6".into(),
+                copies: 2,
+                auto_print: true,
+                updated_at: 1,
+            },
+        )?;
+        Ok::<_, StoreError>(())
+    })
+    .unwrap();
+    lite.write(|c| labels::catch_up_words(c, 1_000)).unwrap();
+
+    let url = database();
+    let shared = PgStore::open(&url).unwrap();
+    let report = copy::sqlite_to_postgres(&lite, &shared, "desk-a").unwrap();
+    assert_eq!(report.copied("labels"), 120);
+    assert_eq!(report.copied("tracking_numbers"), 120);
+    assert_eq!(report.copied("jobs"), 2);
+    assert_eq!(
+        report.copied("meta"),
+        1,
+        "the file link key; not SQLite's own bookkeeping"
+    );
+
+    // Another desk of the warehouse sees the moved desk's data.
+    let other = PgStore::open(&url).unwrap();
+    let found = other
+        .read(|c| {
+            let f = labels::LabelFilter {
+                search: Some("jd000000001117".into()),
+                created_at_max: i64::MAX,
+                ..Default::default()
+            };
+            labels::pg::list(c, "live", &f, 10, None)
+        })
+        .unwrap();
+    assert_eq!(found.iter().map(|l| l.id.as_str()).collect::<Vec<_>>(), vec!["lbl-117"]);
+    assert_eq!(
+        other.read(|c| labels::pg::desk_of(c, "lbl-117")).unwrap().as_deref(),
+        Some("desk-a")
+    );
+    let by_word = other
+        .read(|c| {
+            let f = orders::OrderFilter {
+                search: Some("jane lee".into()),
+                ..Default::default()
+            };
+            orders::pg::list(c, "live", &f, 10, None)
+        })
+        .unwrap();
+    assert_eq!(by_word.len(), 1, "orders are found by the words they had");
+    assert_eq!(
+        other.read(|c| tracking::pg::counter(c, "acct-1/pool")).unwrap(),
+        Some(1_120),
+        "the range goes on after the desk's last number"
+    );
+    assert!(
+        !other
+            .write(|tx| tracking::pg::register(tx, "live", "yodel", "JD000000001000", "lbl-new"))
+            .unwrap(),
+        "a number the desk issued is issued"
+    );
+    let claimed = other
+        .write(|tx| jobs::pg::claim(tx, "desk-b", now_us(), 60_000_000))
+        .unwrap()
+        .expect("the desk's queued job");
+    assert_eq!(claimed.id, "job-2", "the finished one is not run again");
+    other
+        .write(|tx| jobs::pg::insert(tx, "job-3", "live", "label", "acct-1", "{}", 13))
+        .unwrap();
+    assert_eq!(
+        other
+            .read(|c| printing::pg::profile(c, "desk-a", "label"))
+            .unwrap()
+            .map(|p| p.copies),
+        Some(2),
+        "the desk's printers and profiles stay its own"
+    );
+    assert!(other.read(|c| printing::pg::profiles(c, "desk-b")).unwrap().is_empty());
+    assert_eq!(
+        other.read(|c| pg::meta_get(c, "file_link_key")).unwrap().as_deref(),
+        Some("k3y")
+    );
+
+    // Moving the same desk in again adds nothing and loses nothing.
+    let again = copy::sqlite_to_postgres(&lite, &shared, "desk-a").unwrap();
+    assert_eq!((again.copied("labels"), again.skipped("labels")), (0, 120));
+
+    // A desk with its own keys is refused, and nothing of it is written.
+    let dir2 = tempfile::tempdir().unwrap();
+    let stranger = Store::open(&dir2.path().join("packdesk.sqlite3")).unwrap();
+    stranger
+        .write(|c| {
+            keys::put(c, &key(2))?;
+            packdesk_store::meta_set(c, "stranger", "1")
+        })
+        .unwrap();
+    let refused = copy::sqlite_to_postgres(&stranger, &shared, "desk-c").unwrap_err();
+    assert!(refused.details[0].info.contains("other API keys"), "{refused:?}");
+    assert_eq!(shared.read(|c| pg::meta_get(c, "stranger")).unwrap(), None);
+    assert_eq!(shared.read(keys::pg::all).unwrap()[0].key_hash, vec![1]);
+}

@@ -35,9 +35,15 @@ pub fn draw_label(desk: &PgStore, scope: &str, parcels: u64, label: &str) -> Vec
     serials
 }
 
-/// A live account of the carrier the tests draw for.
+/// A live account of the carrier the tests draw for, stored at `desk`.
 pub fn account(desk: &PgStore, id: &str) {
-    let row = packdesk_store::accounts::AccountRow {
+    let row = account_row(id);
+    desk.write(|tx| packdesk_store::accounts::pg::insert(tx, &row)).unwrap();
+}
+
+/// A live account of the carrier the tests draw for.
+pub fn account_row(id: &str) -> packdesk_store::accounts::AccountRow {
+    packdesk_store::accounts::AccountRow {
         id: id.into(),
         env: "live".into(),
         slug: "yodel".into(),
@@ -49,8 +55,7 @@ pub fn account(desk: &PgStore, id: &str) {
         credentials: vec![1, 2, 3],
         created_at: 1,
         updated_at: 1,
-    };
-    desk.write(|tx| packdesk_store::accounts::pg::insert(tx, &row)).unwrap();
+    }
 }
 
 /// A created label of `account`, shipping on `ship_date`, found by its tracking number
