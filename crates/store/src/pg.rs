@@ -14,15 +14,26 @@ use crate::{migrations, StoreError};
 use packdesk_model::ServiceError;
 use postgres::{Client, GenericClient, NoTls, Transaction};
 use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 /// One desk's handle on the shared database.
 pub struct PgStore {
     config: postgres::Config,
-    idle: Mutex<Vec<Client>>,
+    idle: Mutex<Vec<Pooled>>,
+}
+
+/// A connection kept open between calls, and when it was last given back.
+struct Pooled {
+    client: Client,
+    last_used: Instant,
 }
 
 /// Connections kept open between calls (more are opened while clients wait, then closed).
 const IDLE_CONNECTIONS: usize = 8;
+
+/// A pooled connection unused this long is checked (an empty query) before it is lent: the
+/// database may have restarted, or the network dropped it, meanwhile.
+const CHECK_IDLE_AFTER: Duration = Duration::from_secs(2);
 
 /// The advisory lock held while a desk creates or checks the schema.
 const SCHEMA_LOCK: i64 = 0x7061_636b_6465_736b; // "packdesk"
@@ -48,33 +59,79 @@ impl PgStore {
         Ok(self.config.connect(NoTls)?)
     }
 
+    /// A live connection: from the pool (checked first when it sat unused a while), else new.
     fn take(&self) -> Result<Client, StoreError> {
         let idle = self.idle.lock().unwrap_or_else(|p| p.into_inner()).pop();
         match idle {
-            Some(c) if !c.is_closed() => Ok(c),
-            _ => self.connect(),
+            Some(p) if p.client.is_closed() => self.reconnect(),
+            Some(mut p) if p.last_used.elapsed() > CHECK_IDLE_AFTER => {
+                if p.client.is_valid(Duration::from_secs(5)).is_ok() {
+                    Ok(p.client)
+                } else {
+                    self.reconnect()
+                }
+            }
+            Some(p) => Ok(p.client),
+            None => self.connect(),
         }
+    }
+
+    /// A new connection after a pooled one was found dead: the others most likely died with it
+    /// (the database restarted), so they go too.
+    fn reconnect(&self) -> Result<Client, StoreError> {
+        self.idle.lock().unwrap_or_else(|p| p.into_inner()).clear();
+        self.connect()
     }
 
     fn give_back(&self, client: Client) {
         let mut idle = self.idle.lock().unwrap_or_else(|p| p.into_inner());
-        if idle.len() < IDLE_CONNECTIONS && !client.is_closed() {
-            idle.push(client);
+        if client.is_closed() {
+            idle.clear();
+        } else if idle.len() < IDLE_CONNECTIONS {
+            idle.push(Pooled {
+                client,
+                last_used: Instant::now(),
+            });
         }
     }
 
     /// Runs `f` in one transaction (READ COMMITTED; rows it must not share are locked with
     /// `FOR UPDATE`); it commits only if `f` returns Ok. The commit is durable when it returns.
+    /// A pooled connection the database dropped fails at BEGIN, before anything of `f` was sent:
+    /// the transaction then starts on a new connection. A connection lost later fails the write
+    /// whole (rolled back: nothing half-written) with an error worth a retry.
     pub fn write<T, E: From<StoreError>>(&self, f: impl FnOnce(&mut Transaction) -> Result<T, E>) -> Result<T, E> {
         let mut client = self.take()?;
-        let out = (|| {
-            let mut tx = client.transaction().map_err(StoreError::from)?;
-            let out = f(&mut tx)?;
-            tx.commit().map_err(StoreError::from)?;
-            Ok(out)
-        })();
-        self.give_back(client);
-        out
+        let mut f = Some(f);
+        let mut fresh = false;
+        loop {
+            let outcome = match client.transaction() {
+                Ok(mut tx) => {
+                    let f = f.take().expect("the transaction runs once");
+                    Ok((|| {
+                        let out = f(&mut tx)?;
+                        tx.commit().map_err(StoreError::from)?;
+                        Ok(out)
+                    })())
+                }
+                Err(e) => Err(e),
+            };
+            match outcome {
+                Ok(out) => {
+                    self.give_back(client);
+                    return out;
+                }
+                // BEGIN failed on a dropped connection, nothing of `f` sent: once more, anew.
+                Err(_) if client.is_closed() && f.is_some() && !fresh => {
+                    client = self.reconnect()?;
+                    fresh = true;
+                }
+                Err(e) => {
+                    self.give_back(client);
+                    return Err(StoreError::from(e).into());
+                }
+            }
+        }
     }
 
     /// Like `write`, for what a later durable commit covers (reserved tracking serials: a label

@@ -1531,3 +1531,87 @@ fn a_desk_moves_into_the_shared_database_whole_and_another_key_set_is_refused_un
     assert_eq!(shared.read(|c| pg::meta_get(c, "stranger")).unwrap(), None);
     assert_eq!(shared.read(keys::pg::all).unwrap()[0].key_hash, vec![1]);
 }
+
+/// What a desk sees when the database drops its connections (PostgreSQL restarted, the network
+/// blinked): the next writes and reads go through on new connections, and a write cut off half-way
+/// leaves nothing of itself and answers an error worth a retry.
+#[test]
+fn a_desk_whose_connections_the_database_dropped_goes_on_and_a_cut_write_leaves_nothing() {
+    use packdesk_store::labels;
+    let url = database();
+    let (desk, admin) = (Arc::new(PgStore::open(&url).unwrap()), PgStore::open(&url).unwrap());
+    support::account(&desk, "acct-1");
+    // The desk keeps a few connections in its pool.
+    let busy: Vec<_> = (0..4)
+        .map(|i| {
+            let desk = desk.clone();
+            std::thread::spawn(move || {
+                desk.write(|tx| {
+                    labels::pg::insert(
+                        tx,
+                        "desk-a",
+                        &support::label(&format!("lbl-{i}"), "acct-1", i, "2026-11-24", 1),
+                    )
+                    .map_err(support::refused)?;
+                    std::thread::sleep(std::time::Duration::from_millis(50));
+                    Ok::<_, StoreError>(())
+                })
+                .unwrap()
+            })
+        })
+        .collect();
+    busy.into_iter().for_each(|b| b.join().unwrap());
+    let drop_the_desk = || {
+        admin
+            .read(|c| {
+                c.execute(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+                     WHERE datname = current_database() AND pid <> pg_backend_pid()",
+                    &[],
+                )?;
+                Ok::<_, StoreError>(())
+            })
+            .unwrap()
+    };
+    drop_the_desk();
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    for i in 10..14 {
+        desk.write(|tx| {
+            labels::pg::insert(
+                tx,
+                "desk-a",
+                &support::label(&format!("lbl-{i}"), "acct-1", i, "2026-11-24", 1),
+            )
+            .map_err(support::refused)
+        })
+        .expect("a write after the drop goes through");
+    }
+    drop_the_desk();
+    std::thread::sleep(std::time::Duration::from_millis(2_100));
+    assert!(
+        desk.read(|c| labels::pg::get(c, "live", "lbl-13")).unwrap().is_some(),
+        "a read after the drop goes through"
+    );
+
+    // The connection is cut while a label is half-written.
+    let cut = desk
+        .write(|tx| {
+            labels::pg::insert(tx, "desk-a", &support::label("lbl-half", "acct-1", 99, "2026-11-24", 1))
+                .map_err(support::refused)?;
+            drop_the_desk();
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            tx.execute("UPDATE labels SET status = 'created' WHERE id = 'lbl-half'", &[])?;
+            Ok::<_, StoreError>(())
+        })
+        .map_err(packdesk_model::ServiceError::from)
+        .expect_err("the cut write fails");
+    assert_eq!(cut.code, packdesk_model::ErrorCode::InternalRetry, "{cut:?}");
+    assert!(
+        admin
+            .read(|c| labels::pg::get(c, "live", "lbl-half"))
+            .unwrap()
+            .is_none(),
+        "nothing of it was kept"
+    );
+    assert!(desk.read(|c| labels::pg::get(c, "live", "lbl-0")).unwrap().is_some());
+}
