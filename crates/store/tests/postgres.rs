@@ -9,6 +9,17 @@ use std::sync::Arc;
 
 mod support;
 
+/// Runs one step on SQLite and on the shared database (`$both`: the two stores); their answers
+/// (Debug text) must agree. Answers SQLite's.
+macro_rules! same {
+    ($both:ident, $what:literal, |$l:ident| $lite:expr, |$p:ident| $pg:expr) => {{
+        let a = $both.0.write(|$l| Ok::<_, StoreError>(format!("{:?}", $lite))).unwrap();
+        let b = $both.1.write(|$p| Ok::<_, StoreError>(format!("{:?}", $pg))).unwrap();
+        assert_eq!(a, b, "{}", $what);
+        a
+    }};
+}
+
 fn database() -> String {
     pg::scratch_database(&support::cluster(), "store").unwrap()
 }
@@ -691,15 +702,7 @@ fn every_table_answers_the_same_on_sqlite_and_on_the_shared_database() {
     let dir = tempfile::tempdir().unwrap();
     let lite = Store::open(&dir.path().join("packdesk.db")).unwrap();
     let shared = PgStore::open(&database()).unwrap();
-    // Runs one step on both; their answers (Debug text) must agree.
-    macro_rules! same {
-        ($what:literal, |$l:ident| $lite:expr, |$p:ident| $pg:expr) => {{
-            let a = lite.write(|$l| Ok::<_, StoreError>(format!("{:?}", $lite))).unwrap();
-            let b = shared.write(|$p| Ok::<_, StoreError>(format!("{:?}", $pg))).unwrap();
-            assert_eq!(a, b, "{}", $what);
-            a
-        }};
-    }
+    let both = (&lite, &shared);
 
     let key = keys::KeyRow {
         env: "live".into(),
@@ -707,49 +710,64 @@ fn every_table_answers_the_same_on_sqlite_and_on_the_shared_database() {
         key_sealed: vec![3, 4, 5],
         created_at: 10,
     };
-    same!("no key yet", |c| keys::any_sealed(c)?, |c| { keys::pg::any_sealed(c)? });
-    same!("a key", |c| keys::put(c, &key)?, |c| keys::pg::put(c, &key)?);
+    same!(both, "no key yet", |c| keys::any_sealed(c)?, |c| {
+        keys::pg::any_sealed(c)?
+    });
+    same!(both, "a key", |c| keys::put(c, &key)?, |c| keys::pg::put(c, &key)?);
     let rotated = keys::KeyRow {
         key_hash: vec![9],
         created_at: 11,
         ..key.clone()
     };
-    same!("rotated", |c| keys::put(c, &rotated)?, |c| keys::pg::put(c, &rotated)?);
-    let listed = same!("the keys", |c| keys::all(c)?, |c| keys::pg::all(c)?);
+    same!(both, "rotated", |c| keys::put(c, &rotated)?, |c| keys::pg::put(
+        c, &rotated
+    )?);
+    let listed = same!(both, "the keys", |c| keys::all(c)?, |c| keys::pg::all(c)?);
     assert!(listed.contains("[9]") && !listed.contains("[1, 2]"), "{listed}");
-    same!("sealed", |c| keys::any_sealed(c)?, |c| keys::pg::any_sealed(c)?);
+    same!(both, "sealed", |c| keys::any_sealed(c)?, |c| keys::pg::any_sealed(c)?);
 
-    same!("meta first", |c| packdesk_store::meta_init(c, "link_key", "a")?, |c| {
-        pg::meta_init(c, "link_key", "a")?
-    });
-    same!("meta kept", |c| packdesk_store::meta_init(c, "link_key", "b")?, |c| {
-        pg::meta_init(c, "link_key", "b")?
-    });
-    same!("meta set", |c| packdesk_store::meta_set(c, "link_key", "c")?, |c| {
-        pg::meta_set(c, "link_key", "c")?
-    });
-    same!("meta read", |c| packdesk_store::meta_get(c, "link_key")?, |c| {
+    same!(
+        both,
+        "meta first",
+        |c| packdesk_store::meta_init(c, "link_key", "a")?,
+        |c| { pg::meta_init(c, "link_key", "a")? }
+    );
+    same!(
+        both,
+        "meta kept",
+        |c| packdesk_store::meta_init(c, "link_key", "b")?,
+        |c| { pg::meta_init(c, "link_key", "b")? }
+    );
+    same!(
+        both,
+        "meta set",
+        |c| packdesk_store::meta_set(c, "link_key", "c")?,
+        |c| { pg::meta_set(c, "link_key", "c")? }
+    );
+    same!(both, "meta read", |c| packdesk_store::meta_get(c, "link_key")?, |c| {
         pg::meta_get(c, "link_key")?
     });
 
     same!(
+        both,
         "a key taken",
         |c| idempotency::reserve(c, "live", "k1", b"hash", 5)?,
         |c| idempotency::pg::reserve(c, "live", "k1", b"hash", 5)?
     );
-    same!("while it runs", |c| idempotency::get(c, "live", "k1")?, |c| {
+    same!(both, "while it runs", |c| idempotency::get(c, "live", "k1")?, |c| {
         idempotency::pg::get(c, "live", "k1")?
     });
     same!(
+        both,
         "answered",
         |c| idempotency::finish(c, "live", "k1", 201, "{\"id\":1}")?,
         |c| idempotency::pg::finish(c, "live", "k1", 201, "{\"id\":1}")?
     );
-    let answered = same!("the answer", |c| idempotency::get(c, "live", "k1")?, |c| {
+    let answered = same!(both, "the answer", |c| idempotency::get(c, "live", "k1")?, |c| {
         idempotency::pg::get(c, "live", "k1")?
     });
     assert!(answered.contains("201"), "{answered}");
-    same!("purged", |c| idempotency::purge(c, 6)?, |c| {
+    same!(both, "purged", |c| idempotency::purge(c, 6)?, |c| {
         idempotency::pg::purge(c, 6)?
     });
 
@@ -763,7 +781,7 @@ fn every_table_answers_the_same_on_sqlite_and_on_the_shared_database() {
             created_at: 100 + i,
             updated_at: 100 + i,
         };
-        same!("a manifest", |c| records::insert(c, Kind::Manifest, &r)?, |c| {
+        same!(both, "a manifest", |c| records::insert(c, Kind::Manifest, &r)?, |c| {
             records::pg::insert(c, Kind::Manifest, &r)?
         });
     }
@@ -776,7 +794,7 @@ fn every_table_answers_the_same_on_sqlite_and_on_the_shared_database() {
         created_at: 999,
         updated_at: 500,
     };
-    same!("replaced", |c| records::put(c, Kind::Manifest, &done)?, |c| {
+    same!(both, "replaced", |c| records::put(c, Kind::Manifest, &done)?, |c| {
         records::pg::put(c, Kind::Manifest, &done)?
     });
     let f = RecordFilter {
@@ -785,6 +803,7 @@ fn every_table_answers_the_same_on_sqlite_and_on_the_shared_database() {
         ..Default::default()
     };
     let page = same!(
+        both,
         "a page",
         |c| records::list(c, Kind::Manifest, "live", &f, 1, None)?,
         |c| records::pg::list(c, Kind::Manifest, "live", &f, 1, None)?
@@ -799,6 +818,7 @@ fn every_table_answers_the_same_on_sqlite_and_on_the_shared_database() {
         ..Default::default()
     };
     let failed = same!(
+        both,
         "by status",
         |c| records::list(c, Kind::Manifest, "live", &all, 10, None)?,
         |c| records::pg::list(c, Kind::Manifest, "live", &all, 10, None)?
@@ -818,24 +838,31 @@ fn every_table_answers_the_same_on_sqlite_and_on_the_shared_database() {
         bytes: b"a,b\n".to_vec(),
         created_at: 7,
     };
-    same!("a file", |c| files::insert(c, &file)?, |c| files::pg::insert(c, &file)?);
+    same!(both, "a file", |c| files::insert(c, &file)?, |c| files::pg::insert(
+        c, &file
+    )?);
     same!(
+        both,
         "by owner",
         |c| files::of_owner_as(c, "live", "rec-0", "manifest", "csv")?,
         |c| files::pg::of_owner(c, "live", "rec-0", "manifest", Some("csv"))?
     );
     same!(
+        both,
         "not as pdf",
         |c| files::of_owner_as(c, "live", "rec-0", "manifest", "pdf")?,
         |c| files::pg::of_owner(c, "live", "rec-0", "manifest", Some("pdf"))?
     );
-    same!("any type", |c| files::of_owner(c, "live", "rec-0", "manifest")?, |c| {
-        files::pg::of_owner(c, "live", "rec-0", "manifest", None)?
-    });
-    same!("by id", |c| files::get_by_id(c, "file-1")?, |c| {
+    same!(
+        both,
+        "any type",
+        |c| files::of_owner(c, "live", "rec-0", "manifest")?,
+        |c| { files::pg::of_owner(c, "live", "rec-0", "manifest", None)? }
+    );
+    same!(both, "by id", |c| files::get_by_id(c, "file-1")?, |c| {
         files::pg::get_by_id(c, "file-1")?
     });
-    same!("other env", |c| files::get(c, "sandbox", "file-1")?, |c| {
+    same!(both, "other env", |c| files::get(c, "sandbox", "file-1")?, |c| {
         files::pg::get(c, "sandbox", "file-1")?
     });
 
@@ -851,19 +878,19 @@ fn every_table_answers_the_same_on_sqlite_and_on_the_shared_database() {
         preset("p-2", "Pallet"),
         preset("p-2", "Small box"),
     );
-    same!("a preset", |c| presets::put(c, &a)?, |c| presets::pg::put(c, &a)?);
-    same!("another", |c| presets::put(c, &b)?, |c| presets::pg::put(c, &b)?);
-    let refused = same!("a name taken", |c| presets::put(c, &b_as_a)?, |c| {
+    same!(both, "a preset", |c| presets::put(c, &a)?, |c| presets::pg::put(c, &a)?);
+    same!(both, "another", |c| presets::put(c, &b)?, |c| presets::pg::put(c, &b)?);
+    let refused = same!(both, "a name taken", |c| presets::put(c, &b_as_a)?, |c| {
         presets::pg::put(c, &b_as_a)?
     });
     assert_eq!(refused, "false");
-    same!("the presets", |c| presets::list(c, "live")?, |c| {
+    same!(both, "the presets", |c| presets::list(c, "live")?, |c| {
         presets::pg::list(c, "live")?
     });
-    same!("deleted", |c| presets::delete(c, "live", "p-1")?, |c| {
+    same!(both, "deleted", |c| presets::delete(c, "live", "p-1")?, |c| {
         presets::pg::delete(c, "live", "p-1")?
     });
-    same!("gone", |c| presets::get(c, "live", "p-1")?, |c| {
+    same!(both, "gone", |c| presets::get(c, "live", "p-1")?, |c| {
         presets::pg::get(c, "live", "p-1")?
     });
 
@@ -871,26 +898,32 @@ fn every_table_answers_the_same_on_sqlite_and_on_the_shared_database() {
         ("order-1".to_string(), "SO-1".to_string()),
         ("order-2".to_string(), "SO-2".to_string()),
     ];
-    same!("a batch", |c| batches::insert(c, "batch-1", "live", &orders, 3)?, |c| {
-        batches::pg::insert(c, "batch-1", "live", &orders, 3)?
-    });
+    same!(
+        both,
+        "a batch",
+        |c| batches::insert(c, "batch-1", "live", &orders, 3)?,
+        |c| { batches::pg::insert(c, "batch-1", "live", &orders, 3)? }
+    );
     let shipped = batches::Outcome {
         status: "shipped",
         label_id: Some("lbl-1"),
         tracking_numbers: "JD1 JD2",
         info: None,
     };
-    same!("a result", |c| batches::set_result(c, "batch-1", 1, shipped, 4)?, |c| {
-        batches::pg::set_result(c, "batch-1", 1, shipped, 4)?
-    });
-    let rows = same!("the batch", |c| batches::orders(c, "batch-1")?, |c| {
+    same!(
+        both,
+        "a result",
+        |c| batches::set_result(c, "batch-1", 1, shipped, 4)?,
+        |c| { batches::pg::set_result(c, "batch-1", 1, shipped, 4)? }
+    );
+    let rows = same!(both, "the batch", |c| batches::orders(c, "batch-1")?, |c| {
         batches::pg::orders(c, "batch-1")?
     });
     assert!(
         rows.contains("position: 1, order_id: \"order-2\"") && rows.contains("JD1 JD2"),
         "{rows}"
     );
-    same!("its time", |c| batches::created_at(c, "live", "batch-1")?, |c| {
+    same!(both, "its time", |c| batches::created_at(c, "live", "batch-1")?, |c| {
         batches::pg::created_at(c, "live", "batch-1")?
     });
 }
@@ -1027,6 +1060,7 @@ fn labels_answer_the_same_on_sqlite_and_on_the_shared_database() {
     let dir = tempfile::tempdir().unwrap();
     let lite = Store::open(&dir.path().join("packdesk.db")).unwrap();
     let shared = PgStore::open(&database()).unwrap();
+    let both = (&lite, &shared);
     support::account(&shared, "acct-1");
     let account = shared
         .read(|c| accounts::pg::get(c, "live", "acct-1"))
@@ -1054,22 +1088,15 @@ fn labels_answer_the_same_on_sqlite_and_on_the_shared_database() {
             .unwrap();
     }
     lite.write(|c| labels::catch_up_words(c, 1000)).unwrap();
-    macro_rules! same {
-        ($what:literal, |$l:ident| $lite:expr, |$p:ident| $pg:expr) => {{
-            let a = lite.write(|$l| Ok::<_, StoreError>(format!("{:?}", $lite))).unwrap();
-            let b = shared.write(|$p| Ok::<_, StoreError>(format!("{:?}", $pg))).unwrap();
-            assert_eq!(a, b, "{}", $what);
-            a
-        }};
-    }
-    let waiting = same!("waiting", |c| labels::waiting(c, "acct-1")?, |c| labels::pg::waiting(
-        c, "acct-1"
-    )?);
+    let waiting = same!(both, "waiting", |c| labels::waiting(c, "acct-1")?, |c| {
+        labels::pg::waiting(c, "acct-1")?
+    });
     assert!(
         waiting.contains("yodel_24") && waiting.contains("2026-11-23"),
         "{waiting}"
     );
     same!(
+        both,
         "counts since",
         |c| {
             let mut v = labels::counts_since(c, "live", 50 * HOUR)?;
@@ -1079,13 +1106,14 @@ fn labels_answer_the_same_on_sqlite_and_on_the_shared_database() {
         |c| labels::pg::counts_since(c, "live", 50 * HOUR)?
     );
     // Days cut at 01:00 (a desk an hour east of UTC).
-    let per_day = same!("per day", |c| labels::per_day(c, "live", 24 * HOUR, HOUR)?, |c| {
+    let per_day = same!(both, "per day", |c| labels::per_day(c, "live", 24 * HOUR, HOUR)?, |c| {
         labels::pg::per_day(c, "live", 24 * HOUR, HOUR)?
     });
     assert!(per_day.starts_with("[(1, "), "{per_day}");
 
     let slip = r#"{"url":"https://desk/files/slip-1","file_type":"pdf"}"#;
     same!(
+        both,
         "a packing slip added",
         |c| labels::add_file(c, "lbl-03", "packing_slip", slip)?,
         |c| labels::pg::add_file(c, "lbl-03", "packing_slip", slip)?
@@ -1101,6 +1129,7 @@ fn labels_answer_the_same_on_sqlite_and_on_the_shared_database() {
     assert_eq!(record, lite_record);
 
     same!(
+        both,
         "completed",
         |c| labels::complete(
             c,
@@ -1125,6 +1154,7 @@ fn labels_answer_the_same_on_sqlite_and_on_the_shared_database() {
         ..Default::default()
     };
     let found = same!(
+        both,
         "found by its new text",
         |c| labels::list(c, "live", &search, 10, None)?
             .into_iter()
@@ -1142,6 +1172,7 @@ fn labels_answer_the_same_on_sqlite_and_on_the_shared_database() {
         ..Default::default()
     };
     same!(
+        both,
         "by status",
         |c| labels::list(c, "live", &cancelled, 3, None)?
             .into_iter()
@@ -1153,13 +1184,14 @@ fn labels_answer_the_same_on_sqlite_and_on_the_shared_database() {
             .collect::<Vec<_>>()
     );
     same!(
+        both,
         "a mapping",
         |c| orders::put_mapping(c, "shop", "{\"Order\":\"order_number\"}", 5)?,
         |c| orders::pg::put_mapping(c, "shop", "{\"Order\":\"order_number\"}", 5)?
     );
-    same!("read back", |c| orders::mapping(c, "shop")?, |c| orders::pg::mapping(
-        c, "shop"
-    )?);
+    same!(both, "read back", |c| orders::mapping(c, "shop")?, |c| {
+        orders::pg::mapping(c, "shop")?
+    });
 }
 
 /// Accounts, deliveries, jobs and print jobs answer the same on both backends (a desk's own
@@ -1171,14 +1203,7 @@ fn accounts_deliveries_and_print_jobs_answer_the_same_on_sqlite_and_on_the_share
     let dir = tempfile::tempdir().unwrap();
     let lite = Store::open(&dir.path().join("packdesk.db")).unwrap();
     let shared = PgStore::open(&database()).unwrap();
-    macro_rules! same {
-        ($what:literal, |$l:ident| $lite:expr, |$p:ident| $pg:expr) => {{
-            let a = lite.write(|$l| Ok::<_, StoreError>(format!("{:?}", $lite))).unwrap();
-            let b = shared.write(|$p| Ok::<_, StoreError>(format!("{:?}", $pg))).unwrap();
-            assert_eq!(a, b, "{}", $what);
-            a
-        }};
-    }
+    let both = (&lite, &shared);
     for i in 0..4i64 {
         let a = accounts::AccountRow {
             id: format!("acct-{i}"),
@@ -1193,9 +1218,9 @@ fn accounts_deliveries_and_print_jobs_answer_the_same_on_sqlite_and_on_the_share
             created_at: i,
             updated_at: i,
         };
-        same!("an account", |c| accounts::insert(c, &a)?, |c| accounts::pg::insert(
-            c, &a
-        )?);
+        same!(both, "an account", |c| accounts::insert(c, &a)?, |c| {
+            accounts::pg::insert(c, &a)?
+        });
     }
     let deleted = accounts::AccountRow {
         status: "deleted".into(),
@@ -1205,19 +1230,24 @@ fn accounts_deliveries_and_print_jobs_answer_the_same_on_sqlite_and_on_the_share
             .unwrap()
             .unwrap()
     };
-    same!("deleted", |c| accounts::update(c, &deleted)?, |c| accounts::pg::update(
-        c, &deleted
-    )?);
+    same!(both, "deleted", |c| accounts::update(c, &deleted)?, |c| {
+        accounts::pg::update(c, &deleted)?
+    });
     let page = same!(
+        both,
         "a page of yodel",
         |c| accounts::list(c, "live", Some("yodel"), 5, None)?,
         |c| accounts::pg::list(c, "live", Some("yodel"), 5, None)?
     );
     assert!(page.contains("acct-0") && !page.contains("acct-2"), "{page}");
-    same!("every account", |c| accounts::list(c, "live", None, 1, None)?, |c| {
-        accounts::pg::list(c, "live", None, 1, None)?
-    });
     same!(
+        both,
+        "every account",
+        |c| accounts::list(c, "live", None, 1, None)?,
+        |c| { accounts::pg::list(c, "live", None, 1, None)? }
+    );
+    same!(
+        both,
         "slugs, deleted too",
         |c| {
             let mut s = accounts::slugs(c, "live")?;
@@ -1230,19 +1260,25 @@ fn accounts_deliveries_and_print_jobs_answer_the_same_on_sqlite_and_on_the_share
         order_number: Some("SO-9".into()),
         ..support::label("lbl-1", "acct-1", 1, "2026-11-24", 1)
     };
-    same!("free", |c| labels::order_number_taken(c, "acct-1", "SO-9")?, |c| {
-        labels::pg::order_number_taken(c, "acct-1", "SO-9")?
-    });
+    same!(
+        both,
+        "free",
+        |c| labels::order_number_taken(c, "acct-1", "SO-9")?,
+        |c| { labels::pg::order_number_taken(c, "acct-1", "SO-9")? }
+    );
     lite.write(|c| labels::insert(c, &numbered).map_err(support::refused))
         .unwrap();
     shared
         .write(|c| labels::pg::insert(c, "desk-a", &numbered).map_err(support::refused))
         .unwrap();
-    same!("taken", |c| labels::order_number_taken(c, "acct-1", "SO-9")?, |c| {
-        labels::pg::order_number_taken(c, "acct-1", "SO-9")?
-    });
+    same!(
+        both,
+        "taken",
+        |c| labels::order_number_taken(c, "acct-1", "SO-9")?,
+        |c| { labels::pg::order_number_taken(c, "acct-1", "SO-9")? }
+    );
 
-    same!("no delivery due", |c| webhooks::next_due_at(c)?, |c| {
+    same!(both, "no delivery due", |c| webhooks::next_due_at(c)?, |c| {
         webhooks::pg::next_due_at(c)?
     });
     for i in 0..3i64 {
@@ -1260,14 +1296,14 @@ fn accounts_deliveries_and_print_jobs_answer_the_same_on_sqlite_and_on_the_share
             created_at: i,
             updated_at: i,
         };
-        same!("a delivery", |c| webhooks::insert_delivery(c, &d)?, |c| {
+        same!(both, "a delivery", |c| webhooks::insert_delivery(c, &d)?, |c| {
             webhooks::pg::insert_delivery(c, &d)?
         });
     }
-    same!("due first", |c| webhooks::next_due_at(c)?, |c| {
+    same!(both, "due first", |c| webhooks::next_due_at(c)?, |c| {
         webhooks::pg::next_due_at(c)?
     });
-    same!("one", |c| webhooks::get_delivery(c, "live", "delivery-1")?, |c| {
+    same!(both, "one", |c| webhooks::get_delivery(c, "live", "delivery-1")?, |c| {
         webhooks::pg::get_delivery(c, "live", "delivery-1")?
     });
     let labels_only = webhooks::DeliveryFilter {
@@ -1276,6 +1312,7 @@ fn accounts_deliveries_and_print_jobs_answer_the_same_on_sqlite_and_on_the_share
         ..Default::default()
     };
     let listed = same!(
+        both,
         "by event",
         |c| webhooks::list(c, "live", &labels_only, 10, None)?,
         |c| webhooks::pg::list(c, "live", &labels_only, 10, None)?
@@ -1286,6 +1323,7 @@ fn accounts_deliveries_and_print_jobs_answer_the_same_on_sqlite_and_on_the_share
     );
 
     same!(
+        both,
         "a job queued",
         |c| {
             jobs::insert(c, "job-1", "live", "label", "acct-1", "{}", 5)?;
@@ -1295,6 +1333,7 @@ fn accounts_deliveries_and_print_jobs_answer_the_same_on_sqlite_and_on_the_share
         }
     );
     same!(
+        both,
         "the job",
         |c| jobs::get(c, "job-1")?.map(|j| (j.id, j.state, j.lane)),
         |c| jobs::pg::get(c, "job-1")?.map(|j| (j.id, j.state, j.lane))
@@ -1311,7 +1350,7 @@ fn accounts_deliveries_and_print_jobs_answer_the_same_on_sqlite_and_on_the_share
         created_at: 1,
         updated_at: 1,
     };
-    same!("a printer", |c| printing::put_printer(c, &printer)?, |c| {
+    same!(both, "a printer", |c| printing::put_printer(c, &printer)?, |c| {
         printing::pg::put_printer(c, "desk-a", &printer)?
     });
     for (i, (status, attempts, at)) in [
@@ -1341,22 +1380,23 @@ fn accounts_deliveries_and_print_jobs_answer_the_same_on_sqlite_and_on_the_share
             updated_at: at,
             printed_at: None,
         };
-        same!("a print job", |c| printing::put_job(c, &job)?, |c| {
+        same!(both, "a print job", |c| printing::put_job(c, &job)?, |c| {
             printing::pg::put_job(c, "desk-a", &job)?
         });
     }
-    let due = same!("retries due", |c| printing::retry_due(c, 3, 25, 10)?, |c| {
+    let due = same!(both, "retries due", |c| printing::retry_due(c, 3, 25, 10)?, |c| {
         printing::pg::retry_due(c, "desk-a", 3, 25, 10)?
     });
     assert!(
         due.contains("pjob-0") && !due.contains("pjob-1") && !due.contains("pjob-2"),
         "{due}"
     );
-    let newest = same!("newest failure", |c| printing::newest_failures(c)?, |c| {
+    let newest = same!(both, "newest failure", |c| printing::newest_failures(c)?, |c| {
         printing::pg::newest_failures(c, "desk-a")?
     });
     assert!(newest.contains("paper out 2"), "{newest}");
     same!(
+        both,
         "printed since",
         |c| (
             printing::printed_since(c, "printer-1", 15)?,
@@ -1367,7 +1407,7 @@ fn accounts_deliveries_and_print_jobs_answer_the_same_on_sqlite_and_on_the_share
             printing::pg::printed_since(c, "printer-1", 20)?
         )
     );
-    same!("the backlog", |c| printing::backlog(c, "printer-1")?, |c| {
+    same!(both, "the backlog", |c| printing::backlog(c, "printer-1")?, |c| {
         printing::pg::backlog(c, "printer-1")?
     });
 }
