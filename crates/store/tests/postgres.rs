@@ -636,10 +636,12 @@ fn one_desk_sends_the_webhooks_at_a_time_and_another_takes_over_when_it_is_gone(
     })
     .unwrap();
 
-    // The sending desk dies (its backend ends, as when the desk is killed or its network drops).
+    // The sending desk dies (its backend ends, as when the desk is killed or its network drops);
+    // only this test's database: the other tests share the cluster.
     b.read(|c| {
         c.execute(
-            "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND granted AND pid <> pg_backend_pid()",
+            "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND granted
+             AND pid <> pg_backend_pid() AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
             &[],
         )?;
         Ok::<_, StoreError>(())
