@@ -103,6 +103,11 @@ pub fn get(conn: &Connection, env: &str, id: &str) -> crate::Result<Option<Label
         .optional()?)
 }
 
+/// The labels of some tracking numbers (the list of numbers follows). `+env`: without statistics
+/// SQLite would take the key's leading `env` for the selective term and read every number of the
+/// environment (130 ms in a million); the number index finds each at once.
+pub const BY_TRACKING_NUMBER: &str = "SELECT DISTINCT label_id FROM tracking_numbers WHERE +env = ? AND number IN ";
+
 /// Filters of `GET /labels`.
 #[derive(Debug, Clone, Default)]
 pub struct LabelFilter {
@@ -126,7 +131,15 @@ pub fn list(
     // of loops: otherwise SQLite walks the whole page index probing each row); the LIKE below
     // then keeps the rows that hold the whole text.
     let indexed = f.search.as_ref().filter(|s| s.trim().chars().count() >= 3);
+    // Tracking numbers likewise start from the number index's hits (a scan finds its label at
+    // once, where walking the page index for it read up to every label).
+    let marks = vec!["?"; f.tracking_numbers.len()].join(", ");
+    let by_number = indexed.is_none() && !f.tracking_numbers.is_empty();
     let mut sql = match indexed {
+        None if by_number => format!(
+            "SELECT {COLS} FROM ({BY_TRACKING_NUMBER}({marks})) AS hits \
+             CROSS JOIN labels ON labels.id = hits.label_id WHERE env = ? AND created_at >= ? AND created_at <= ?"
+        ),
         Some(_) => format!(
             "SELECT {COLS} FROM (SELECT label_id FROM label_words WHERE word >= ? AND word < ? \
              UNION SELECT label_id FROM label_words WHERE word >= ? AND word < ?) AS hits \
@@ -135,6 +148,10 @@ pub fn list(
         None => format!("SELECT {COLS} FROM labels WHERE env = ? AND created_at >= ? AND created_at <= ?"),
     };
     let mut args: Vec<Value> = Vec::new();
+    if by_number {
+        args.push(env.to_string().into());
+        args.extend(f.tracking_numbers.iter().map(|t| Value::from(t.clone())));
+    }
     if let Some(s) = indexed {
         // The longest word of the search: words that start with it, or end with it.
         let longest = s
@@ -162,11 +179,8 @@ pub fn list(
         sql.push_str(" AND status = ?");
         args.push(s.clone().into());
     }
-    if !f.tracking_numbers.is_empty() {
-        let marks = vec!["?"; f.tracking_numbers.len()].join(", ");
-        sql.push_str(&format!(
-            " AND id IN (SELECT label_id FROM tracking_numbers WHERE env = ? AND number IN ({marks}))"
-        ));
+    if !f.tracking_numbers.is_empty() && !by_number {
+        sql.push_str(&format!(" AND id IN ({BY_TRACKING_NUMBER}({marks}))"));
         args.push(env.to_string().into());
         args.extend(f.tracking_numbers.iter().map(|t| Value::from(t.clone())));
     }
@@ -709,6 +723,51 @@ mod tests {
             .into_iter()
             .map(|r| r.id)
             .collect()
+    }
+
+    #[test]
+    fn a_label_is_found_by_its_tracking_number_through_the_number_index() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = crate::Store::open(&dir.path().join("db.sqlite3")).unwrap();
+        let plan: Vec<String> = store
+            .read(|c| {
+                let mut st = c.prepare(&format!("EXPLAIN QUERY PLAN {BY_TRACKING_NUMBER}(?, ?)"))?;
+                let rows = st.query_map(["sandbox", "JD1", "JD2"], |r| r.get::<_, String>(3))?;
+                Ok::<_, crate::StoreError>(rows.collect::<Result<_, _>>()?)
+            })
+            .unwrap();
+        assert!(
+            plan.iter().any(|step| step.contains("tracking_numbers_number")),
+            "{plan:?}"
+        );
+        // And the filter finds them.
+        store
+            .write(|tx| {
+                tx.execute(
+                    "INSERT INTO shipper_accounts VALUES ('acct', 'sandbox', 'yodel', 'enabled', 'A', 'UTC', NULL, '{}', x'00', 0, 0)",
+                    [],
+                )?;
+                for n in 1..=3 {
+                    insert(tx, &row(n, "")).unwrap();
+                    crate::tracking::register(tx, "sandbox", "yodel", &format!("JD{n}"), &format!("label-{n}"))?;
+                }
+                // A label of two parcels.
+                crate::tracking::register(tx, "sandbox", "yodel", "JD1B", "label-1")?;
+                Ok::<_, crate::StoreError>(())
+            })
+            .unwrap();
+        let f = LabelFilter {
+            created_at_max: i64::MAX,
+            tracking_numbers: vec!["JD1".into(), "JD1B".into(), "JD3".into()],
+            ..Default::default()
+        };
+        let ids: Vec<String> = store
+            .read(|c| list(c, "sandbox", &f, 10, None))
+            .unwrap()
+            .into_iter()
+            .map(|r| r.id)
+            .collect();
+        assert_eq!(ids, vec!["label-3", "label-1"], "each label once, newest first");
     }
 
     #[test]

@@ -309,6 +309,11 @@ const MIGRATIONS: &[&str] = &[
         (shipper_account_id, status, manifest_id, ship_date, service_type, weight_kg, created_at);
     CREATE INDEX print_jobs_owner ON print_jobs (owner_id, document_type, created_at);
     "#,
+    // 9: a label found by its tracking number (a scanned one, `tracking_numbers=`): the key leads
+    // with the carrier, so a lookup by number alone read every number of the environment.
+    r#"
+    CREATE INDEX tracking_numbers_number ON tracking_numbers (number);
+    "#,
 ];
 
 /// The schema version this build writes.

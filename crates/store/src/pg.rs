@@ -293,9 +293,10 @@ fn migrate(client: &mut Client) -> Result<(), ServiceError> {
 /// plus what sharing needs (the desk of printers, profiles and print jobs; leases of jobs; a
 /// trigram index for searching the shared history). Every integer is BIGINT (Rust's i64;
 /// times in microseconds).
-const MIGRATIONS: &[(usize, &str)] = &[(
-    8,
-    r#"
+const MIGRATIONS: &[(usize, &str)] = &[
+    (
+        8,
+        r#"
     CREATE EXTENSION IF NOT EXISTS pg_trgm;
     CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
     CREATE TABLE api_keys (
@@ -542,7 +543,14 @@ const MIGRATIONS: &[(usize, &str)] = &[(
         PRIMARY KEY (batch_id, position)
     );
     "#,
-)];
+    ),
+    (
+        9,
+        r#"
+    CREATE INDEX tracking_numbers_number ON tracking_numbers (number);
+    "#,
+    ),
+];
 
 #[cfg(test)]
 mod tests {
