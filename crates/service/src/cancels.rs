@@ -9,16 +9,17 @@ use crate::Service;
 use packdesk_model::record::{CancelLabel, CancelLabelList};
 use packdesk_model::request::{CancelLabelRequest, ListQuery};
 use packdesk_model::{ErrorCode, ServiceError};
-use packdesk_store::labels;
+use packdesk_store::db::labels;
 use packdesk_store::labels::LabelRow;
-use packdesk_store::records::{self as records, Kind};
-use packdesk_store::rusqlite::Connection;
+use packdesk_store::db::records;
+use packdesk_store::records::Kind;
+use packdesk_store::db::Tx;
 use serde_json::{json, Value};
 
 pub const CANCEL_STATUSES: &[&str] = packdesk_model::status::CancelStatus::NAMES;
 
 /// The label, if it can be cancelled now.
-fn cancellable(c: &Connection, env: Env, id: &str) -> Result<LabelRow, ServiceError> {
+fn cancellable(c: &mut Tx<'_>, env: Env, id: &str) -> Result<LabelRow, ServiceError> {
     let label = labels::get(c, env.as_str(), id)?
         .ok_or_else(|| ServiceError::at(ErrorCode::ItemNotFound, "label.id", format!("no label {id}")))?;
     match label.status.as_str() {

@@ -728,7 +728,7 @@ impl Service {
                 let earlier = written.contains(&d.request.order_number);
                 if earlier {
                     // Rows of an order this file wrote before: its items so far, then these.
-                    if let Some(row) = packdesk_store::orders::by_number(tx, env.as_str(), &d.request.order_number)? {
+                    if let Some(row) = packdesk_store::db::orders::by_number(tx, env.as_str(), &d.request.order_number)? {
                         let before = crate::orders::order_of(&row)?;
                         let mut items = before.items;
                         items.append(&mut d.request.items);
@@ -764,7 +764,7 @@ impl Service {
     pub fn import_mapping(&self, name: &str) -> Result<ImportMapping, ServiceError> {
         let json = self
             .store
-            .read(|c| packdesk_store::orders::mapping(c, name))?
+            .read(|c| packdesk_store::db::orders::mapping(c, name))?
             .ok_or_else(|| ServiceError::invalid("mapping", format!("no import mapping named `{name}`")))?;
         Ok(ImportMapping {
             columns: serde_json::from_str(&json).map_err(ServiceError::internal)?,
@@ -780,7 +780,7 @@ impl Service {
         let json = serde_json::to_string(&m.columns).map_err(ServiceError::internal)?;
         let now = self.now_us();
         self.store
-            .write(|tx| packdesk_store::orders::put_mapping(tx, name.trim(), &json, now))?;
+            .write(|tx| packdesk_store::db::orders::put_mapping(tx, name.trim(), &json, now))?;
         Ok(m)
     }
 }

@@ -12,8 +12,9 @@
 use crate::keys::Env;
 use crate::Service;
 use packdesk_model::ServiceError;
-use packdesk_store::rusqlite::{Connection, Transaction};
-use packdesk_store::{jobs, records::Kind};
+use packdesk_store::db::Tx;
+use packdesk_store::db::jobs;
+use packdesk_store::records::Kind;
 use serde_json::Value;
 use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 use std::sync::{Condvar, Mutex};
@@ -189,7 +190,7 @@ impl Service {
         id: &str,
         lane: &str,
         request: &str,
-        write: impl FnOnce(&Transaction, i64) -> Result<Value, ServiceError>,
+        write: impl FnOnce(&mut Tx<'_>, i64) -> Result<Value, ServiceError>,
     ) -> Result<crate::reply::Reply, ServiceError> {
         let mut record = Value::Null;
         self.accept_jobs(env, kind, lane, &[(id.to_string(), request.to_string())], |tx, now| {
@@ -208,7 +209,7 @@ impl Service {
         kind: JobKind,
         lane: &str,
         jobs_to_run: &[(String, String)],
-        write: impl FnOnce(&Transaction, i64) -> Result<(), ServiceError>,
+        write: impl FnOnce(&mut Tx<'_>, i64) -> Result<(), ServiceError>,
     ) -> Result<(), ServiceError> {
         let _order = self.jobs.accepting.lock().unwrap_or_else(|p| p.into_inner());
         let now = self.now_us();
@@ -230,7 +231,7 @@ impl Service {
     /// the job's record. Fails (so the caller rolls back) if the job was done already.
     pub(crate) fn complete_job_in(
         &self,
-        tx: &Connection,
+        tx: &mut Tx<'_>,
         job: &Job,
         meta: Value,
         mut data: Value,
@@ -308,20 +309,20 @@ impl Service {
         self.store.write(|tx| {
             let data = match job.kind.record_kind() {
                 None => {
-                    packdesk_store::labels::set_status(tx, &job.id, "failed", now)?;
-                    let row = packdesk_store::labels::get(tx, env, &job.id)?;
+                    packdesk_store::db::labels::set_status(tx, &job.id, "failed", now)?;
+                    let row = packdesk_store::db::labels::get(tx, env, &job.id)?;
                     row.map(|r| self.label_value(&r)).transpose()?.unwrap_or_default()
                 }
                 Some(kind) => {
-                    let Some(mut row) = packdesk_store::records::get(tx, kind, env, &job.id)? else {
+                    let Some(mut row) = packdesk_store::db::records::get(tx, kind, env, &job.id)? else {
                         return Err(ServiceError::internal("the job's record is gone"));
                     };
                     if kind == Kind::CancelLabel {
                         let mut record: Value = serde_json::from_str(&row.record).map_err(ServiceError::internal)?;
                         if let Some(label) = record["label"]["id"].as_str() {
-                            if let Some(l) = packdesk_store::labels::get(tx, env, label)? {
+                            if let Some(l) = packdesk_store::db::labels::get(tx, env, label)? {
                                 if l.status == "cancelling" {
-                                    packdesk_store::labels::set_status(tx, label, "created", now)?;
+                                    packdesk_store::db::labels::set_status(tx, label, "created", now)?;
                                 }
                             }
                         }
@@ -329,7 +330,7 @@ impl Service {
                         row.record = record.to_string();
                     }
                     if kind == Kind::Manifest {
-                        packdesk_store::labels::release_manifest(tx, &job.id, now)?;
+                        packdesk_store::db::labels::release_manifest(tx, &job.id, now)?;
                     }
                     let mut record: Value = serde_json::from_str(&row.record).map_err(ServiceError::internal)?;
                     record["status"] = Value::String("failed".into());
@@ -337,7 +338,7 @@ impl Service {
                     row.status = "failed".into();
                     row.record = record.to_string();
                     row.updated_at = now;
-                    packdesk_store::records::put(tx, kind, &row)?;
+                    packdesk_store::db::records::put(tx, kind, &row)?;
                     record
                 }
             };

@@ -3,7 +3,7 @@
 
 use crate::vault::{random_bytes, Vault};
 use packdesk_model::ServiceError;
-use packdesk_store::{keys, Store};
+use packdesk_store::db::{keys, Db};
 use sha2::{Digest, Sha256};
 use std::sync::RwLock;
 
@@ -39,10 +39,10 @@ fn hash(key: &str) -> [u8; 32] {
 }
 
 /// A fresh key for `env` and the row that stores it (hash to authenticate, sealed to show).
-fn new_key(env: Env, vault: &Vault, now_us: i64) -> (String, keys::KeyRow) {
+fn new_key(env: Env, vault: &Vault, now_us: i64) -> (String, packdesk_store::keys::KeyRow) {
     let hex = crate::vault::to_hex(&random_bytes::<24>());
     let key = format!("pdk_{}_{hex}", env.as_str());
-    let row = keys::KeyRow {
+    let row = packdesk_store::keys::KeyRow {
         env: env.as_str().into(),
         key_hash: hash(&key).to_vec(),
         key_sealed: vault.seal(key.as_bytes()),
@@ -58,7 +58,7 @@ fn same(a: &[u8; 32], b: &[u8; 32]) -> bool {
 
 impl KeyRing {
     /// Loads the keys, creating the missing ones; returns the keys created now (to tell the user).
-    pub fn load(store: &Store, vault: &Vault, now_us: i64) -> Result<(KeyRing, Vec<Env>), ServiceError> {
+    pub fn load(store: &Db, vault: &Vault, now_us: i64) -> Result<(KeyRing, Vec<Env>), ServiceError> {
         let mut created = Vec::new();
         let rows = store.write(|tx| {
             let mut rows = keys::all(tx)?;
@@ -95,7 +95,7 @@ impl KeyRing {
     }
 
     /// The keys in clear: (env, key).
-    pub fn reveal(store: &Store, vault: &Vault) -> Result<Vec<(Env, String)>, ServiceError> {
+    pub fn reveal(store: &Db, vault: &Vault) -> Result<Vec<(Env, String)>, ServiceError> {
         let rows = store.read(keys::all)?;
         rows.iter()
             .filter_map(|r| Env::parse(&r.env).map(|e| (e, r)))
@@ -107,7 +107,7 @@ impl KeyRing {
     }
 
     /// Replaces the key of `env`; the old one stops working at once.
-    pub fn rotate(&self, store: &Store, vault: &Vault, env: Env, now_us: i64) -> Result<String, ServiceError> {
+    pub fn rotate(&self, store: &Db, vault: &Vault, env: Env, now_us: i64) -> Result<String, ServiceError> {
         let (key, row) = new_key(env, vault, now_us);
         store.write(|tx| keys::put(tx, &row))?;
         let mut hashes = self.hashes.write().unwrap_or_else(|p| p.into_inner());
@@ -124,7 +124,7 @@ mod tests {
     #[test]
     fn each_key_opens_its_environment_and_a_rotated_key_stops_working_at_once() {
         let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(&dir.path().join("db.sqlite3")).unwrap();
+        let store = Db::open_file(&dir.path().join("db.sqlite3")).unwrap();
         let vault = Vault::open(&dir.path().join("vault.key")).unwrap();
         let (ring, created) = KeyRing::load(&store, &vault, 0).unwrap();
         assert_eq!(created, vec![Env::Live, Env::Sandbox]);

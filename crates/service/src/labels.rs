@@ -23,7 +23,8 @@ use packdesk_model::request::*;
 use packdesk_model::{ErrorCode, ServiceError};
 use packdesk_store::accounts::AccountRow;
 use packdesk_store::files::FileRow;
-use packdesk_store::labels::{self as table, InsertError, LabelFilter, LabelRow};
+use packdesk_store::db::labels as table;
+use packdesk_store::labels::{InsertError, LabelFilter, LabelRow};
 use packdesk_store::paging;
 use serde_json::{json, Value};
 
@@ -589,7 +590,7 @@ impl Service {
         for _ in 0..16 {
             let serials = self.allocator.reserve(scope, count, draft.range, || {
                 self.store
-                    .read(|conn| packdesk_store::tracking::counter(conn, scope))
+                    .read(|conn| packdesk_store::db::tracking::counter(conn, scope))
                     .map_err(ServiceError::from)
             })?;
             let numbers: Vec<String> = serials.iter().map(|s| tracking::format(draft.scheme, *s)).collect();
@@ -714,19 +715,19 @@ impl Service {
         let slug = &d.account.slug;
         self.store.write(|tx| {
             for (serial, number) in serials.iter().zip(numbers) {
-                if !packdesk_store::tracking::register(tx, env, slug, number, &id)? {
+                if !packdesk_store::db::tracking::register(tx, env, slug, number, &id)? {
                     return Err(WriteError::Taken(*serial));
                 }
             }
             if let Some(last) = serials.last() {
-                packdesk_store::tracking::advance(tx, scope, last + 1)?;
+                packdesk_store::db::tracking::advance(tx, scope, last + 1)?;
             }
             match job {
                 None => table::insert(tx, &row).map_err(insert_error)?,
                 Some(_) => table::complete(tx, &id, "created", &row.record, &row.search_text, now)?,
             }
             for f in &rows {
-                packdesk_store::files::insert(tx, f)?;
+                packdesk_store::db::files::insert(tx, f)?;
             }
             if let Some((order_id, again)) = &d.ships_order {
                 self.mark_order_shipped(tx, d.env, order_id, &id, numbers, *again, now)?;

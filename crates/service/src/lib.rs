@@ -38,7 +38,7 @@ pub mod workers;
 use clock::Clock;
 use keys::{Env, KeyRing};
 use packdesk_model::ServiceError;
-use packdesk_store::Store;
+use packdesk_store::db::Db;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use vault::Vault;
@@ -89,14 +89,14 @@ fn private_dir(dir: &Path) -> Result<(), ServiceError> {
 }
 
 /// Whether the database holds anything sealed by the vault (API keys, carrier credentials).
-fn holds_sealed_secrets(store: &Store) -> Result<bool, ServiceError> {
-    store.read(packdesk_store::keys::any_sealed).map_err(Into::into)
+fn holds_sealed_secrets(store: &Db) -> Result<bool, ServiceError> {
+    store.read(packdesk_store::db::keys::any_sealed).map_err(Into::into)
 }
 
 /// The desk's operations over one data folder. Callers reach the store, vault and keys only
 /// through its functions (one module per domain adds its own).
 pub struct Service {
-    store: Store,
+    store: Db,
     vault: Vault,
     keys: KeyRing,
     clock: Arc<dyn Clock>,
@@ -158,7 +158,7 @@ impl Service {
                 data_dir.display()
             ))
         })?;
-        let store = Store::open(&dir.database())?;
+        let store = Db::open_file(&dir.database())?;
         let keyring = vault::OsKeyring::for_data_dir(data_dir);
         let may_create = !holds_sealed_secrets(&store)?;
         let (vault, vault_key_place) = Vault::open_kept(&dir.vault_key(), &keyring, key_preference, may_create)?;
@@ -199,7 +199,7 @@ impl Service {
                 data_dir.display()
             )));
         }
-        let store = Store::open(&dir.database())?;
+        let store = Db::open_file(&dir.database())?;
         let keyring = vault::OsKeyring::for_data_dir(data_dir);
         let (vault, _) = Vault::open_kept(&dir.vault_key(), &keyring, KeyPreference::File, false)?;
         KeyRing::reveal(&store, &vault)
@@ -219,7 +219,7 @@ impl Service {
                 data_dir.display()
             )));
         }
-        let store = Store::open(&dir.database())?;
+        let store = Db::open_file(&dir.database())?;
         let now = chrono::Utc::now().timestamp_micros();
         webhooks::command(&store, env, change, now)
     }
@@ -316,7 +316,7 @@ impl Service {
         }
         let row = self
             .store
-            .read(|c| packdesk_store::files::get_by_id(c, id))?
+            .read(|c| packdesk_store::db::files::get_by_id(c, id))?
             .ok_or_else(|| ServiceError::at(model::ErrorCode::ItemNotFound, "id", format!("no file {id}")))?;
         Ok(file_answer(row))
     }
@@ -325,7 +325,7 @@ impl Service {
     pub fn file(&self, env: Env, id: &str) -> Result<(Vec<u8>, &'static str, String), ServiceError> {
         let row = self
             .store
-            .read(|c| packdesk_store::files::get(c, env.as_str(), id))?
+            .read(|c| packdesk_store::db::files::get(c, env.as_str(), id))?
             .ok_or_else(|| ServiceError::at(model::ErrorCode::ItemNotFound, "id", format!("no file {id}")))?;
         Ok(file_answer(row))
     }

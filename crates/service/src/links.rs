@@ -7,7 +7,7 @@
 use crate::vault::{from_hex, to_hex};
 use hmac::{Hmac, Mac};
 use packdesk_model::ServiceError;
-use packdesk_store::Store;
+use packdesk_store::db::Db;
 use sha2::Sha256;
 use std::sync::atomic::{AtomicI64, Ordering};
 
@@ -29,9 +29,9 @@ pub enum LinkRefused {
 
 impl FileLinks {
     /// Loads the store's link key, making it on first use (every process on the store shares it).
-    pub fn load(store: &Store) -> Result<FileLinks, ServiceError> {
+    pub fn load(store: &Db) -> Result<FileLinks, ServiceError> {
         let fresh = to_hex(&crate::vault::random_bytes::<32>());
-        let hex = store.write(|tx| packdesk_store::meta_init(tx, META_KEY, &fresh))?;
+        let hex = store.write(|tx| packdesk_store::db::meta::init(tx, META_KEY, &fresh))?;
         let key = from_hex(&hex)
             .filter(|k| k.len() >= 32)
             .ok_or_else(|| ServiceError::internal("the file link key in the store is damaged"))?;
@@ -82,7 +82,7 @@ mod tests {
 
     fn links() -> (tempfile::TempDir, FileLinks) {
         let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(&dir.path().join("db.sqlite3")).unwrap();
+        let store = Db::open_file(&dir.path().join("db.sqlite3")).unwrap();
         let l = FileLinks::load(&store).unwrap();
         assert_eq!(FileLinks::load(&store).unwrap().key, l.key, "one key per store");
         (dir, l)

@@ -13,11 +13,13 @@ use packdesk_model::record::{Manifest, ManifestList};
 use packdesk_model::request::{ListQuery, ManifestRequest};
 use packdesk_model::{ErrorCode, ServiceError};
 use packdesk_store::accounts::AccountRow;
-use packdesk_store::files;
+use packdesk_store::db::files;
 use packdesk_store::files::FileRow;
-use packdesk_store::labels::{self, LabelRow};
-use packdesk_store::records::{self as records, Kind};
-use packdesk_store::rusqlite::Connection;
+use packdesk_store::db::labels;
+use packdesk_store::labels::LabelRow;
+use packdesk_store::db::records;
+use packdesk_store::records::Kind;
+use packdesk_store::db::Tx;
 use serde_json::{json, Value};
 
 pub const MANIFEST_STATUSES: &[&str] = packdesk_model::status::ManifestStatus::NAMES;
@@ -85,7 +87,7 @@ fn lines_of(label: &LabelRow, slug: &str) -> Vec<ManifestLine> {
 /// in a manifest) or, without label_ids, every such label of the account shipping `today` or
 /// earlier (later ones wait for their day's close-out).
 fn choose_labels(
-    tx: &Connection,
+    tx: &mut Tx<'_>,
     env: Env,
     account: &AccountRow,
     label_ids: &Option<Vec<String>>,
@@ -208,7 +210,7 @@ impl Service {
     #[allow(clippy::too_many_arguments)]
     fn close_out(
         &self,
-        tx: &Connection,
+        tx: &mut Tx<'_>,
         env: Env,
         account: &AccountRow,
         manifest_id: &str,

@@ -10,7 +10,8 @@ use packdesk_model::order::{Order, OrderList, OrderRequest, OrderSource, OrdersS
 use packdesk_model::request::{Address, ListQuery};
 use packdesk_model::status::OrderStatus;
 use packdesk_model::{ErrorCode, ServiceError};
-use packdesk_store::orders::{self as table, OrderFilter, OrderRow};
+use packdesk_store::db::orders as table;
+use packdesk_store::orders::{OrderFilter, OrderRow};
 use packdesk_store::paging;
 
 /// What saving one order did.
@@ -155,7 +156,7 @@ impl Service {
     /// answers what it would do (a dry run).
     pub(crate) fn upsert_order(
         &self,
-        tx: &packdesk_store::rusqlite::Connection,
+        tx: &mut packdesk_store::db::Tx<'_>,
         env: Env,
         o: OrderRequest,
         source: OrderSource,
@@ -208,7 +209,7 @@ impl Service {
 
     fn put_order(
         &self,
-        tx: &packdesk_store::rusqlite::Connection,
+        tx: &mut packdesk_store::db::Tx<'_>,
         env: Env,
         o: &Order,
         created_at: i64,
@@ -317,7 +318,7 @@ impl Service {
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn mark_order_shipped(
         &self,
-        tx: &packdesk_store::rusqlite::Connection,
+        tx: &mut packdesk_store::db::Tx<'_>,
         env: Env,
         order_id: &str,
         label_id: &str,
@@ -345,7 +346,7 @@ impl Service {
     /// A voided label gives its order back to the desk: open again, to ship with another label.
     pub(crate) fn reopen_order_of(
         &self,
-        tx: &packdesk_store::rusqlite::Connection,
+        tx: &mut packdesk_store::db::Tx<'_>,
         env: Env,
         label: &packdesk_store::labels::LabelRow,
         now: i64,

@@ -13,9 +13,11 @@ use packdesk_model::desk::{
 use packdesk_model::record::AccountRefDescribed;
 use packdesk_model::request::{IdRef, ManifestRequest};
 use packdesk_model::ServiceError;
-use packdesk_store::accounts::{self as account_table, AccountRow};
-use packdesk_store::labels;
-use packdesk_store::records::{self, Kind, RecordFilter};
+use packdesk_store::db::accounts as account_table;
+use packdesk_store::accounts::AccountRow;
+use packdesk_store::db::labels;
+use packdesk_store::db::records;
+use packdesk_store::records::{Kind, RecordFilter};
 use std::collections::BTreeMap;
 
 const DAY_US: i64 = 86_400_000_000;
@@ -206,7 +208,7 @@ impl Service {
         };
         let has_profile = self
             .store
-            .read(|c| packdesk_store::printing::profile(c, "manifest"))?
+            .read(|c| packdesk_store::db::printing::profile(c, "manifest"))?
             .is_some();
         let mut results = Vec::new();
         for a in chosen {

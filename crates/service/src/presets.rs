@@ -12,7 +12,8 @@ use packdesk_model::preset::{DeskSettings, Preset, PresetList, PresetRequest, Ru
 use packdesk_model::record::Deleted;
 use packdesk_model::request::{Weight, WeightUnit};
 use packdesk_model::{ErrorCode, ServiceError};
-use packdesk_store::presets::{self as table, PresetRow};
+use packdesk_store::db::presets as table;
+use packdesk_store::presets::PresetRow;
 
 const SETTINGS_KEY: &str = "desk_settings";
 const MAX_RULES: usize = 200;
@@ -260,7 +261,7 @@ impl Service {
     }
 
     pub fn rules(&self, env: Env) -> Result<Rules, ServiceError> {
-        let json = self.store.read(|c| packdesk_store::meta_get(c, &rules_key(env)))?;
+        let json = self.store.read(|c| packdesk_store::db::meta::get(c, &rules_key(env)))?;
         match json {
             None => Ok(Rules::default()),
             Some(j) => serde_json::from_str(&j).map_err(ServiceError::internal),
@@ -315,12 +316,12 @@ impl Service {
         p.into_result()?;
         let json = serde_json::to_string(&rules).map_err(ServiceError::internal)?;
         self.store
-            .write(|tx| packdesk_store::meta_set(tx, &rules_key(env), &json))?;
+            .write(|tx| packdesk_store::db::meta::set(tx, &rules_key(env), &json))?;
         Ok(rules)
     }
 
     pub fn desk_settings(&self) -> Result<DeskSettings, ServiceError> {
-        let json = self.store.read(|c| packdesk_store::meta_get(c, SETTINGS_KEY))?;
+        let json = self.store.read(|c| packdesk_store::db::meta::desk_get(c, SETTINGS_KEY))?;
         match json {
             None => Ok(DeskSettings::default()),
             Some(j) => serde_json::from_str(&j).map_err(ServiceError::internal),
@@ -331,7 +332,7 @@ impl Service {
         s.update_url = crate::updates::checked_update_url(s.update_url.take())?;
         let json = serde_json::to_string(&s).map_err(ServiceError::internal)?;
         self.store
-            .write(|tx| packdesk_store::meta_set(tx, SETTINGS_KEY, &json))?;
+            .write(|tx| packdesk_store::db::meta::desk_set(tx, SETTINGS_KEY, &json))?;
         Ok(s)
     }
 

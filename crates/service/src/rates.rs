@@ -15,8 +15,9 @@ use packdesk_model::error::Problems;
 use packdesk_model::record::{AccountRefDescribed, RateEntry, RateRecord, RateRecordList};
 use packdesk_model::request::{ListQuery, RatesRequest};
 use packdesk_model::{ErrorCode, ServiceError};
-use packdesk_store::accounts;
-use packdesk_store::records::{self as records, Kind};
+use packdesk_store::db::accounts;
+use packdesk_store::db::records;
+use packdesk_store::records::Kind;
 use serde_json::json;
 
 pub const RATE_STATUSES: &[&str] = packdesk_model::status::RateStatus::NAMES;

@@ -6,7 +6,8 @@ use crate::Service;
 use packdesk_model::request::ListQuery;
 use packdesk_model::{ErrorCode, ServiceError};
 use packdesk_store::paging;
-use packdesk_store::records::{self as table, Kind, RecordFilter, RecordRow};
+use packdesk_store::db::records as table;
+use packdesk_store::records::{Kind, RecordFilter, RecordRow};
 use serde_json::Value;
 
 pub(crate) fn row(env: Env, account: Option<&str>, status: &str, record: &Value, now: i64) -> RecordRow {

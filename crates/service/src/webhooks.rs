@@ -13,11 +13,12 @@ pub use packdesk_model::desk::WebhookChange;
 use packdesk_model::desk::{DeliveryStatus, WebhookAttempt, WebhookDelivery, WebhookDeliveryList, WebhookSetting};
 use packdesk_model::request::ListQuery;
 use packdesk_model::{ErrorCode, ServiceError};
-use packdesk_store::rusqlite::Connection;
+use packdesk_store::db::Tx;
+use packdesk_store::db::webhooks as table;
 use packdesk_store::webhooks::{
-    self as table, AttemptRow, DeliveryFilter, DeliveryRow, WebhookSetting as StoredSetting,
+    AttemptRow, DeliveryFilter, DeliveryRow, WebhookSetting as StoredSetting,
 };
-use packdesk_store::{paging, Store};
+use packdesk_store::{db::Db, paging};
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
@@ -170,13 +171,13 @@ struct Attempted {
 }
 
 /// The webhook setting of `env`.
-fn setting_of(store: &Store, env: Env) -> Result<WebhookSetting, ServiceError> {
+fn setting_of(store: &Db, env: Env) -> Result<WebhookSetting, ServiceError> {
     let s = store.read(|c| table::setting(c, env.as_str()))?;
     Ok(setting_record(s.as_ref()))
 }
 
 /// Sets the URL and/or turns webhooks on or off for `env` (a new URL turns them on unless told).
-fn update_setting(store: &Store, env: Env, req: WebhookChange, now: i64) -> Result<WebhookSetting, ServiceError> {
+fn update_setting(store: &Db, env: Env, req: WebhookChange, now: i64) -> Result<WebhookSetting, ServiceError> {
     let saved = store.write(|tx| {
         let old = table::setting(tx, env.as_str())?;
         let url = req.url.clone().or_else(|| old.as_ref().map(|o| o.url.clone()));
@@ -204,7 +205,7 @@ fn update_setting(store: &Store, env: Env, req: WebhookChange, now: i64) -> Resu
 
 /// `packdesk-server webhook`: show, or change like the desk route.
 pub(crate) fn command(
-    store: &Store,
+    store: &Db,
     env: Env,
     change: Option<WebhookChange>,
     now: i64,
@@ -228,7 +229,7 @@ impl Service {
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn webhook_delivery_in(
         &self,
-        tx: &Connection,
+        tx: &mut Tx<'_>,
         env: Env,
         event: &str,
         record_id: &str,

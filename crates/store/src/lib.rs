@@ -5,6 +5,7 @@
 pub mod accounts;
 pub mod batches;
 pub mod copy;
+pub mod db;
 pub mod files;
 pub mod idempotency;
 pub mod jobs;

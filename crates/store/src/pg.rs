@@ -149,6 +149,49 @@ impl PgStore {
         })
     }
 
+    /// `write` (or, `relaxed`, `write_relaxed`) handing `f` the connection itself inside the
+    /// transaction (BEGIN and COMMIT sent here), so the service's `db::Tx` has one lifetime. A
+    /// connection left mid-transaction by a panic in `f` is dropped with it, and PostgreSQL rolls
+    /// the transaction back.
+    pub fn write_on<T, E: From<StoreError>>(
+        &self,
+        relaxed: bool,
+        f: impl FnOnce(&mut Client) -> Result<T, E>,
+    ) -> Result<T, E> {
+        let begin = if relaxed {
+            "BEGIN; SET LOCAL synchronous_commit TO OFF"
+        } else {
+            "BEGIN"
+        };
+        let mut client = self.take()?;
+        if let Err(e) = client.batch_execute(begin) {
+            // A dropped connection fails at BEGIN, before anything of `f` was sent: once more, anew.
+            if !client.is_closed() {
+                self.give_back(client);
+                return Err(StoreError::from(e).into());
+            }
+            client = self.reconnect()?;
+            client.batch_execute(begin).map_err(StoreError::from)?;
+        }
+        match f(&mut client) {
+            Ok(out) => match client.batch_execute("COMMIT") {
+                Ok(()) => {
+                    self.give_back(client);
+                    Ok(out)
+                }
+                Err(e) => {
+                    self.give_back(client);
+                    Err(StoreError::from(e).into())
+                }
+            },
+            Err(e) => {
+                let _ = client.batch_execute("ROLLBACK");
+                self.give_back(client);
+                Err(e)
+            }
+        }
+    }
+
     /// Runs `f` on a connection of the pool (each statement sees the latest commits).
     pub fn read<T, E: From<StoreError>>(&self, f: impl FnOnce(&mut Client) -> Result<T, E>) -> Result<T, E> {
         let mut client = self.take()?;
