@@ -29,14 +29,65 @@ pub struct DeskOptions {
     /// How many days the signed file links in records work without the key.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(i64).range(1..=3650))]
     pub file_link_days: Option<i64>,
+
+    /// The shared PostgreSQL database of many desks (postgres://user@host:port/database)
+    /// [default: $PACKDESK_DATABASE_URL, else the SQLite file in the data folder]
+    #[arg(
+        long,
+        global = true,
+        value_name = "URL",
+        env = "PACKDESK_DATABASE_URL",
+        hide_env_values = true
+    )]
+    pub database: Option<String>,
+
+    /// This desk's name in a shared database [default: the host name]
+    #[arg(long, global = true, value_name = "NAME")]
+    pub desk: Option<String>,
+
+    /// The warehouse's vault key, given once to a desk joining a shared database (printed by
+    /// `packdesk-server keys --database URL` at a desk already on it).
+    #[arg(long, global = true, value_name = "CODE")]
+    pub join_code: Option<String>,
 }
 
 impl DeskOptions {
+    /// The database these options name: `--database`, else the data folder's own file.
+    pub fn database(&self) -> packdesk_service::Database {
+        match self.database.as_deref().filter(|u| !u.trim().is_empty()) {
+            None => packdesk_service::Database::DataFolder,
+            Some(url) => packdesk_service::Database::Shared {
+                url: url.to_string(),
+                desk: self.desk_name(),
+                join_code: self.join_code.clone(),
+            },
+        }
+    }
+
+    /// `--desk`, else the host name (each desk of a warehouse has its own).
+    pub fn desk_name(&self) -> String {
+        self.desk
+            .clone()
+            .filter(|d| !d.trim().is_empty())
+            .unwrap_or_else(host_name)
+    }
+
     /// Whether `--listen` was left at its default (the desktop app then falls back to a free port
     /// when another program holds 4780).
     pub fn listen_is_default(&self) -> bool {
         self.listen.to_string() == DEFAULT_LISTEN
     }
+}
+
+/// This machine's name: the default name of its desk.
+fn host_name() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .or_else(|| std::env::var("COMPUTERNAME").ok())
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .map(|h| h.trim().to_string())
+        .filter(|h| !h.is_empty())
+        .unwrap_or_else(|| "desk".into())
 }
 
 #[cfg(test)]

@@ -32,17 +32,7 @@ impl Allocator {
         let last = next
             .checked_add(n.saturating_sub(1))
             .filter(|l| *l <= range.end)
-            .ok_or_else(|| {
-                let left = if next > range.end { 0 } else { range.end - next + 1 };
-                ServiceError::at(
-                    ErrorCode::TrackingNumbersExhausted,
-                    "shipper_account.id",
-                    format!(
-                        "the tracking-number range {}..{} has {left} numbers left, {n} needed",
-                        range.start, range.end
-                    ),
-                )
-            })?;
+            .ok_or_else(|| exhausted(range, if next > range.end { 0 } else { range.end - next + 1 }, n))?;
         map.insert(scope.to_string(), last + 1);
         Ok((next..=last).collect())
     }
@@ -83,4 +73,16 @@ mod tests {
         a.skip_past("t", 13);
         assert_eq!(a.reserve("t", 1, r, || unreachable!()).unwrap(), vec![14]);
     }
+}
+
+/// The range has `left` numbers, `needed` were asked for.
+pub(crate) fn exhausted(range: TrackingRange, left: u64, needed: u64) -> ServiceError {
+    ServiceError::at(
+        ErrorCode::TrackingNumbersExhausted,
+        "shipper_account.id",
+        format!(
+            "the tracking-number range {}..{} has {left} numbers left, {needed} needed",
+            range.start, range.end
+        ),
+    )
 }

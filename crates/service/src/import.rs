@@ -728,7 +728,8 @@ impl Service {
                 let earlier = written.contains(&d.request.order_number);
                 if earlier {
                     // Rows of an order this file wrote before: its items so far, then these.
-                    if let Some(row) = packdesk_store::db::orders::by_number(tx, env.as_str(), &d.request.order_number)? {
+                    if let Some(row) = packdesk_store::db::orders::by_number(tx, env.as_str(), &d.request.order_number)?
+                    {
                         let before = crate::orders::order_of(&row)?;
                         let mut items = before.items;
                         items.append(&mut d.request.items);

@@ -12,12 +12,19 @@
 use crate::keys::Env;
 use crate::Service;
 use packdesk_model::ServiceError;
-use packdesk_store::db::Tx;
 use packdesk_store::db::jobs;
+use packdesk_store::db::Tx;
 use packdesk_store::records::Kind;
 use serde_json::Value;
 use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 use std::sync::{Condvar, Mutex};
+
+/// How long a desk holds a job of the shared database before another desk may take it over
+/// (renewed while the job runs): a desk that died has its jobs run elsewhere after this.
+const LEASE: std::time::Duration = std::time::Duration::from_secs(6);
+
+/// How often an idle worker of a shared database looks for jobs other desks accepted.
+const SHARED_POLL: std::time::Duration = std::time::Duration::from_millis(200);
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum JobKind {
@@ -159,6 +166,26 @@ impl JobQueue {
         }
     }
 
+    /// Wakes the workers of a shared database's desk: a job was accepted here (another desk's
+    /// jobs and leases that ran out are found by polling, `SHARED_POLL`).
+    fn nudge(&self) {
+        self.wake.notify_all();
+    }
+
+    /// Waits for a nudge or `timeout`; false once the queue stops.
+    fn idle(&self, timeout: std::time::Duration) -> bool {
+        let l = self.lock();
+        if l.stopping {
+            return false;
+        }
+        let (l, _) = self.wake.wait_timeout(l, timeout).unwrap_or_else(|p| p.into_inner());
+        !l.stopping
+    }
+
+    fn stopping(&self) -> bool {
+        self.lock().stopping
+    }
+
     pub(crate) fn stop(&self) {
         self.lock().stopping = true;
         self.wake.notify_all();
@@ -221,6 +248,10 @@ impl Service {
             }
             Ok::<_, ServiceError>(seqs)
         })?;
+        if self.store.is_shared() {
+            self.jobs.nudge();
+            return Ok(());
+        }
         for (seq, (id, _)) in seqs.into_iter().zip(jobs_to_run) {
             self.jobs.push(seq, id.clone(), lane.to_string());
         }
@@ -348,6 +379,14 @@ impl Service {
 
     /// Runs every queued job on the calling thread, until none is left (tests, tools).
     pub fn run_queued_jobs(&self) -> usize {
+        if self.store.is_shared() {
+            let mut n = 0;
+            while let Ok(Some(id)) = self.claim_shared_job() {
+                self.run_leased_job(&id);
+                n += 1;
+            }
+            return n;
+        }
         let mut n = 0;
         while let Some((id, lane)) = self.jobs.take(false) {
             self.run_job(&id);
@@ -361,6 +400,9 @@ impl Service {
 impl Service {
     /// A job worker's loop: takes the next job of an idle lane and runs it, until the queue stops.
     pub(crate) fn work_on_jobs(&self) {
+        if self.store.is_shared() {
+            return self.work_on_shared_jobs();
+        }
         while let Some((id, lane)) = self.jobs.take(true) {
             // The lane is given back even if the job's code panics (run_job catches its own
             // panics; this is the last guard), so the account's next jobs still run.
@@ -379,8 +421,69 @@ impl Service {
         self.stop_printer();
     }
 
-    /// Async jobs waiting for a worker.
+    /// Async jobs waiting for a worker (on a shared database: of every desk).
     pub fn waiting_jobs(&self) -> usize {
+        if self.store.is_shared() {
+            return self.store.read(jobs::counts).map_or(0, |(queued, _)| queued as usize);
+        }
         self.jobs.waiting()
+    }
+
+    /// A shared database's worker: claims the next runnable job of any desk under a lease and
+    /// runs it; idle, it looks again when a job is accepted here or after `SHARED_POLL`.
+    fn work_on_shared_jobs(&self) {
+        while !self.jobs.stopping() {
+            match self.claim_shared_job() {
+                Ok(Some(id)) => self.run_leased_job(&id),
+                Ok(None) => {
+                    if !self.jobs.idle(SHARED_POLL) {
+                        return;
+                    }
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "cannot take a job from the shared database");
+                    if !self.jobs.idle(SHARED_POLL * 4) {
+                        return;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Leases the next runnable job to this desk (a lane's jobs one at a time, in acceptance order,
+    /// whichever desk accepted them; a job of a desk that died once its lease ran out).
+    fn claim_shared_job(&self) -> Result<Option<String>, ServiceError> {
+        let now = self.now_us();
+        let row = self.store.write(|tx| jobs::claim(tx, now, LEASE.as_micros() as i64))?;
+        Ok(row.map(|r| r.id))
+    }
+
+    /// Runs a leased job, renewing the lease while it runs, so a long job (a close-out of
+    /// thousands of labels) is not taken over by another desk meanwhile. The lease is not what
+    /// keeps a job to one run: its completing transaction is (`jobs::finish`).
+    fn run_leased_job(&self, id: &str) {
+        let done = std::sync::atomic::AtomicBool::new(false);
+        std::thread::scope(|scope| {
+            scope.spawn(|| {
+                let step = std::time::Duration::from_millis(100);
+                let mut waited = std::time::Duration::ZERO;
+                while !done.load(std::sync::atomic::Ordering::SeqCst) {
+                    std::thread::sleep(step);
+                    waited += step;
+                    if waited >= LEASE / 3 {
+                        waited = std::time::Duration::ZERO;
+                        let until = self.now_us() + LEASE.as_micros() as i64;
+                        if let Err(e) = self.store.write(|tx| jobs::renew(tx, id, until)) {
+                            tracing::warn!(job_id = %id, error = %e, "cannot renew the job's lease");
+                        }
+                    }
+                }
+            });
+            let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.run_job(id)));
+            done.store(true, std::sync::atomic::Ordering::SeqCst);
+            if let Err(p) = ran {
+                std::panic::resume_unwind(p);
+            }
+        });
     }
 }

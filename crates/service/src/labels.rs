@@ -22,8 +22,8 @@ use packdesk_model::record::*;
 use packdesk_model::request::*;
 use packdesk_model::{ErrorCode, ServiceError};
 use packdesk_store::accounts::AccountRow;
-use packdesk_store::files::FileRow;
 use packdesk_store::db::labels as table;
+use packdesk_store::files::FileRow;
 use packdesk_store::labels::{InsertError, LabelFilter, LabelRow};
 use packdesk_store::paging;
 use serde_json::{json, Value};
@@ -588,11 +588,7 @@ impl Service {
         let count = draft.req.shipment.parcels.len() as u64;
         let scope = &draft.scope;
         for _ in 0..16 {
-            let serials = self.allocator.reserve(scope, count, draft.range, || {
-                self.store
-                    .read(|conn| packdesk_store::db::tracking::counter(conn, scope))
-                    .map_err(ServiceError::from)
-            })?;
+            let serials = self.reserve_serials(scope, count, draft.range)?;
             let numbers: Vec<String> = serials.iter().map(|s| tracking::format(draft.scheme, *s)).collect();
             match self.write_label(draft, &serials, &numbers, job) {
                 Ok(v) => return Ok(v),
@@ -605,6 +601,23 @@ impl Service {
             "shipper_account.id",
             "the tracking-number range overlaps numbers issued elsewhere; try again",
         ))
+    }
+
+    /// Reserves `count` serials of a range. One desk's file: in memory (`Allocator`; the label's
+    /// transaction advances the stored counter). A shared database: under the counter's row lock
+    /// in a short transaction of its own, so desks never draw the same serial; a desk that dies
+    /// before its label commits leaves a gap, never a number twice.
+    fn reserve_serials(&self, scope: &str, count: u64, range: TrackingRange) -> Result<Vec<u64>, ServiceError> {
+        let Some((shared, _)) = self.store.shared() else {
+            return self.allocator.reserve(scope, count, range, || {
+                self.store
+                    .read(|conn| packdesk_store::db::tracking::counter(conn, scope))
+                    .map_err(ServiceError::from)
+            });
+        };
+        let reserved = shared
+            .write_relaxed(|tx| packdesk_store::tracking::pg::reserve(tx, scope, count, range.start, range.end))?;
+        reserved.map_err(|left| crate::allocator::exhausted(range, left, count))
     }
 
     /// Stores an async label in status `creating` with its job.

@@ -63,6 +63,31 @@ impl DataDir {
     }
 }
 
+/// Where a desk keeps its records.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum Database {
+    /// The SQLite file in the data folder: one desk, nothing to install.
+    #[default]
+    DataFolder,
+    /// The shared PostgreSQL database of a warehouse's desks, as the desk named `desk`. The data
+    /// folder still holds the desk's vault key, lock and log.
+    Shared {
+        url: String,
+        desk: String,
+        /// The warehouse's vault key for a desk joining (`keys --database` prints it).
+        join_code: Option<String>,
+    },
+}
+
+impl Database {
+    fn open(&self, dir: &DataDir) -> Result<Db, ServiceError> {
+        match self {
+            Database::DataFolder => Db::open_file(&dir.database()),
+            Database::Shared { url, desk, .. } => Db::open_shared(url, desk),
+        }
+    }
+}
+
 /// Creates the data folder for its owner only (0700 on Unix), or tightens an existing one: it holds
 /// the database, the vault key and the lock.
 fn private_dir(dir: &Path) -> Result<(), ServiceError> {
@@ -143,6 +168,18 @@ impl Service {
         clock: Arc<dyn Clock>,
         key_preference: KeyPreference,
     ) -> Result<Opened, ServiceError> {
+        Service::open_on(data_dir, &Database::DataFolder, base_url, clock, key_preference)
+    }
+
+    /// As `open_with`, on the database `database` names (a shared PostgreSQL database of many
+    /// desks, or the data folder's own file).
+    pub fn open_on(
+        data_dir: &Path,
+        database: &Database,
+        base_url: &str,
+        clock: Arc<dyn Clock>,
+        key_preference: KeyPreference,
+    ) -> Result<Opened, ServiceError> {
         private_dir(data_dir)?;
         let dir = DataDir(data_dir.to_path_buf());
         packdesk_store::private_file(&dir.lock_file())?;
@@ -158,12 +195,39 @@ impl Service {
                 data_dir.display()
             ))
         })?;
-        let store = Db::open_file(&dir.database())?;
+        let store = database.open(&dir)?;
         let keyring = vault::OsKeyring::for_data_dir(data_dir);
+        if let Database::Shared {
+            join_code: Some(code), ..
+        } = database
+        {
+            Vault::adopt_join_code(&dir.vault_key(), &keyring, code)?;
+        }
         let may_create = !holds_sealed_secrets(&store)?;
-        let (vault, vault_key_place) = Vault::open_kept(&dir.vault_key(), &keyring, key_preference, may_create)?;
+        let (vault, vault_key_place) = Vault::open_kept(&dir.vault_key(), &keyring, key_preference, may_create)
+            .map_err(|e| match database {
+                Database::Shared { .. } => ServiceError::internal(
+                    "this desk does not hold the vault key the shared database's secrets are sealed with \
+                     (nothing was changed). A desk joining is given it once: run `packdesk-server keys \
+                     --database URL` at a desk that runs on the database and start this one with \
+                     `--join-code CODE`",
+                )
+                .caused_by(e),
+                Database::DataFolder => e,
+            })?;
         let now = clock.now().timestamp_micros();
         let (keys, created_keys) = KeyRing::load(&store, &vault, now)?;
+        if store.is_shared() {
+            // Every desk opens the same sealed keys: a desk with a key of its own would serve
+            // nothing sealed, so it does not start.
+            KeyRing::reveal(&store, &vault).map_err(|_| {
+                ServiceError::internal(
+                    "this desk's vault key is not the one the shared database's secrets are sealed with: run \
+                     `packdesk-server keys --database URL` at a desk that runs on it and start this desk with \
+                     `--join-code CODE` and a data folder of its own",
+                )
+            })?;
+        }
         let links = links::FileLinks::load(&store)?;
         let service = Service {
             store,
@@ -192,6 +256,26 @@ impl Service {
 
     /// The keys of a data folder in clear, without taking the folder's lock (the server may run).
     pub fn reveal_keys(data_dir: &Path) -> Result<Vec<(Env, String)>, ServiceError> {
+        Service::reveal_keys_on(data_dir, &Database::DataFolder).map(|(keys, _)| keys)
+    }
+
+    /// The keys of a desk in clear, and (shared database) the join code that lets a further desk
+    /// open them: the vault key of the desk whose data folder this is.
+    pub fn reveal_keys_on(
+        data_dir: &Path,
+        database: &Database,
+    ) -> Result<(Vec<(Env, String)>, Option<String>), ServiceError> {
+        let dir = DataDir(data_dir.to_path_buf());
+        if let Database::Shared { .. } = database {
+            let store = database.open(&dir)?;
+            let keyring = vault::OsKeyring::for_data_dir(data_dir);
+            let (vault, _) = Vault::open_kept(&dir.vault_key(), &keyring, KeyPreference::File, false)?;
+            return Ok((KeyRing::reveal(&store, &vault)?, Some(vault.join_code())));
+        }
+        Service::reveal_folder_keys(data_dir).map(|k| (k, None))
+    }
+
+    fn reveal_folder_keys(data_dir: &Path) -> Result<Vec<(Env, String)>, ServiceError> {
         let dir = DataDir(data_dir.to_path_buf());
         if !dir.database().exists() {
             return Err(ServiceError::internal(format!(
@@ -203,6 +287,31 @@ impl Service {
         let keyring = vault::OsKeyring::for_data_dir(data_dir);
         let (vault, _) = Vault::open_kept(&dir.vault_key(), &keyring, KeyPreference::File, false)?;
         KeyRing::reveal(&store, &vault)
+    }
+
+    /// Moves one desk's data (the SQLite file of `data_dir`: keys, accounts and their ranges,
+    /// labels and files, orders, jobs, webhooks, printers) into the shared database at `url`, as
+    /// the desk `desk`, in one transaction. A shared database holding other API keys is refused
+    /// untouched; a second move of the same desk adds nothing. The moved desk's vault key becomes
+    /// the warehouse's: its join code is answered for the further desks.
+    pub fn migrate_folder(
+        data_dir: &Path,
+        url: &str,
+        desk: &str,
+    ) -> Result<(packdesk_store::copy::CopyReport, String), ServiceError> {
+        let dir = DataDir(data_dir.to_path_buf());
+        if !dir.database().exists() {
+            return Err(ServiceError::internal(format!(
+                "no Packdesk data in {}",
+                data_dir.display()
+            )));
+        }
+        let from = packdesk_store::Store::open(&dir.database())?;
+        let keyring = vault::OsKeyring::for_data_dir(data_dir);
+        let (vault, _) = Vault::open_kept(&dir.vault_key(), &keyring, KeyPreference::File, false)?;
+        let to = packdesk_store::pg::PgStore::open(url)?;
+        let report = packdesk_store::copy::sqlite_to_postgres(&from, &to, desk)?;
+        Ok((report, vault.join_code()))
     }
 
     /// Shows (`set` None) or changes the webhook of `env` in a data folder, without taking the

@@ -326,11 +326,19 @@ impl Service {
         again: bool,
         now: i64,
     ) -> Result<(), ServiceError> {
-        let row = table::get(tx, env.as_str(), order_id)?.ok_or_else(|| not_found(order_id))?;
+        // Locked until the label commits (shared database): a second desk scanning the order
+        // waits here, then finds it shipped.
+        let row = table::get_for_update(tx, env.as_str(), order_id)?.ok_or_else(|| not_found(order_id))?;
         let mut o = order_of(&row)?;
         match o.status {
             OrderStatus::Cancelled => return Err(crate::shipping::cancelled(&o)),
-            OrderStatus::Shipped if !again => return Err(crate::shipping::shipped_before(&o)),
+            OrderStatus::Shipped if !again => {
+                let desk = match o.label_ids.last() {
+                    Some(label) => packdesk_store::db::labels::desk_of(tx, label)?,
+                    None => None,
+                };
+                return Err(crate::shipping::shipped_before(&o, desk.as_deref()));
+            }
             _ => {}
         }
         o.status = OrderStatus::Shipped;

@@ -13,8 +13,8 @@ use packdesk_model::desk::{
 use packdesk_model::record::AccountRefDescribed;
 use packdesk_model::request::{IdRef, ManifestRequest};
 use packdesk_model::ServiceError;
-use packdesk_store::db::accounts as account_table;
 use packdesk_store::accounts::AccountRow;
+use packdesk_store::db::accounts as account_table;
 use packdesk_store::db::labels;
 use packdesk_store::db::records;
 use packdesk_store::records::{Kind, RecordFilter};

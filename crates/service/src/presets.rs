@@ -321,7 +321,9 @@ impl Service {
     }
 
     pub fn desk_settings(&self) -> Result<DeskSettings, ServiceError> {
-        let json = self.store.read(|c| packdesk_store::db::meta::desk_get(c, SETTINGS_KEY))?;
+        let json = self
+            .store
+            .read(|c| packdesk_store::db::meta::desk_get(c, SETTINGS_KEY))?;
         match json {
             None => Ok(DeskSettings::default()),
             Some(j) => serde_json::from_str(&j).map_err(ServiceError::internal),

@@ -19,10 +19,10 @@ use packdesk_model::desk::{
 use packdesk_model::request::ListQuery;
 use packdesk_model::{ErrorCode, ServiceError};
 use packdesk_print::{convert, zpl, PrintOptions, Transport};
-use packdesk_store::db::printing as table;
-use packdesk_store::printing::{JobFilter, PrintJobRow, PrinterRow, ProfileRow};
 use packdesk_store::db::files;
+use packdesk_store::db::printing as table;
 use packdesk_store::paging;
+use packdesk_store::printing::{JobFilter, PrintJobRow, PrinterRow, ProfileRow};
 use std::sync::{Condvar, Mutex};
 use std::time::Duration;
 
@@ -37,6 +37,8 @@ pub const PRINT_TIMEOUT: Duration = Duration::from_secs(10);
 /// Automatic retries of a failed job stop after this many attempts.
 const MAX_AUTO_ATTEMPTS: i64 = 20;
 const RETRY_EVERY: Duration = Duration::from_secs(15);
+/// How often the print worker of a shared database's desk looks for jobs other desks queued.
+const SHARED_POLL: Duration = Duration::from_millis(500);
 
 fn stock_paper(stock: &str) -> Paper {
     match stock {
@@ -742,7 +744,13 @@ impl Service {
             }
             let g = self.print_signal.queued.lock().unwrap_or_else(|p| p.into_inner());
             if *g == seen && !stop.load(Ordering::SeqCst) {
-                let _ = self.print_signal.wake.wait_timeout(g, RETRY_EVERY);
+                // A shared database's other desks queue jobs for this desk's printers too.
+                let wait = if self.store.is_shared() {
+                    SHARED_POLL
+                } else {
+                    RETRY_EVERY
+                };
+                let _ = self.print_signal.wake.wait_timeout(g, wait);
             }
         }
     }

@@ -34,7 +34,8 @@ impl Service {
             }
         }
         let saved = device.clone().unwrap_or_default();
-        self.store.write(|tx| packdesk_store::db::meta::desk_set(tx, SCALE_KEY, &saved))?;
+        self.store
+            .write(|tx| packdesk_store::db::meta::desk_set(tx, SCALE_KEY, &saved))?;
         self.scale.watch(choice_of(device.as_deref()));
         Ok(self.scale_state())
     }

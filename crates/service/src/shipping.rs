@@ -59,12 +59,17 @@ pub(crate) fn cancelled(o: &Order) -> ServiceError {
 }
 
 /// The refusal of an order shipped before, naming its label.
-pub(crate) fn shipped_before(o: &Order) -> ServiceError {
+pub(crate) fn shipped_before(o: &Order, desk: Option<&str>) -> ServiceError {
+    // On a shared database the operator learns where too: another desk may have packed it.
+    let at_desk = desk
+        .filter(|d| !d.is_empty())
+        .map(|d| format!(" at desk {d}"))
+        .unwrap_or_default();
     ServiceError::at(
         ErrorCode::OperationNotAllowed,
         "again",
         format!(
-            "order {} was shipped on {} with label {} (tracking {}); send \"again\": true to ship it once more",
+            "order {} was shipped{at_desk} on {} with label {} (tracking {}); send \"again\": true to ship it once more",
             o.order_number,
             o.shipped_at.as_deref().unwrap_or("?"),
             o.label_ids.last().map(String::as_str).unwrap_or("?"),
@@ -80,7 +85,13 @@ impl Service {
         let order = self.stored_order(env, id)?;
         match order.status {
             OrderStatus::Cancelled => return Err(cancelled(&order)),
-            OrderStatus::Shipped if !req.again => return Err(shipped_before(&order)),
+            OrderStatus::Shipped if !req.again => {
+                let desk = match order.label_ids.last() {
+                    Some(label) => self.store.read(|c| packdesk_store::db::labels::desk_of(c, label))?,
+                    None => None,
+                };
+                return Err(shipped_before(&order, desk.as_deref()));
+            }
             _ => {}
         }
         let (presets, rules) = self.shipping_setup(env)?;
@@ -303,7 +314,10 @@ impl Service {
                 p.invalid(format!("order_ids[{i}]"), format!("{id} is in the batch twice"));
                 continue;
             }
-            match self.store.read(|c| packdesk_store::db::orders::get(c, env.as_str(), id))? {
+            match self
+                .store
+                .read(|c| packdesk_store::db::orders::get(c, env.as_str(), id))?
+            {
                 None => p.add(
                     ErrorCode::ItemNotFound,
                     format!("order_ids[{i}]"),

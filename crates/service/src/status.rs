@@ -29,7 +29,8 @@ impl Service {
     /// Pauses or resumes the desk's printing; resuming sends what waited, oldest first.
     pub fn set_printing(&self, req: PrintingRequest) -> Result<DeskStatus, ServiceError> {
         let value = if req.paused { "true" } else { "false" };
-        self.store.write(|tx| packdesk_store::db::meta::desk_set(tx, PAUSED_KEY, value))?;
+        self.store
+            .write(|tx| packdesk_store::db::meta::desk_set(tx, PAUSED_KEY, value))?;
         self.print_signal.paused.store(req.paused, Ordering::SeqCst);
         if !req.paused {
             self.wake_printer();

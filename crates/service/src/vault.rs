@@ -11,6 +11,8 @@ use std::path::Path;
 
 pub struct Vault {
     cipher: XChaCha20Poly1305,
+    /// The key itself, for the join code of a shared database (given to each further desk once).
+    key: Vec<u8>,
 }
 
 const NONCE_LEN: usize = 24;
@@ -124,6 +126,36 @@ impl Vault {
     fn from_key(key: &[u8]) -> Vault {
         Vault {
             cipher: XChaCha20Poly1305::new(Key::from_slice(key)),
+            key: key.to_vec(),
+        }
+    }
+
+    /// The key as a join code: every desk of a shared database seals and opens the API keys and
+    /// carrier credentials with the same key, which each further desk is given once.
+    pub fn join_code(&self) -> String {
+        to_hex(&self.key)
+    }
+
+    /// Gives a desk the warehouse's key from its join code: written as the data folder's key file
+    /// (the desktop app then moves it into the OS keyring). A desk holding that key already
+    /// changes nothing; one holding another key is refused untouched.
+    pub fn adopt_join_code(key_file: &Path, keeper: &dyn KeyKeeper, code: &str) -> Result<(), ServiceError> {
+        let key = from_hex(code.trim())
+            .filter(|k| k.len() == 32)
+            .ok_or_else(|| ServiceError::invalid("join_code", "a join code is 64 hexadecimal digits"))?;
+        let held = match read_key_file(key_file)? {
+            Some(k) => Some(k),
+            None => keeper.get().ok().flatten(),
+        };
+        match held {
+            Some(k) if k == key => Ok(()),
+            Some(_) => Err(ServiceError::internal(format!(
+                "this desk's data folder holds another vault key ({}): it was left as it is. Use a data \
+                 folder of its own for the shared database, or move this one away",
+                key_file.display()
+            ))),
+            None => write_private(key_file, &key)
+                .map_err(|e| ServiceError::internal(format!("writing {}: {e}", key_file.display()))),
         }
     }
 

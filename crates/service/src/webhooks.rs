@@ -13,11 +13,9 @@ pub use packdesk_model::desk::WebhookChange;
 use packdesk_model::desk::{DeliveryStatus, WebhookAttempt, WebhookDelivery, WebhookDeliveryList, WebhookSetting};
 use packdesk_model::request::ListQuery;
 use packdesk_model::{ErrorCode, ServiceError};
-use packdesk_store::db::Tx;
 use packdesk_store::db::webhooks as table;
-use packdesk_store::webhooks::{
-    AttemptRow, DeliveryFilter, DeliveryRow, WebhookSetting as StoredSetting,
-};
+use packdesk_store::db::Tx;
+use packdesk_store::webhooks::{AttemptRow, DeliveryFilter, DeliveryRow, WebhookSetting as StoredSetting};
 use packdesk_store::{db::Db, paging};
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -293,7 +291,7 @@ impl Service {
     /// together share a transaction), as in the dispatcher's loop.
     pub async fn deliver_due_webhooks(&self) -> usize {
         let now = self.now_us();
-        let due = match self.store.read(|c| table::due(c, now, BATCH)) {
+        let due = match self.off_runtime(|| self.store.read(|c| table::due(c, now, BATCH))) {
             Ok(d) if !d.is_empty() => d,
             Ok(_) => return 0,
             Err(e) => {
@@ -329,11 +327,22 @@ impl Service {
                 made += finished.len();
                 // A short synchronous write on this (the dispatcher's) thread; the attempts still
                 // in flight go on on the runtime's own threads meanwhile.
-                if let Err(e) = self.record_attempts(finished) {
+                if let Err(e) = self.off_runtime(|| self.record_attempts(finished)) {
                     tracing::warn!(error = %e.chain(), "webhook attempts could not be recorded (they will be made again)");
                 }
             }
             made
+        }
+    }
+
+    /// Runs a store call from the dispatcher's async loop. PostgreSQL's blocking client drives a
+    /// runtime of its own, which may not start inside the workers' runtime: on a shared database
+    /// the call leaves the runtime's context first (`block_in_place`, a multi-thread runtime).
+    fn off_runtime<T>(&self, f: impl FnOnce() -> T) -> T {
+        if self.store.is_shared() && tokio::runtime::Handle::try_current().is_ok() {
+            tokio::task::block_in_place(f)
+        } else {
+            f()
         }
     }
 
@@ -399,14 +408,24 @@ impl Service {
             let mut failed_records = 0u32;
             // Attempts that finished and are not recorded yet.
             let mut finished: Vec<Attempted> = Vec::new();
+            // A shared database's deliveries are sent by one desk at a time: the one holding the
+            // dispatcher's session lock (it goes with a desk that dies or loses the database).
+            let mut turn = DispatcherTurn::default();
             while !stop.load(Ordering::SeqCst) {
+                if !self.off_runtime(|| turn.mine(self)) {
+                    tokio::select! {
+                        _ = self.dispatcher.wake.notified() => {}
+                        _ = tokio::time::sleep(Duration::from_secs(1)) => {}
+                    }
+                    continue;
+                }
                 // Record what has finished (those finishing together share a transaction).
                 while let Some(done) = set.try_join_next() {
                     finished.extend(done.ok());
                 }
                 if !finished.is_empty() {
                     let ids: Vec<String> = finished.iter().map(|a| a.delivery.id.clone()).collect();
-                    match self.record_attempts(std::mem::take(&mut finished)) {
+                    match self.off_runtime(|| self.record_attempts(std::mem::take(&mut finished))) {
                         Ok(()) => failed_records = 0,
                         Err(e) => {
                             // The store refuses writes (disk full, locked): these deliveries stay
@@ -423,8 +442,7 @@ impl Service {
                 // Start what has fallen due and is not in flight.
                 let now = self.now_us();
                 let due = self
-                    .store
-                    .read(|c| table::due(c, now, BATCH + in_flight.len()))
+                    .off_runtime(|| self.store.read(|c| table::due(c, now, BATCH + in_flight.len())))
                     .unwrap_or_default();
                 let fresh: Vec<DeliveryRow> = due.into_iter().filter(|d| !in_flight.contains(&d.id)).collect();
                 for d in fresh {
@@ -456,11 +474,7 @@ impl Service {
                 // Wait for an attempt to finish, a new delivery, or (when none is in flight) the next
                 // one to fall due.
                 let next = match in_flight.is_empty() {
-                    true => self
-                        .store
-                        .read(table::next_due_at)
-                        .ok()
-                        .flatten(),
+                    true => self.off_runtime(|| self.store.read(table::next_due_at)).ok().flatten(),
                     false => None,
                 };
                 let wait = match next {
@@ -571,3 +585,33 @@ fn describe(e: &reqwest::Error) -> String {
 
 /// The webhook sender, made on first use (the Service struct's field type).
 pub(crate) type SenderCell = OnceLock<Sender>;
+
+/// The dispatcher's hold of the shared database's session lock, looked at again once a second.
+#[derive(Default)]
+struct DispatcherTurn {
+    lock: Option<packdesk_store::pg::SessionLock>,
+    checked: Option<std::time::Instant>,
+}
+
+impl DispatcherTurn {
+    fn mine(&mut self, service: &Service) -> bool {
+        let Some((shared, _)) = service.store.shared() else {
+            return true;
+        };
+        if self.checked.is_some_and(|t| t.elapsed() < Duration::from_secs(1)) {
+            return self.lock.is_some();
+        }
+        self.checked = Some(std::time::Instant::now());
+        if let Some(lock) = self.lock.as_mut() {
+            if lock.held() {
+                return true;
+            }
+            tracing::warn!("this desk lost the webhook dispatcher's lock (the shared database went away)");
+            self.lock = None;
+        }
+        self.lock = shared
+            .try_session_lock(packdesk_store::webhooks::pg::DISPATCHER_LOCK)
+            .unwrap_or_default();
+        self.lock.is_some()
+    }
+}

@@ -54,10 +54,7 @@ impl Db {
     }
 
     /// Like `write`, for what a repeat makes good (webhook attempt records): not waiting for the disk.
-    pub fn write_relaxed<T, E: From<StoreError>>(
-        &self,
-        f: impl FnOnce(&mut Tx<'_>) -> Result<T, E>,
-    ) -> Result<T, E> {
+    pub fn write_relaxed<T, E: From<StoreError>>(&self, f: impl FnOnce(&mut Tx<'_>) -> Result<T, E>) -> Result<T, E> {
         match self {
             Db::Sqlite(s) => s.write_relaxed(|tx| f(&mut Tx::Sqlite(tx))),
             Db::Postgres { store, desk } => store.write_on(true, |client| f(&mut Tx::Postgres { client, desk })),

@@ -99,20 +99,22 @@ pub mod pg {
     /// Writes a preset; answers false when another preset of the environment has its name.
     pub fn put(tx: &mut impl GenericClient, p: &PresetRow) -> crate::Result<bool> {
         // ON CONFLICT (id) updates; a clash of the other unique index (env, name) is the refusal,
-        // tried under a savepoint so the caller's transaction goes on.
-        let mut sp = tx.transaction()?;
-        let res = sp.execute(
+        // tried under a savepoint so the caller's transaction goes on. The savepoint is named in
+        // SQL: the caller's transaction may be BEGIN sent on a plain connection (`db::Tx`), where
+        // the client's own `transaction()` would send a second BEGIN and commit the caller's.
+        tx.batch_execute("SAVEPOINT preset_put")?;
+        let res = tx.execute(
             "INSERT INTO presets (id, env, name, record, created_at) VALUES ($1, $2, $3, $4, $5)
              ON CONFLICT (id) DO UPDATE SET name = excluded.name, record = excluded.record",
             &[&p.id, &p.env, &p.name, &p.record, &p.created_at],
         );
         match res {
             Ok(_) => {
-                sp.commit()?;
+                tx.batch_execute("RELEASE SAVEPOINT preset_put")?;
                 Ok(true)
             }
             Err(e) if e.code() == Some(&postgres::error::SqlState::UNIQUE_VIOLATION) => {
-                sp.rollback()?;
+                tx.batch_execute("ROLLBACK TO SAVEPOINT preset_put")?;
                 Ok(false)
             }
             Err(e) => Err(e.into()),

@@ -33,8 +33,18 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Print the API keys: `live <key>` and `sandbox <key>`.
+    /// Print the API keys: `live <key>` and `sandbox <key>` (with --database also `join <code>`,
+    /// the warehouse's vault key a further desk starts with once: --join-code).
     Keys,
+    /// Copy one desk's data folder into the shared database (--to), in one transaction.
+    Migrate {
+        /// The data folder of the desk to move.
+        #[arg(long, value_name = "DIR")]
+        from: std::path::PathBuf,
+        /// The shared database: postgres://user@host:port/database
+        #[arg(long, value_name = "URL")]
+        to: String,
+    },
     /// Show, or change, where async results of an environment are POSTed.
     Webhook {
         env: EnvArg,
@@ -88,11 +98,27 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let data_dir = cli.desk.data_dir.clone();
     match cli.command {
-        Some(Command::Keys) => match Service::reveal_keys(&data_dir) {
-            Ok(keys) => {
+        Some(Command::Keys) => match Service::reveal_keys_on(&data_dir, &cli.desk.database()) {
+            Ok((keys, join)) => {
                 for (env, key) in keys {
                     println!("{} {key}", env.as_str());
                 }
+                if let Some(code) = join {
+                    println!("join {code}");
+                }
+                ExitCode::SUCCESS
+            }
+            Err(e) => fail(why(&e)),
+        },
+        Some(Command::Migrate { from, to }) => match Service::migrate_folder(&from, &to, &cli.desk.desk_name()) {
+            Ok((report, join)) => {
+                for (table, copied, skipped) in &report.tables {
+                    println!("{table}: {copied} copied, {skipped} there already");
+                }
+                println!(
+                    "join {join}\nStart this desk with --database and --data-dir {}; start each further desk once with --join-code and the code above.",
+                    from.display()
+                );
                 ExitCode::SUCCESS
             }
             Err(e) => fail(why(&e)),
@@ -133,7 +159,14 @@ fn serve(desk: DeskOptions, log: &str) -> ExitCode {
         Err(e) => return fail(e),
     };
     let base_url = format!("http://{local}");
-    let opened = match Service::open(&desk.data_dir, &base_url, Arc::new(SystemClock)) {
+    let database = desk.database();
+    let opened = match Service::open_on(
+        &desk.data_dir,
+        &database,
+        &base_url,
+        Arc::new(SystemClock),
+        packdesk_service::KeyPreference::File,
+    ) {
         Ok(o) => o,
         Err(e) => return fail(why(&e)),
     };

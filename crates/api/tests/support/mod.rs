@@ -13,14 +13,38 @@ pub struct Server {
     pub live: String,
     pub sandbox: String,
     pub data_dir: PathBuf,
+    /// The desk's shared database and name (None: the data folder's SQLite file).
+    pub shared: Option<(String, String)>,
     _tmp: Option<tempfile::TempDir>,
+}
+
+/// A new database in the test cluster of `tests/postgres.sh` (`.ci/test` starts it).
+pub fn shared_database() -> String {
+    let cluster = std::env::var("PACKDESK_TEST_POSTGRES").expect(
+        "PACKDESK_TEST_POSTGRES is not set: run the tests with the README's test command, or start a cluster \
+         with `eval \"$(bash tests/postgres.sh start | sed 's/^/export /')\"`",
+    );
+    packdesk_store::pg::scratch_database(&cluster, "api").unwrap()
+}
+
+/// With PACKDESK_TEST_BACKEND=postgres every `Server::start` runs on a database of its own in
+/// the test cluster: the black-box suites run once per backend (`.ci/test`).
+fn backend_database() -> Option<(String, String)> {
+    (std::env::var("PACKDESK_TEST_BACKEND").as_deref() == Ok("postgres")).then(|| (shared_database(), "desk-1".into()))
 }
 
 const BIN: &str = env!("CARGO_BIN_EXE_packdesk-server");
 
-fn start(data_dir: &Path) -> (Child, String) {
-    let mut child = Command::new(BIN)
-        .args(["--data-dir", data_dir.to_str().unwrap(), "--listen", "127.0.0.1:0"])
+fn start(data_dir: &Path, shared: Option<&(String, String)>, join_code: Option<&str>) -> (Child, String) {
+    let mut cmd = Command::new(BIN);
+    cmd.args(["--data-dir", data_dir.to_str().unwrap(), "--listen", "127.0.0.1:0"]);
+    if let Some((url, desk)) = shared {
+        cmd.args(["--database", url, "--desk", desk]);
+    }
+    if let Some(code) = join_code {
+        cmd.args(["--join-code", code]);
+    }
+    let mut child = cmd
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
         .spawn()
@@ -39,10 +63,28 @@ fn start(data_dir: &Path) -> (Child, String) {
 }
 
 pub fn keys(data_dir: &Path) -> (String, String) {
-    let out = Command::new(BIN)
-        .args(["keys", "--data-dir", data_dir.to_str().unwrap()])
-        .output()
-        .unwrap();
+    keys_on(data_dir, None)
+}
+
+/// `packdesk-server keys` of a desk: its text (with `--database`, a `join` line too).
+pub fn keys_text(data_dir: &Path, shared: Option<&(String, String)>) -> String {
+    let mut cmd = Command::new(BIN);
+    cmd.args(["keys", "--data-dir", data_dir.to_str().unwrap()]);
+    if let Some((url, _)) = shared {
+        cmd.args(["--database", url]);
+    }
+    let out = cmd.output().unwrap();
+    assert!(out.status.success(), "keys: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+pub fn keys_on(data_dir: &Path, shared: Option<&(String, String)>) -> (String, String) {
+    let mut cmd = Command::new(BIN);
+    cmd.args(["keys", "--data-dir", data_dir.to_str().unwrap()]);
+    if let Some((url, _)) = shared {
+        cmd.args(["--database", url]);
+    }
+    let out = cmd.output().unwrap();
     assert!(out.status.success(), "keys: {}", String::from_utf8_lossy(&out.stderr));
     let text = String::from_utf8(out.stdout).unwrap();
     let find = |env: &str| {
@@ -56,16 +98,23 @@ pub fn keys(data_dir: &Path) -> (String, String) {
 
 impl Server {
     pub fn start() -> Server {
+        Server::start_on(backend_database(), None)
+    }
+
+    /// A desk on `shared` (database, desk name), or on its own file; `join_code` given once to a
+    /// desk joining a shared database.
+    pub fn start_on(shared: Option<(String, String)>, join_code: Option<&str>) -> Server {
         let tmp = tempfile::tempdir().unwrap();
         let data_dir = tmp.path().join("data");
-        let (child, base) = start(&data_dir);
-        let (live, sandbox) = keys(&data_dir);
+        let (child, base) = start(&data_dir, shared.as_ref(), join_code);
+        let (live, sandbox) = keys_on(&data_dir, shared.as_ref());
         Server {
             child,
             base,
             live,
             sandbox,
             data_dir,
+            shared,
             _tmp: Some(tmp),
         }
     }
@@ -84,7 +133,7 @@ impl Server {
 
     /// Starts the server again on the same data (a new port).
     pub fn restart(&mut self) {
-        let (child, base) = start(&self.data_dir);
+        let (child, base) = start(&self.data_dir, self.shared.as_ref(), None);
         self.child = child;
         self.base = base;
     }
