@@ -103,15 +103,22 @@ fn start_desk(
         Ok(a) => format!("http://{a}"),
         Err(e) => fail(e.to_string()),
     };
-    let opened = Service::open_with(&args.data_dir, &base, Arc::new(SystemClock), KeyPreference::Keyring)
-        .unwrap_or_else(|e| {
-            fail(
-                e.details
-                    .first()
-                    .map(|d| d.info.clone())
-                    .unwrap_or_else(|| e.to_string()),
-            )
-        });
+    // `--database` (or PACKDESK_DATABASE_URL): a desk of a warehouse's shared database.
+    let opened = Service::open_on(
+        &args.data_dir,
+        &args.database(),
+        &base,
+        Arc::new(SystemClock),
+        KeyPreference::Keyring,
+    )
+    .unwrap_or_else(|e| {
+        fail(
+            e.details
+                .first()
+                .map(|d| d.info.clone())
+                .unwrap_or_else(|| e.to_string()),
+        )
+    });
     if let Some(days) = args.file_link_days {
         opened.service.set_file_link_days(days);
     }

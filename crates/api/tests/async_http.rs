@@ -13,8 +13,6 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use support::*;
 
-const BIN: &str = env!("CARGO_BIN_EXE_packdesk-server");
-
 fn async_label(account: &str, order: Option<String>) -> Value {
     let mut body = yodel_label(account, 1);
     body["async"] = json!(true);
@@ -112,28 +110,17 @@ fn async_requests_answer_3001_and_the_desk_routes_show_the_webhook_log() {
 fn the_webhook_command_sets_the_url_beside_a_running_server() {
     let s = Server::start();
     let rx = Receiver::ok();
-    let dir = s.data_dir.to_str().unwrap();
-    let out = std::process::Command::new(BIN)
-        .args(["webhook", "sandbox", "--url", &rx.url, "--on", "--data-dir", dir])
+    let out = s
+        .command(&["webhook", "sandbox", "--url", &rx.url, "--on"])
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let shown: Value = serde_json::from_slice(
-        &std::process::Command::new(BIN)
-            .args(["webhook", "sandbox", "--data-dir", dir])
-            .output()
-            .unwrap()
-            .stdout,
-    )
-    .unwrap();
+    let shown: Value = serde_json::from_slice(&s.command(&["webhook", "sandbox"]).output().unwrap().stdout).unwrap();
     assert_eq!(
         (shown["url"].as_str(), shown["enabled"].as_bool()),
         (Some(rx.url.as_str()), Some(true))
     );
-    let bad = std::process::Command::new(BIN)
-        .args(["webhook", "sandbox", "--url", "ftp://x", "--data-dir", dir])
-        .output()
-        .unwrap();
+    let bad = s.command(&["webhook", "sandbox", "--url", "ftp://x"]).output().unwrap();
     assert!(!bad.status.success());
     assert!(String::from_utf8_lossy(&bad.stderr).contains("url"));
     let account = yodel_account(&s);

@@ -56,6 +56,18 @@ impl Allocator {
     }
 }
 
+/// The range has `left` numbers, `needed` were asked for.
+pub(crate) fn exhausted(range: TrackingRange, left: u64, needed: u64) -> ServiceError {
+    ServiceError::at(
+        ErrorCode::TrackingNumbersExhausted,
+        "shipper_account.id",
+        format!(
+            "the tracking-number range {}..{} has {left} numbers left, {needed} needed",
+            range.start, range.end
+        ),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -73,16 +85,4 @@ mod tests {
         a.skip_past("t", 13);
         assert_eq!(a.reserve("t", 1, r, || unreachable!()).unwrap(), vec![14]);
     }
-}
-
-/// The range has `left` numbers, `needed` were asked for.
-pub(crate) fn exhausted(range: TrackingRange, left: u64, needed: u64) -> ServiceError {
-    ServiceError::at(
-        ErrorCode::TrackingNumbersExhausted,
-        "shipper_account.id",
-        format!(
-            "the tracking-number range {}..{} has {left} numbers left, {needed} needed",
-            range.start, range.end
-        ),
-    )
 }

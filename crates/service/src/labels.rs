@@ -727,6 +727,11 @@ impl Service {
         let scope = d.scope.as_str();
         let slug = &d.account.slug;
         self.store.write(|tx| {
+            // The order first: its row stays locked to the end (shared database), so a second
+            // desk scanning it waits here and then finds it shipped, before its label is written.
+            if let Some((order_id, again)) = &d.ships_order {
+                self.mark_order_shipped(tx, d.env, order_id, &id, numbers, *again, now)?;
+            }
             for (serial, number) in serials.iter().zip(numbers) {
                 if !packdesk_store::db::tracking::register(tx, env, slug, number, &id)? {
                     return Err(WriteError::Taken(*serial));
@@ -741,9 +746,6 @@ impl Service {
             }
             for f in &rows {
                 packdesk_store::db::files::insert(tx, f)?;
-            }
-            if let Some((order_id, again)) = &d.ships_order {
-                self.mark_order_shipped(tx, d.env, order_id, &id, numbers, *again, now)?;
             }
             if let Some(job) = job {
                 self.complete_job_in(tx, job, json!({"code": 200}), record_json.clone(), now)?;

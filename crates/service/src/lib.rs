@@ -63,6 +63,10 @@ impl DataDir {
     }
 }
 
+/// The API keys in clear, and (shared database) the join code: the warehouse's vault key as
+/// text, given once to each further desk.
+pub type RevealedKeys = (Vec<(Env, String)>, Option<String>);
+
 /// Where a desk keeps its records.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub enum Database {
@@ -261,10 +265,7 @@ impl Service {
 
     /// The keys of a desk in clear, and (shared database) the join code that lets a further desk
     /// open them: the vault key of the desk whose data folder this is.
-    pub fn reveal_keys_on(
-        data_dir: &Path,
-        database: &Database,
-    ) -> Result<(Vec<(Env, String)>, Option<String>), ServiceError> {
+    pub fn reveal_keys_on(data_dir: &Path, database: &Database) -> Result<RevealedKeys, ServiceError> {
         let dir = DataDir(data_dir.to_path_buf());
         if let Database::Shared { .. } = database {
             let store = database.open(&dir)?;
@@ -321,7 +322,21 @@ impl Service {
         env: Env,
         change: Option<webhooks::WebhookChange>,
     ) -> Result<model::desk::WebhookSetting, ServiceError> {
+        Service::webhook_command_on(data_dir, &Database::DataFolder, env, change)
+    }
+
+    /// As `webhook_command`, on the database `database` names (the shared one: every desk's).
+    pub fn webhook_command_on(
+        data_dir: &Path,
+        database: &Database,
+        env: Env,
+        change: Option<webhooks::WebhookChange>,
+    ) -> Result<model::desk::WebhookSetting, ServiceError> {
         let dir = DataDir(data_dir.to_path_buf());
+        if let Database::Shared { .. } = database {
+            let store = database.open(&dir)?;
+            return webhooks::command(&store, env, change, chrono::Utc::now().timestamp_micros());
+        }
         if !dir.database().exists() {
             return Err(ServiceError::internal(format!(
                 "no Packdesk data in {} (start the server once first)",

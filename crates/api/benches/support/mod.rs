@@ -60,9 +60,36 @@ pub struct Server {
 
 impl Server {
     pub fn start(name: &str) -> Server {
+        Server::start_on(name, &[])
+    }
+
+    /// A desk of the shared database `url` named `desk` (`join`: the join code of a further desk).
+    pub fn start_shared(name: &str, url: &str, desk: &str, join: Option<&str>) -> Server {
+        let mut args = vec!["--database", url, "--desk", desk];
+        if let Some(code) = join {
+            args.extend(["--join-code", code]);
+        }
+        Server::start_on(name, &args)
+    }
+
+    /// The join code a further desk of this desk's shared database starts with.
+    pub fn join_code(&self, url: &str) -> String {
+        let out = Command::new(env!("CARGO_BIN_EXE_packdesk-server"))
+            .args(["keys", "--data-dir", self.dir.to_str().unwrap(), "--database", url])
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .find_map(|l| l.strip_prefix("join ").map(String::from))
+            .expect("a join code")
+    }
+
+    fn start_on(name: &str, extra: &[&str]) -> Server {
         let dir = std::env::temp_dir().join(format!("packdesk-{name}-{}", std::process::id()));
         let mut child = Command::new(env!("CARGO_BIN_EXE_packdesk-server"))
             .args(["--data-dir", dir.to_str().unwrap(), "--listen", "127.0.0.1:0"])
+            .args(extra)
             .stdout(Stdio::piped())
             .spawn()
             .unwrap();

@@ -128,7 +128,7 @@ fn main() -> ExitCode {
                 url,
                 enabled: (on || off).then_some(on),
             });
-            match Service::webhook_command(&data_dir, env.into(), change) {
+            match Service::webhook_command_on(&data_dir, &cli.desk.database(), env.into(), change) {
                 Ok(setting) => {
                     println!("{}", serde_json::to_string_pretty(&setting).unwrap_or_default());
                     ExitCode::SUCCESS

@@ -138,6 +138,16 @@ impl Server {
         self.base = base;
     }
 
+    /// `packdesk-server` with `args`, on this desk's data folder and database.
+    pub fn command(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::new(BIN);
+        cmd.args(args).args(["--data-dir", self.data_dir.to_str().unwrap()]);
+        if let Some((url, _)) = &self.shared {
+            cmd.args(["--database", url]);
+        }
+        cmd
+    }
+
     pub fn url(&self, path: &str) -> String {
         format!("{}{path}", self.base)
     }

@@ -1,0 +1,83 @@
+//! Three desks on one PostgreSQL database (issue 16): three real `packdesk-server` processes on
+//! 127.0.0.1, 6 keep-alive clients each, 1-parcel 4x6 PDF labels of one shared account, so every
+//! label's number comes from one range under its row lock. Prints labels/s in total and latency
+//! p50/p99, and checks no number was issued twice. Needs the cluster of `tests/postgres.sh`
+//! (PACKDESK_TEST_POSTGRES; start it with PACKDESK_TEST_POSTGRES_DURABLE=1 for real commits).
+//! `cargo bench -p packdesk-api --bench desks_postgres`.
+
+mod support;
+use std::collections::HashSet;
+use std::time::{Duration, Instant};
+use support::{label_body, percentiles, Conn, Server};
+
+const DESKS: usize = 3;
+const CLIENTS_PER_DESK: usize = 6;
+
+fn main() {
+    let full = std::env::args().any(|a| a == "--bench");
+    let per_client = if full { 600 } else { 10 };
+    let cluster = std::env::var("PACKDESK_TEST_POSTGRES").expect("PACKDESK_TEST_POSTGRES: see tests/postgres.sh");
+    let url = packdesk_store::pg::scratch_database(&cluster, "bench_desks").unwrap();
+    let first = Server::start_shared("desk-bench-1", &url, "desk-1", None);
+    let join = first.join_code(&url);
+    let mut desks = vec![first];
+    for n in 2..=DESKS {
+        desks.push(Server::start_shared(
+            &format!("desk-bench-{n}"),
+            &url,
+            &format!("desk-{n}"),
+            Some(&join),
+        ));
+    }
+    let key = desks[0].sandbox_key.clone();
+    let mut c = Conn::open(&desks[0].addr);
+    let id = desks[0].yodel_account(&mut c);
+    let body = label_body(&id, serde_json::json!({}));
+    for d in &desks {
+        let mut c = Conn::open(&d.addr);
+        for _ in 0..20 {
+            assert_eq!(c.request("POST", "/v3/labels", &key, &body).0, 200);
+        }
+    }
+    let start = Instant::now();
+    let handles: Vec<_> = (0..DESKS * CLIENTS_PER_DESK)
+        .map(|i| {
+            let (addr, key, body) = (desks[i % DESKS].addr.clone(), key.clone(), body.clone());
+            std::thread::spawn(move || {
+                let mut c = Conn::open(&addr);
+                let mut lat = Vec::with_capacity(per_client);
+                let mut numbers = Vec::with_capacity(per_client);
+                for _ in 0..per_client {
+                    let t = Instant::now();
+                    let (code, text) = c.request("POST", "/v3/labels", &key, &body);
+                    lat.push(t.elapsed());
+                    assert!(code == 200 && text.contains("\"code\":200"), "{text}");
+                    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+                    numbers.push(v["data"]["tracking_numbers"][0].as_str().unwrap().to_string());
+                }
+                (lat, numbers)
+            })
+        })
+        .collect();
+    let mut lat: Vec<Duration> = Vec::new();
+    let mut numbers: Vec<String> = Vec::new();
+    for h in handles {
+        let (l, n) = h.join().unwrap();
+        lat.extend(l);
+        numbers.extend(n);
+    }
+    let wall = start.elapsed();
+    let distinct: HashSet<&String> = numbers.iter().collect();
+    assert_eq!(
+        distinct.len(),
+        numbers.len(),
+        "a tracking number was issued twice across desks"
+    );
+    let n = lat.len();
+    let (p50, p99, max) = percentiles(&mut lat);
+    println!(
+        "POST /v3/labels  {DESKS} desks x {CLIENTS_PER_DESK} clients on one PostgreSQL  {n} labels in {:.2} s  =  {:.0} labels/s   p50 {p50:.2} ms   p99 {p99:.2} ms   max {max:.2} ms   (no number twice)",
+        wall.as_secs_f64(),
+        n as f64 / wall.as_secs_f64(),
+    );
+}
