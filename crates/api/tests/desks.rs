@@ -2,7 +2,10 @@
 //! database of the test cluster (`tests/postgres.sh`), each with its own data folder and desk
 //! name, as packing desks on a warehouse network would run.
 
+#[path = "../../service/tests/common/receiver.rs"]
+mod receiver;
 mod support;
+use receiver::Receiver;
 use serde_json::{json, Value};
 use std::collections::HashSet;
 use std::process::Command;
@@ -193,4 +196,252 @@ fn async_labels_accepted_at_a_desk_killed_mid_work_are_finished_by_another_desk_
     }
     let distinct: HashSet<&String> = numbers.iter().collect();
     assert_eq!((numbers.len(), distinct.len()), (60, 60), "every job ran, none twice");
+}
+
+/// A loopback TCP relay to the test cluster that the test can cut (every connection dropped, new
+/// ones refused at once) and restore: the network between a desk and its database blinking.
+struct Relay {
+    port: u16,
+    open: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    streams: std::sync::Arc<std::sync::Mutex<Vec<std::net::TcpStream>>>,
+}
+
+impl Relay {
+    fn to(upstream: u16) -> Relay {
+        use std::net::{TcpListener, TcpStream};
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let open = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+        let streams = std::sync::Arc::new(std::sync::Mutex::new(Vec::<TcpStream>::new()));
+        let (o, s) = (open.clone(), streams.clone());
+        std::thread::spawn(move || {
+            for client in listener.incoming().flatten() {
+                if !o.load(std::sync::atomic::Ordering::SeqCst) {
+                    continue; // dropped: the desk's connect fails at once
+                }
+                let Ok(server) = TcpStream::connect(("127.0.0.1", upstream)) else {
+                    continue;
+                };
+                let mut kept = s.lock().unwrap();
+                kept.push(client.try_clone().unwrap());
+                kept.push(server.try_clone().unwrap());
+                for (mut from, mut to) in [
+                    (client.try_clone().unwrap(), server.try_clone().unwrap()),
+                    (server, client),
+                ] {
+                    std::thread::spawn(move || {
+                        let _ = std::io::copy(&mut from, &mut to);
+                        let _ = to.shutdown(std::net::Shutdown::Both);
+                    });
+                }
+            }
+        });
+        Relay { port, open, streams }
+    }
+
+    fn cut(&self) {
+        self.open.store(false, std::sync::atomic::Ordering::SeqCst);
+        for s in self.streams.lock().unwrap().drain(..) {
+            let _ = s.shutdown(std::net::Shutdown::Both);
+        }
+    }
+
+    fn restore(&self) {
+        self.open.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+/// The port of a `postgres://user@host:port/db` address, and the address with another port.
+fn with_port(url: &str, port: u16) -> (u16, String) {
+    let (head, tail) = url.rsplit_once('/').unwrap();
+    let (host, old) = head.rsplit_once(':').unwrap();
+    (old.parse().unwrap(), format!("{host}:{port}/{tail}"))
+}
+
+#[test]
+fn a_desk_that_loses_the_database_says_so_and_goes_on_when_it_is_back() {
+    let url = shared_database();
+    let (cluster_port, _) = with_port(&url, 0);
+    let relay = Relay::to(cluster_port);
+    let (_, through_relay) = with_port(&url, relay.port);
+    let a = Server::start_on(Some((through_relay, "A".into())), None);
+    let account = yodel_account(&a);
+    a.sandbox_ok("POST", "/v3/labels", Some(&yodel_label(&account, 1)));
+    assert_eq!(a.sandbox_ok("GET", "/desk/status", None)["state"], "ready");
+
+    relay.cut();
+    // Every screen's banner (and the tray) says it; a label is refused as worth a retry and the
+    // desk stays up.
+    let end = Instant::now() + Duration::from_secs(20);
+    let status = loop {
+        let s = a.sandbox_ok("GET", "/desk/status", None);
+        if s["state"] == "database_unreachable" || Instant::now() > end {
+            break s;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    assert_eq!(status["state"], "database_unreachable", "{status}");
+    assert!(
+        status["message"]
+            .as_str()
+            .unwrap()
+            .contains("shared database cannot be reached"),
+        "{status}"
+    );
+    let (_, refused) = a.call("POST", "/v3/labels", &a.sandbox, Some(&yodel_label(&account, 1)));
+    assert_eq!(refused["meta"]["code"], 4101, "{refused}");
+
+    relay.restore();
+    let end = Instant::now() + Duration::from_secs(20);
+    while a.sandbox_ok("GET", "/desk/status", None)["state"] != "ready" && Instant::now() < end {
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    assert_eq!(a.sandbox_ok("GET", "/desk/status", None)["state"], "ready");
+    a.sandbox_ok("POST", "/v3/labels", Some(&yodel_label(&account, 1)));
+    let labels = a.sandbox_ok("GET", "/v3/labels", None);
+    assert_eq!(
+        labels["labels"].as_array().unwrap().len(),
+        2,
+        "nothing half-made while it was away"
+    );
+}
+
+#[test]
+fn webhooks_of_jobs_accepted_at_two_desks_are_sent_once_each() {
+    let (a, b) = two_desks();
+    let rx = Receiver::ok();
+    // The setting is the warehouse's: set at A, B's jobs use it too.
+    a.sandbox_ok("PUT", "/desk/webhook", Some(&json!({"url": rx.url, "enabled": true})));
+    let account = yodel_account(&a);
+    let mut ids = HashSet::new();
+    for desk in [&a, &b, &a, &b, &a, &b, &a, &b] {
+        let mut body = yodel_label(&account, 1);
+        body["async"] = json!(true);
+        let (_, v) = desk.call("POST", "/v3/labels", &desk.sandbox, Some(&body));
+        assert_eq!(v["meta"]["code"], 3001, "{v}");
+        ids.insert(v["data"]["id"].as_str().unwrap().to_string());
+    }
+    assert!(rx.wait_for(8, 30), "8 webhooks arrived: {}", rx.posts());
+    // Both desks' dispatchers ran all along; a second send would show within their next rounds.
+    std::thread::sleep(Duration::from_secs(3));
+    let got: Vec<String> = rx
+        .bodies()
+        .iter()
+        .map(|b| b["data"]["id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(got.len(), 8, "each webhook once, from one desk: {got:?}");
+    assert_eq!(got.into_iter().collect::<HashSet<_>>(), ids);
+}
+
+/// A raw printer of the test's own: how many connections brought bytes.
+fn raw_printer() -> (u16, std::sync::mpsc::Receiver<Vec<u8>>) {
+    use std::io::Read;
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = l.local_addr().unwrap().port();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for c in l.incoming() {
+            let mut all = Vec::new();
+            if c.and_then(|mut c| c.read_to_end(&mut all)).is_ok() && tx.send(all).is_err() {
+                return;
+            }
+        }
+    });
+    (port, rx)
+}
+
+#[test]
+fn each_desk_prints_on_its_own_printers() {
+    let (a, b) = two_desks();
+    let (port, printed) = raw_printer();
+    let zebra = a.live_ok(
+        "POST",
+        "/desk/printers",
+        Some(&json!({"name": "Zebra A", "transport": "raw",
+        "address": format!("127.0.0.1:{port}"), "format": "zpl"})),
+    );
+    a.live_ok(
+        "PUT",
+        "/desk/print-profiles/label",
+        Some(&json!({"printer_id": zebra["id"], "stock": "4x6", "auto_print": true})),
+    );
+    // B's printers and profiles are its own: none.
+    assert_eq!(b.live_ok("GET", "/desk/printers", None)["printers"], json!([]));
+    assert_eq!(
+        b.live_ok("GET", "/desk/print-profiles", None)["print_profiles"],
+        json!([])
+    );
+    let account = yodel_account(&a);
+    // A PDF label: the ZPL printer gets it as a raster (any label on any printer).
+    let body = yodel_label(&account, 1);
+    b.sandbox_ok("POST", "/v3/labels", Some(&body));
+    a.sandbox_ok("POST", "/v3/labels", Some(&body));
+    let first = printed
+        .recv_timeout(Duration::from_secs(20))
+        .expect("A's label printed on A's printer");
+    assert!(String::from_utf8_lossy(&first).contains("^XA"));
+    assert!(
+        printed.recv_timeout(Duration::from_secs(3)).is_err(),
+        "B's label is not printed on A's printer"
+    );
+}
+
+#[test]
+fn a_desk_moves_its_folder_into_the_shared_database_once_and_goes_on_there() {
+    // A desk that ran on its own file: an account and two labels.
+    let own = Server::start_on(None, None);
+    let account = yodel_account(&own);
+    let before: Vec<Value> = (0..2)
+        .map(|_| own.sandbox_ok("POST", "/v3/labels", Some(&yodel_label(&account, 1))))
+        .collect();
+    let mut own = own;
+    own.kill();
+    let url = shared_database();
+    let migrate = |from: &std::path::Path| {
+        Command::new(env!("CARGO_BIN_EXE_packdesk-server"))
+            .args([
+                "migrate",
+                "--from",
+                from.to_str().unwrap(),
+                "--to",
+                &url,
+                "--desk",
+                "old-desk",
+            ])
+            .output()
+            .unwrap()
+    };
+    let out = migrate(&own.data_dir);
+    let said = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(said.contains("labels: 2 copied") && said.contains("join "), "{said}");
+    // A second move adds nothing; another desk's folder (other keys) is refused.
+    let again = String::from_utf8_lossy(&migrate(&own.data_dir).stdout).to_string();
+    assert!(again.contains("labels: 0 copied, 2 there already"), "{again}");
+    let mut other = Server::start_on(None, None);
+    other.kill();
+    let refused = migrate(&other.data_dir);
+    assert!(
+        !refused.status.success(),
+        "a database holding other keys takes no other desk's data"
+    );
+
+    // The moved desk runs on the shared database: same keys, its history, numbers go on.
+    own.reopen_on(Some((url.clone(), "old-desk".into())));
+    let moved = own;
+    let (live, sandbox) = keys_on(&moved.data_dir, moved.shared.as_ref());
+    assert_eq!(
+        (moved.live.as_str(), moved.sandbox.as_str()),
+        (live.as_str(), sandbox.as_str())
+    );
+    let after = moved.sandbox_ok("POST", "/v3/labels", Some(&yodel_label(&account, 1)));
+    let history = moved.sandbox_ok("GET", "/v3/labels", None);
+    assert_eq!(history["labels"].as_array().unwrap().len(), 3, "{history}");
+    let mut numbers: Vec<String> = before.iter().flat_map(tracking_numbers).collect();
+    numbers.extend(tracking_numbers(&after));
+    assert_eq!(
+        numbers.iter().collect::<HashSet<_>>().len(),
+        3,
+        "no number again: {numbers:?}"
+    );
 }

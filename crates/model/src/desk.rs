@@ -471,6 +471,9 @@ pub enum DeskState {
     PrintingPaused,
     /// Print jobs are queued or being sent.
     JobsWaiting,
+    /// The shared database of the warehouse's desks cannot be reached: nothing can be made or
+    /// found until it is back (the desk tries again by itself).
+    DatabaseUnreachable,
 }
 
 /// A printer whose latest job failed.

@@ -442,7 +442,8 @@ impl Service {
                 }
                 Err(e) => {
                     tracing::warn!(error = %e, "cannot take a job from the shared database");
-                    if !self.jobs.idle(SHARED_POLL * 4) {
+                    // The database is away: look again in a while, not five times a second.
+                    if !self.jobs.idle(SHARED_POLL * 25) {
                         return;
                     }
                 }

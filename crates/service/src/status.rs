@@ -40,7 +40,7 @@ impl Service {
     }
 
     pub fn desk_status(&self) -> Result<DeskStatus, ServiceError> {
-        let (waiting, failures, printers) = self.store.read(|c| {
+        let read = self.store.read(|c| {
             let mut failing = Vec::new();
             for (printer_id, at, error) in table::newest_failures(c)? {
                 if !table::printed_since(c, &printer_id, at)? {
@@ -48,7 +48,28 @@ impl Service {
                 }
             }
             Ok::<_, packdesk_store::StoreError>((table::waiting_jobs(c)?, failing, table::printers(c)?))
-        })?;
+        });
+        let (waiting, failures, printers) = match read {
+            Ok(r) => r,
+            // A desk of a shared database that lost it says so on every screen (the banner, the
+            // tray); each request and this check try a new connection, so it clears by itself.
+            Err(e) if self.store.is_shared() => {
+                tracing::warn!(error = %e, "the shared database cannot be reached");
+                // The driver's own words ("connection refused"), not only "database error".
+                let e = std::error::Error::source(&e).map_or_else(|| e.to_string(), |c| c.to_string());
+                return Ok(DeskStatus {
+                    state: DeskState::DatabaseUnreachable,
+                    message: format!(
+                        "The shared database cannot be reached ({e}): labels cannot be made or found until it \
+                         is back. This desk tries again by itself"
+                    ),
+                    printing_paused: self.printing_paused(),
+                    jobs_waiting: 0,
+                    failing_printers: Vec::new(),
+                });
+            }
+            Err(e) => return Err(e.into()),
+        };
         let failing_printers: Vec<FailingPrinter> = failures
             .into_iter()
             // A removed printer's failures are no one's concern any more.

@@ -131,6 +131,13 @@ impl Server {
         self.child.wait().unwrap();
     }
 
+    /// Stops this desk and starts it again on the same data folder with `shared` as its database.
+    pub fn reopen_on(&mut self, shared: Option<(String, String)>) {
+        self.kill();
+        self.shared = shared;
+        self.restart();
+    }
+
     /// Starts the server again on the same data (a new port).
     pub fn restart(&mut self) {
         let (child, base) = start(&self.data_dir, self.shared.as_ref(), None);
