@@ -103,7 +103,8 @@ fn start_desk(
         Ok(a) => format!("http://{a}"),
         Err(e) => fail(e.to_string()),
     };
-    // `--database` (or PACKDESK_DATABASE_URL): a desk of a warehouse's shared database.
+    // `--database` (or PACKDESK_DATABASE_URL), else the database Settings chose: a desk of a
+    // warehouse's shared database, or the data folder's own file.
     let opened = Service::open_on(
         &args.data_dir,
         &args.database(),
@@ -123,6 +124,9 @@ fn start_desk(
         opened.service.set_file_link_days(days);
     }
     opened.service.mark_desktop_app();
+    if args.database_from_command_line() {
+        opened.service.note_database_from_command_line();
+    }
     let service = Arc::new(opened.service);
     workers.start(&service, default_job_workers());
     let ui_dir = packdesk_api::paths::find_ui_dir(args.ui_dir.clone().or(bundled_ui));

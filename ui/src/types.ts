@@ -75,5 +75,7 @@ export type ServiceCount = Schemas['ServiceCount'];
 export type Manifest = Schemas['Manifest'];
 export type ScaleState = Schemas['ScaleState'];
 export type DeskStatus = Schemas['DeskStatus'];
+export type DatabaseSetting = Schemas['DatabaseSetting'];
+export type DatabaseRequest = Schemas['DatabaseRequest'];
 export type VaultKeyPlace = Schemas['VaultKeyPlace'];
 export type UpdateStatus = Schemas['UpdateStatus'];

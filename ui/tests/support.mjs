@@ -23,12 +23,13 @@ export function rawPrinter(port = 0) {
 const here = dirname(fileURLToPath(import.meta.url));
 const bin = process.env.PACKDESK_SERVER_BIN ?? join(here, '..', '..', 'target', 'debug', 'packdesk-server');
 
-export async function startDesk(prefix) {
-  const dataDir = mkdtempSync(join(tmpdir(), prefix));
+/** A packdesk-server on a new data folder (or `dataDir`, which is then kept at stop). */
+export async function startDesk(prefix, { dataDir: given } = {}) {
+  const dataDir = given ?? mkdtempSync(join(tmpdir(), prefix));
   const server = spawn(bin, ['--data-dir', dataDir, '--listen', '127.0.0.1:0', '--ui-dir', join(here, '..', 'dist')]);
   const stopServer = () => {
     server.kill('SIGKILL');
-    rmSync(dataDir, { recursive: true, force: true });
+    if (!given) rmSync(dataDir, { recursive: true, force: true });
   };
   try {
     const base = await new Promise((resolve, reject) => {

@@ -55,13 +55,19 @@ impl DeskOptions {
     /// The database these options name: `--database`, else the data folder's own file.
     pub fn database(&self) -> packdesk_service::Database {
         match self.database.as_deref().filter(|u| !u.trim().is_empty()) {
-            None => packdesk_service::Database::DataFolder,
+            // Settings may have chosen the shared database (for the next start).
+            None => packdesk_service::Database::saved(&self.data_dir, &self.desk_name()),
             Some(url) => packdesk_service::Database::Shared {
                 url: url.to_string(),
                 desk: self.desk_name(),
                 join_code: self.join_code.clone(),
             },
         }
+    }
+
+    /// Whether `--database` (or PACKDESK_DATABASE_URL) names the database, over Settings' choice.
+    pub fn database_from_command_line(&self) -> bool {
+        self.database.as_deref().is_some_and(|u| !u.trim().is_empty())
     }
 
     /// `--desk`, else the host name (each desk of a warehouse has its own).

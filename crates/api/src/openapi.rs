@@ -343,6 +343,23 @@ pub const OPS: &[Op] = &[
         ..op("put", "/desk/settings", "Change the desk's settings (live key)")
     },
     Op {
+        data: Some("DatabaseSetting"),
+        ..op(
+            "get",
+            "/desk/database",
+            "The database the desk runs on (its own file or the warehouse's shared PostgreSQL) and the one it starts on next (this machine only)",
+        )
+    },
+    Op {
+        request: Some("DatabaseRequest"),
+        data: Some("DatabaseSetting"),
+        ..op(
+            "put",
+            "/desk/database",
+            "Choose the database the desk starts on next: checked now, in effect at the next start (live key, this machine only)",
+        )
+    },
+    Op {
         data: Some("ScaleState"),
         ..op("get", "/desk/scale", "The desk scale's latest weight")
     },

@@ -11,8 +11,8 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Extension, Router};
 use packdesk_model::desk::{
-    CloseOutRequest, PrintProfileRequest, PrintRequest, PrinterRequest, PrintingRequest, ScaleRequest, TestPageRequest,
-    WebhookChange,
+    CloseOutRequest, DatabaseRequest, PrintProfileRequest, PrintRequest, PrinterRequest, PrintingRequest, ScaleRequest,
+    TestPageRequest, WebhookChange,
 };
 use packdesk_model::preset::{DeskSettings, PresetRequest, Rules, ShipBatchRequest, ShipOrderRequest};
 use packdesk_model::request::{
@@ -85,6 +85,7 @@ pub fn router(service: Shared) -> Router {
         )
         .route("/rules", get(get_rules).put(set_rules))
         .route("/settings", get(get_settings).put(set_settings))
+        .route("/database", get(get_database).put(set_database))
         .route("/scale", get(get_scale).put(set_scale))
         .route("/status", get(desk_status))
         .route("/printing", axum::routing::put(set_printing))
@@ -523,6 +524,39 @@ async fn set_settings(State(s): State<Shared>, ContractJson(settings): ContractJ
     run(s, move |s| s.set_desk_settings(settings)).await
 }
 
+/// The desk's database: for this machine only (its answer holds the join code, the warehouse's
+/// vault key; its change points the desk elsewhere).
+async fn get_database(
+    State(s): State<Shared>,
+    axum::extract::ConnectInfo(peer): axum::extract::ConnectInfo<std::net::SocketAddr>,
+    req: axum::http::request::Parts,
+) -> Response {
+    if !crate::ui::from_this_machine(peer, &req) {
+        return error(
+            ErrorCode::InvalidApiKey,
+            "",
+            "the desk's database is shown on this machine only",
+        );
+    }
+    run(s, |s| Ok(s.database_setting())).await
+}
+
+async fn set_database(
+    State(s): State<Shared>,
+    axum::extract::ConnectInfo(peer): axum::extract::ConnectInfo<std::net::SocketAddr>,
+    req: axum::http::request::Parts,
+    ContractJson(body): ContractJson<DatabaseRequest>,
+) -> Response {
+    if !crate::ui::from_this_machine(peer, &req) {
+        return error(
+            ErrorCode::InvalidApiKey,
+            "",
+            "the desk's database is chosen on this machine only",
+        );
+    }
+    run(s, move |s| s.set_database(body)).await
+}
+
 async fn get_scale(State(s): State<Shared>) -> Response {
     run(s, |s| Ok(s.scale_state())).await
 }
@@ -649,6 +683,7 @@ async fn machine_wide_changes_need_live(req: Request, next: Next) -> Response {
         "/import-mappings",
         "/settings",
         "/scale",
+        "/database",
         "/printing",
         "/update",
     ]

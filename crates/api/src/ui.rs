@@ -149,7 +149,7 @@ fn loopback_host(headers: &HeaderMap) -> bool {
 /// Whether the request comes from this machine: the connection's peer is a loopback address (the
 /// Host header alone proves nothing: any client may write `Host: 127.0.0.1`), and the Host names
 /// this machine too (a browser tricked by DNS rebinding sends the attacker's host name).
-fn from_this_machine(peer: SocketAddr, req: &Parts) -> bool {
+pub(crate) fn from_this_machine(peer: SocketAddr, req: &Parts) -> bool {
     peer.ip().to_canonical().is_loopback() && loopback_host(&req.headers)
 }
 

@@ -398,6 +398,42 @@ pub struct CountryList {
     pub countries: Vec<CountryName>,
 }
 
+/// `PUT /desk/database`: the database the desk starts on next (Settings, this machine only).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct DatabaseRequest {
+    /// The warehouse's shared PostgreSQL database (`postgres://user:password@host:port/database`);
+    /// null or empty: the data folder's own file.
+    pub url: Option<String>,
+    /// This desk's name among the warehouse's desks (default: the host name).
+    #[serde(default)]
+    pub desk: Option<String>,
+    /// The join code of a database other desks already use (`packdesk-server keys --database`,
+    /// or Settings at a desk on it): the warehouse's vault key, given once.
+    #[serde(default)]
+    pub join_code: Option<String>,
+}
+
+/// `GET /desk/database`: what the desk runs on, and what it starts on next.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct DatabaseSetting {
+    /// True on the warehouse's shared database, false on the data folder's own file.
+    pub shared: bool,
+    /// This desk's name on the shared database.
+    pub desk: Option<String>,
+    /// The shared database's address, its password hidden.
+    pub url: Option<String>,
+    /// The join code further desks are given once (shared database only).
+    pub join_code: Option<String>,
+    /// The shared database saved for the next start (password hidden); none: the own file.
+    pub saved_url: Option<String>,
+    pub saved_desk: Option<String>,
+    /// The saved choice differs from the one in use: it takes effect when Packdesk starts again.
+    pub restart_needed: bool,
+    /// `--database` or PACKDESK_DATABASE_URL chose the database at this start (over the saved one).
+    pub from_command_line: bool,
+}
+
 /// `PUT /desk/scale`: which USB scale the desk reads.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]

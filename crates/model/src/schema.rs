@@ -50,6 +50,8 @@ pub fn all() -> Vec<(&'static str, Schema)> {
         ("desk-end-of-day", schema_for!(crate::desk::EndOfDay)),
         ("desk-ship-date", schema_for!(crate::desk::ShipDate)),
         ("desk-history", schema_for!(crate::desk::History)),
+        ("desk-database-request", schema_for!(crate::desk::DatabaseRequest)),
+        ("desk-database", schema_for!(crate::desk::DatabaseSetting)),
         ("desk-scale-request", schema_for!(crate::desk::ScaleRequest)),
         ("desk-scale", schema_for!(crate::desk::ScaleState)),
         ("desk-printing-request", schema_for!(crate::desk::PrintingRequest)),

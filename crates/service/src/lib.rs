@@ -9,6 +9,7 @@ pub mod allocator;
 pub mod bulk;
 pub mod cancels;
 pub mod clock;
+pub mod database;
 pub mod history;
 pub mod idempotency;
 pub mod import;
@@ -58,6 +59,11 @@ impl DataDir {
     pub fn vault_key(&self) -> PathBuf {
         self.0.join("vault.key")
     }
+    /// The warehouse's vault key, for the shared database (beside the desk's own, which its own
+    /// file's secrets stay sealed with: a desk can go back to it).
+    pub fn shared_vault_key(&self) -> PathBuf {
+        self.0.join("shared-vault.key")
+    }
     pub fn lock_file(&self) -> PathBuf {
         self.0.join("packdesk.lock")
     }
@@ -88,6 +94,16 @@ impl Database {
         match self {
             Database::DataFolder => Db::open_file(&dir.database()),
             Database::Shared { url, desk, .. } => Db::open_shared(url, desk),
+        }
+    }
+
+    /// Where the vault key of this database's secrets is kept for the desk of `dir`: its own key
+    /// (`vault.key`, or its keyring entry) for its own file, the warehouse's key for the shared
+    /// database (`shared-vault.key`, or an entry of its own).
+    fn vault_places(&self, dir: &DataDir) -> (PathBuf, vault::OsKeyring) {
+        match self {
+            Database::DataFolder => (dir.vault_key(), vault::OsKeyring::for_data_dir(&dir.0)),
+            Database::Shared { .. } => (dir.shared_vault_key(), vault::OsKeyring::for_shared_database(&dir.0)),
         }
     }
 }
@@ -148,6 +164,9 @@ pub struct Service {
     updates: updates::Updates,
     /// Where the vault key is (Settings shows it).
     vault_key_place: model::desk::VaultKeyPlace,
+    /// The database this desk runs on (see `database`).
+    database: Database,
+    database_from_command_line: std::sync::atomic::AtomicBool,
     _lock: std::fs::File,
 }
 
@@ -200,16 +219,16 @@ impl Service {
             ))
         })?;
         let store = database.open(&dir)?;
-        let keyring = vault::OsKeyring::for_data_dir(data_dir);
+        let (key_file, keyring) = database.vault_places(&dir);
         if let Database::Shared {
             join_code: Some(code), ..
         } = database
         {
-            Vault::adopt_join_code(&dir.vault_key(), &keyring, code)?;
+            Vault::adopt_join_code(&key_file, &keyring, code)?;
         }
         let may_create = !holds_sealed_secrets(&store)?;
-        let (vault, vault_key_place) = Vault::open_kept(&dir.vault_key(), &keyring, key_preference, may_create)
-            .map_err(|e| match database {
+        let (vault, vault_key_place) =
+            Vault::open_kept(&key_file, &keyring, key_preference, may_create).map_err(|e| match database {
                 Database::Shared { .. } => ServiceError::internal(
                     "this desk does not hold the vault key the shared database's secrets are sealed with \
                      (nothing was changed). A desk joining is given it once: run `packdesk-server keys \
@@ -228,7 +247,7 @@ impl Service {
                 ServiceError::internal(
                     "this desk's vault key is not the one the shared database's secrets are sealed with: run \
                      `packdesk-server keys --database URL` at a desk that runs on it and start this desk with \
-                     `--join-code CODE` and a data folder of its own",
+                     `--join-code CODE`",
                 )
             })?;
         }
@@ -249,6 +268,8 @@ impl Service {
             scale: packdesk_scale::Scale::default(),
             desktop_app: Default::default(),
             vault_key_place,
+            database: database.clone(),
+            database_from_command_line: Default::default(),
             updates: Default::default(),
             _lock: lock,
         };
@@ -269,8 +290,8 @@ impl Service {
         let dir = DataDir(data_dir.to_path_buf());
         if let Database::Shared { .. } = database {
             let store = database.open(&dir)?;
-            let keyring = vault::OsKeyring::for_data_dir(data_dir);
-            let (vault, _) = Vault::open_kept(&dir.vault_key(), &keyring, KeyPreference::File, false)?;
+            let (key_file, keyring) = database.vault_places(&dir);
+            let (vault, _) = Vault::open_kept(&key_file, &keyring, KeyPreference::File, false)?;
             return Ok((KeyRing::reveal(&store, &vault)?, Some(vault.join_code())));
         }
         Service::reveal_folder_keys(data_dir).map(|k| (k, None))
@@ -312,6 +333,10 @@ impl Service {
         let (vault, _) = Vault::open_kept(&dir.vault_key(), &keyring, KeyPreference::File, false)?;
         let to = packdesk_store::pg::PgStore::open(url)?;
         let report = packdesk_store::copy::sqlite_to_postgres(&from, &to, desk)?;
+        // The moved secrets are sealed with this desk's key: it becomes the warehouse's, kept
+        // for the shared database beside the desk's own.
+        let shared = vault::OsKeyring::for_shared_database(data_dir);
+        Vault::adopt_join_code(&dir.shared_vault_key(), &shared, &vault.join_code())?;
         Ok((report, vault.join_code()))
     }
 

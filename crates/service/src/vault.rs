@@ -150,8 +150,8 @@ impl Vault {
         match held {
             Some(k) if k == key => Ok(()),
             Some(_) => Err(ServiceError::internal(format!(
-                "this desk's data folder holds another vault key ({}): it was left as it is. Use a data \
-                 folder of its own for the shared database, or move this one away",
+                "this desk holds another shared database's vault key ({}): it was left as it is. Move that \
+                 file away if this desk leaves that database for this one",
                 key_file.display()
             ))),
             None => write_private(key_file, &key)
@@ -180,7 +180,7 @@ impl Vault {
 
 /// Writes the key whole or not at all: a private temporary file, synced, renamed over the name,
 /// and the folder synced, so a crash never leaves a short or empty key.
-fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+pub(crate) fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let tmp = path.with_extension(format!("tmp-{}", std::process::id()));
     let mut opts = std::fs::OpenOptions::new();
     opts.write(true).create(true).truncate(true);
@@ -271,6 +271,15 @@ impl OsKeyring {
         OsKeyring {
             service: "app.packdesk.desk",
             user: format!("vault key for {}", folder.display()),
+        }
+    }
+
+    /// The entry of the warehouse's key (the shared database) for the desk of `data_dir`.
+    pub fn for_shared_database(data_dir: &Path) -> OsKeyring {
+        let folder = std::fs::canonicalize(data_dir).unwrap_or_else(|_| data_dir.to_path_buf());
+        OsKeyring {
+            service: "app.packdesk.desk",
+            user: format!("shared database vault key for {}", folder.display()),
         }
     }
 

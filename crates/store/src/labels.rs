@@ -430,6 +430,7 @@ pub mod pg {
 
     /// Stores a label made at `desk`.
     pub fn insert(tx: &mut impl GenericClient, desk: &str, l: &LabelRow) -> Result<(), InsertError> {
+        let search_text = crate::pg::searchable(&l.search_text);
         let res = tx.execute(
             &format!(
                 "INSERT INTO labels ({}, desk) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)",
@@ -441,7 +442,7 @@ pub mod pg {
                 &l.shipper_account_id,
                 &l.status,
                 &l.order_number,
-                &l.search_text,
+                &search_text,
                 &l.manifest_id,
                 &l.request,
                 &l.record,
@@ -621,7 +622,7 @@ pub mod pg {
     ) -> crate::Result<()> {
         tx.execute(
             "UPDATE labels SET status = $2, record = $3, search_text = $4, updated_at = $5 WHERE id = $1",
-            &[&id, &status, &record, &search_text, &updated_at],
+            &[&id, &status, &record, &crate::pg::searchable(search_text), &updated_at],
         )?;
         Ok(())
     }

@@ -249,7 +249,7 @@ pub mod pg {
                 &o.record,
                 &o.created_at,
                 &o.updated_at,
-                &search_text.to_lowercase(),
+                &crate::pg::searchable(&search_text.to_lowercase()),
             ],
         )?;
         Ok(())

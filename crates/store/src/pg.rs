@@ -279,8 +279,18 @@ pub fn scratch_database(admin_url: &str, prefix: &str) -> Result<String, Service
     Ok(format!("{base}/{name}"))
 }
 
+/// A search text as PostgreSQL's TEXT can keep it: without NUL characters, which it refuses
+/// (SQLite keeps them; a search never looks for one). Records are JSON, where NUL is escaped.
+pub(crate) fn searchable(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.contains('\0') {
+        std::borrow::Cow::Owned(text.replace('\0', ""))
+    } else {
+        std::borrow::Cow::Borrowed(text)
+    }
+}
+
 /// The address without its password, for messages and the log.
-fn redacted(url: &str) -> String {
+pub fn redacted(url: &str) -> String {
     match (url.find("://"), url.rfind('@')) {
         (Some(scheme), Some(at)) if at > scheme => {
             let user = &url[scheme + 3..at];

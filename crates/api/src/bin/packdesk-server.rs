@@ -170,6 +170,12 @@ fn serve(desk: DeskOptions, log: &str) -> ExitCode {
         Ok(o) => o,
         Err(e) => return fail(why(&e)),
     };
+    if desk.database_from_command_line() {
+        opened.service.note_database_from_command_line();
+    }
+    if let packdesk_service::Database::Shared { desk: name, .. } = &database {
+        println!("desk {name} on the shared database");
+    }
     if !opened.created_keys.is_empty() {
         println!(
             "Created the live and sandbox API keys. Show them with: packdesk-server keys --data-dir {}",
