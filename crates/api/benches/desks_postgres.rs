@@ -1,7 +1,8 @@
 //! Three desks on one PostgreSQL database (issue 16): three real `packdesk-server` processes on
 //! 127.0.0.1, 6 keep-alive clients each, 1-parcel 4x6 PDF labels of one shared account, so every
 //! label's number comes from one range under its row lock. Prints labels/s in total and latency
-//! p50/p99, and checks no number was issued twice. Needs the cluster of `tests/postgres.sh`
+//! p50/p99, and checks no number was issued twice; then one desk closes out the account: every
+//! desk's labels (10,860 in full mode) in one manifest, timed. Needs the cluster of `tests/postgres.sh`
 //! (PACKDESK_TEST_POSTGRES; start it with PACKDESK_TEST_POSTGRES_DURABLE=1 for real commits).
 //! `cargo bench -p packdesk-api --bench desks_postgres`.
 
@@ -79,5 +80,24 @@ fn main() {
         "POST /v3/labels  {DESKS} desks x {CLIENTS_PER_DESK} clients on one PostgreSQL  {n} labels in {:.2} s  =  {:.0} labels/s   p50 {p50:.2} ms   p99 {p99:.2} ms   max {max:.2} ms   (no number twice)",
         wall.as_secs_f64(),
         n as f64 / wall.as_secs_f64(),
+    );
+
+    // The close-out at the last desk takes every desk's labels of the account.
+    let mut c = Conn::open(&desks[DESKS - 1].addr);
+    let t = Instant::now();
+    let (code, text) = c.request(
+        "POST",
+        "/v3/manifests",
+        &key,
+        &format!(r#"{{"shipper_account":{{"id":"{id}"}}}}"#),
+    );
+    let took = t.elapsed();
+    assert!(code == 200 && text.contains("\"code\":200"), "{text:.300}");
+    let manifest: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let taken = manifest["data"]["labels"].as_array().map_or(0, |l| l.len());
+    assert_eq!(taken, n + DESKS * 20, "every desk's labels are in the one manifest");
+    println!(
+        "POST /v3/manifests  close-out at one desk of {taken} labels made at {DESKS} desks  {:.0} ms",
+        took.as_secs_f64() * 1000.0
     );
 }

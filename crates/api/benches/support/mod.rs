@@ -101,22 +101,26 @@ impl Server {
             }
         };
         std::thread::spawn(move || for _ in lines {});
-        let keys = Command::new(env!("CARGO_BIN_EXE_packdesk-server"))
-            .args(["keys", "--data-dir", dir.to_str().unwrap()])
-            .output()
-            .unwrap();
-        let keys = String::from_utf8(keys.stdout).unwrap();
-        let sandbox_key = keys
-            .lines()
-            .find_map(|l| l.strip_prefix("sandbox "))
-            .unwrap()
-            .to_string();
-        Server {
+        // Held from here, so a failure below still stops the process (Drop).
+        let mut server = Server {
             child,
             dir,
             addr,
-            sandbox_key,
-        }
+            sandbox_key: String::new(),
+        };
+        // `extra` (the database, the desk) are global options: `keys` takes them too.
+        let keys = Command::new(env!("CARGO_BIN_EXE_packdesk-server"))
+            .args(["keys", "--data-dir", server.dir.to_str().unwrap()])
+            .args(extra)
+            .output()
+            .unwrap();
+        let keys = String::from_utf8(keys.stdout).unwrap();
+        server.sandbox_key = keys
+            .lines()
+            .find_map(|l| l.strip_prefix("sandbox "))
+            .unwrap_or_else(|| panic!("no sandbox key in: {keys}"))
+            .to_string();
+        server
     }
 
     /// A Yodel sandbox account; answers its id.
