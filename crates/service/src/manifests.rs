@@ -99,7 +99,7 @@ fn choose_labels(
             let mut out = Vec::with_capacity(ids.len());
             for (i, id) in ids.iter().enumerate() {
                 let path = format!("label_ids[{i}]");
-                let l = labels::get(tx, env.as_str(), id)?
+                let l = labels::get_for_update(tx, env.as_str(), id)?
                     .ok_or_else(|| ServiceError::at(ErrorCode::ItemNotFound, &path, format!("no label {id}")))?;
                 if l.shipper_account_id != account.id {
                     return Err(ServiceError::invalid(

@@ -293,7 +293,8 @@ impl Service {
     pub fn cancel_order(&self, env: Env, id: &str) -> Result<Order, ServiceError> {
         let now = self.now_us();
         self.store.write(|tx| {
-            let row = table::get(tx, env.as_str(), id)?.ok_or_else(|| not_found(id))?;
+            // Locked: a desk shipping it meanwhile is waited for, then seen.
+            let row = table::get_for_update(tx, env.as_str(), id)?.ok_or_else(|| not_found(id))?;
             let mut o = order_of(&row)?;
             if o.status == OrderStatus::Shipped {
                 return Err(ServiceError::at(
@@ -362,7 +363,7 @@ impl Service {
         let Some(order_id) = table::order_of_label(tx, &label.id)? else {
             return Ok(());
         };
-        let Some(row) = table::get(tx, env.as_str(), &order_id)? else {
+        let Some(row) = table::get_for_update(tx, env.as_str(), &order_id)? else {
             return Ok(());
         };
         let mut o = order_of(&row)?;

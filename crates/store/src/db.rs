@@ -274,6 +274,15 @@ pub mod labels {
         }
     }
 
+    /// A label read to change its status: locked to the end of the transaction on a shared
+    /// database, so a cancel and a close-out never both take it (one desk's writer is alone).
+    pub fn get_for_update(c: &mut Tx<'_>, env: &str, id: &str) -> crate::Result<Option<LabelRow>> {
+        match c {
+            Tx::Sqlite(conn) => crate::labels::get(conn, env, id),
+            Tx::Postgres { client, .. } => crate::labels::pg::get_for_update(&mut **client, env, id),
+        }
+    }
+
     /// The desk that made a label (None on one desk's own file).
     pub fn desk_of(c: &mut Tx<'_>, id: &str) -> crate::Result<Option<String>> {
         match c {

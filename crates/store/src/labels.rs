@@ -486,6 +486,17 @@ pub mod pg {
         Ok(row.as_ref().map(from_row))
     }
 
+    /// A label read to change its status (cancel, a close-out naming it): its row stays locked
+    /// until the caller's transaction ends, and a change another desk committed meanwhile is
+    /// what this reads (READ COMMITTED reads the row again after waiting for its lock).
+    pub fn get_for_update(client: &mut impl GenericClient, env: &str, id: &str) -> crate::Result<Option<LabelRow>> {
+        let row = client.query_opt(
+            &format!("SELECT {} FROM labels WHERE id = $1 AND env = $2 FOR UPDATE", cols()),
+            &[&id, &env],
+        )?;
+        Ok(row.as_ref().map(from_row))
+    }
+
     /// The desk that made label `id`.
     pub fn desk_of(client: &mut impl GenericClient, id: &str) -> crate::Result<Option<String>> {
         Ok(client
