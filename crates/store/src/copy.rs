@@ -88,7 +88,7 @@ pub fn sqlite_to_postgres(from: &Store, to: &PgStore, desk: &str) -> Result<Copy
     })
 }
 
-fn refuse_other_keys(lite: &rusqlite::Connection, tx: &mut postgres::Transaction) -> Result<(), ServiceError> {
+fn refuse_other_keys(lite: &rusqlite::Connection, tx: &mut postgres::Client) -> Result<(), ServiceError> {
     let theirs: Vec<(String, Vec<u8>)> = tx
         .query("SELECT env, key_hash FROM api_keys ORDER BY env", &[])
         .map_err(db_error)?
@@ -124,7 +124,7 @@ struct Column {
 
 fn copy_table(
     lite: &rusqlite::Connection,
-    tx: &mut postgres::Transaction,
+    tx: &mut postgres::Client,
     table: &str,
     desk: &str,
 ) -> Result<(u64, u64), ServiceError> {

@@ -49,7 +49,7 @@ impl Db {
     pub fn write<T, E: From<StoreError>>(&self, f: impl FnOnce(&mut Tx<'_>) -> Result<T, E>) -> Result<T, E> {
         match self {
             Db::Sqlite(s) => s.write(|tx| f(&mut Tx::Sqlite(tx))),
-            Db::Postgres { store, desk } => store.write_on(false, |client| f(&mut Tx::Postgres { client, desk })),
+            Db::Postgres { store, desk } => store.write(|client| f(&mut Tx::Postgres { client, desk })),
         }
     }
 
@@ -57,7 +57,7 @@ impl Db {
     pub fn write_relaxed<T, E: From<StoreError>>(&self, f: impl FnOnce(&mut Tx<'_>) -> Result<T, E>) -> Result<T, E> {
         match self {
             Db::Sqlite(s) => s.write_relaxed(|tx| f(&mut Tx::Sqlite(tx))),
-            Db::Postgres { store, desk } => store.write_on(true, |client| f(&mut Tx::Postgres { client, desk })),
+            Db::Postgres { store, desk } => store.write_relaxed(|client| f(&mut Tx::Postgres { client, desk })),
         }
     }
 

@@ -12,7 +12,7 @@
 
 use crate::{migrations, StoreError};
 use packdesk_model::ServiceError;
-use postgres::{Client, GenericClient, NoTls, Transaction};
+use postgres::{Client, GenericClient, NoTls};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -97,63 +97,26 @@ impl PgStore {
 
     /// Runs `f` in one transaction (READ COMMITTED; rows it must not share are locked with
     /// `FOR UPDATE`); it commits only if `f` returns Ok. The commit is durable when it returns.
-    /// A pooled connection the database dropped fails at BEGIN, before anything of `f` was sent:
-    /// the transaction then starts on a new connection. A connection lost later fails the write
-    /// whole (rolled back: nothing half-written) with an error worth a retry.
-    pub fn write<T, E: From<StoreError>>(&self, f: impl FnOnce(&mut Transaction) -> Result<T, E>) -> Result<T, E> {
-        let mut client = self.take()?;
-        let mut f = Some(f);
-        let mut fresh = false;
-        loop {
-            let outcome = match client.transaction() {
-                Ok(mut tx) => {
-                    let f = f.take().expect("the transaction runs once");
-                    Ok((|| {
-                        let out = f(&mut tx)?;
-                        tx.commit().map_err(StoreError::from)?;
-                        Ok(out)
-                    })())
-                }
-                Err(e) => Err(e),
-            };
-            match outcome {
-                Ok(out) => {
-                    self.give_back(client);
-                    return out;
-                }
-                // BEGIN failed on a dropped connection, nothing of `f` sent: once more, anew.
-                Err(_) if client.is_closed() && f.is_some() && !fresh => {
-                    client = self.reconnect()?;
-                    fresh = true;
-                }
-                Err(e) => {
-                    self.give_back(client);
-                    return Err(StoreError::from(e).into());
-                }
-            }
-        }
+    /// `f` gets the connection itself inside the transaction (BEGIN and COMMIT are sent here), so
+    /// the service's `db::Tx` has one lifetime; a savepoint inside it is named in SQL, since the
+    /// client's own `transaction()` would send a second BEGIN. A pooled connection the database
+    /// dropped fails at BEGIN, before anything of `f` was sent: the transaction then starts on a
+    /// new connection. A connection lost later fails the write whole (rolled back: nothing
+    /// half-written) with an error worth a retry. A connection left mid-transaction by a panic in
+    /// `f` is dropped with it, and PostgreSQL rolls the transaction back.
+    pub fn write<T, E: From<StoreError>>(&self, f: impl FnOnce(&mut Client) -> Result<T, E>) -> Result<T, E> {
+        self.write_on(false, f)
     }
 
     /// Like `write`, for what a later durable commit covers (reserved tracking serials: a label
     /// that registers them commits after, and PostgreSQL's log is flushed in order, so a serial
     /// issued durably was reserved durably; a reservation lost in a crash is only drawn again).
     /// It does not wait for the disk.
-    pub fn write_relaxed<T, E: From<StoreError>>(
-        &self,
-        f: impl FnOnce(&mut Transaction) -> Result<T, E>,
-    ) -> Result<T, E> {
-        self.write(|tx| {
-            tx.batch_execute("SET LOCAL synchronous_commit TO OFF")
-                .map_err(StoreError::from)?;
-            f(tx)
-        })
+    pub fn write_relaxed<T, E: From<StoreError>>(&self, f: impl FnOnce(&mut Client) -> Result<T, E>) -> Result<T, E> {
+        self.write_on(true, f)
     }
 
-    /// `write` (or, `relaxed`, `write_relaxed`) handing `f` the connection itself inside the
-    /// transaction (BEGIN and COMMIT sent here), so the service's `db::Tx` has one lifetime. A
-    /// connection left mid-transaction by a panic in `f` is dropped with it, and PostgreSQL rolls
-    /// the transaction back.
-    pub fn write_on<T, E: From<StoreError>>(
+    fn write_on<T, E: From<StoreError>>(
         &self,
         relaxed: bool,
         f: impl FnOnce(&mut Client) -> Result<T, E>,

@@ -100,7 +100,7 @@ pub mod pg {
     pub fn put(tx: &mut impl GenericClient, p: &PresetRow) -> crate::Result<bool> {
         // ON CONFLICT (id) updates; a clash of the other unique index (env, name) is the refusal,
         // tried under a savepoint so the caller's transaction goes on. The savepoint is named in
-        // SQL: the caller's transaction may be BEGIN sent on a plain connection (`db::Tx`), where
+        // SQL: the caller's transaction is BEGIN sent on a plain connection (`PgStore::write`), where
         // the client's own `transaction()` would send a second BEGIN and commit the caller's.
         tx.batch_execute("SAVEPOINT preset_put")?;
         let res = tx.execute(
