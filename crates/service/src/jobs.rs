@@ -463,28 +463,19 @@ impl Service {
     /// thousands of labels) is not taken over by another desk meanwhile. The lease is not what
     /// keeps a job to one run: its completing transaction is (`jobs::finish`).
     fn run_leased_job(&self, id: &str) {
-        let done = std::sync::atomic::AtomicBool::new(false);
+        // The renewer stops when `done` is dropped: at the job's end, or its panic's unwinding.
+        let (done, finished) = std::sync::mpsc::channel::<()>();
         std::thread::scope(|scope| {
-            scope.spawn(|| {
-                let step = std::time::Duration::from_millis(100);
-                let mut waited = std::time::Duration::ZERO;
-                while !done.load(std::sync::atomic::Ordering::SeqCst) {
-                    std::thread::sleep(step);
-                    waited += step;
-                    if waited >= LEASE / 3 {
-                        waited = std::time::Duration::ZERO;
-                        let until = self.now_us() + LEASE.as_micros() as i64;
-                        if let Err(e) = self.store.write(|tx| jobs::renew(tx, id, until)) {
-                            tracing::warn!(job_id = %id, error = %e, "cannot renew the job's lease");
-                        }
+            scope.spawn(move || {
+                while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = finished.recv_timeout(LEASE / 3) {
+                    let until = self.now_us() + LEASE.as_micros() as i64;
+                    if let Err(e) = self.store.write(|tx| jobs::renew(tx, id, until)) {
+                        tracing::warn!(job_id = %id, error = %e, "cannot renew the job's lease");
                     }
                 }
             });
-            let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.run_job(id)));
-            done.store(true, std::sync::atomic::Ordering::SeqCst);
-            if let Err(p) = ran {
-                std::panic::resume_unwind(p);
-            }
+            let _done = done;
+            self.run_job(id);
         });
     }
 }

@@ -67,6 +67,17 @@ impl DataDir {
     pub fn lock_file(&self) -> PathBuf {
         self.0.join("packdesk.lock")
     }
+    /// The database file, refused when the folder has none (a command on a folder never started).
+    fn existing_database(&self) -> Result<PathBuf, ServiceError> {
+        let file = self.database();
+        if !file.exists() {
+            return Err(ServiceError::internal(format!(
+                "no Packdesk data in {} (start the server once first)",
+                self.0.display()
+            )));
+        }
+        Ok(file)
+    }
 }
 
 /// The API keys in clear, and (shared database) the join code: the warehouse's vault key as
@@ -95,6 +106,15 @@ impl Database {
             Database::DataFolder => Db::open_file(&dir.database()),
             Database::Shared { url, desk, .. } => Db::open_shared(url, desk),
         }
+    }
+
+    /// Opens the database of an existing desk for a command beside the running server (`keys`,
+    /// `webhook`): its own file must be there already (nothing is created by a command).
+    fn open_existing(&self, dir: &DataDir) -> Result<Db, ServiceError> {
+        if let Database::DataFolder = self {
+            dir.existing_database()?;
+        }
+        self.open(dir)
     }
 
     /// Where the vault key of this database's secrets is kept for the desk of `dir`: its own key
@@ -288,27 +308,11 @@ impl Service {
     /// open them: the vault key of the desk whose data folder this is.
     pub fn reveal_keys_on(data_dir: &Path, database: &Database) -> Result<RevealedKeys, ServiceError> {
         let dir = DataDir(data_dir.to_path_buf());
-        if let Database::Shared { .. } = database {
-            let store = database.open(&dir)?;
-            let (key_file, keyring) = database.vault_places(&dir);
-            let (vault, _) = Vault::open_kept(&key_file, &keyring, KeyPreference::File, false)?;
-            return Ok((KeyRing::reveal(&store, &vault)?, Some(vault.join_code())));
-        }
-        Service::reveal_folder_keys(data_dir).map(|k| (k, None))
-    }
-
-    fn reveal_folder_keys(data_dir: &Path) -> Result<Vec<(Env, String)>, ServiceError> {
-        let dir = DataDir(data_dir.to_path_buf());
-        if !dir.database().exists() {
-            return Err(ServiceError::internal(format!(
-                "no Packdesk data in {} (start the server once first)",
-                data_dir.display()
-            )));
-        }
-        let store = Db::open_file(&dir.database())?;
-        let keyring = vault::OsKeyring::for_data_dir(data_dir);
-        let (vault, _) = Vault::open_kept(&dir.vault_key(), &keyring, KeyPreference::File, false)?;
-        KeyRing::reveal(&store, &vault)
+        let store = database.open_existing(&dir)?;
+        let (key_file, keyring) = database.vault_places(&dir);
+        let (vault, _) = Vault::open_kept(&key_file, &keyring, KeyPreference::File, false)?;
+        let join_code = store.is_shared().then(|| vault.join_code());
+        Ok((KeyRing::reveal(&store, &vault)?, join_code))
     }
 
     /// Moves one desk's data (the SQLite file of `data_dir`: keys, accounts and their ranges,
@@ -322,15 +326,9 @@ impl Service {
         desk: &str,
     ) -> Result<(packdesk_store::copy::CopyReport, String), ServiceError> {
         let dir = DataDir(data_dir.to_path_buf());
-        if !dir.database().exists() {
-            return Err(ServiceError::internal(format!(
-                "no Packdesk data in {}",
-                data_dir.display()
-            )));
-        }
-        let from = packdesk_store::Store::open(&dir.database())?;
-        let keyring = vault::OsKeyring::for_data_dir(data_dir);
-        let (vault, _) = Vault::open_kept(&dir.vault_key(), &keyring, KeyPreference::File, false)?;
+        let from = packdesk_store::Store::open(&dir.existing_database()?)?;
+        let (key_file, keyring) = Database::DataFolder.vault_places(&dir);
+        let (vault, _) = Vault::open_kept(&key_file, &keyring, KeyPreference::File, false)?;
         let to = packdesk_store::pg::PgStore::open(url)?;
         let report = packdesk_store::copy::sqlite_to_postgres(&from, &to, desk)?;
         // The moved secrets are sealed with this desk's key: it becomes the warehouse's, kept
@@ -357,18 +355,7 @@ impl Service {
         env: Env,
         change: Option<webhooks::WebhookChange>,
     ) -> Result<model::desk::WebhookSetting, ServiceError> {
-        let dir = DataDir(data_dir.to_path_buf());
-        if let Database::Shared { .. } = database {
-            let store = database.open(&dir)?;
-            return webhooks::command(&store, env, change, chrono::Utc::now().timestamp_micros());
-        }
-        if !dir.database().exists() {
-            return Err(ServiceError::internal(format!(
-                "no Packdesk data in {} (start the server once first)",
-                data_dir.display()
-            )));
-        }
-        let store = Db::open_file(&dir.database())?;
+        let store = database.open_existing(&DataDir(data_dir.to_path_buf()))?;
         let now = chrono::Utc::now().timestamp_micros();
         webhooks::command(&store, env, change, now)
     }

@@ -333,13 +333,7 @@ impl Service {
         let mut o = order_of(&row)?;
         match o.status {
             OrderStatus::Cancelled => return Err(crate::shipping::cancelled(&o)),
-            OrderStatus::Shipped if !again => {
-                let desk = match o.label_ids.last() {
-                    Some(label) => packdesk_store::db::labels::desk_of(tx, label)?,
-                    None => None,
-                };
-                return Err(crate::shipping::shipped_before(&o, desk.as_deref()));
-            }
+            OrderStatus::Shipped if !again => return Err(crate::shipping::shipped_before(tx, &o)?),
             _ => {}
         }
         o.status = OrderStatus::Shipped;

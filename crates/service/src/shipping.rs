@@ -18,6 +18,7 @@ use packdesk_model::request::{Address, IdRef, Item, LabelRequest, Parcel, Shipme
 use packdesk_model::status::OrderStatus;
 use packdesk_model::{ErrorCode, ServiceError};
 use packdesk_store::batches::Outcome;
+use packdesk_store::db::Tx;
 
 /// The label's order number: the order's own for its first label, `-2`, `-3`... for more.
 fn label_order_number(o: &Order) -> String {
@@ -59,13 +60,17 @@ pub(crate) fn cancelled(o: &Order) -> ServiceError {
 }
 
 /// The refusal of an order shipped before, naming its label.
-pub(crate) fn shipped_before(o: &Order, desk: Option<&str>) -> ServiceError {
+pub(crate) fn shipped_before(c: &mut Tx<'_>, o: &Order) -> Result<ServiceError, ServiceError> {
     // On a shared database the operator learns where too: another desk may have packed it.
+    let desk = match o.label_ids.last() {
+        Some(label) => packdesk_store::db::labels::desk_of(c, label)?,
+        None => None,
+    };
     let at_desk = desk
         .filter(|d| !d.is_empty())
         .map(|d| format!(" at desk {d}"))
         .unwrap_or_default();
-    ServiceError::at(
+    Ok(ServiceError::at(
         ErrorCode::OperationNotAllowed,
         "again",
         format!(
@@ -75,7 +80,7 @@ pub(crate) fn shipped_before(o: &Order, desk: Option<&str>) -> ServiceError {
             o.label_ids.last().map(String::as_str).unwrap_or("?"),
             o.tracking_numbers.join(", ")
         ),
-    )
+    ))
 }
 
 impl Service {
@@ -85,13 +90,7 @@ impl Service {
         let order = self.stored_order(env, id)?;
         match order.status {
             OrderStatus::Cancelled => return Err(cancelled(&order)),
-            OrderStatus::Shipped if !req.again => {
-                let desk = match order.label_ids.last() {
-                    Some(label) => self.store.read(|c| packdesk_store::db::labels::desk_of(c, label))?,
-                    None => None,
-                };
-                return Err(shipped_before(&order, desk.as_deref()));
-            }
+            OrderStatus::Shipped if !req.again => return Err(self.store.read(|c| shipped_before(c, &order))?),
             _ => {}
         }
         let (presets, rules) = self.shipping_setup(env)?;
