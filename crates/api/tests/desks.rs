@@ -26,15 +26,6 @@ fn two_desks() -> (Server, Server) {
     (a, b)
 }
 
-fn tracking_numbers(label: &Value) -> Vec<String> {
-    label["tracking_numbers"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t.as_str().unwrap().to_string())
-        .collect()
-}
-
 #[test]
 fn a_desk_without_the_join_code_is_refused_and_one_with_it_opens_the_same_keys() {
     let url = shared_database();
@@ -331,23 +322,6 @@ fn webhooks_of_jobs_accepted_at_two_desks_are_sent_once_each() {
         .collect();
     assert_eq!(got.len(), 8, "each webhook once, from one desk: {got:?}");
     assert_eq!(got.into_iter().collect::<HashSet<_>>(), ids);
-}
-
-/// A raw printer of the test's own: how many connections brought bytes.
-fn raw_printer() -> (u16, std::sync::mpsc::Receiver<Vec<u8>>) {
-    use std::io::Read;
-    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = l.local_addr().unwrap().port();
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for c in l.incoming() {
-            let mut all = Vec::new();
-            if c.and_then(|mut c| c.read_to_end(&mut all)).is_ok() && tx.send(all).is_err() {
-                return;
-            }
-        }
-    });
-    (port, rx)
 }
 
 #[test]

@@ -115,15 +115,6 @@ fn save(s: &Server, url: &Value, name: &str) -> (tempfile::TempDir, std::path::P
     (dir, path, bytes)
 }
 
-fn tracking(l: &Value) -> Vec<String> {
-    l["tracking_numbers"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t.as_str().unwrap().to_string())
-        .collect()
-}
-
 #[test]
 fn pdf_labels_have_one_page_per_parcel_in_the_paper_asked_and_their_barcodes_decode() {
     let s = Server::start();
@@ -147,7 +138,7 @@ fn pdf_labels_have_one_page_per_parcel_in_the_paper_asked_and_their_barcodes_dec
             );
         }
         let codes = pdf_barcodes(&pdf);
-        let want: Vec<Vec<String>> = tracking(&l).into_iter().map(|t| vec![t]).collect();
+        let want: Vec<Vec<String>> = tracking_numbers(&l).into_iter().map(|t| vec![t]).collect();
         assert_eq!(codes, want, "{slug}: page n shows the barcode of parcel n");
     }
 }
@@ -181,7 +172,11 @@ fn zpl_labels_are_one_label_per_parcel_and_decode_to_the_tracking_numbers() {
             let png = labelize::render_png(one.as_bytes(), Default::default()).unwrap();
             let p = tmp.path().join(format!("zpl-{i}.png"));
             std::fs::write(&p, &png.bytes).unwrap();
-            assert_eq!(decode_png(&p), vec![tracking(&l)[i].clone()], "{slug} label {i}");
+            assert_eq!(
+                decode_png(&p),
+                vec![tracking_numbers(&l)[i].clone()],
+                "{slug} label {i}"
+            );
         }
     }
 }
@@ -206,7 +201,7 @@ fn invoice_has_the_copies_asked_and_the_customs_declaration_decodes() {
     assert!((sizes[0].0 - 595.28).abs() < 0.5, "A4");
     let (_t2, cn, _) = save(&s, &l["files"]["customs_declaration"]["url"], "customs.pdf");
     assert_eq!(pdf_pages(&cn).0, 1);
-    assert_eq!(pdf_barcodes(&cn), vec![vec![tracking(&l)[0].clone()]]);
+    assert_eq!(pdf_barcodes(&cn), vec![vec![tracking_numbers(&l)[0].clone()]]);
 }
 
 /// pdftotext's words with spaces normalised.
@@ -240,7 +235,7 @@ fn a_recipient_in_another_script_prints_as_written_with_a_latin_line_abroad() {
     assert!(text.contains("Иван Петров / Ivan Petrov"), "{text}");
     assert!(text.contains("ул. Тверская 1 / ul. Tverskaia 1"), "{text}");
     assert!(!text.contains('?'), "{text}");
-    assert_eq!(pdf_barcodes(&pdf), vec![tracking(&l)]);
+    assert_eq!(pdf_barcodes(&pdf), vec![tracking_numbers(&l)]);
     let (_t2, cn, _) = save(&s, &l["files"]["customs_declaration"]["url"], "customs.pdf");
     let text = pdf_words(&cn);
     assert!(
@@ -276,7 +271,7 @@ fn a_recipient_in_another_script_prints_as_written_with_a_latin_line_abroad() {
     let png = labelize::render_png(zpl.as_bytes(), Default::default()).unwrap();
     let p = tmp.path().join("greek.png");
     std::fs::write(&p, &png.bytes).unwrap();
-    assert_eq!(decode_png(&p), tracking(&l));
+    assert_eq!(decode_png(&p), tracking_numbers(&l));
 }
 
 #[test]
@@ -298,7 +293,7 @@ fn a_label_carries_its_carriers_2d_code_with_tracking_number_postcode_and_countr
             1,
             json!({"file_type": file_type, "paper_size": paper}),
         );
-        let want = format!("{}/{}/{country}", tracking(&l)[0], postal(country));
+        let want = format!("{}/{}/{country}", tracking_numbers(&l)[0], postal(country));
         let (tmp, path, bytes) = save(&s, &l["files"]["label"]["url"], &format!("label.{file_type}"));
         let png = if file_type == "pdf" {
             let prefix = tmp.path().join("page");
@@ -329,7 +324,7 @@ fn a_label_carries_its_carriers_2d_code_with_tracking_number_postcode_and_countr
         assert_eq!(read.trim(), want, "{slug} {file_type}");
         assert_eq!(
             decode_png(Path::new(png)),
-            tracking(&l),
+            tracking_numbers(&l),
             "{slug}: the Code 128 still reads"
         );
     }

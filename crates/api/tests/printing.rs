@@ -165,23 +165,6 @@ fn a_4x6_pdf_label_prints_through_cups_and_ipp_at_its_size() {
     let _: Value = system;
 }
 
-/// A raw printer of the test's own: each connection's bytes go to the channel.
-fn raw_printer() -> (u16, std::sync::mpsc::Receiver<Vec<u8>>) {
-    let l = TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = l.local_addr().unwrap().port();
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for c in l.incoming() {
-            let mut all = Vec::new();
-            let _ = c.unwrap().read_to_end(&mut all);
-            if tx.send(all).is_err() {
-                break;
-            }
-        }
-    });
-    (port, rx)
-}
-
 fn status_when(s: &Server, want: &str) -> Value {
     let end = Instant::now() + Duration::from_secs(15);
     loop {

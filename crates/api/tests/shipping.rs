@@ -4,27 +4,9 @@
 
 mod support;
 use serde_json::{json, Value};
-use std::io::Read;
-use std::net::TcpListener;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 use support::*;
-
-/// A raw printer: every connection's bytes, as they arrive.
-fn raw_printer() -> (u16, mpsc::Receiver<Vec<u8>>) {
-    let l = TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = l.local_addr().unwrap().port();
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        for c in l.incoming() {
-            let mut all = Vec::new();
-            if c.and_then(|mut c| c.read_to_end(&mut all)).is_ok() && tx.send(all).is_err() {
-                return;
-            }
-        }
-    });
-    (port, rx)
-}
 
 fn spanish(name: &str, postal: &str) -> Value {
     json!({"contact_name": name, "street1": "Calle Mayor 1", "city": "Madrid", "postal_code": postal, "country": "ESP"})

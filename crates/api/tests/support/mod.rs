@@ -79,14 +79,7 @@ pub fn keys_text(data_dir: &Path, shared: Option<&(String, String)>) -> String {
 }
 
 pub fn keys_on(data_dir: &Path, shared: Option<&(String, String)>) -> (String, String) {
-    let mut cmd = Command::new(BIN);
-    cmd.args(["keys", "--data-dir", data_dir.to_str().unwrap()]);
-    if let Some((url, _)) = shared {
-        cmd.args(["--database", url]);
-    }
-    let out = cmd.output().unwrap();
-    assert!(out.status.success(), "keys: {}", String::from_utf8_lossy(&out.stderr));
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = keys_text(data_dir, shared);
     let find = |env: &str| {
         text.lines()
             .find_map(|l| l.strip_prefix(&format!("{env} ")))
@@ -237,6 +230,33 @@ impl Drop for Server {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// A raw printer of the test's own on 127.0.0.1: each connection's bytes go to the channel.
+pub fn raw_printer() -> (u16, std::sync::mpsc::Receiver<Vec<u8>>) {
+    use std::io::Read;
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = l.local_addr().unwrap().port();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for c in l.incoming() {
+            let mut all = Vec::new();
+            if c.and_then(|mut c| c.read_to_end(&mut all)).is_ok() && tx.send(all).is_err() {
+                return;
+            }
+        }
+    });
+    (port, rx)
+}
+
+/// A label record's tracking numbers.
+pub fn tracking_numbers(label: &Value) -> Vec<String> {
+    label["tracking_numbers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_str().unwrap().to_string())
+        .collect()
 }
 
 /// The `path` of every detail of an error envelope, in order.
