@@ -9,7 +9,7 @@ mod receiver;
 mod support;
 
 use std::time::{Duration, Instant};
-use support::{label_body, percentiles, Conn, Server};
+use support::{label_body, percentiles, post_labels, Conn, Server};
 
 const CLIENTS: usize = 8;
 const ACCOUNTS: usize = 4;
@@ -32,23 +32,10 @@ fn main() {
         .map(|_| label_body(&server.yodel_account(&mut c), serde_json::json!({"async": true})))
         .collect();
     let start = Instant::now();
-    let handles: Vec<_> = (0..CLIENTS)
-        .map(|t| {
-            let (addr, key, bodies) = (addr.clone(), key.clone(), bodies.clone());
-            std::thread::spawn(move || {
-                let mut c = Conn::open(&addr);
-                let mut lat = Vec::new();
-                for i in 0..total / CLIENTS {
-                    let t0 = Instant::now();
-                    let (code, text) = c.request("POST", "/v3/labels", &key, &bodies[(t + i) % ACCOUNTS]);
-                    lat.push(t0.elapsed());
-                    assert!(code == 200 && text.contains("\"code\":3001"), "refused: {text}");
-                }
-                lat
-            })
-        })
-        .collect();
-    let mut lat: Vec<Duration> = handles.into_iter().flat_map(|h| h.join().unwrap()).collect();
+    let answers = post_labels(&[addr], &key, CLIENTS, total / CLIENTS, "\"code\":3001", move |c, i| {
+        bodies[(c + i) % ACCOUNTS].clone()
+    });
+    let mut lat: Vec<Duration> = answers.into_iter().map(|(t, _)| t).collect();
     let accepted = start.elapsed();
     let n = lat.len();
     let (p50, p99, max) = percentiles(&mut lat);

@@ -9,7 +9,7 @@
 mod support;
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
-use support::{label_body, percentiles, Conn, Server};
+use support::{label_body, percentiles, post_labels, Conn, Server};
 
 const DESKS: usize = 3;
 const CLIENTS_PER_DESK: usize = 6;
@@ -41,33 +41,20 @@ fn main() {
         }
     }
     let start = Instant::now();
-    let handles: Vec<_> = (0..DESKS * CLIENTS_PER_DESK)
-        .map(|i| {
-            let (addr, key, body) = (desks[i % DESKS].addr.clone(), key.clone(), body.clone());
-            std::thread::spawn(move || {
-                let mut c = Conn::open(&addr);
-                let mut lat = Vec::with_capacity(per_client);
-                let mut numbers = Vec::with_capacity(per_client);
-                for _ in 0..per_client {
-                    let t = Instant::now();
-                    let (code, text) = c.request("POST", "/v3/labels", &key, &body);
-                    lat.push(t.elapsed());
-                    assert!(code == 200 && text.contains("\"code\":200"), "{text}");
-                    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
-                    numbers.push(v["data"]["tracking_numbers"][0].as_str().unwrap().to_string());
-                }
-                (lat, numbers)
-            })
+    let addrs: Vec<String> = desks.iter().map(|d| d.addr.clone()).collect();
+    let answers = post_labels(&addrs, &key, DESKS * CLIENTS_PER_DESK, per_client, "\"code\":200", {
+        let body = body.clone();
+        move |_, _| body.clone()
+    });
+    let wall = start.elapsed();
+    let mut lat: Vec<Duration> = answers.iter().map(|(t, _)| *t).collect();
+    let numbers: Vec<String> = answers
+        .iter()
+        .map(|(_, text)| {
+            let v: serde_json::Value = serde_json::from_str(text).unwrap();
+            v["data"]["tracking_numbers"][0].as_str().unwrap().to_string()
         })
         .collect();
-    let mut lat: Vec<Duration> = Vec::new();
-    let mut numbers: Vec<String> = Vec::new();
-    for h in handles {
-        let (l, n) = h.join().unwrap();
-        lat.extend(l);
-        numbers.extend(n);
-    }
-    let wall = start.elapsed();
     let distinct: HashSet<&String> = numbers.iter().collect();
     assert_eq!(
         distinct.len(),

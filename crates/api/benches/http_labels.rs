@@ -4,7 +4,7 @@
 
 mod support;
 use std::time::{Duration, Instant};
-use support::{label_body, percentiles, Conn, Server};
+use support::{label_body, percentiles, post_labels, Conn, Server};
 
 const CLIENTS: usize = 8;
 
@@ -21,23 +21,10 @@ fn main() {
         assert_eq!(c.request("POST", "/v3/labels", &key, &body).0, 200);
     }
     let start = Instant::now();
-    let handles: Vec<_> = (0..CLIENTS)
-        .map(|_| {
-            let (addr, key, body) = (addr.clone(), key.clone(), body.clone());
-            std::thread::spawn(move || {
-                let mut c = Conn::open(&addr);
-                let mut lat = Vec::with_capacity(per_client);
-                for _ in 0..per_client {
-                    let t = Instant::now();
-                    let (code, text) = c.request("POST", "/v3/labels", &key, &body);
-                    lat.push(t.elapsed());
-                    assert!(code == 200 && text.contains("\"code\":200"), "{text}");
-                }
-                lat
-            })
-        })
-        .collect();
-    let mut lat: Vec<Duration> = handles.into_iter().flat_map(|h| h.join().unwrap()).collect();
+    let answers = post_labels(&[addr], &key, CLIENTS, per_client, "\"code\":200", move |_, _| {
+        body.clone()
+    });
+    let mut lat: Vec<Duration> = answers.into_iter().map(|(t, _)| t).collect();
     let wall = start.elapsed();
     let n = lat.len();
     let (p50, p99, max) = percentiles(&mut lat);

@@ -163,3 +163,35 @@ pub fn percentiles(lat: &mut [std::time::Duration]) -> (f64, f64, f64) {
     let p = |q: f64| lat[((n as f64 * q) as usize).min(n - 1)].as_secs_f64() * 1e3;
     (p(0.50), p(0.99), lat[n - 1].as_secs_f64() * 1e3)
 }
+
+/// `clients` keep-alive clients at once, client `c` on `addrs[c % addrs.len()]`, each sending
+/// `per_client` times `POST /v3/labels` with `body(c, i)`; every answer must hold `expect` (a
+/// meta code such as `"code":200`). Answers each request's latency and answer body.
+pub fn post_labels(
+    addrs: &[String],
+    key: &str,
+    clients: usize,
+    per_client: usize,
+    expect: &'static str,
+    body: impl Fn(usize, usize) -> String + Send + Sync + 'static,
+) -> Vec<(std::time::Duration, String)> {
+    let body = std::sync::Arc::new(body);
+    let handles: Vec<_> = (0..clients)
+        .map(|c| {
+            let (addr, key, body) = (addrs[c % addrs.len()].clone(), key.to_string(), body.clone());
+            std::thread::spawn(move || {
+                let mut conn = Conn::open(&addr);
+                (0..per_client)
+                    .map(|i| {
+                        let t = std::time::Instant::now();
+                        let (code, text) = conn.request("POST", "/v3/labels", &key, &body(c, i));
+                        let took = t.elapsed();
+                        assert!(code == 200 && text.contains(expect), "{text}");
+                        (took, text)
+                    })
+                    .collect::<Vec<_>>()
+            })
+        })
+        .collect();
+    handles.into_iter().flat_map(|h| h.join().unwrap()).collect()
+}
