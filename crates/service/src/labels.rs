@@ -608,7 +608,7 @@ impl Service {
     /// in a short transaction of its own, so desks never draw the same serial; a desk that dies
     /// before its label commits leaves a gap, never a number twice.
     fn reserve_serials(&self, scope: &str, count: u64, range: TrackingRange) -> Result<Vec<u64>, ServiceError> {
-        let Some((shared, _)) = self.store.shared() else {
+        let Some(shared) = self.store.shared() else {
             return self.allocator.reserve(scope, count, range, || {
                 self.store
                     .read(|conn| packdesk_store::db::tracking::counter(conn, scope))

@@ -153,6 +153,16 @@ fn private_dir(dir: &Path) -> Result<(), ServiceError> {
     Ok(())
 }
 
+/// A desk on the shared database without the warehouse's vault key (missing, or one of its own).
+fn warehouse_key_needed() -> ServiceError {
+    ServiceError::internal(
+        "this desk does not hold the vault key the shared database's secrets are sealed with \
+         (nothing was changed). A desk joining is given it once: run `packdesk-server keys \
+         --database URL` at a desk that runs on the database and start this one with \
+         `--join-code CODE`",
+    )
+}
+
 /// Whether the database holds anything sealed by the vault (API keys, carrier credentials).
 fn holds_sealed_secrets(store: &Db) -> Result<bool, ServiceError> {
     store.read(packdesk_store::db::keys::any_sealed).map_err(Into::into)
@@ -249,13 +259,7 @@ impl Service {
         let may_create = !holds_sealed_secrets(&store)?;
         let (vault, vault_key_place) =
             Vault::open_kept(&key_file, &keyring, key_preference, may_create).map_err(|e| match database {
-                Database::Shared { .. } => ServiceError::internal(
-                    "this desk does not hold the vault key the shared database's secrets are sealed with \
-                     (nothing was changed). A desk joining is given it once: run `packdesk-server keys \
-                     --database URL` at a desk that runs on the database and start this one with \
-                     `--join-code CODE`",
-                )
-                .caused_by(e),
+                Database::Shared { .. } => warehouse_key_needed().caused_by(e),
                 Database::DataFolder => e,
             })?;
         let now = clock.now().timestamp_micros();
@@ -263,13 +267,7 @@ impl Service {
         if store.is_shared() {
             // Every desk opens the same sealed keys: a desk with a key of its own would serve
             // nothing sealed, so it does not start.
-            KeyRing::reveal(&store, &vault).map_err(|_| {
-                ServiceError::internal(
-                    "this desk's vault key is not the one the shared database's secrets are sealed with: run \
-                     `packdesk-server keys --database URL` at a desk that runs on it and start this desk with \
-                     `--join-code CODE`",
-                )
-            })?;
+            KeyRing::reveal(&store, &vault).map_err(|e| warehouse_key_needed().caused_by(e))?;
         }
         let links = links::FileLinks::load(&store)?;
         let service = Service {

@@ -595,7 +595,7 @@ struct DispatcherTurn {
 
 impl DispatcherTurn {
     fn mine(&mut self, service: &Service) -> bool {
-        let Some((shared, _)) = service.store.shared() else {
+        let Some(shared) = service.store.shared() else {
             return true;
         };
         if self.checked.is_some_and(|t| t.elapsed() < Duration::from_secs(1)) {

@@ -69,34 +69,15 @@ impl Db {
         }
     }
 
-    /// The desk's name in a shared database; None on one desk's own file.
-    pub fn desk(&self) -> Option<&str> {
-        match self {
-            Db::Sqlite(_) => None,
-            Db::Postgres { desk, .. } => Some(desk),
-        }
-    }
-
     pub fn is_shared(&self) -> bool {
         matches!(self, Db::Postgres { .. })
     }
 
     /// The shared database, for what only it does (leases, the dispatcher's lock).
-    pub fn shared(&self) -> Option<(&PgStore, &str)> {
+    pub fn shared(&self) -> Option<&PgStore> {
         match self {
             Db::Sqlite(_) => None,
-            Db::Postgres { store, desk } => Some((store, desk)),
-        }
-    }
-
-    /// Whether the database answers now (a desk that lost the shared database says so on every
-    /// screen). One desk's own file always does.
-    pub fn reachable(&self) -> Result<(), ServiceError> {
-        match self {
-            Db::Sqlite(_) => Ok(()),
-            Db::Postgres { store, .. } => store
-                .read(|c| c.simple_query("SELECT 1").map(|_| ()).map_err(StoreError::from))
-                .map_err(Into::into),
+            Db::Postgres { store, .. } => Some(store),
         }
     }
 }
