@@ -605,7 +605,7 @@ impl Service {
 
     /// Reserves `count` serials of a range. One desk's file: in memory (`Allocator`; the label's
     /// transaction advances the stored counter). A shared database: under the counter's row lock
-    /// in a short transaction of its own, so desks never draw the same serial; a desk that dies
+    /// in one statement of its own, so desks never draw the same serial; a desk that dies
     /// before its label commits leaves a gap, never a number twice.
     fn reserve_serials(&self, scope: &str, count: u64, range: TrackingRange) -> Result<Vec<u64>, ServiceError> {
         let Some(shared) = self.store.shared() else {
@@ -615,8 +615,8 @@ impl Service {
                     .map_err(ServiceError::from)
             });
         };
-        let reserved = shared
-            .write_relaxed(|tx| packdesk_store::tracking::pg::reserve(tx, scope, count, range.start, range.end))?;
+        let reserved =
+            shared.autocommit(|c| packdesk_store::tracking::pg::reserve(c, scope, count, range.start, range.end))?;
         reserved.map_err(|left| crate::allocator::exhausted(range, left, count))
     }
 

@@ -157,6 +157,13 @@ impl PgStore {
 
     /// Runs `f` on a connection of the pool (each statement sees the latest commits).
     pub fn read<T, E: From<StoreError>>(&self, f: impl FnOnce(&mut Client) -> Result<T, E>) -> Result<T, E> {
+        self.autocommit(f)
+    }
+
+    /// Runs `f` on a connection of the pool outside any transaction: each statement it sends is a
+    /// transaction of its own, committed before its answer comes back (a write that is whole in
+    /// one statement, such as `tracking::pg::reserve`).
+    pub fn autocommit<T, E: From<StoreError>>(&self, f: impl FnOnce(&mut Client) -> Result<T, E>) -> Result<T, E> {
         let mut client = self.take()?;
         let out = f(&mut client);
         self.give_back(client);
@@ -379,6 +386,8 @@ const MIGRATIONS: &[(usize, &str)] = &[
         created_at BIGINT NOT NULL
     );
     CREATE INDEX files_owner ON files (owner_id);
+    -- PDF and PNG streams are deflated already: PostgreSQL's own compression of them only costs.
+    ALTER TABLE files ALTER COLUMN bytes SET STORAGE EXTERNAL;
     CREATE TABLE cancel_labels (
         id TEXT PRIMARY KEY, env TEXT NOT NULL, shipper_account_id TEXT, status TEXT NOT NULL,
         record TEXT NOT NULL, created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL

@@ -31,16 +31,21 @@ pub fn register(conn: &Connection, env: &str, slug: &str, number: &str, label_id
 /// Tracking numbers in the shared database of many desks: serials are reserved under the
 /// counter's row lock, so two desks never draw the same one; the register's key stays the
 /// guarantee that a number is issued once. Each statement is one round trip (typed parameters,
-/// no prepare), so the row lock is held for one round trip and the commit.
+/// no prepare).
 pub mod pg {
     use postgres::types::Type;
     use postgres::GenericClient;
 
-    /// `n` consecutive serials of `scope` within `start..=end`, the counter moved past them in the
-    /// caller's transaction (its row stays locked until that commits). `Err(left)`: the range has
-    /// only `left` numbers left, and nothing moved.
+    /// `n` consecutive serials of `scope` within `start..=end`, in one statement that is its own
+    /// transaction: call it outside a transaction (`PgStore::autocommit`). The counter's row is
+    /// locked only while PostgreSQL runs the statement, never across a round trip to the desk, so
+    /// the desks' labels queue on it for microseconds. Its commit does not wait for the disk
+    /// (`set_config(.., true)` for this transaction): a label that registers the serials commits
+    /// durably after it, and PostgreSQL's log is flushed in order, so a serial issued durably was
+    /// reserved durably; a reservation lost in a crash is only drawn again. `Err(left)`: the range
+    /// has only `left` numbers left, and nothing moved.
     pub fn reserve(
-        tx: &mut impl GenericClient,
+        client: &mut impl GenericClient,
         scope: &str,
         n: u64,
         start: u64,
@@ -49,8 +54,9 @@ pub mod pg {
         let (n_, start_, end_) = (n as i64, start as i64, end as i64);
         let fits_at_all = start.checked_add(n.saturating_sub(1)).is_some_and(|last| last <= end);
         if fits_at_all {
-            let row = tx.query_typed_opt(
-                "INSERT INTO tracking_counters AS t (scope, next_serial) VALUES ($1, $2 + $3)
+            let row = client.query_typed_opt(
+                "WITH relaxed AS (SELECT set_config('synchronous_commit', 'off', true))
+                 INSERT INTO tracking_counters AS t (scope, next_serial) SELECT $1, $2 + $3 FROM relaxed
                  ON CONFLICT (scope) DO UPDATE SET next_serial = GREATEST(t.next_serial, $2) + $3
                      WHERE GREATEST(t.next_serial, $2) + $3 - 1 <= $4
                  RETURNING next_serial - $3",
@@ -66,7 +72,7 @@ pub mod pg {
                 return Ok(Ok((first..first + n).collect()));
             }
         }
-        let next = counter(tx, scope)?.unwrap_or(start).max(start);
+        let next = counter(client, scope)?.unwrap_or(start).max(start);
         Ok(Err(end.saturating_add(1).saturating_sub(next)))
     }
 

@@ -146,17 +146,17 @@ fn a_number_issued_at_one_desk_is_refused_at_another_and_an_exhausted_range_move
     assert!(!issued(&b, "lbl-b"), "the second desk is told the number is taken");
 
     assert_eq!(
-        a.write(|tx| tracking::pg::reserve(tx, "small", 3, 10, 14)).unwrap(),
+        a.autocommit(|c| tracking::pg::reserve(c, "small", 3, 10, 14)).unwrap(),
         Ok(vec![10, 11, 12])
     );
     assert_eq!(
-        b.write(|tx| tracking::pg::reserve(tx, "small", 3, 10, 14)).unwrap(),
+        b.autocommit(|c| tracking::pg::reserve(c, "small", 3, 10, 14)).unwrap(),
         Err(2),
         "two numbers left, three asked for"
     );
     assert_eq!(b.read(|c| tracking::pg::counter(c, "small")).unwrap(), Some(13));
     assert_eq!(
-        b.write(|tx| tracking::pg::reserve(tx, "small", 2, 10, 14)).unwrap(),
+        b.autocommit(|c| tracking::pg::reserve(c, "small", 2, 10, 14)).unwrap(),
         Ok(vec![13, 14])
     );
 }

@@ -17,11 +17,11 @@ pub fn cluster() -> String {
     )
 }
 
-/// One label's numbers at one desk: reserved in a transaction of their own, registered in the
+/// One label's numbers at one desk: reserved in a statement of their own, registered in the
 /// label's (durable) one; each must be new.
 pub fn draw_label(desk: &PgStore, scope: &str, parcels: u64, label: &str) -> Vec<u64> {
     let serials = desk
-        .write_relaxed(|tx| tracking::pg::reserve(tx, scope, parcels, RANGE_START, 10_000_000))
+        .autocommit(|c| tracking::pg::reserve(c, scope, parcels, RANGE_START, 10_000_000))
         .unwrap()
         .expect("the range has numbers left");
     desk.write(|tx| {
