@@ -119,6 +119,7 @@ pub fn slugs(conn: &Connection, env: &str) -> crate::Result<Vec<(String, String)
 /// Shipper accounts in the shared database of many desks: the same rows, shared by every desk.
 pub mod pg {
     use super::AccountRow;
+    use postgres::types::Type;
     use postgres::GenericClient;
 
     fn from_row(r: &postgres::Row) -> AccountRow {
@@ -207,13 +208,14 @@ pub mod pg {
     }
 
     /// The account `id` of environment `env`, unless deleted.
+    /// Read for every label: typed parameters, one round trip (no prepare).
     pub fn get(client: &mut impl GenericClient, env: &str, id: &str) -> crate::Result<Option<AccountRow>> {
-        let row = client.query_opt(
+        let row = client.query_typed_opt(
             &format!(
                 "SELECT {} FROM shipper_accounts WHERE id = $1 AND env = $2 AND status <> 'deleted'",
                 super::COLS
             ),
-            &[&id, &env],
+            &[(&id, Type::TEXT), (&env, Type::TEXT)],
         )?;
         Ok(row.as_ref().map(from_row))
     }

@@ -96,6 +96,7 @@ pub fn of_owner(conn: &Connection, env: &str, owner_id: &str, kind: &str) -> cra
 /// Document files in the shared database: a reprint at any desk is the very same document.
 pub mod pg {
     use super::FileRow;
+    use postgres::types::Type;
     use postgres::GenericClient;
 
     const COLS: &str = "id, env, owner_id, kind, file_type, paper_size, bytes, created_at";
@@ -113,18 +114,19 @@ pub mod pg {
         }
     }
 
+    /// Typed parameters: one round trip, no prepare (a file or more for every label).
     pub fn insert(tx: &mut impl GenericClient, f: &FileRow) -> crate::Result<()> {
-        tx.execute(
+        tx.query_typed(
             &format!("INSERT INTO files ({COLS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"),
             &[
-                &f.id,
-                &f.env,
-                &f.owner_id,
-                &f.kind,
-                &f.file_type,
-                &f.paper_size,
-                &f.bytes,
-                &f.created_at,
+                (&f.id, Type::TEXT),
+                (&f.env, Type::TEXT),
+                (&f.owner_id, Type::TEXT),
+                (&f.kind, Type::TEXT),
+                (&f.file_type, Type::TEXT),
+                (&f.paper_size, Type::TEXT),
+                (&f.bytes, Type::BYTEA),
+                (&f.created_at, Type::INT8),
             ],
         )?;
         Ok(())

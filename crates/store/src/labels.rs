@@ -403,6 +403,7 @@ pub mod pg {
     use super::{InsertError, LabelFilter, LabelRow};
     use crate::paging::Cursor;
     use postgres::types::ToSql;
+    use postgres::types::Type;
     use postgres::GenericClient;
 
     fn cols() -> &'static str {
@@ -428,30 +429,30 @@ pub mod pg {
         }
     }
 
-    /// Stores a label made at `desk`.
+    /// Stores a label made at `desk` (typed parameters: one round trip, no prepare).
     pub fn insert(tx: &mut impl GenericClient, desk: &str, l: &LabelRow) -> Result<(), InsertError> {
         let search_text = crate::pg::searchable(&l.search_text);
-        let res = tx.execute(
+        let res = tx.query_typed(
             &format!(
                 "INSERT INTO labels ({}, desk) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)",
                 cols()
             ),
             &[
-                &l.id,
-                &l.env,
-                &l.shipper_account_id,
-                &l.status,
-                &l.order_number,
-                &search_text,
-                &l.manifest_id,
-                &l.request,
-                &l.record,
-                &l.created_at,
-                &l.updated_at,
-                &l.ship_date,
-                &l.service_type,
-                &l.weight_kg,
-                &desk,
+                (&l.id, Type::TEXT),
+                (&l.env, Type::TEXT),
+                (&l.shipper_account_id, Type::TEXT),
+                (&l.status, Type::TEXT),
+                (&l.order_number, Type::TEXT),
+                (&search_text, Type::TEXT),
+                (&l.manifest_id, Type::TEXT),
+                (&l.request, Type::TEXT),
+                (&l.record, Type::TEXT),
+                (&l.created_at, Type::INT8),
+                (&l.updated_at, Type::INT8),
+                (&l.ship_date, Type::TEXT),
+                (&l.service_type, Type::TEXT),
+                (&l.weight_kg, Type::FLOAT8),
+                (&desk, Type::TEXT),
             ],
         );
         match res {

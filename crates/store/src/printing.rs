@@ -319,6 +319,7 @@ pub fn printed_since(conn: &Connection, printer_id: &str, since: i64) -> crate::
 pub mod pg {
     use super::{JobFilter, PrintJobRow, PrinterRow, ProfileRow, JOB_COLS, PRINTER_COLS};
     use crate::paging::Cursor;
+    use postgres::types::Type;
     use postgres::GenericClient;
 
     fn printer_row(r: &postgres::Row) -> PrinterRow {
@@ -432,11 +433,12 @@ pub mod pg {
         desk: &str,
         document_type: &str,
     ) -> crate::Result<Option<ProfileRow>> {
+        // Read for every label made (auto-print): typed parameters, one round trip.
         Ok(client
-            .query_opt(
+            .query_typed_opt(
                 "SELECT document_type, printer_id, stock, copies, auto_print, updated_at FROM print_profiles
                  WHERE desk = $1 AND document_type = $2",
-                &[&desk, &document_type],
+                &[(&desk, Type::TEXT), (&document_type, Type::TEXT)],
             )?
             .as_ref()
             .map(profile_row))
