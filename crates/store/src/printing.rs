@@ -433,7 +433,6 @@ pub mod pg {
         desk: &str,
         document_type: &str,
     ) -> crate::Result<Option<ProfileRow>> {
-        // Read for every label made (auto-print): typed parameters, one round trip.
         Ok(client
             .query_typed_opt(
                 "SELECT document_type, printer_id, stock, copies, auto_print, updated_at FROM print_profiles
@@ -444,11 +443,12 @@ pub mod pg {
             .map(profile_row))
     }
 
+    /// Read for every label made (auto-print): typed parameters, one round trip.
     pub fn profiles(client: &mut impl GenericClient, desk: &str) -> crate::Result<Vec<ProfileRow>> {
-        let rows = client.query(
+        let rows = client.query_typed(
             "SELECT document_type, printer_id, stock, copies, auto_print, updated_at FROM print_profiles
              WHERE desk = $1 ORDER BY document_type",
-            &[&desk],
+            &[(&desk, Type::TEXT)],
         )?;
         Ok(rows.iter().map(profile_row).collect())
     }
