@@ -159,6 +159,77 @@ fn an_order_scanned_at_two_desks_at_once_ships_once_and_the_other_desk_says_wher
 }
 
 #[test]
+fn an_order_saved_at_two_desks_at_once_is_one_order() {
+    let (a, b) = two_desks();
+    for round in 0..24 {
+        let order = json!({"order_number": format!("W-2{round:03}"), "ship_to": address("Jane Doe", "GBR", "M1 1AE"),
+            "items": [{"description": "Mug", "quantity": 1 + round}]});
+        let answers: Vec<(u16, Value)> = std::thread::scope(|scope| {
+            let both: Vec<_> = [&a, &b]
+                .into_iter()
+                .map(|desk| {
+                    let order = &order;
+                    scope.spawn(move || desk.call("POST", "/desk/orders", &desk.sandbox, Some(order)))
+                })
+                .collect();
+            both.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        for (status, v) in &answers {
+            assert_eq!(
+                (*status, &v["meta"]["code"]),
+                (200, &json!(200)),
+                "both desks save it (one makes it, one updates it): {v}"
+            );
+        }
+        let ids: HashSet<&str> = answers
+            .iter()
+            .map(|(_, v)| v["data"]["orders"][0]["id"].as_str().unwrap())
+            .collect();
+        assert_eq!(ids.len(), 1, "one order: {answers:?}");
+    }
+    let listed = b.sandbox_ok("GET", "/desk/orders?limit=100", None);
+    assert_eq!(listed["orders"].as_array().unwrap().len(), 24, "{listed}");
+
+    // The same file imported at both desks at once (and another with the rows the other way
+    // round): every order once, each desk counting it as imported or updated, none failed.
+    let rows: Vec<String> = (0..40)
+        .map(|i| format!("F-{i:03},Jane Doe,1 High St,Manchester,M1 1AE,GB,Mug,1"))
+        .collect();
+    let head = "Order ID,Recipient,Address 1,City,ZIP,Country,Item,Qty\n";
+    let forward = format!("{head}{}\n", rows.join("\n"));
+    let backward = format!("{head}{}\n", rows.iter().rev().cloned().collect::<Vec<_>>().join("\n"));
+    let answers: Vec<(u16, Value)> = std::thread::scope(|scope| {
+        let both: Vec<_> = [(&a, &forward), (&b, &forward), (&a, &backward)]
+            .into_iter()
+            .map(|(desk, file)| {
+                scope.spawn(move || {
+                    desk.send_raw(
+                        "POST",
+                        "/desk/orders/import",
+                        &desk.sandbox,
+                        "text/csv",
+                        file.clone().into_bytes(),
+                    )
+                })
+            })
+            .collect();
+        both.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    for (status, v) in &answers {
+        assert_eq!((*status, &v["data"]["failed"]), (200, &json!([])), "{v}");
+        let saved = v["data"]["imported"].as_u64().unwrap() + v["data"]["updated"].as_u64().unwrap();
+        assert_eq!(saved, 40, "{v}");
+    }
+    let made: u64 = answers
+        .iter()
+        .map(|(_, v)| v["data"]["imported"].as_u64().unwrap())
+        .sum();
+    assert_eq!(made, 40, "each order made once: {answers:?}");
+    let listed = a.sandbox_ok("GET", "/desk/orders?limit=100", None);
+    assert_eq!(listed["orders"].as_array().unwrap().len(), 64, "{listed}");
+}
+
+#[test]
 fn async_labels_accepted_at_a_desk_killed_mid_work_are_finished_by_another_desk_once() {
     let (mut a, b) = two_desks();
     let account = yodel_account(&a);

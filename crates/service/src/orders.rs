@@ -163,6 +163,7 @@ impl Service {
         now: i64,
         write: bool,
     ) -> Result<Upserted, ServiceError> {
+        table::lock_numbers(tx, env.as_str(), &[&o.order_number])?;
         let old_row = table::by_number(tx, env.as_str(), &o.order_number)?;
         let old = old_row.as_ref().map(order_of).transpose()?;
         if let Some(old) = old.as_ref().filter(|o| o.status == OrderStatus::Shipped) {

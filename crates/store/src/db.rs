@@ -335,6 +335,16 @@ pub mod orders {
             Tx::Postgres { client, .. } => crate::orders::pg::get_for_update(&mut **client, env, id),
         }
     }
+
+    /// Order numbers about to be saved: on a shared database, locked until the transaction ends,
+    /// so two desks saving the same new order at once make it once (the second waits, then finds
+    /// it and updates it). One desk's file has one writer: nothing to do.
+    pub fn lock_numbers(c: &mut Tx<'_>, env: &str, numbers: &[&str]) -> crate::Result<()> {
+        match c {
+            Tx::Sqlite(_) => Ok(()),
+            Tx::Postgres { client, .. } => crate::orders::pg::lock_numbers(&mut **client, env, numbers),
+        }
+    }
 }
 
 pub mod presets {

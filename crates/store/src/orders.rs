@@ -191,8 +191,25 @@ pub fn put_mapping(conn: &Connection, name: &str, columns: &str, now: i64) -> cr
 pub mod pg {
     use super::{OrderFilter, OrderRow};
     use crate::paging::Cursor;
-    use postgres::types::ToSql;
+    use postgres::types::{ToSql, Type};
     use postgres::GenericClient;
+
+    /// The first key of the advisory locks on order numbers (the second is the number's hash),
+    /// apart from the store's other advisory locks, which are single 64-bit keys.
+    const ORDER_NUMBER_LOCKS: i32 = 0x6f72_6472; // "ordr"
+
+    /// Locks `numbers` of `env` until the transaction ends (transaction-level advisory locks,
+    /// taken in one order, so two desks importing overlapping files wait for each other instead
+    /// of deadlocking). A row that does not exist yet cannot be locked FOR UPDATE: this is what
+    /// stops two desks inserting the same new order number at once.
+    pub fn lock_numbers(tx: &mut impl GenericClient, env: &str, numbers: &[&str]) -> crate::Result<()> {
+        let keys: Vec<String> = numbers.iter().map(|n| format!("{env}\n{n}")).collect();
+        tx.query_typed(
+            "SELECT pg_advisory_xact_lock($1, hashtext(k)) FROM (SELECT DISTINCT k FROM unnest($2::text[]) AS k ORDER BY k) AS keys",
+            &[(&ORDER_NUMBER_LOCKS, Type::INT4), (&keys, Type::TEXT_ARRAY)],
+        )?;
+        Ok(())
+    }
 
     fn from_row(r: &postgres::Row) -> OrderRow {
         OrderRow {
