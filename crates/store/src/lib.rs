@@ -100,6 +100,15 @@ impl From<postgres::Error> for StoreError {
     }
 }
 
+/// What PostgreSQL said (its own message; the client's Display of a database error is only
+/// "db error").
+fn postgres_text(e: &postgres::Error) -> String {
+    match e.as_db_error() {
+        Some(db) => db.message().to_string(),
+        None => e.to_string(),
+    }
+}
+
 /// A PostgreSQL failure worth sending again: the transaction lost a serialization or deadlock
 /// check, or the database (or the way to it) went away; it rolled back whole.
 fn postgres_retryable(e: &postgres::Error) -> bool {
@@ -149,9 +158,12 @@ impl From<StoreError> for ServiceError {
             StoreError::Postgres(cause) if postgres_retryable(cause) => ServiceError::at(
                 ErrorCode::InternalRetry,
                 "",
-                format!("the shared database did not take the write ({cause}); send the request again"),
+                format!(
+                    "the shared database did not take the write ({}); send the request again",
+                    postgres_text(cause)
+                ),
             ),
-            StoreError::Postgres(cause) => ServiceError::internal(format!("shared database: {cause}")),
+            StoreError::Postgres(cause) => ServiceError::internal(format!("shared database: {}", postgres_text(cause))),
         };
         seen.caused_by(e)
     }

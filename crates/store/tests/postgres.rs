@@ -175,6 +175,23 @@ fn a_database_that_cannot_be_reached_is_an_error_worth_retrying() {
     assert_eq!(err.code, packdesk_model::ErrorCode::InternalRetry, "{text}");
 }
 
+#[test]
+fn a_refused_statement_is_told_in_postgresqls_own_words() {
+    let store = PgStore::open(&database()).unwrap();
+    let err: packdesk_model::ServiceError = store
+        .write(|c| {
+            tracking::pg::register(c, "live", "yodel", "JD1", "lbl-1")?;
+            c.batch_execute(
+                "INSERT INTO tracking_numbers (env, slug, number, label_id) VALUES ('live', 'yodel', 'JD1', 'lbl-2')",
+            )
+            .map_err(StoreError::from)
+        })
+        .map_err(packdesk_model::ServiceError::from)
+        .unwrap_err();
+    let info = &err.details[0].info;
+    assert!(info.contains("duplicate key value"), "not only \"db error\": {info}");
+}
+
 fn now_us() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
