@@ -24,7 +24,7 @@ use packdesk_model::{ErrorCode, ServiceError};
 use packdesk_store::accounts::AccountRow;
 use packdesk_store::db::labels as table;
 use packdesk_store::files::FileRow;
-use packdesk_store::labels::{InsertError, LabelFilter, LabelRow};
+use packdesk_store::labels::{InsertError, LabelFilter, LabelRow, MadeLabel};
 use packdesk_store::paging;
 use serde_json::{json, Value};
 
@@ -49,12 +49,26 @@ impl From<ServiceError> for WriteError {
     }
 }
 
+impl From<InsertError> for WriteError {
+    fn from(e: InsertError) -> Self {
+        match e {
+            InsertError::NumberTaken(serial) => WriteError::Taken(serial),
+            e => WriteError::Service(insert_error(e)),
+        }
+    }
+}
+
 fn insert_error(e: InsertError) -> ServiceError {
     match e {
         InsertError::DuplicateOrderNumber => ServiceError::at(
             ErrorCode::DuplicateOrderNumber,
             "order_number",
             "this order_number is on another label of this shipper account",
+        ),
+        InsertError::NumberTaken(_) => ServiceError::at(
+            ErrorCode::InternalRetry,
+            "shipper_account.id",
+            "a tracking number drawn for this label was issued before; try again",
         ),
         InsertError::Db(e) => e.into(),
     }
@@ -723,34 +737,26 @@ impl Service {
             created_at: created,
             updated_at: now,
         };
-        let env = d.env.as_str();
-        let scope = d.scope.as_str();
-        let slug = &d.account.slug;
+        let made = MadeLabel {
+            row: &row,
+            slug: &d.account.slug,
+            scope: &d.scope,
+            serials,
+            numbers,
+            files: &rows,
+            completes: job.is_some(),
+        };
         self.store.write(|tx| {
             // The order first: its row stays locked to the end (shared database), so a second
             // desk scanning it waits here and then finds it shipped, before its label is written.
             if let Some((order_id, again)) = &d.ships_order {
                 self.mark_order_shipped(tx, d.env, order_id, &id, numbers, *again, now)?;
             }
-            for (serial, number) in serials.iter().zip(numbers) {
-                if !packdesk_store::db::tracking::register(tx, env, slug, number, &id)? {
-                    return Err(WriteError::Taken(*serial));
-                }
-            }
-            if let Some(last) = serials.last() {
-                packdesk_store::db::tracking::advance(tx, scope, last + 1)?;
-            }
-            match job {
-                None => table::insert(tx, &row).map_err(insert_error)?,
-                Some(_) => table::complete(tx, &id, "created", &row.record, &row.search_text, now)?,
-            }
-            for f in &rows {
-                packdesk_store::db::files::insert(tx, f)?;
-            }
+            table::write_made(tx, &made)?;
             if let Some(job) = job {
                 self.complete_job_in(tx, job, json!({"code": 200}), record_json.clone(), now)?;
             }
-            Ok(())
+            Ok::<_, WriteError>(())
         })?;
         self.absolute_urls(&mut record_json);
         Ok(record_json)

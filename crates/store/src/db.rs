@@ -255,6 +255,14 @@ pub mod labels {
         }
     }
 
+    /// A label as made, with its numbers and files, written whole (`labels::write_made`).
+    pub fn write_made(c: &mut Tx<'_>, m: &crate::labels::MadeLabel) -> Result<(), InsertError> {
+        match c {
+            Tx::Sqlite(conn) => crate::labels::write_made(conn, m),
+            Tx::Postgres { client, desk } => crate::labels::pg::write_made(&mut **client, desk, m),
+        }
+    }
+
     /// A label read to change its status: locked to the end of the transaction on a shared
     /// database, so a cancel and a close-out never both take it (one desk's writer is alone).
     pub fn get_for_update(c: &mut Tx<'_>, env: &str, id: &str) -> crate::Result<Option<LabelRow>> {
@@ -278,7 +286,6 @@ pub mod labels {
     both!(labels::add_file(id: &str, kind: &str, file: &str) -> crate::Result<()>);
     both!(labels::set_status(id: &str, status: &str, updated_at: i64) -> crate::Result<()>);
     both!(labels::manifestable(account_id: &str, day: &str) -> crate::Result<Vec<LabelRow>>);
-    both!(labels::complete(id: &str, status: &str, record: &str, search_text: &str, updated_at: i64) -> crate::Result<()>);
     both!(labels::of_manifest(manifest_id: &str) -> crate::Result<Vec<LabelRow>>);
     both!(labels::release_manifest(manifest_id: &str, updated_at: i64) -> crate::Result<()>);
     both!(labels::waiting(account_id: &str) -> crate::Result<Vec<Waiting>>);
@@ -428,16 +435,6 @@ pub mod records {
 pub mod tracking {
     use super::Tx;
     both!(tracking::counter(scope: &str) -> crate::Result<Option<u64>>);
-    both!(tracking::register(env: &str, slug: &str, number: &str, label_id: &str) -> crate::Result<bool>);
-
-    /// Moves a range's counter forward to `next` (SQLite's in-memory allocator reserves, the
-    /// label's transaction advances). On PostgreSQL `reserve` moved it already.
-    pub fn advance(c: &mut Tx<'_>, scope: &str, next: u64) -> crate::Result<()> {
-        match c {
-            Tx::Sqlite(conn) => crate::tracking::advance(conn, scope, next),
-            Tx::Postgres { .. } => Ok(()),
-        }
-    }
 }
 
 pub mod webhooks {

@@ -54,7 +54,48 @@ fn from_row(r: &Row) -> rusqlite::Result<LabelRow> {
 pub enum InsertError {
     /// Another live label of the account has this order_number.
     DuplicateOrderNumber,
+    /// `write_made`: this serial's tracking number was issued before (a range that overlaps
+    /// numbers issued elsewhere); nothing of the label was written.
+    NumberTaken(u64),
     Db(crate::StoreError),
+}
+
+/// A label as made: its row, the tracking numbers drawn for it (serial and printed form) and its
+/// document files, written whole by `write_made`.
+pub struct MadeLabel<'a> {
+    pub row: &'a LabelRow,
+    /// The carrier whose numbers these are (numbers are unique per environment and carrier).
+    pub slug: &'a str,
+    /// The range the serials came from.
+    pub scope: &'a str,
+    pub serials: &'a [u64],
+    pub numbers: &'a [String],
+    pub files: &'a [crate::files::FileRow],
+    /// The row exists already (an async label accepted in status `creating`): it is completed
+    /// with the row's status, record and search text instead of inserted.
+    pub completes: bool,
+}
+
+/// Registers the label's numbers (each must be new), moves its range's counter past them, and
+/// stores the label and its files, in the caller's transaction.
+pub fn write_made(conn: &Connection, m: &MadeLabel) -> Result<(), InsertError> {
+    let l = m.row;
+    for (serial, number) in m.serials.iter().zip(m.numbers) {
+        if !crate::tracking::register(conn, &l.env, m.slug, number, &l.id).map_err(InsertError::Db)? {
+            return Err(InsertError::NumberTaken(*serial));
+        }
+    }
+    if let Some(last) = m.serials.last() {
+        crate::tracking::advance(conn, m.scope, last + 1).map_err(InsertError::Db)?;
+    }
+    match m.completes {
+        true => complete(conn, &l.id, &l.status, &l.record, &l.search_text, l.updated_at).map_err(InsertError::Db)?,
+        false => insert(conn, l)?,
+    }
+    for f in m.files {
+        crate::files::insert(conn, f).map_err(InsertError::Db)?;
+    }
+    Ok(())
 }
 
 pub fn insert(conn: &Connection, l: &LabelRow) -> Result<(), InsertError> {
@@ -461,6 +502,73 @@ pub mod pg {
                 Err(InsertError::DuplicateOrderNumber)
             }
             Err(e) => Err(InsertError::Db(e.into())),
+        }
+    }
+
+    /// `super::write_made` in one statement (one round trip, where registering, storing and
+    /// filing took five): a number issued before or a taken order number fails the statement
+    /// whole, by the unique keys. The counter moved when the serials were reserved.
+    pub fn write_made(tx: &mut impl GenericClient, desk: &str, m: &super::MadeLabel) -> Result<(), InsertError> {
+        let l = m.row;
+        let search_text = crate::pg::searchable(&l.search_text);
+        let label = match m.completes {
+            false => format!(
+                "INSERT INTO labels ({}, desk) VALUES ($3, $1, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)",
+                cols()
+            ),
+            true => "UPDATE labels SET status = $10, record = $15, search_text = $12, updated_at = $17 WHERE id = $3"
+                .to_string(),
+        };
+        let sql = format!(
+            "WITH numbers AS (
+                 INSERT INTO tracking_numbers (env, slug, number, label_id) SELECT $1, $2, n, $3 FROM unnest($4::text[]) AS n
+             ), files AS (
+                 INSERT INTO files (id, env, owner_id, kind, file_type, paper_size, bytes, created_at)
+                 SELECT f.id, $1, $3, f.kind, f.file_type, f.paper_size, f.bytes, $8
+                 FROM unnest($5::text[], $6::text[], $7::text[], $22::text[], $23::bytea[]) AS f (id, kind, file_type, paper_size, bytes)
+             ) {label}"
+        );
+        let file_ids: Vec<&str> = m.files.iter().map(|f| f.id.as_str()).collect();
+        let kinds: Vec<&str> = m.files.iter().map(|f| f.kind.as_str()).collect();
+        let file_types: Vec<&str> = m.files.iter().map(|f| f.file_type.as_str()).collect();
+        let papers: Vec<&str> = m.files.iter().map(|f| f.paper_size.as_str()).collect();
+        let bytes: Vec<&[u8]> = m.files.iter().map(|f| f.bytes.as_slice()).collect();
+        let files_at = m.files.first().map_or(l.updated_at, |f| f.created_at);
+        let res = tx.query_typed(
+            &sql,
+            &[
+                (&l.env, Type::TEXT),
+                (&m.slug, Type::TEXT),
+                (&l.id, Type::TEXT),
+                (&m.numbers, Type::TEXT_ARRAY),
+                (&file_ids, Type::TEXT_ARRAY),
+                (&kinds, Type::TEXT_ARRAY),
+                (&file_types, Type::TEXT_ARRAY),
+                (&files_at, Type::INT8),
+                (&l.shipper_account_id, Type::TEXT),
+                (&l.status, Type::TEXT),
+                (&l.order_number, Type::TEXT),
+                (&search_text, Type::TEXT),
+                (&l.manifest_id, Type::TEXT),
+                (&l.request, Type::TEXT),
+                (&l.record, Type::TEXT),
+                (&l.created_at, Type::INT8),
+                (&l.updated_at, Type::INT8),
+                (&l.ship_date, Type::TEXT),
+                (&l.service_type, Type::TEXT),
+                (&l.weight_kg, Type::FLOAT8),
+                (&desk, Type::TEXT),
+                (&papers, Type::TEXT_ARRAY),
+                (&bytes, Type::BYTEA_ARRAY),
+            ],
+        );
+        match res {
+            Ok(_) => Ok(()),
+            Err(e) => match e.as_db_error().and_then(|d| d.constraint()) {
+                Some("labels_order_number") => Err(InsertError::DuplicateOrderNumber),
+                Some("tracking_numbers_pkey") => Err(InsertError::NumberTaken(m.serials.first().copied().unwrap_or(0))),
+                _ => Err(InsertError::Db(e.into())),
+            },
         }
     }
 

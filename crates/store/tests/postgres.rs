@@ -1074,6 +1074,153 @@ fn each_desk_prints_its_own_printers_jobs_once_and_every_desk_sees_every_job() {
 /// Labels and orders answer the same on both backends too: End of day's waiting counts, Today's
 /// counts per day, documents added to a label, a label completed, searches, import mappings.
 #[test]
+fn a_label_is_written_whole_with_its_numbers_and_files_or_not_at_all_on_both() {
+    use packdesk_store::files::{self, FileRow};
+    use packdesk_store::labels::{self, InsertError, MadeLabel};
+    use packdesk_store::{accounts, Store};
+    let dir = tempfile::tempdir().unwrap();
+    let lite = Store::open(&dir.path().join("packdesk.db")).unwrap();
+    let shared = PgStore::open(&database()).unwrap();
+    support::account(&shared, "acct-1");
+    let account = shared
+        .read(|c| accounts::pg::get(c, "live", "acct-1"))
+        .unwrap()
+        .unwrap();
+    lite.write(|c| accounts::insert(c, &account)).unwrap();
+    let file = |id: &str, owner: &str, kind: &str, bytes: &[u8]| FileRow {
+        id: id.into(),
+        env: "live".into(),
+        owner_id: owner.into(),
+        kind: kind.into(),
+        file_type: "pdf".into(),
+        paper_size: "4x6".into(),
+        bytes: bytes.to_vec(),
+        created_at: 7,
+    };
+    // What each store answers for writing `m` in a transaction that, as the service's, commits
+    // only when it is Ok: Ok, or which refusal.
+    #[derive(Debug)]
+    struct Refused(String);
+    impl From<StoreError> for Refused {
+        fn from(e: StoreError) -> Self {
+            Refused(format!("{e:?}"))
+        }
+    }
+    let said = |e: InsertError| Refused(format!("{e:?}"));
+    let write = |m: &MadeLabel| -> (String, String) {
+        let a = lite.write(|c| labels::write_made(c, m).map_err(said));
+        let b = shared.write(|c| labels::pg::write_made(c, "desk-a", m).map_err(said));
+        (format!("{a:?}"), format!("{b:?}"))
+    };
+    let both_say = |m: &MadeLabel, said: &str| {
+        let (a, b) = write(m);
+        assert_eq!((a.as_str(), b.as_str()), (said, said));
+    };
+    let numbers = ["JD000000001000".to_string(), "JD000000001001".to_string()];
+    let mut row = support::label("lbl-1", "acct-1", 1000, "2026-11-25", 5);
+    row.order_number = Some("W-1".into());
+    let files = [
+        file("f-1", "lbl-1", "label", b"%PDF-1.7 one"),
+        file("f-2", "lbl-1", "invoice", &[0, 255, 1]),
+    ];
+    let made = MadeLabel {
+        row: &row,
+        slug: "yodel",
+        scope: "acct-1/pool",
+        serials: &[1000, 1001],
+        numbers: &numbers,
+        files: &files,
+        completes: false,
+    };
+    both_say(&made, "Ok(())");
+    let lite_label = lite.read(|c| labels::get(c, "live", "lbl-1")).unwrap();
+    let shared_label = shared.read(|c| labels::pg::get(c, "live", "lbl-1")).unwrap();
+    assert_eq!(format!("{lite_label:?}"), format!("{shared_label:?}"));
+    for f in &files {
+        let lite_file = lite.read(|c| files::get(c, "live", &f.id)).unwrap().unwrap();
+        let shared_file = shared.read(|c| files::pg::get(c, "live", &f.id)).unwrap().unwrap();
+        assert_eq!((&lite_file.bytes, &shared_file.bytes), (&f.bytes, &f.bytes));
+        assert_eq!(format!("{lite_file:?}"), format!("{shared_file:?}"));
+    }
+    assert_eq!(lite.read(|c| tracking::counter(c, "acct-1/pool")).unwrap(), Some(1002));
+
+    // A second label drawing a number issued before: refused whole, its other number and its
+    // file not kept, on both.
+    let row2 = support::label("lbl-2", "acct-1", 1002, "2026-11-25", 6);
+    let numbers2 = ["JD000000001002".to_string(), "JD000000001001".to_string()];
+    let files2 = [file("f-3", "lbl-2", "label", b"%PDF-1.7 two")];
+    let mut taken = MadeLabel {
+        row: &row2,
+        serials: &[1002, 1001],
+        numbers: &numbers2,
+        files: &files2,
+        ..made
+    };
+    let (a, b) = write(&taken);
+    assert!(
+        a.starts_with("Err(Refused(\"NumberTaken(") && b.starts_with("Err(Refused(\"NumberTaken("),
+        "{a} / {b}"
+    );
+    assert!(lite.read(|c| labels::get(c, "live", "lbl-2")).unwrap().is_none());
+    assert!(shared.read(|c| labels::pg::get(c, "live", "lbl-2")).unwrap().is_none());
+    assert!(lite.read(|c| files::get(c, "live", "f-3")).unwrap().is_none());
+    assert!(shared.read(|c| files::pg::get(c, "live", "f-3")).unwrap().is_none());
+    let lite_free = lite.write(|c| tracking::register(c, "live", "yodel", "JD000000001002", "probe"));
+    let shared_free = shared.write(|c| tracking::pg::register(c, "live", "yodel", "JD000000001002", "probe"));
+    assert!(
+        lite_free.unwrap() && shared_free.unwrap(),
+        "the refused label's new number was not kept"
+    );
+
+    // The order number of a live label of the account: refused as such on both.
+    let numbers3 = ["JD000000001003".to_string()];
+    let mut row3 = support::label("lbl-3", "acct-1", 1003, "2026-11-25", 7);
+    row3.order_number = Some("W-1".into());
+    taken = MadeLabel {
+        row: &row3,
+        serials: &[1003],
+        numbers: &numbers3,
+        files: &[],
+        ..made
+    };
+    both_say(&taken, "Err(Refused(\"DuplicateOrderNumber\"))");
+
+    // An async label accepted in status `creating` is completed in place.
+    let mut creating = support::label("lbl-4", "acct-1", 1004, "2026-11-25", 8);
+    creating.status = "creating".into();
+    lite.write(|c| labels::insert(c, &creating).map_err(support::refused))
+        .unwrap();
+    shared
+        .write(|c| labels::pg::insert(c, "desk-a", &creating).map_err(support::refused))
+        .unwrap();
+    let mut done = creating.clone();
+    done.status = "created".into();
+    done.record = "{\"done\":true}".into();
+    done.search_text = "JD000000001004 done".into();
+    done.updated_at = 99;
+    let numbers4 = ["JD000000001004".to_string()];
+    let files4 = [file("f-4", "lbl-4", "label", b"%PDF-1.7 four")];
+    both_say(
+        &MadeLabel {
+            row: &done,
+            serials: &[1004],
+            numbers: &numbers4,
+            files: &files4,
+            completes: true,
+            ..made
+        },
+        "Ok(())",
+    );
+    let lite_done = lite.read(|c| labels::get(c, "live", "lbl-4")).unwrap().unwrap();
+    let shared_done = shared.read(|c| labels::pg::get(c, "live", "lbl-4")).unwrap().unwrap();
+    assert_eq!(format!("{lite_done:?}"), format!("{shared_done:?}"));
+    assert_eq!(
+        (lite_done.status.as_str(), lite_done.updated_at, lite_done.created_at),
+        ("created", 99, 8)
+    );
+}
+
+#[test]
 fn labels_answer_the_same_on_sqlite_and_on_the_shared_database() {
     use packdesk_store::{accounts, labels, orders, Store};
     let dir = tempfile::tempdir().unwrap();
