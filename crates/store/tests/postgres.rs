@@ -1159,7 +1159,7 @@ fn a_label_is_written_whole_with_its_numbers_and_files_or_not_at_all_on_both() {
     };
     let (a, b) = write(&taken);
     assert!(
-        a.starts_with("Err(Refused(\"NumberTaken(") && b.starts_with("Err(Refused(\"NumberTaken("),
+        a.starts_with("Err(\"NumberTaken(") && b.starts_with("Err(\"NumberTaken("),
         "{a} / {b}"
     );
     assert!(lite.read(|c| labels::get(c, "live", "lbl-2")).unwrap().is_none());
