@@ -260,15 +260,19 @@ pub fn write(title: &str, pages: Vec<Page>) -> Vec<u8> {
 
 /// Deflates every stream at zlib's fast level (lopdf's own `compress` uses the best level, which
 /// spent most of a label's render squeezing the fonts a few per cent smaller). Font programs
-/// repeat from document to document (the same subsets), so large streams are deflated once per
-/// process, at the best level.
+/// repeat from document to document (the same subsets), so they are deflated once per process,
+/// at the best level. (Until 2026-11-25 every stream of 4 KB or more was taken for a font: a
+/// label's page content was deflated at the best level and pushed through the cache each time.)
 fn compress(lo: &mut lopdf::Document) {
     for object in lo.objects.values_mut() {
         if let lopdf::Object::Stream(stream) = object {
             if stream.dict.get(b"Filter").is_ok() {
                 continue;
             }
-            let deflated = if stream.content.len() >= 4096 {
+            // A font program (FontFile2 carries Length1, FontFile3 a Subtype); a page's content
+            // (27 KB for a label, its barcodes and codes) is new in every document.
+            let font_program = stream.dict.has(b"Length1") || stream.dict.has(b"Subtype");
+            let deflated = if font_program {
                 deflate_cached(&stream.content)
             } else {
                 deflate(&stream.content)
