@@ -6,7 +6,7 @@
 //! cannot reach it through DNS rebinding); without CORS headers no other origin can read it.
 
 use crate::envelope::{error, ok};
-use axum::extract::{ConnectInfo, Path, Request, State};
+use axum::extract::{ConnectInfo, FromRequestParts, Path, Request, State};
 use axum::http::request::Parts;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::middleware::{self, Next};
@@ -149,18 +149,39 @@ fn loopback_host(headers: &HeaderMap) -> bool {
 /// Whether the request comes from this machine: the connection's peer is a loopback address (the
 /// Host header alone proves nothing: any client may write `Host: 127.0.0.1`), and the Host names
 /// this machine too (a browser tricked by DNS rebinding sends the attacker's host name).
-pub(crate) fn from_this_machine(peer: SocketAddr, req: &Parts) -> bool {
+fn from_this_machine(peer: SocketAddr, req: &Parts) -> bool {
     peer.ip().to_canonical().is_loopback() && loopback_host(&req.headers)
 }
 
-async fn session(State(ui): State<Ui>, ConnectInfo(peer): ConnectInfo<SocketAddr>, req: Parts) -> Response {
-    if !from_this_machine(peer, &req) {
-        return error(
-            ErrorCode::InvalidApiKey,
-            "",
-            "the desk session is for this machine only",
-        );
+/// A handler's argument that admits requests from this machine only (`from_this_machine`): the
+/// desk UI's session, key rotation and the desk's database. Any other request is answered with an
+/// InvalidApiKey envelope naming the path.
+pub(crate) struct ThisMachine;
+
+impl<S: Send + Sync> FromRequestParts<S> for ThisMachine {
+    type Rejection = Response;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        // Through the extractor: tests stand in for the TCP peer with axum's MockConnectInfo.
+        match ConnectInfo::<SocketAddr>::from_request_parts(parts, state).await {
+            Ok(ConnectInfo(peer)) if from_this_machine(peer, parts) => Ok(ThisMachine),
+            _ => Err(error(
+                ErrorCode::InvalidApiKey,
+                "",
+                // The path as sent (a nested router sees only its own part of it).
+                &format!(
+                    "{} is answered on this machine only",
+                    parts
+                        .extensions
+                        .get::<axum::extract::OriginalUri>()
+                        .map_or(parts.uri.path(), |u| u.0.path())
+                ),
+            )),
+        }
     }
+}
+
+async fn session(State(ui): State<Ui>, _: ThisMachine) -> Response {
     ui.sessions.fetch_add(1, Ordering::SeqCst);
     let data_dir = ui.service.data_dir().display().to_string();
     let log_dir = crate::logging::log_dir(ui.service.data_dir()).display().to_string();
@@ -182,16 +203,7 @@ async fn session(State(ui): State<Ui>, ConnectInfo(peer): ConnectInfo<SocketAddr
 
 /// Replaces an environment's key (Settings): the old key stops working at once. For this machine
 /// only, and only with the current key of that environment, so a page elsewhere cannot do it.
-async fn rotate_key(
-    State(ui): State<Ui>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
-    Path(env): Path<String>,
-    req: Parts,
-) -> Response {
-    let headers = &req.headers;
-    if !from_this_machine(peer, &req) {
-        return error(ErrorCode::InvalidApiKey, "", "keys are rotated on this machine only");
-    }
+async fn rotate_key(State(ui): State<Ui>, _: ThisMachine, Path(env): Path<String>, headers: HeaderMap) -> Response {
     let Some(env) = packdesk_service::keys::Env::parse(&env) else {
         return error(ErrorCode::NotFoundRoute, "env", "live or sandbox");
     };

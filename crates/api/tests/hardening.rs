@@ -103,6 +103,27 @@ async fn the_ui_session_and_key_rotation_answer_this_machine_only_whatever_the_h
     let (status, _, _) = send(&d, LAN_PEER, rotate).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
     assert_eq!(d.service.authenticate(&live), Some(packdesk_service::keys::Env::Live));
+    // The desk's database (its answer holds the join code): from the LAN, with the live key and
+    // a loopback Host, refused, and the refusal says where it is answered; from here, answered.
+    let database = |host: &str| {
+        Request::get("/desk/database")
+            .header("host", host)
+            .header("service-api-key", &live)
+            .body(Body::empty())
+            .unwrap()
+    };
+    let (status, _, body) = send(&d, LAN_PEER, database("127.0.0.1")).await;
+    let refused = json_of(&body);
+    assert_eq!(status, StatusCode::UNAUTHORIZED, "{refused}");
+    assert_eq!(
+        refused["meta"]["details"][0]["info"],
+        "/desk/database is answered on this machine only"
+    );
+    let (status, _, body) = send(&d, LOOPBACK_PEER, database("127.0.0.1")).await;
+    assert_eq!(
+        (status, json_of(&body)["data"]["shared"].clone()),
+        (StatusCode::OK, Value::Bool(false))
+    );
 }
 
 #[tokio::test]
