@@ -60,6 +60,12 @@ pub enum InsertError {
     Db(crate::StoreError),
 }
 
+impl From<crate::StoreError> for InsertError {
+    fn from(e: crate::StoreError) -> Self {
+        InsertError::Db(e)
+    }
+}
+
 /// A label as made: its row, the tracking numbers drawn for it (serial and printed form) and its
 /// document files, written whole by `write_made`.
 pub struct MadeLabel<'a> {
@@ -81,19 +87,19 @@ pub struct MadeLabel<'a> {
 pub fn write_made(conn: &Connection, m: &MadeLabel) -> Result<(), InsertError> {
     let l = m.row;
     for (serial, number) in m.serials.iter().zip(m.numbers) {
-        if !crate::tracking::register(conn, &l.env, m.slug, number, &l.id).map_err(InsertError::Db)? {
+        if !crate::tracking::register(conn, &l.env, m.slug, number, &l.id)? {
             return Err(InsertError::NumberTaken(*serial));
         }
     }
     if let Some(last) = m.serials.last() {
-        crate::tracking::advance(conn, m.scope, last + 1).map_err(InsertError::Db)?;
+        crate::tracking::advance(conn, m.scope, last + 1)?;
     }
     match m.completes {
-        true => complete(conn, &l.id, &l.status, &l.record, &l.search_text, l.updated_at).map_err(InsertError::Db)?,
+        true => complete(conn, &l.id, &l.status, &l.record, &l.search_text, l.updated_at)?,
         false => insert(conn, l)?,
     }
     for f in m.files {
-        crate::files::insert(conn, f).map_err(InsertError::Db)?;
+        crate::files::insert(conn, f)?;
     }
     Ok(())
 }
@@ -470,39 +476,55 @@ pub mod pg {
         }
     }
 
-    /// Stores a label made at `desk` (typed parameters: one round trip, no prepare).
+    /// The INSERT of a label at `desk`, its values `$1`..`$15` as `label_values` gives them.
+    fn insert_label_sql() -> String {
+        format!(
+            "INSERT INTO labels ({}, desk) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)",
+            cols()
+        )
+    }
+
+    /// A label's row in `cols()` order, then the desk: `$1`..`$15` (typed: one round trip, no
+    /// prepare). `search_text` is the row's, made storable (`pg::searchable`).
+    fn label_values<'a>(
+        l: &'a LabelRow,
+        search_text: &'a (dyn ToSql + Sync),
+        desk: &'a &str,
+    ) -> Vec<(&'a (dyn ToSql + Sync), Type)> {
+        vec![
+            (&l.id, Type::TEXT),
+            (&l.env, Type::TEXT),
+            (&l.shipper_account_id, Type::TEXT),
+            (&l.status, Type::TEXT),
+            (&l.order_number, Type::TEXT),
+            (search_text, Type::TEXT),
+            (&l.manifest_id, Type::TEXT),
+            (&l.request, Type::TEXT),
+            (&l.record, Type::TEXT),
+            (&l.created_at, Type::INT8),
+            (&l.updated_at, Type::INT8),
+            (&l.ship_date, Type::TEXT),
+            (&l.service_type, Type::TEXT),
+            (&l.weight_kg, Type::FLOAT8),
+            (desk, Type::TEXT),
+        ]
+    }
+
+    /// A label's write refused by the database: a live label of the account has its order
+    /// number, or another failure.
+    fn refused(e: postgres::Error) -> InsertError {
+        match e.as_db_error().and_then(|d| d.constraint()) {
+            Some("labels_order_number") => InsertError::DuplicateOrderNumber,
+            _ => InsertError::Db(e.into()),
+        }
+    }
+
+    /// Stores a label made at `desk`.
     pub fn insert(tx: &mut impl GenericClient, desk: &str, l: &LabelRow) -> Result<(), InsertError> {
         let search_text = crate::pg::searchable(&l.search_text);
-        let res = tx.query_typed(
-            &format!(
-                "INSERT INTO labels ({}, desk) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)",
-                cols()
-            ),
-            &[
-                (&l.id, Type::TEXT),
-                (&l.env, Type::TEXT),
-                (&l.shipper_account_id, Type::TEXT),
-                (&l.status, Type::TEXT),
-                (&l.order_number, Type::TEXT),
-                (&search_text, Type::TEXT),
-                (&l.manifest_id, Type::TEXT),
-                (&l.request, Type::TEXT),
-                (&l.record, Type::TEXT),
-                (&l.created_at, Type::INT8),
-                (&l.updated_at, Type::INT8),
-                (&l.ship_date, Type::TEXT),
-                (&l.service_type, Type::TEXT),
-                (&l.weight_kg, Type::FLOAT8),
-                (&desk, Type::TEXT),
-            ],
-        );
-        match res {
-            Ok(_) => Ok(()),
-            Err(e) if e.as_db_error().and_then(|d| d.constraint()) == Some("labels_order_number") => {
-                Err(InsertError::DuplicateOrderNumber)
-            }
-            Err(e) => Err(InsertError::Db(e.into())),
-        }
+        tx.query_typed(&insert_label_sql(), &label_values(l, &search_text, &desk))
+            .map_err(refused)?;
+        Ok(())
     }
 
     /// `super::write_made` in one statement (one round trip, where registering, storing and
@@ -510,22 +532,21 @@ pub mod pg {
     /// whole, by the unique keys. The counter moved when the serials were reserved.
     pub fn write_made(tx: &mut impl GenericClient, desk: &str, m: &super::MadeLabel) -> Result<(), InsertError> {
         let l = m.row;
-        let search_text = crate::pg::searchable(&l.search_text);
         let label = match m.completes {
-            false => format!(
-                "INSERT INTO labels ({}, desk) VALUES ($3, $1, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)",
-                cols()
-            ),
-            true => "UPDATE labels SET status = $10, record = $15, search_text = $12, updated_at = $17 WHERE id = $3"
-                .to_string(),
+            false => insert_label_sql(),
+            true => {
+                "UPDATE labels SET status = $4, search_text = $6, record = $9, updated_at = $11 WHERE id = $1".into()
+            }
         };
+        // After the label's `$1`..`$15`: the carrier, the numbers, and the files as arrays.
         let sql = format!(
             "WITH numbers AS (
-                 INSERT INTO tracking_numbers (env, slug, number, label_id) SELECT $1, $2, n, $3 FROM unnest($4::text[]) AS n
+                 INSERT INTO tracking_numbers (env, slug, number, label_id) SELECT $2, $16, n, $1 FROM unnest($17::text[]) AS n
              ), files AS (
                  INSERT INTO files (id, env, owner_id, kind, file_type, paper_size, bytes, created_at)
-                 SELECT f.id, $1, $3, f.kind, f.file_type, f.paper_size, f.bytes, $8
-                 FROM unnest($5::text[], $6::text[], $7::text[], $22::text[], $23::bytea[]) AS f (id, kind, file_type, paper_size, bytes)
+                 SELECT f.id, $2, $1, f.kind, f.file_type, f.paper_size, f.bytes, f.created_at
+                 FROM unnest($18::text[], $19::text[], $20::text[], $21::text[], $22::bytea[], $23::int8[])
+                     AS f (id, kind, file_type, paper_size, bytes, created_at)
              ) {label}"
         );
         let file_ids: Vec<&str> = m.files.iter().map(|f| f.id.as_str()).collect();
@@ -533,42 +554,25 @@ pub mod pg {
         let file_types: Vec<&str> = m.files.iter().map(|f| f.file_type.as_str()).collect();
         let papers: Vec<&str> = m.files.iter().map(|f| f.paper_size.as_str()).collect();
         let bytes: Vec<&[u8]> = m.files.iter().map(|f| f.bytes.as_slice()).collect();
-        let files_at = m.files.first().map_or(l.updated_at, |f| f.created_at);
-        let res = tx.query_typed(
-            &sql,
-            &[
-                (&l.env, Type::TEXT),
-                (&m.slug, Type::TEXT),
-                (&l.id, Type::TEXT),
-                (&m.numbers, Type::TEXT_ARRAY),
-                (&file_ids, Type::TEXT_ARRAY),
-                (&kinds, Type::TEXT_ARRAY),
-                (&file_types, Type::TEXT_ARRAY),
-                (&files_at, Type::INT8),
-                (&l.shipper_account_id, Type::TEXT),
-                (&l.status, Type::TEXT),
-                (&l.order_number, Type::TEXT),
-                (&search_text, Type::TEXT),
-                (&l.manifest_id, Type::TEXT),
-                (&l.request, Type::TEXT),
-                (&l.record, Type::TEXT),
-                (&l.created_at, Type::INT8),
-                (&l.updated_at, Type::INT8),
-                (&l.ship_date, Type::TEXT),
-                (&l.service_type, Type::TEXT),
-                (&l.weight_kg, Type::FLOAT8),
-                (&desk, Type::TEXT),
-                (&papers, Type::TEXT_ARRAY),
-                (&bytes, Type::BYTEA_ARRAY),
-            ],
-        );
-        match res {
+        let created: Vec<i64> = m.files.iter().map(|f| f.created_at).collect();
+        let search_text = crate::pg::searchable(&l.search_text);
+        let mut values = label_values(l, &search_text, &desk);
+        values.extend([
+            (&m.slug as &(dyn ToSql + Sync), Type::TEXT),
+            (&m.numbers, Type::TEXT_ARRAY),
+            (&file_ids, Type::TEXT_ARRAY),
+            (&kinds, Type::TEXT_ARRAY),
+            (&file_types, Type::TEXT_ARRAY),
+            (&papers, Type::TEXT_ARRAY),
+            (&bytes, Type::BYTEA_ARRAY),
+            (&created, Type::INT8_ARRAY),
+        ]);
+        match tx.query_typed(&sql, &values) {
             Ok(_) => Ok(()),
-            Err(e) => match e.as_db_error().and_then(|d| d.constraint()) {
-                Some("labels_order_number") => Err(InsertError::DuplicateOrderNumber),
-                Some("tracking_numbers_pkey") => Err(InsertError::NumberTaken(m.serials.first().copied().unwrap_or(0))),
-                _ => Err(InsertError::Db(e.into())),
-            },
+            Err(e) if e.as_db_error().and_then(|d| d.constraint()) == Some("tracking_numbers_pkey") => {
+                Err(InsertError::NumberTaken(m.serials.first().copied().unwrap_or(0)))
+            }
+            Err(e) => Err(refused(e)),
         }
     }
 
