@@ -1073,20 +1073,25 @@ fn each_desk_prints_its_own_printers_jobs_once_and_every_desk_sees_every_job() {
 
 /// Labels and orders answer the same on both backends too: End of day's waiting counts, Today's
 /// counts per day, documents added to a label, a label completed, searches, import mappings.
+/// A desk's own SQLite file (in the folder returned first) and a fresh shared database, both
+/// holding account `acct-1`, for comparing their answers.
+fn sqlite_and_shared_with_an_account() -> (tempfile::TempDir, packdesk_store::Store, PgStore) {
+    let dir = tempfile::tempdir().unwrap();
+    let lite = packdesk_store::Store::open(&dir.path().join("packdesk.db")).unwrap();
+    let shared = PgStore::open(&database()).unwrap();
+    let account = support::account_row("acct-1");
+    shared
+        .write(|c| packdesk_store::accounts::pg::insert(c, &account))
+        .unwrap();
+    lite.write(|c| packdesk_store::accounts::insert(c, &account)).unwrap();
+    (dir, lite, shared)
+}
+
 #[test]
 fn a_label_is_written_whole_with_its_numbers_and_files_or_not_at_all_on_both() {
     use packdesk_store::files::{self, FileRow};
     use packdesk_store::labels::{self, InsertError, MadeLabel};
-    use packdesk_store::{accounts, Store};
-    let dir = tempfile::tempdir().unwrap();
-    let lite = Store::open(&dir.path().join("packdesk.db")).unwrap();
-    let shared = PgStore::open(&database()).unwrap();
-    support::account(&shared, "acct-1");
-    let account = shared
-        .read(|c| accounts::pg::get(c, "live", "acct-1"))
-        .unwrap()
-        .unwrap();
-    lite.write(|c| accounts::insert(c, &account)).unwrap();
+    let (_dir, lite, shared) = sqlite_and_shared_with_an_account();
     let file = |id: &str, owner: &str, kind: &str, bytes: &[u8]| FileRow {
         id: id.into(),
         env: "live".into(),
@@ -1223,17 +1228,9 @@ fn a_label_is_written_whole_with_its_numbers_and_files_or_not_at_all_on_both() {
 
 #[test]
 fn labels_answer_the_same_on_sqlite_and_on_the_shared_database() {
-    use packdesk_store::{accounts, labels, orders, Store};
-    let dir = tempfile::tempdir().unwrap();
-    let lite = Store::open(&dir.path().join("packdesk.db")).unwrap();
-    let shared = PgStore::open(&database()).unwrap();
+    use packdesk_store::{labels, orders};
+    let (_dir, lite, shared) = sqlite_and_shared_with_an_account();
     let both = (&lite, &shared);
-    support::account(&shared, "acct-1");
-    let account = shared
-        .read(|c| accounts::pg::get(c, "live", "acct-1"))
-        .unwrap()
-        .unwrap();
-    lite.write(|c| accounts::insert(c, &account)).unwrap();
     const HOUR: i64 = 3_600_000_000;
     for i in 0..40i64 {
         let mut row = support::label(
