@@ -722,8 +722,7 @@ impl Service {
         let now = self.now_us();
         let written = &tally.written;
         let (imported, updated, refused, numbers) = self.store.write(|tx| {
-            // All of the chunk's numbers at once, in one order: a desk importing an overlapping
-            // file at the same time waits for this one instead of deadlocking with it.
+            // All of the chunk's numbers at once (see `upsert_order`).
             let chunk_numbers: Vec<&str> = ready.iter().map(|d| d.request.order_number.as_str()).collect();
             packdesk_store::db::orders::lock_numbers(tx, env.as_str(), &chunk_numbers)?;
             let (mut imported, mut updated, mut refused, mut numbers) = (0, 0, Vec::new(), Vec::new());

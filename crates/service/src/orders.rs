@@ -122,6 +122,8 @@ impl Service {
         p.into_result()?;
         let now = self.now_us();
         let (created, updated, saved) = self.store.write(|tx| {
+            let numbers: Vec<&str> = orders.iter().map(|o| o.order_number.as_str()).collect();
+            table::lock_numbers(tx, env.as_str(), &numbers)?;
             let (mut created, mut updated, mut saved) = (0, 0, Vec::new());
             for (i, o) in orders.into_iter().enumerate() {
                 // A microsecond apart: the orders of one call keep their order in the list.
@@ -153,7 +155,10 @@ impl Service {
     }
 
     /// Makes or updates the order with this number (a checked request); `write` false only
-    /// answers what it would do (a dry run).
+    /// answers what it would do (a dry run). The caller has locked the numbers of all the
+    /// orders its transaction saves, at once (`lock_numbers`: on a shared database two desks
+    /// saving the same new number then make it once, and overlapping batches wait instead of
+    /// deadlocking).
     pub(crate) fn upsert_order(
         &self,
         tx: &mut packdesk_store::db::Tx<'_>,
@@ -163,7 +168,6 @@ impl Service {
         now: i64,
         write: bool,
     ) -> Result<Upserted, ServiceError> {
-        table::lock_numbers(tx, env.as_str(), &[&o.order_number])?;
         let old_row = table::by_number(tx, env.as_str(), &o.order_number)?;
         let old = old_row.as_ref().map(order_of).transpose()?;
         if let Some(old) = old.as_ref().filter(|o| o.status == OrderStatus::Shipped) {
