@@ -1,20 +1,21 @@
 //! A small page builder over printpdf's op list, in points from the top-left corner (how a label
-//! is designed), and a deterministic writer.
+//! is designed), and a deterministic writer: `embed` (font subsets and their objects, made once),
+//! `content` (a page's ops as content stream bytes), `file` (objects, cross-references, trailer).
 
-use crate::fonts::Face;
 use printpdf::{
-    Codepoint, Color, FontId, Greyscale, Line, LinePoint, Mm, Op, PaintMode, ParsedFont, PdfDocument, PdfFont,
-    PdfFontHandle, PdfPage, PdfSaveOptions, Point, Pt, Rect, TextItem, WindingOrder,
+    Codepoint, Color, FontId, Greyscale, Line, LinePoint, Op, PaintMode, PdfFontHandle, Point, Pt, Rect, TextItem,
+    WindingOrder,
 };
-use std::collections::{BTreeMap, BTreeSet};
+
+mod content;
+mod embed;
+mod file;
 
 pub const MM_PER_PT: f32 = 25.4 / 72.0;
 
 pub struct Page {
     pub width: f32,
     pub height: f32,
-    width_mm: f32,
-    height_mm: f32,
     ops: Vec<Op>,
 }
 
@@ -44,8 +45,6 @@ impl Page {
         Page {
             width: width_mm / MM_PER_PT,
             height: height_mm / MM_PER_PT,
-            width_mm,
-            height_mm,
             ops: Vec::new(),
         }
     }
@@ -209,231 +208,69 @@ impl Page {
             );
         }
     }
-
-    fn into_pdf_page(self) -> PdfPage {
-        PdfPage::new(Mm(self.width_mm), Mm(self.height_mm), self.ops)
-    }
 }
 
-/// Writes pages to PDF bytes. The document ID is derived from the content, so the same pages give
-/// the same bytes.
+/// Writes pages to PDF bytes: the same pages give the same bytes (the document ID is a hash of
+/// the content). Fonts are embedded as subsets, their objects made once per process
+/// (`embed`); each page's content is written straight to bytes (`content`).
 pub fn write(title: &str, pages: Vec<Page>) -> Vec<u8> {
-    let mut doc = PdfDocument::new(title);
-    let mut pages = pages;
-    for (face, font) in embed_subsets(&mut pages) {
-        doc.resources
-            .fonts
-            .map
-            .insert(FontId(face.resource_name().to_string()), font);
+    let fonts = embed::embed(&pages);
+    let mut file = file::File::new();
+    // Objects 1 to 3: catalog, page tree and document information; then the fonts; then each
+    // page and its content. The page tree lists pages by number, known before they are written.
+    let (catalog, tree, info) = (1, 2, 3);
+    file.object(format!("<</Type/Catalog/Pages {tree} 0 R>>").as_bytes());
+    let fonts_at = tree + 2;
+    let font_objects: usize = fonts.fonts.values().map(|s| 1 + s.objects.len()).sum();
+    let first_page = fonts_at + font_objects as u32;
+    let kids: Vec<String> = (0..pages.len() as u32)
+        .map(|i| format!("{} 0 R", first_page + 2 * i))
+        .collect();
+    file.object(format!("<</Type/Pages/Count {}/Kids[{}]>>", pages.len(), kids.join(" ")).as_bytes());
+    file.object(format!("<</Title{}>>", file::text_string(title)).as_bytes());
+    let mut resources = String::from("<</Font<<");
+    for (face, subset) in &fonts.fonts {
+        // The font dictionary, then the objects it refers to, numbered in that order.
+        let font_id = file.next_id();
+        let ids: Vec<(lopdf::ObjectId, u32)> = subset
+            .objects
+            .iter()
+            .enumerate()
+            .map(|(i, (id, _))| (*id, font_id + 1 + i as u32))
+            .collect();
+        let id_of = |id: lopdf::ObjectId| ids.iter().find(|(old, _)| *old == id).map_or(0, |(_, new)| *new);
+        file.lopdf_object(&lopdf::Object::Dictionary(subset.font.clone()), &id_of);
+        for (_, object) in &subset.objects {
+            file.lopdf_object(object, &id_of);
+        }
+        resources.push_str(&format!("/{} {font_id} 0 R", face.resource_name()));
     }
-    doc.pages = pages.into_iter().map(Page::into_pdf_page).collect();
-    let opts = PdfSaveOptions {
-        optimize: false,
-        subset_fonts: true,
-        secure: true,
-        image_optimization: None,
-    };
-    let mut warnings = Vec::new();
-    let mut lo = doc.to_lopdf_document(&opts, &mut warnings);
-    compress(&mut lo);
-    // Written with an all-zero ID, which is then replaced in place (same length) by a hash of the
-    // bytes: same pages, same file.
-    lo.trailer
-        .set("ID", lopdf::Object::Array(vec![id_string([0; 16]), id_string([0; 16])]));
-    let mut out = Vec::new();
-    let _ = lo.save_to(&mut out);
-    let digest = <sha2::Sha256 as sha2::Digest>::digest(&out);
-    let hex: String = digest[..16].iter().map(|b| format!("{b:02X}")).collect();
-    let zero = format!("<{}>", "0".repeat(32));
-    let mut at = out.len();
-    for _ in 0..2 {
-        match find_last(&out[..at], zero.as_bytes()) {
-            Some(pos) => {
-                out[pos + 1..pos + 33].copy_from_slice(hex.as_bytes());
-                at = pos;
-            }
-            None => break,
+    resources.push_str(">>>>");
+    for page in &pages {
+        let contents = file.next_id() + 1;
+        let (w, h) = (number(page.width), number(page.height));
+        file.object(
+            format!(
+                "<</Type/Page/Parent {tree} 0 R/MediaBox[0 0 {w} {h}]/Resources{resources}/Contents {contents} 0 R>>"
+            )
+            .as_bytes(),
+        );
+        let content = content::encode(&page.ops, &fonts);
+        // A page's content is new in every document: deflated at the fast level.
+        let deflated = file::deflate_fast(&content);
+        if deflated.len() + 19 < content.len() {
+            file.stream("/Filter/FlateDecode", &deflated);
+        } else {
+            file.stream("", &content);
         }
     }
-    out
+    file.finish(catalog, info)
 }
 
-/// Deflates every stream at zlib's fast level (lopdf's own `compress` uses the best level, which
-/// spent most of a label's render squeezing the fonts a few per cent smaller). Font programs
-/// repeat from document to document (the same subsets), so they are deflated once per process,
-/// at the best level. (Until 2026-11-25 every stream of 4 KB or more was taken for a font: a
-/// label's page content was deflated at the best level and pushed through the cache each time.)
-fn compress(lo: &mut lopdf::Document) {
-    for object in lo.objects.values_mut() {
-        if let lopdf::Object::Stream(stream) = object {
-            if stream.dict.get(b"Filter").is_ok() {
-                continue;
-            }
-            // A font program (FontFile2 carries Length1, FontFile3 a Subtype); a page's content
-            // (27 KB for a label, its barcodes and codes) is new in every document.
-            let font_program = stream.dict.has(b"Length1") || stream.dict.has(b"Subtype");
-            let deflated = if font_program {
-                deflate_cached(&stream.content)
-            } else {
-                deflate(&stream.content)
-            };
-            if deflated.len() + 19 < stream.content.len() {
-                stream.dict.set("Filter", "FlateDecode");
-                stream.set_content(deflated.to_vec());
-            }
-        }
-    }
-}
-
-fn deflate(bytes: &[u8]) -> std::sync::Arc<[u8]> {
-    deflate_at(bytes, flate2::Compression::fast())
-}
-
-fn deflate_at(bytes: &[u8], level: flate2::Compression) -> std::sync::Arc<[u8]> {
-    use std::io::Write;
-    let mut encoder = flate2::write::ZlibEncoder::new(Vec::with_capacity(bytes.len() / 2), level);
-    // Writing to a Vec cannot fail.
-    let _ = encoder.write_all(bytes);
-    encoder.finish().unwrap_or_default().into()
-}
-
-fn deflate_cached(bytes: &[u8]) -> std::sync::Arc<[u8]> {
-    use std::hash::{Hash, Hasher};
-    use std::sync::{Arc, Mutex, OnceLock};
-    type Cache = std::collections::HashMap<u64, (Arc<[u8]>, Arc<[u8]>)>;
-    static CACHE: OnceLock<Mutex<Cache>> = OnceLock::new();
-    let cache = CACHE.get_or_init(Default::default);
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    bytes.hash(&mut h);
-    let key = h.finish();
-    if let Ok(c) = cache.lock() {
-        // The content itself is compared: a hash collision deflates afresh, never serves wrong bytes.
-        if let Some((content, deflated)) = c.get(&key) {
-            if **content == *bytes {
-                return deflated.clone();
-            }
-        }
-    }
-    // Made once, used by many documents: worth the best level.
-    let deflated = deflate_at(bytes, flate2::Compression::best());
-    if let Ok(mut c) = cache.lock() {
-        if c.len() >= 64 {
-            c.clear();
-        }
-        c.insert(key, (Arc::from(bytes), deflated.clone()));
-    }
-    deflated
-}
-
-/// Subsets each shipped font to the glyphs the pages show and renumbers the glyph ids in the
-/// pages to the subset's. printpdf (without its layout engine) would embed whole fonts: 1.6 MB for
-/// one Chinese name.
-fn embed_subsets(pages: &mut [Page]) -> Vec<(Face, PdfFont)> {
-    let mut used: BTreeMap<Face, BTreeSet<u16>> = BTreeMap::new();
-    for_each_text(pages, |face, item| {
-        let set = used.entry(face).or_default();
-        match item {
-            TextItem::GlyphIds(glyphs) => set.extend(glyphs.iter().map(|cp| cp.gid)),
-            // Plain text runs (Latin-1) are shown through the subset's cmap, which keeps their
-            // glyphs.
-            TextItem::Text(text) => set.extend(text.chars().map(|c| crate::fonts::glyph_of(face, c))),
-            TextItem::Offset(_) => {}
-        }
-    });
-    let mut remaps = BTreeMap::new();
-    let mut fonts = Vec::new();
-    for (face, mut gids) in used {
-        // Noto Sans always carries printable ASCII: most documents then use the same subset,
-        // made once per process (a subset costs more than the rest of a label).
-        if matches!(face, Face::NotoSans | Face::NotoSansBold) {
-            gids.extend(crate::fonts::ascii_glyphs(face));
-        }
-        let Some(subset) = subset_of(face, gids) else {
-            continue;
-        };
-        fonts.push((face, subset.font.clone()));
-        remaps.insert(face, subset);
-    }
-    for_each_text(pages, |face, item| {
-        if let TextItem::GlyphIds(glyphs) = item {
-            for cp in glyphs {
-                // A font that failed to subset is not embedded: its glyphs show as missing.
-                cp.gid = remaps
-                    .get(&face)
-                    .and_then(|s| s.remap.get(&cp.gid))
-                    .copied()
-                    .unwrap_or(0);
-            }
-        }
-    });
-    fonts
-}
-
-/// A face subset to some glyphs: the font to embed and each original glyph id's new id.
-struct Subset {
-    font: PdfFont,
-    remap: std::collections::HashMap<u16, u16>,
-}
-
-/// The subset of `face` to `gids`, from a small per-process cache (documents are pure: the same
-/// glyphs always give the same subset).
-fn subset_of(face: Face, gids: BTreeSet<u16>) -> Option<std::sync::Arc<Subset>> {
-    use std::sync::{Arc, Mutex, OnceLock};
-    type Cache = std::collections::HashMap<(Face, BTreeSet<u16>), Arc<Subset>>;
-    static CACHE: OnceLock<Mutex<Cache>> = OnceLock::new();
-    let cache = CACHE.get_or_init(Default::default);
-    let key = (face, gids);
-    if let Some(hit) = cache.lock().ok()?.get(&key) {
-        return Some(hit.clone());
-    }
-    let (bytes, remap) = crate::fonts::subset(face, &key.1)?;
-    let mut warnings = Vec::new();
-    let mut parsed = ParsedFont::from_bytes(&bytes, 0, &mut warnings)?;
-    // A subset's name carries a tag of six capitals (PDF 32000 9.6.4), here from its glyphs, so
-    // the same text gives the same file.
-    let digest = <sha2::Sha256 as sha2::Digest>::digest(format!("{face:?}{:?}", key.1).as_bytes());
-    let tag: String = digest[..6].iter().map(|b| (b'A' + b % 26) as char).collect();
-    parsed.font_name = Some(format!("{tag}+{}", face.resource_name()));
-    let subset = Arc::new(Subset {
-        font: PdfFont::new(parsed),
-        remap,
-    });
-    let mut cache = cache.lock().ok()?;
-    // Bounded: names vary, and a desk's documents mostly share the ASCII subsets.
-    if cache.len() >= 256 {
-        cache.clear();
-    }
-    cache.insert(key, subset.clone());
-    Some(subset)
-}
-
-/// Calls `f` with every text item the pages show in a shipped font, and that font.
-fn for_each_text(pages: &mut [Page], mut f: impl FnMut(Face, &mut TextItem)) {
-    for page in pages {
-        let mut face = None;
-        for op in &mut page.ops {
-            match op {
-                Op::SetFont {
-                    font: PdfFontHandle::External(id),
-                    ..
-                } => face = Face::from_resource_name(&id.0),
-                Op::SetFont { .. } => face = None,
-                Op::ShowText { items } => {
-                    let Some(face) = face else { continue };
-                    items.iter_mut().for_each(|item| f(face, item));
-                }
-                _ => {}
-            }
-        }
-    }
-}
-
-fn find_last(hay: &[u8], needle: &[u8]) -> Option<usize> {
-    hay.windows(needle.len()).rposition(|w| w == needle)
-}
-
-fn id_string(bytes: [u8; 16]) -> lopdf::Object {
-    lopdf::Object::String(bytes.to_vec(), lopdf::StringFormat::Hexadecimal)
+/// A page size in points, to a thousandth.
+fn number(v: f32) -> String {
+    let s = format!("{:.3}", v);
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
 #[cfg(test)]

@@ -1,0 +1,222 @@
+//! The fonts a document embeds: each shipped face it uses, subset to the glyphs it shows, with
+//! the font's PDF objects made once per process and kept (the same glyphs always give the same
+//! objects, and most documents of a desk share the ASCII subsets).
+
+use super::Page;
+use crate::fonts::Face;
+use printpdf::{
+    Codepoint, FontId, Op, ParsedFont, PdfDocument, PdfFont, PdfFontHandle, PdfPage, PdfSaveOptions, Pt, TextItem,
+};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// The subsets one document embeds.
+pub struct Embedded {
+    pub fonts: BTreeMap<Face, Arc<Subset>>,
+}
+
+impl Embedded {
+    /// The code (the subset's glyph id) that shows `face`'s glyph `gid`; 0, the missing glyph,
+    /// for a face that failed to subset.
+    pub fn code(&self, face: Face, gid: u16) -> u16 {
+        self.fonts
+            .get(&face)
+            .and_then(|s| s.remap.get(&gid))
+            .copied()
+            .unwrap_or(0)
+    }
+}
+
+/// A face subset to some glyphs: each original glyph id's new id, and the font's PDF objects.
+pub struct Subset {
+    remap: HashMap<u16, u16>,
+    /// The Type0 font dictionary (what a page's resources name).
+    pub font: lopdf::Dictionary,
+    /// The objects it refers to, by the ids its references use: the descendant font's
+    /// descriptor, the font program and the ToUnicode map, their streams deflated.
+    pub objects: Vec<(lopdf::ObjectId, lopdf::Object)>,
+}
+
+/// Subsets each shipped face the pages use to the glyphs they show. printpdf alone would embed
+/// whole fonts: 1.6 MB for one Chinese name.
+pub fn embed(pages: &[Page]) -> Embedded {
+    // Per face: the glyphs shown, and the text of those whose text is not the character the
+    // font maps to them (shaped forms, ligatures), for the ToUnicode map.
+    let mut used: BTreeMap<Face, (BTreeSet<u16>, BTreeMap<u16, String>)> = BTreeMap::new();
+    for page in pages {
+        let mut face = None;
+        for op in &page.ops {
+            match op {
+                Op::SetFont {
+                    font: PdfFontHandle::External(id),
+                    ..
+                } => face = Face::from_resource_name(&id.0),
+                Op::SetFont { .. } => face = None,
+                Op::ShowText { items } => {
+                    let Some(face) = face else { continue };
+                    let (gids, texts) = used.entry(face).or_default();
+                    for item in items {
+                        match item {
+                            TextItem::GlyphIds(glyphs) => {
+                                for g in glyphs {
+                                    gids.insert(g.gid);
+                                    let text = g.cid.as_deref().unwrap_or("\u{FFFD}");
+                                    if character_of(face, g.gid).map(String::from).as_deref() != Some(text) {
+                                        texts.insert(g.gid, text.to_string());
+                                    }
+                                }
+                            }
+                            // Plain text runs (Latin-1): the font's own glyph for each character.
+                            TextItem::Text(text) => gids.extend(text.chars().map(|c| crate::fonts::glyph_of(face, c))),
+                            TextItem::Offset(_) => {}
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut fonts = BTreeMap::new();
+    for (face, (mut gids, texts)) in used {
+        // Noto Sans always carries printable ASCII: most documents then use the same subset.
+        if matches!(face, Face::NotoSans | Face::NotoSansBold) {
+            gids.extend(crate::fonts::ascii_glyphs(face));
+        }
+        // A font that fails to subset is not embedded: its glyphs show as missing.
+        if let Some(subset) = subset_of(face, gids, texts) {
+            fonts.insert(face, subset);
+        }
+    }
+    Embedded { fonts }
+}
+
+type Key = (Face, BTreeSet<u16>, BTreeMap<u16, String>);
+
+/// The subset of `face` to `gids` from a small per-process cache (documents are pure: the same
+/// glyphs and texts always give the same subset).
+fn subset_of(face: Face, gids: BTreeSet<u16>, texts: BTreeMap<u16, String>) -> Option<Arc<Subset>> {
+    static CACHE: OnceLock<Mutex<HashMap<Key, Arc<Subset>>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    let key = (face, gids, texts);
+    if let Some(hit) = cache.lock().ok()?.get(&key) {
+        return Some(hit.clone());
+    }
+    let subset = Arc::new(make_subset(&key)?);
+    let mut cache = cache.lock().ok()?;
+    // Bounded: names vary, and a desk's documents mostly share the ASCII subsets.
+    if cache.len() >= 256 {
+        cache.clear();
+    }
+    cache.insert(key, subset.clone());
+    Some(subset)
+}
+
+/// Subsets the font with allsorts, then has printpdf write its PDF objects (font dictionaries
+/// with the metrics scaled, widths, ToUnicode map, font program) from a page showing every
+/// glyph of the subset once, and keeps them.
+fn make_subset((face, gids, texts): &Key) -> Option<Subset> {
+    let (bytes, remap) = crate::fonts::subset(*face, gids)?;
+    let mut warnings = Vec::new();
+    let mut parsed = ParsedFont::from_bytes(&bytes, 0, &mut warnings)?;
+    // A subset's name carries a tag of six capitals (PDF 32000 9.6.4), here from its glyphs, so
+    // the same text gives the same file.
+    let digest = <sha2::Sha256 as sha2::Digest>::digest(format!("{face:?}{gids:?}{texts:?}").as_bytes());
+    let tag: String = digest[..6].iter().map(|b| (b'A' + b % 26) as char).collect();
+    parsed.font_name = Some(format!("{tag}+{}", face.resource_name()));
+
+    let mut by_new: Vec<(u16, u16)> = remap.iter().map(|(old, new)| (*new, *old)).collect();
+    by_new.sort_unstable();
+    let every_glyph = by_new
+        .iter()
+        .map(|&(new, old)| {
+            let text = match texts.get(&old) {
+                Some(t) => t.clone(),
+                None => character_of(*face, old).map_or_else(|| "\u{FFFD}".to_string(), String::from),
+            };
+            Codepoint::with_cid(new, 0.0, text)
+        })
+        .collect();
+    let id = FontId(face.resource_name().to_string());
+    let mut doc = PdfDocument::new("font");
+    doc.resources.fonts.map.insert(id.clone(), PdfFont::new(parsed));
+    doc.pages = vec![PdfPage::new(
+        printpdf::Mm(10.0),
+        printpdf::Mm(10.0),
+        vec![
+            Op::StartTextSection,
+            Op::SetFont {
+                font: PdfFontHandle::External(id),
+                size: Pt(10.0),
+            },
+            Op::ShowText {
+                items: vec![TextItem::GlyphIds(every_glyph)],
+            },
+            Op::EndTextSection,
+        ],
+    )];
+    let opts = PdfSaveOptions {
+        optimize: false,
+        subset_fonts: false,
+        secure: true,
+        image_optimization: None,
+    };
+    let lo = doc.to_lopdf_document(&opts, &mut Vec::new());
+    let (root_id, font) = lo.objects.iter().find_map(|(id, o)| match o {
+        lopdf::Object::Dictionary(d) if d.get(b"Subtype").and_then(|s| s.as_name()).ok() == Some(b"Type0") => {
+            Some((*id, d.clone()))
+        }
+        _ => None,
+    })?;
+    // Every object the font refers to, directly or through another.
+    let mut objects = Vec::new();
+    let mut seen = BTreeSet::from([root_id]);
+    let mut todo = Vec::new();
+    references(&lopdf::Object::Dictionary(font.clone()), &mut todo);
+    while let Some(id) = todo.pop() {
+        if !seen.insert(id) {
+            continue;
+        }
+        let mut object = lo.objects.get(&id)?.clone();
+        references(&object, &mut todo);
+        if let lopdf::Object::Stream(stream) = &mut object {
+            // Made once, embedded by many documents: worth deflating at the best level.
+            if stream.dict.get(b"Filter").is_err() {
+                let deflated = super::file::deflate(&stream.content, flate2::Compression::best());
+                if deflated.len() < stream.content.len() {
+                    stream.dict.set("Filter", "FlateDecode");
+                    stream.set_content(deflated);
+                }
+            }
+        }
+        objects.push((id, object));
+    }
+    objects.sort_by_key(|(id, _)| *id);
+    Some(Subset { remap, font, objects })
+}
+
+/// The objects `object` refers to.
+fn references(object: &lopdf::Object, into: &mut Vec<lopdf::ObjectId>) {
+    match object {
+        lopdf::Object::Reference(id) => into.push(*id),
+        lopdf::Object::Array(items) => items.iter().for_each(|o| references(o, into)),
+        lopdf::Object::Dictionary(d) => d.iter().for_each(|(_, o)| references(o, into)),
+        lopdf::Object::Stream(s) => s.dict.iter().for_each(|(_, o)| references(o, into)),
+        _ => {}
+    }
+}
+
+/// The character `face` maps to glyph `gid` (the lowest when several do).
+fn character_of(face: Face, gid: u16) -> Option<char> {
+    static BY_FACE: OnceLock<Vec<OnceLock<HashMap<u16, char>>>> = OnceLock::new();
+    let all = BY_FACE.get_or_init(|| Face::ALL.iter().map(|_| OnceLock::new()).collect());
+    let chars = all[face as usize].get_or_init(|| {
+        use ab_glyph::Font;
+        let mut chars: HashMap<u16, char> = HashMap::new();
+        for (glyph, c) in face.glyphs().codepoint_ids() {
+            let best = chars.entry(glyph.0).or_insert(c);
+            *best = (*best).min(c);
+        }
+        chars
+    });
+    chars.get(&gid).copied()
+}
