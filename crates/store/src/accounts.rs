@@ -210,7 +210,8 @@ pub mod pg {
     /// The account `id` of environment `env`, unless deleted.
     /// Read for every label: typed parameters, one round trip (no prepare).
     pub fn get(client: &mut impl GenericClient, env: &str, id: &str) -> crate::Result<Option<AccountRow>> {
-        let row = client.query_typed_opt(
+        let row = crate::pg::query_opt(
+            client,
             &format!(
                 "SELECT {} FROM shipper_accounts WHERE id = $1 AND env = $2 AND status <> 'deleted'",
                 super::COLS

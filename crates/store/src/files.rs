@@ -116,7 +116,8 @@ pub mod pg {
 
     /// Typed parameters: one round trip, no prepare (a file or more for every label).
     pub fn insert(tx: &mut impl GenericClient, f: &FileRow) -> crate::Result<()> {
-        tx.query_typed(
+        crate::pg::query(
+            tx,
             &format!("INSERT INTO files ({COLS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"),
             &[
                 (&f.id, Type::TEXT),

@@ -522,8 +522,7 @@ pub mod pg {
     /// Stores a label made at `desk`.
     pub fn insert(tx: &mut impl GenericClient, desk: &str, l: &LabelRow) -> Result<(), InsertError> {
         let search_text = crate::pg::searchable(&l.search_text);
-        tx.query_typed(&insert_label_sql(), &label_values(l, &search_text, &desk))
-            .map_err(refused)?;
+        crate::pg::query(tx, &insert_label_sql(), &label_values(l, &search_text, &desk)).map_err(refused)?;
         Ok(())
     }
 
@@ -567,7 +566,7 @@ pub mod pg {
             (&bytes, Type::BYTEA_ARRAY),
             (&created, Type::INT8_ARRAY),
         ]);
-        match tx.query_typed(&sql, &values) {
+        match crate::pg::query(tx, &sql, &values) {
             Ok(_) => Ok(()),
             Err(e) if e.as_db_error().and_then(|d| d.constraint()) == Some("tracking_numbers_pkey") => {
                 Err(InsertError::NumberTaken(m.serials.first().copied().unwrap_or(0)))

@@ -2,10 +2,11 @@
 //! PostgreSQL"). The blocking client over tokio-postgres, a small pool of connections, the schema
 //! at the same version line as SQLite's.
 //!
-//! Built so far: opening (schema created or checked under an advisory lock, so desks starting
-//! at once do not race), transactions, and the first functions: `tracking::pg` (numbers reserved
-//! under a row lock) and `jobs::pg` (jobs claimed under leases). The service still runs on SQLite
-//! only; `packdesk-server --database` comes with the rest of the store.
+//! Each table's statements live beside SQLite's, in the `pg` module of its file (`labels::pg`,
+//! `tracking::pg`, ...); the service reaches either through `db::Tx`. Here: opening (schema
+//! created or checked under an advisory lock, so desks starting at once do not race), the pool,
+//! transactions, session locks, and `query`: the statements run for every label are prepared
+//! once per pooled connection and kept with it.
 //!
 //! The blocking client runs its own small runtime: call it from plain or blocking threads, never
 //! from inside an async task (as the service already calls its store).
@@ -22,10 +23,109 @@ pub struct PgStore {
     idle: Mutex<Vec<Pooled>>,
 }
 
-/// A connection kept open between calls, and when it was last given back.
+/// A connection kept open between calls, the statements prepared on it, and when it was last
+/// given back.
 struct Pooled {
     client: Client,
+    prepared: Prepared,
     last_used: Instant,
+}
+
+/// Statements prepared on one connection, by their SQL: PostgreSQL parses and plans each once
+/// per connection instead of at every label (half its work before).
+#[derive(Default)]
+struct Prepared(std::collections::HashMap<String, postgres::Statement>);
+
+/// Statements a connection keeps prepared at most (the store sends a few dozen different ones).
+const PREPARED_PER_CONNECTION: usize = 128;
+
+thread_local! {
+    /// The connections this thread has borrowed from the pool right now, by address, with their
+    /// prepared statements (`query` finds a statement's connection this way: the store's
+    /// functions get the bare `Client`).
+    static LENT: std::cell::RefCell<Vec<(usize, Prepared)>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// A connection's prepared statements while `f` runs on it. Its address is stable meanwhile (`f`
+/// borrows it); dropping this, even while unwinding, takes them back.
+struct Lent(usize);
+
+impl Lent {
+    fn new(client: &Client, prepared: Prepared) -> Lent {
+        let address = client as *const Client as usize;
+        LENT.with_borrow_mut(|lent| lent.push((address, prepared)));
+        Lent(address)
+    }
+
+    fn end(self) -> Prepared {
+        let prepared = Self::take(self.0);
+        std::mem::forget(self);
+        prepared
+    }
+
+    fn take(address: usize) -> Prepared {
+        LENT.with_borrow_mut(|lent| match lent.iter().rposition(|(a, _)| *a == address) {
+            Some(at) => lent.remove(at).1,
+            None => Prepared::default(),
+        })
+    }
+}
+
+impl Drop for Lent {
+    fn drop(&mut self) {
+        Self::take(self.0);
+    }
+}
+
+/// `sql` with its typed parameters, as `query_typed`, on a statement prepared once per pooled
+/// connection (one round trip either way). On a connection not lent by the pool (a test's own,
+/// a `Transaction`) it is `query_typed` itself.
+pub(crate) fn query(
+    client: &mut impl GenericClient,
+    sql: &str,
+    params: &[(&(dyn postgres::types::ToSql + Sync), postgres::types::Type)],
+) -> Result<Vec<postgres::Row>, postgres::Error> {
+    let address = client as *mut _ as *const () as usize;
+    let known = LENT.with_borrow(|lent| {
+        lent.iter()
+            .rev()
+            .find(|(a, _)| *a == address)
+            .map(|(_, p)| p.0.get(sql).cloned())
+    });
+    let statement = match known {
+        None => return client.query_typed(sql, params),
+        Some(Some(statement)) => statement,
+        Some(None) => {
+            let types: Vec<_> = params.iter().map(|(_, t)| t.clone()).collect();
+            let statement = client.prepare_typed(sql, &types)?;
+            LENT.with_borrow_mut(|lent| {
+                if let Some((_, p)) = lent.iter_mut().rev().find(|(a, _)| *a == address) {
+                    if p.0.len() >= PREPARED_PER_CONNECTION {
+                        p.0.clear();
+                    }
+                    p.0.insert(sql.to_string(), statement.clone());
+                }
+            });
+            statement
+        }
+    };
+    let values: Vec<&(dyn postgres::types::ToSql + Sync)> = params.iter().map(|(v, _)| *v).collect();
+    client.query(&statement, &values)
+}
+
+/// `query` answering the one row, if any (as `query_typed_opt`).
+pub(crate) fn query_opt(
+    client: &mut impl GenericClient,
+    sql: &str,
+    params: &[(&(dyn postgres::types::ToSql + Sync), postgres::types::Type)],
+) -> Result<Option<postgres::Row>, postgres::Error> {
+    let mut rows = query(client, sql, params)?;
+    // As `query_typed_opt`: more than one row is the caller's mistake, shown as the first.
+    Ok(if rows.is_empty() {
+        None
+    } else {
+        Some(rows.swap_remove(0))
+    })
 }
 
 /// Connections kept open between calls (more are opened while clients wait, then closed).
@@ -51,7 +151,7 @@ impl PgStore {
         };
         let mut client = store.connect()?;
         migrate(&mut client)?;
-        store.give_back(client);
+        store.give_back(client, Prepared::default());
         Ok(store)
     }
 
@@ -59,20 +159,22 @@ impl PgStore {
         Ok(self.config.connect(NoTls)?)
     }
 
-    /// A live connection: from the pool (checked first when it sat unused a while), else new.
-    fn take(&self) -> Result<Client, StoreError> {
+    /// A live connection and its prepared statements: from the pool (checked first when it sat
+    /// unused a while), else new.
+    fn take(&self) -> Result<(Client, Prepared), StoreError> {
         let idle = self.idle.lock().unwrap_or_else(|p| p.into_inner()).pop();
+        let fresh = |c| (c, Prepared::default());
         match idle {
-            Some(p) if p.client.is_closed() => self.reconnect(),
+            Some(p) if p.client.is_closed() => self.reconnect().map(fresh),
             Some(mut p) if p.last_used.elapsed() > CHECK_IDLE_AFTER => {
                 if p.client.is_valid(Duration::from_secs(5)).is_ok() {
-                    Ok(p.client)
+                    Ok((p.client, p.prepared))
                 } else {
-                    self.reconnect()
+                    self.reconnect().map(fresh)
                 }
             }
-            Some(p) => Ok(p.client),
-            None => self.connect(),
+            Some(p) => Ok((p.client, p.prepared)),
+            None => self.connect().map(fresh),
         }
     }
 
@@ -83,13 +185,14 @@ impl PgStore {
         self.connect()
     }
 
-    fn give_back(&self, client: Client) {
+    fn give_back(&self, client: Client, prepared: Prepared) {
         let mut idle = self.idle.lock().unwrap_or_else(|p| p.into_inner());
         if client.is_closed() {
             idle.clear();
         } else if idle.len() < IDLE_CONNECTIONS {
             idle.push(Pooled {
                 client,
+                prepared,
                 last_used: Instant::now(),
             });
         }
@@ -126,30 +229,34 @@ impl PgStore {
         } else {
             "BEGIN"
         };
-        let mut client = self.take()?;
+        let (mut client, mut prepared) = self.take()?;
         if let Err(e) = client.batch_execute(begin) {
             // A dropped connection fails at BEGIN, before anything of `f` was sent: once more, anew.
             if !client.is_closed() {
-                self.give_back(client);
+                self.give_back(client, prepared);
                 return Err(StoreError::from(e).into());
             }
             client = self.reconnect()?;
+            prepared = Prepared::default();
             client.batch_execute(begin).map_err(StoreError::from)?;
         }
-        match f(&mut client) {
+        let lent = Lent::new(&client, prepared);
+        let out = f(&mut client);
+        let prepared = lent.end();
+        match out {
             Ok(out) => match client.batch_execute("COMMIT") {
                 Ok(()) => {
-                    self.give_back(client);
+                    self.give_back(client, prepared);
                     Ok(out)
                 }
                 Err(e) => {
-                    self.give_back(client);
+                    self.give_back(client, prepared);
                     Err(StoreError::from(e).into())
                 }
             },
             Err(e) => {
                 let _ = client.batch_execute("ROLLBACK");
-                self.give_back(client);
+                self.give_back(client, prepared);
                 Err(e)
             }
         }
@@ -164,9 +271,11 @@ impl PgStore {
     /// transaction of its own, committed before its answer comes back (a write that is whole in
     /// one statement, such as `tracking::pg::reserve`).
     pub fn autocommit<T, E: From<StoreError>>(&self, f: impl FnOnce(&mut Client) -> Result<T, E>) -> Result<T, E> {
-        let mut client = self.take()?;
+        let (mut client, prepared) = self.take()?;
+        let lent = Lent::new(&client, prepared);
         let out = f(&mut client);
-        self.give_back(client);
+        let prepared = lent.end();
+        self.give_back(client, prepared);
         out
     }
 }

@@ -445,7 +445,8 @@ pub mod pg {
 
     /// Read for every label made (auto-print): typed parameters, one round trip.
     pub fn profiles(client: &mut impl GenericClient, desk: &str) -> crate::Result<Vec<ProfileRow>> {
-        let rows = client.query_typed(
+        let rows = crate::pg::query(
+            client,
             "SELECT document_type, printer_id, stock, copies, auto_print, updated_at FROM print_profiles
              WHERE desk = $1 ORDER BY document_type",
             &[(&desk, Type::TEXT)],

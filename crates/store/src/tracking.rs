@@ -54,7 +54,8 @@ pub mod pg {
         let (n_, start_, end_) = (n as i64, start as i64, end as i64);
         let fits_at_all = start.checked_add(n.saturating_sub(1)).is_some_and(|last| last <= end);
         if fits_at_all {
-            let row = client.query_typed_opt(
+            let row = crate::pg::query_opt(
+                client,
                 "WITH relaxed AS (SELECT set_config('synchronous_commit', 'off', true))
                  INSERT INTO tracking_counters AS t (scope, next_serial) SELECT $1, $2 + $3 FROM relaxed
                  ON CONFLICT (scope) DO UPDATE SET next_serial = GREATEST(t.next_serial, $2) + $3
@@ -94,7 +95,8 @@ pub mod pg {
         number: &str,
         label_id: &str,
     ) -> crate::Result<bool> {
-        let row = tx.query_typed_opt(
+        let row = crate::pg::query_opt(
+            tx,
             "INSERT INTO tracking_numbers (env, slug, number, label_id) VALUES ($1, $2, $3, $4)
              ON CONFLICT DO NOTHING RETURNING 1",
             &[

@@ -1819,3 +1819,66 @@ fn a_desk_whose_connections_the_database_dropped_goes_on_and_a_cut_write_leaves_
     );
     assert!(desk.read(|c| labels::pg::get(c, "live", "lbl-0")).unwrap().is_some());
 }
+
+/// The statements PostgreSQL keeps prepared on the connection `c` (its own view of them).
+fn prepared_statements(c: &mut postgres::Client) -> Vec<String> {
+    c.query("SELECT statement FROM pg_prepared_statements ORDER BY statement", &[])
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect()
+}
+
+#[test]
+fn a_pooled_connection_prepares_each_statement_once_and_a_panic_mid_write_leaves_nothing_behind() {
+    use packdesk_store::{accounts, labels};
+    let desk = PgStore::open(&database()).unwrap();
+    support::account(&desk, "acct-1");
+    // One connection in the pool: every call below runs on it.
+    let mut rounds = Vec::new();
+    for i in 0..5 {
+        let seen = desk
+            .write(|tx| {
+                assert!(accounts::pg::get(tx, "live", "acct-1")?.is_some());
+                labels::pg::insert(
+                    tx,
+                    "desk-a",
+                    &support::label(&format!("lbl-{i}"), "acct-1", i, "2026-11-25", 1),
+                )
+                .map_err(support::refused)?;
+                Ok::<_, StoreError>(prepared_statements(tx))
+            })
+            .unwrap();
+        rounds.push(seen);
+    }
+    // The account read and the label insert were prepared by the first write and used again by
+    // the four after it: PostgreSQL holds the same two statements, not ten.
+    let ours = |s: &Vec<String>| {
+        s.iter()
+            .filter(|q| q.contains("accounts") || q.contains("INSERT INTO labels"))
+            .count()
+    };
+    assert_eq!(ours(&rounds[0]), 2, "{:?}", rounds[0]);
+    assert!(rounds.iter().all(|r| r == &rounds[0]), "{rounds:?}");
+    // A write that panics midway rolls back, and the next one on this thread still finds its
+    // connection's statements (or prepares them anew): nothing stale is left behind.
+    let panicked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let _ = desk.write(|tx| {
+            labels::pg::insert(tx, "desk-a", &support::label("lbl-x", "acct-1", 9, "2026-11-25", 1))
+                .map_err(support::refused)?;
+            if true {
+                panic!("the desk's code failed mid-write");
+            }
+            Ok::<_, StoreError>(())
+        });
+    }));
+    assert!(panicked.is_err());
+    let after = desk
+        .write(|tx| {
+            labels::pg::insert(tx, "desk-a", &support::label("lbl-y", "acct-1", 10, "2026-11-25", 1))
+                .map_err(support::refused)?;
+            Ok::<_, StoreError>(labels::pg::get(tx, "live", "lbl-x")?.is_none())
+        })
+        .unwrap();
+    assert!(after, "the panicked write's label was kept");
+}
