@@ -87,6 +87,10 @@ impl AppUpdater for DeskUpdater {
             e => e.to_string(),
         })?;
         tracing::info!(version = %update.version, "update installed: restarting");
+        self.restart()
+    }
+
+    fn restart(&self) -> Result<(), String> {
         // After the HTTP answer has left: the caller (Settings, a script) learns it worked.
         let app = self.app.clone();
         std::thread::spawn(move || {

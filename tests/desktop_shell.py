@@ -217,6 +217,50 @@ def check_updates(desk, server, signer):
     desk.call("PUT", "/desk/settings", settings)
 
 
+def check_database_restart(app, data_dir):
+    """Settings' shared database takes effect by "Restart now": the app restarts itself (the same
+    program and arguments) and comes back on that database; stopped here at the end."""
+    cluster = os.environ.get("PACKDESK_TEST_POSTGRES")
+    check(bool(cluster), "PACKDESK_TEST_POSTGRES names the test cluster (run with the README test command)")
+    name = f"shell_restart_{os.getpid()}"
+    subprocess.run(["psql", cluster, "-q", "-c", f"CREATE DATABASE {name}"], check=True)
+    url = re.sub(r"/postgres$", f"/{name}", cluster)
+    saved = app.call("PUT", "/desk/database", {"url": url, "desk": "Shell desk", "join_code": None})["data"]
+    check(saved["restart_needed"] and not saved["shared"], f"the shared database is saved for the next start ({saved})")
+    started = time.time()
+    answer = app.call("POST", "/desk/database/restart")
+    check(answer["meta"]["code"] == 200, f"the restart is accepted ({answer['meta']})")
+    wait_for("the app to end", app.gone, 30)
+    check(app.proc.returncode == 0, f"the app ended to restart (exit {app.proc.returncode})")
+    # Its successor writes to the same log (inherited) and listens anew.
+    base = wait_for("the restarted app's server",
+                    lambda: (re.findall(r"listening on (http://[0-9.:]+)", app.text())[1:] or [None])[0], 60)
+    wait_for("the restarted window's UI", lambda: http(base + "/ui/session")["data"].get("keys"), 60)
+    print(f"figure: the app was back on the shared database {(time.time() - started) * 1000:.0f} ms after Restart now", flush=True)
+    keys = http(base + "/ui/session")["data"]["keys"]
+    now = http(base + "/desk/database", key=keys["live"])["data"]
+    check(now["shared"] and now["desk"] == "Shell desk" and not now["restart_needed"],
+          f"restarted, the desk runs on the shared database ({now})")
+    # The successor is no child of this script: found by its arguments, stopped as a desk is.
+    for pid in os.listdir("/proc"):
+        try:
+            args = open(f"/proc/{pid}/cmdline", "rb").read().split(b"\0")
+        except (OSError, ValueError):
+            continue
+        if data_dir.encode() in args and int(pid) != os.getpid():
+            os.kill(int(pid), 15)
+            wait_for("the restarted app to stop", lambda: stopped(pid), 20)
+
+
+def stopped(pid):
+    """Whether process `pid` ended (gone, or a zombie no one reaped yet)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:
+        return True
+
+
 # ----- X11: the window as a window manager sees it -----
 
 class XClientMessageEvent(ctypes.Structure):
@@ -412,8 +456,7 @@ def main(binary):
         alongside = App(binary, f"{work}/third", env, f"{work}/third.log").started()
         apps.append(alongside)
         check(alongside.base != desk.base, "an app of another data folder runs alongside")
-        alongside.proc.terminate()
-        alongside.proc.wait(20)
+        check_database_restart(alongside, f"{work}/third")
 
         # The login item follows the setting.
         entry = f"{env['HOME']}/.config/autostart/Packdesk.desktop"

@@ -152,6 +152,7 @@ export const api = {
   setSettings: (body: T.DeskSettings) => callMachineWide<T.DeskSettings>('PUT', '/desk/settings', body),
   database: () => call<T.DatabaseSetting>('GET', '/desk/database'),
   setDatabase: (body: T.DatabaseRequest) => callMachineWide<T.DatabaseSetting>('PUT', '/desk/database', body),
+  restartForDatabase: () => callMachineWide<T.DatabaseSetting>('POST', '/desk/database/restart'),
   scale: () => call<T.ScaleState>('GET', '/desk/scale'),
   setScale: (device: string | null) => callMachineWide<T.ScaleState>('PUT', '/desk/scale', { device }),
   deskStatus: () => call<T.DeskStatus>('GET', '/desk/status'),

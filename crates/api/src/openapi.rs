@@ -360,6 +360,14 @@ pub const OPS: &[Op] = &[
         )
     },
     Op {
+        data: Some("DatabaseSetting"),
+        ..op(
+            "post",
+            "/desk/database/restart",
+            "The desktop app restarts onto the database Settings saved, a moment after answering (live key, this machine only; packdesk-server is restarted by whoever runs it)",
+        )
+    },
+    Op {
         data: Some("ScaleState"),
         ..op("get", "/desk/scale", "The desk scale's latest weight")
     },

@@ -86,6 +86,7 @@ pub fn router(service: Shared) -> Router {
         .route("/rules", get(get_rules).put(set_rules))
         .route("/settings", get(get_settings).put(set_settings))
         .route("/database", get(get_database).put(set_database))
+        .route("/database/restart", axum::routing::post(restart_for_database))
         .route("/scale", get(get_scale).put(set_scale))
         .route("/status", get(desk_status))
         .route("/printing", axum::routing::put(set_printing))
@@ -536,6 +537,11 @@ async fn set_database(
     ContractJson(body): ContractJson<DatabaseRequest>,
 ) -> Response {
     run(s, move |s| s.set_database(body)).await
+}
+
+/// The desktop app restarts onto the database Settings saved (this machine only).
+async fn restart_for_database(State(s): State<Shared>, _: crate::ui::ThisMachine) -> Response {
+    run(s, |s| s.restart_for_database()).await
 }
 
 async fn get_scale(State(s): State<Shared>) -> Response {

@@ -124,6 +124,27 @@ async fn the_ui_session_and_key_rotation_answer_this_machine_only_whatever_the_h
         (status, json_of(&body)["data"]["shared"].clone()),
         (StatusCode::OK, Value::Bool(false))
     );
+    // "Restart now" likewise: not from the LAN; from here, a desk already on the database it
+    // saved has nothing to restart for (and packdesk-server is never restarted by a request).
+    let restart = || {
+        Request::post("/desk/database/restart")
+            .header("host", "127.0.0.1")
+            .header("service-api-key", &live)
+            .body(Body::empty())
+            .unwrap()
+    };
+    let (status, _, body) = send(&d, LAN_PEER, restart()).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED, "{}", json_of(&body));
+    let (_, _, body) = send(&d, LOOPBACK_PEER, restart()).await;
+    let refused = json_of(&body);
+    assert_eq!(refused["meta"]["code"], 4171, "{refused}");
+    assert!(
+        refused["meta"]["details"][0]["info"]
+            .as_str()
+            .unwrap()
+            .contains("nothing to restart for"),
+        "{refused}"
+    );
 }
 
 #[tokio::test]

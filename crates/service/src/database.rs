@@ -6,7 +6,7 @@
 use crate::vault::{self, KeyPreference, Vault};
 use crate::{DataDir, Database, Service};
 use packdesk_model::desk::{DatabaseRequest, DatabaseSetting};
-use packdesk_model::ServiceError;
+use packdesk_model::{ErrorCode, ServiceError};
 use std::path::Path;
 
 /// What Settings saved: the shared database and the desk's name in it.
@@ -75,6 +75,34 @@ impl Service {
                 .database_from_command_line
                 .load(std::sync::atomic::Ordering::SeqCst),
         }
+    }
+
+    /// Restarts the desktop app onto the database Settings saved (`POST /desk/database/restart`),
+    /// a moment after the answer: the app's workers stop as at any exit (jobs in hand are
+    /// finished or stay queued) and the same app starts again on the saved database.
+    pub fn restart_for_database(&self) -> Result<DatabaseSetting, ServiceError> {
+        let setting = self.database_setting();
+        let refuse = |why: &str| Err(ServiceError::at(ErrorCode::OperationNotAllowed, "", why));
+        if setting.from_command_line {
+            return refuse(
+                "--database (or PACKDESK_DATABASE_URL) chose this desk's database when it started, and it \
+                 wins over Settings: start Packdesk without it to use the database Settings saved",
+            );
+        }
+        if !setting.restart_needed {
+            return refuse("this desk already runs on the database Settings saved: nothing to restart for");
+        }
+        let Some(shell) = self.app_shell() else {
+            return refuse(
+                "packdesk-server is restarted by whoever runs it (its service manager, a terminal): \
+                 restart it to use the database Settings saved",
+            );
+        };
+        shell
+            .restart()
+            .map_err(|why| ServiceError::internal(format!("restarting the app failed: {why}")))?;
+        tracing::info!(next = ?setting.saved_url, "restarting onto the database Settings saved");
+        Ok(setting)
     }
 
     /// Saves the database the desk starts on next, once it is known to work: the shared database

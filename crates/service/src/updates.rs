@@ -17,6 +17,9 @@ pub trait AppUpdater: Send + Sync {
     /// Installs the verified download; the app restarts a moment after it returns (so the
     /// caller's answer is sent first).
     fn install(&self) -> Result<(), String>;
+    /// Restarts the app (the same program with the same arguments) a moment after it returns:
+    /// how a database chosen in Settings takes effect.
+    fn restart(&self) -> Result<(), String>;
 }
 
 /// The registered updater and the last thing it said.
@@ -153,6 +156,11 @@ impl Service {
         let version = available.as_ref().map(|a| a.version.clone()).unwrap_or_default();
         let said = format!("Packdesk {version} is installed: the app restarts now");
         self.say_update(source, (UpdateState::Ready, said, available))
+    }
+
+    /// The desktop app's own hand on itself; none in packdesk-server.
+    pub(crate) fn app_shell(&self) -> Option<Arc<dyn AppUpdater>> {
+        self.updates.updater.get().cloned()
     }
 
     fn updater_and_source(&self) -> Result<(Arc<dyn AppUpdater>, String), ServiceError> {
