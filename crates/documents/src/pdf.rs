@@ -239,7 +239,7 @@ pub fn write(title: &str, pages: Vec<Page>) -> Vec<u8> {
             .map(|(i, (id, _))| (*id, font_id + 1 + i as u32))
             .collect();
         let id_of = |id: lopdf::ObjectId| ids.iter().find(|(old, _)| *old == id).map_or(0, |(_, new)| *new);
-        file.lopdf_object(&lopdf::Object::Dictionary(subset.font.clone()), &id_of);
+        file.lopdf_object(&subset.font, &id_of);
         for (_, object) in &subset.objects {
             file.lopdf_object(object, &id_of);
         }
@@ -269,8 +269,9 @@ pub fn write(title: &str, pages: Vec<Page>) -> Vec<u8> {
 
 /// A page size in points, to a thousandth.
 fn number(v: f32) -> String {
-    let s = format!("{:.3}", v);
-    s.trim_end_matches('0').trim_end_matches('.').to_string()
+    let mut out = Vec::new();
+    content::write_number(&mut out, v);
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 #[cfg(test)]

@@ -104,6 +104,26 @@ fn grey(col: &Color) -> f32 {
     }
 }
 
+/// `v` to three decimals, without trailing zeros: "12.5", "-0.25", "288" (a page's numbers
+/// and the page size).
+pub fn write_number(out: &mut Vec<u8>, v: f32) {
+    let milli = (f64::from(v) * 1000.0).round();
+    let milli = if milli.is_finite() { milli as i64 } else { 0 };
+    if milli < 0 {
+        out.push(b'-');
+    }
+    let milli = milli.unsigned_abs();
+    // Writing to a Vec cannot fail.
+    let _ = std::io::Write::write_fmt(out, format_args!("{}", milli / 1000));
+    let frac = milli % 1000;
+    if frac != 0 {
+        let digits = [frac / 100, frac / 10 % 10, frac % 10].map(|d| b'0' + d as u8);
+        let kept = digits.iter().rposition(|d| *d != b'0').map_or(0, |at| at + 1);
+        out.push(b'.');
+        out.extend_from_slice(&digits[..kept]);
+    }
+}
+
 struct Writer {
     out: Vec<u8>,
     /// The fill colour set last, so that the same colour is not set again for every bar.
@@ -127,41 +147,8 @@ impl Writer {
 
     /// `v` to three decimals and a space: "12.5 ", "-0.25 ", "288 ".
     fn num(&mut self, v: f32) {
-        let milli = (f64::from(v) * 1000.0).round();
-        let milli = if milli.is_finite() { milli as i64 } else { 0 };
-        if milli < 0 {
-            self.out.push(b'-');
-        }
-        let milli = milli.unsigned_abs();
-        self.int(milli / 1000);
-        let mut frac = milli % 1000;
-        if frac != 0 {
-            self.out.push(b'.');
-            let mut digits = 3;
-            while frac % 10 == 0 {
-                frac /= 10;
-                digits -= 1;
-            }
-            let s = frac.to_string();
-            self.out.extend(std::iter::repeat_n(b'0', digits - s.len()));
-            self.out.extend_from_slice(s.as_bytes());
-        }
+        write_number(&mut self.out, v);
         self.out.push(b' ');
-    }
-
-    fn int(&mut self, v: u64) {
-        let mut buf = [0u8; 20];
-        let mut at = buf.len();
-        let mut v = v;
-        loop {
-            at -= 1;
-            buf[at] = b'0' + (v % 10) as u8;
-            v /= 10;
-            if v == 0 {
-                break;
-            }
-        }
-        self.out.extend_from_slice(&buf[at..]);
     }
 
     /// One code of an Identity-H font: its glyph id in the subset, two bytes in hex.
@@ -175,31 +162,18 @@ impl Writer {
     /// `Tj` for one plain string, else `TJ` with the glyphs and the moves between them.
     fn show(&mut self, items: &[TextItem], face: Option<Face>, fonts: &Embedded) {
         let Some(face) = face else { return };
-        let new_gid = |gid: u16| fonts.code(face, gid);
         if let [TextItem::Text(text)] = items {
-            self.out.push(b'<');
-            for c in text.chars() {
-                self.code(new_gid(glyph_of(face, c)));
-            }
-            self.out.extend_from_slice(b"> ");
+            self.string(text.chars().map(|c| fonts.code(face, glyph_of(face, c))));
             self.op("Tj");
             return;
         }
         self.out.push(b'[');
         for item in items {
             match item {
-                TextItem::Text(text) => {
-                    self.out.push(b'<');
-                    for c in text.chars() {
-                        self.code(new_gid(glyph_of(face, c)));
-                    }
-                    self.out.extend_from_slice(b"> ");
-                }
+                TextItem::Text(text) => self.string(text.chars().map(|c| fonts.code(face, glyph_of(face, c)))),
                 TextItem::GlyphIds(glyphs) => {
                     for g in glyphs {
-                        self.out.push(b'<');
-                        self.code(new_gid(g.gid));
-                        self.out.extend_from_slice(b"> ");
+                        self.string([fonts.code(face, g.gid)]);
                         if g.offset != 0.0 {
                             self.num(g.offset);
                         }
@@ -210,6 +184,15 @@ impl Writer {
         }
         self.out.extend_from_slice(b"] ");
         self.op("TJ");
+    }
+
+    /// A string of codes and a space: `<00410042> `.
+    fn string(&mut self, codes: impl IntoIterator<Item = u16>) {
+        self.out.push(b'<');
+        for code in codes {
+            self.code(code);
+        }
+        self.out.extend_from_slice(b"> ");
     }
 }
 

@@ -31,7 +31,7 @@ impl Embedded {
 pub struct Subset {
     remap: HashMap<u16, u16>,
     /// The Type0 font dictionary (what a page's resources name).
-    pub font: lopdf::Dictionary,
+    pub font: lopdf::Object,
     /// The objects it refers to, by the ids its references use: the descendant font's
     /// descriptor, the font program and the ToUnicode map, their streams deflated.
     pub objects: Vec<(lopdf::ObjectId, lopdf::Object)>,
@@ -163,7 +163,7 @@ fn make_subset((face, gids, texts): &Key) -> Option<Subset> {
     let lo = doc.to_lopdf_document(&opts, &mut Vec::new());
     let (root_id, font) = lo.objects.iter().find_map(|(id, o)| match o {
         lopdf::Object::Dictionary(d) if d.get(b"Subtype").and_then(|s| s.as_name()).ok() == Some(b"Type0") => {
-            Some((*id, d.clone()))
+            Some((*id, o.clone()))
         }
         _ => None,
     })?;
@@ -171,7 +171,7 @@ fn make_subset((face, gids, texts): &Key) -> Option<Subset> {
     let mut objects = Vec::new();
     let mut seen = BTreeSet::from([root_id]);
     let mut todo = Vec::new();
-    references(&lopdf::Object::Dictionary(font.clone()), &mut todo);
+    references(&font, &mut todo);
     while let Some(id) = todo.pop() {
         if !seen.insert(id) {
             continue;

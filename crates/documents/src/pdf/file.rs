@@ -54,12 +54,9 @@ impl File {
     pub fn lopdf_object(&mut self, object: &Object, id_of: &dyn Fn(ObjectId) -> u32) -> u32 {
         let id = self.begin();
         let start = self.out.len();
-        let mut out = std::mem::take(&mut self.out);
-        write_object(&mut out, object, id_of);
-        self.out = out;
+        write_object(&mut self.out, object, id_of);
         if !matches!(object, Object::Stream(_)) {
-            let written = self.out[start..].to_vec();
-            self.hashed(&written);
+            sha2::Digest::update(&mut self.hash, &self.out[start..]);
         }
         self.out.extend_from_slice(b"\nendobj\n");
         id
@@ -171,9 +168,14 @@ fn write_object(out: &mut Vec<u8>, object: &Object, id_of: &dyn Fn(ObjectId) -> 
         }
         Object::Dictionary(dict) => write_dictionary(out, dict, id_of),
         Object::Stream(stream) => {
-            let mut dict = stream.dict.clone();
-            dict.set("Length", stream.content.len() as i64);
-            write_dictionary(out, &dict, id_of);
+            // The dictionary with the content's own length (whatever Length it carried).
+            out.extend_from_slice(b"<<");
+            write_entries(
+                out,
+                stream.dict.iter().filter(|(key, _)| key.as_slice() != b"Length"),
+                id_of,
+            );
+            out.extend_from_slice(format!("/Length {}>>", stream.content.len()).as_bytes());
             out.extend_from_slice(b"\nstream\n");
             out.extend_from_slice(&stream.content);
             out.extend_from_slice(b"\nendstream");
@@ -184,12 +186,20 @@ fn write_object(out: &mut Vec<u8>, object: &Object, id_of: &dyn Fn(ObjectId) -> 
 
 fn write_dictionary(out: &mut Vec<u8>, dict: &lopdf::Dictionary, id_of: &dyn Fn(ObjectId) -> u32) {
     out.extend_from_slice(b"<<");
-    for (key, value) in dict.iter() {
+    write_entries(out, dict.iter(), id_of);
+    out.extend_from_slice(b">>");
+}
+
+fn write_entries<'a>(
+    out: &mut Vec<u8>,
+    entries: impl Iterator<Item = (&'a Vec<u8>, &'a Object)>,
+    id_of: &dyn Fn(ObjectId) -> u32,
+) {
+    for (key, value) in entries {
         write_name(out, key);
         out.push(b' ');
         write_object(out, value, id_of);
     }
-    out.extend_from_slice(b">>");
 }
 
 /// A name, its bytes outside `!`..`~` and its delimiters written as `#xx` (PDF 32000-1, 7.3.5).
