@@ -476,12 +476,43 @@ pub mod pg {
         }
     }
 
-    /// The INSERT of a label at `desk`, its values `$1`..`$15` as `label_values` gives them.
-    fn insert_label_sql() -> String {
-        format!(
-            "INSERT INTO labels ({}, desk) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)",
-            cols()
-        )
+    /// The INSERT of a label at `desk`, its values `$1`..`$15` as `label_values` gives them (made
+    /// once: it is sent, and looked up among the prepared statements, for every label).
+    fn insert_label_sql() -> &'static str {
+        static SQL: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+            format!(
+                "INSERT INTO labels ({}, desk) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)",
+                cols()
+            )
+        });
+        &SQL
+    }
+
+    /// `write_made`'s statement: the label inserted, or an accepted async one completed, with its
+    /// numbers and files (made once, as `insert_label_sql`).
+    fn write_made_sql(completes: bool) -> &'static str {
+        fn with_label(label: &str) -> String {
+            // After the label's `$1`..`$15`: the carrier, the numbers, and the files as arrays.
+            format!(
+                "WITH numbers AS (
+                     INSERT INTO tracking_numbers (env, slug, number, label_id) SELECT $2, $16, n, $1 FROM unnest($17::text[]) AS n
+                 ), files AS (
+                     INSERT INTO files (id, env, owner_id, kind, file_type, paper_size, bytes, created_at)
+                     SELECT f.id, $2, $1, f.kind, f.file_type, f.paper_size, f.bytes, f.created_at
+                     FROM unnest($18::text[], $19::text[], $20::text[], $21::text[], $22::bytea[], $23::int8[])
+                         AS f (id, kind, file_type, paper_size, bytes, created_at)
+                 ) {label}"
+            )
+        }
+        static INSERTS: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| with_label(insert_label_sql()));
+        static COMPLETES: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+            with_label("UPDATE labels SET status = $4, search_text = $6, record = $9, updated_at = $11 WHERE id = $1")
+        });
+        if completes {
+            &COMPLETES
+        } else {
+            &INSERTS
+        }
     }
 
     /// A label's row in `cols()` order, then the desk: `$1`..`$15` (typed: one round trip, no
@@ -522,7 +553,7 @@ pub mod pg {
     /// Stores a label made at `desk`.
     pub fn insert(tx: &mut impl GenericClient, desk: &str, l: &LabelRow) -> Result<(), InsertError> {
         let search_text = crate::pg::searchable(&l.search_text);
-        crate::pg::query(tx, &insert_label_sql(), &label_values(l, &search_text, &desk)).map_err(refused)?;
+        crate::pg::query(tx, insert_label_sql(), &label_values(l, &search_text, &desk)).map_err(refused)?;
         Ok(())
     }
 
@@ -531,23 +562,6 @@ pub mod pg {
     /// whole, by the unique keys. The counter moved when the serials were reserved.
     pub fn write_made(tx: &mut impl GenericClient, desk: &str, m: &super::MadeLabel) -> Result<(), InsertError> {
         let l = m.row;
-        let label = match m.completes {
-            false => insert_label_sql(),
-            true => {
-                "UPDATE labels SET status = $4, search_text = $6, record = $9, updated_at = $11 WHERE id = $1".into()
-            }
-        };
-        // After the label's `$1`..`$15`: the carrier, the numbers, and the files as arrays.
-        let sql = format!(
-            "WITH numbers AS (
-                 INSERT INTO tracking_numbers (env, slug, number, label_id) SELECT $2, $16, n, $1 FROM unnest($17::text[]) AS n
-             ), files AS (
-                 INSERT INTO files (id, env, owner_id, kind, file_type, paper_size, bytes, created_at)
-                 SELECT f.id, $2, $1, f.kind, f.file_type, f.paper_size, f.bytes, f.created_at
-                 FROM unnest($18::text[], $19::text[], $20::text[], $21::text[], $22::bytea[], $23::int8[])
-                     AS f (id, kind, file_type, paper_size, bytes, created_at)
-             ) {label}"
-        );
         let file_ids: Vec<&str> = m.files.iter().map(|f| f.id.as_str()).collect();
         let kinds: Vec<&str> = m.files.iter().map(|f| f.kind.as_str()).collect();
         let file_types: Vec<&str> = m.files.iter().map(|f| f.file_type.as_str()).collect();
@@ -566,7 +580,7 @@ pub mod pg {
             (&bytes, Type::BYTEA_ARRAY),
             (&created, Type::INT8_ARRAY),
         ]);
-        match crate::pg::query(tx, &sql, &values) {
+        match crate::pg::query(tx, write_made_sql(m.completes), &values) {
             Ok(_) => Ok(()),
             Err(e) if e.as_db_error().and_then(|d| d.constraint()) == Some("tracking_numbers_pkey") => {
                 Err(InsertError::NumberTaken(m.serials.first().copied().unwrap_or(0)))

@@ -46,35 +46,32 @@ thread_local! {
     static LENT: std::cell::RefCell<Vec<(usize, Prepared)>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
-/// A connection's prepared statements while `f` runs on it. Its address is stable meanwhile (`f`
-/// borrows it); dropping this, even while unwinding, takes them back.
-struct Lent(usize);
-
-impl Lent {
-    fn new(client: &Client, prepared: Prepared) -> Lent {
-        let address = client as *const Client as usize;
-        LENT.with_borrow_mut(|lent| lent.push((address, prepared)));
-        Lent(address)
+/// Runs `f` on `client` with its prepared statements lent to `query`, and answers them back
+/// with `f`'s result. The client's address is stable meanwhile (`f` borrows it).
+fn lending<T>(client: &mut Client, prepared: Prepared, f: impl FnOnce(&mut Client) -> T) -> (T, Prepared) {
+    /// Takes the statements back when dropped, even while `f` unwinds.
+    struct Lent(usize);
+    impl Lent {
+        fn take(&self) -> Prepared {
+            LENT.with_borrow_mut(|lent| match lent.iter().rposition(|(a, _)| *a == self.0) {
+                Some(at) => lent.remove(at).1,
+                None => Prepared::default(),
+            })
+        }
     }
-
-    fn end(self) -> Prepared {
-        let prepared = Self::take(self.0);
-        std::mem::forget(self);
-        prepared
+    impl Drop for Lent {
+        fn drop(&mut self) {
+            self.take();
+        }
     }
-
-    fn take(address: usize) -> Prepared {
-        LENT.with_borrow_mut(|lent| match lent.iter().rposition(|(a, _)| *a == address) {
-            Some(at) => lent.remove(at).1,
-            None => Prepared::default(),
-        })
-    }
-}
-
-impl Drop for Lent {
-    fn drop(&mut self) {
-        Self::take(self.0);
-    }
+    let address = client as *const Client as usize;
+    LENT.with_borrow_mut(|lent| lent.push((address, prepared)));
+    let lent = Lent(address);
+    let out = f(client);
+    let prepared = lent.take();
+    // Taken back already: nothing left for the drop to do.
+    std::mem::forget(lent);
+    (out, prepared)
 }
 
 /// `sql` with its typed parameters, as `query_typed`, on a statement prepared once per pooled
@@ -240,9 +237,7 @@ impl PgStore {
             prepared = Prepared::default();
             client.batch_execute(begin).map_err(StoreError::from)?;
         }
-        let lent = Lent::new(&client, prepared);
-        let out = f(&mut client);
-        let prepared = lent.end();
+        let (out, prepared) = lending(&mut client, prepared, f);
         match out {
             Ok(out) => match client.batch_execute("COMMIT") {
                 Ok(()) => {
@@ -272,9 +267,7 @@ impl PgStore {
     /// one statement, such as `tracking::pg::reserve`).
     pub fn autocommit<T, E: From<StoreError>>(&self, f: impl FnOnce(&mut Client) -> Result<T, E>) -> Result<T, E> {
         let (mut client, prepared) = self.take()?;
-        let lent = Lent::new(&client, prepared);
-        let out = f(&mut client);
-        let prepared = lent.end();
+        let (out, prepared) = lending(&mut client, prepared, f);
         self.give_back(client, prepared);
         out
     }
