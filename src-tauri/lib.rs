@@ -105,10 +105,11 @@ fn start_desk(
     };
     // `--database` (or PACKDESK_DATABASE_URL), else the database Settings chose: a desk of a
     // warehouse's shared database, or the data folder's own file.
+    let local = listener.local_addr().unwrap_or_else(|e| fail(e.to_string()));
     let opened = Service::open_on(
         &args.data_dir,
         &args.database(),
-        &base,
+        &args.records_base_url(local),
         Arc::new(SystemClock),
         KeyPreference::Keyring,
     )

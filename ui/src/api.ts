@@ -150,7 +150,8 @@ export const api = {
   setRules: (body: T.Rules) => call<T.Rules>('PUT', '/desk/rules', body),
   settings: () => call<T.DeskSettings>('GET', '/desk/settings'),
   setSettings: (body: T.DeskSettings) => callMachineWide<T.DeskSettings>('PUT', '/desk/settings', body),
-  database: () => call<T.DatabaseSetting>('GET', '/desk/database'),
+  // The join code in it is answered to the live key only.
+  database: () => callMachineWide<T.DatabaseSetting>('GET', '/desk/database'),
   setDatabase: (body: T.DatabaseRequest) => callMachineWide<T.DatabaseSetting>('PUT', '/desk/database', body),
   restartForDatabase: () => callMachineWide<T.DatabaseSetting>('POST', '/desk/database/restart'),
   scale: () => call<T.ScaleState>('GET', '/desk/scale'),

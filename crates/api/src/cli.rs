@@ -26,6 +26,13 @@ pub struct DeskOptions {
     #[arg(long, value_name = "DIR")]
     pub ui_dir: Option<PathBuf>,
 
+    /// The address other machines reach this desk at (`http://desk-3.lan:4780`, or a TLS proxy's
+    /// `https://...`): file links in records and webhooks use it [default: the address listened
+    /// on; on 0.0.0.0 this machine's name]. A request that came to another address of this
+    /// machine gets links on that address.
+    #[arg(long, value_name = "URL", value_parser = parse_public_url)]
+    pub public_url: Option<String>,
+
     /// How many days the signed file links in records work without the key.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(i64).range(1..=3650))]
     pub file_link_days: Option<i64>,
@@ -78,10 +85,33 @@ impl DeskOptions {
             .unwrap_or_else(host_name)
     }
 
+    /// Where records' file links point when no request says better: `--public-url`, else the
+    /// address listened on (`local`), with this machine's name for an unspecified address
+    /// (0.0.0.0 is no address a client can open).
+    pub fn records_base_url(&self, local: SocketAddr) -> String {
+        match &self.public_url {
+            Some(url) => url.trim_end_matches('/').to_string(),
+            None if local.ip().is_unspecified() => format!("http://{}:{}", host_name(), local.port()),
+            None => format!("http://{local}"),
+        }
+    }
+
     /// Whether `--listen` was left at its default (the desktop app then falls back to a free port
     /// when another program holds 4780).
     pub fn listen_is_default(&self) -> bool {
         self.listen.to_string() == DEFAULT_LISTEN
+    }
+}
+
+/// `--public-url`: an http(s) URL with a host.
+fn parse_public_url(s: &str) -> Result<String, String> {
+    let rest = s
+        .strip_prefix("https://")
+        .or_else(|| s.strip_prefix("http://"))
+        .ok_or("must begin with http:// or https://")?;
+    match rest.split('/').next() {
+        Some(host) if !host.is_empty() => Ok(s.to_string()),
+        _ => Err("names no host".into()),
     }
 }
 

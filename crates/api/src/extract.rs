@@ -18,29 +18,50 @@ pub struct ContractJson<T>(pub T);
 /// Like `ContractJson`, but an empty body means `T::default()` (routes whose body is optional).
 pub struct ContractJsonOrEmpty<T>(pub T);
 
-/// The body's bytes, after the charset and size checks.
-async fn body_bytes(req: Request) -> Result<Bytes, ApiError> {
-    if let Some(ct) = req.headers().get(header::CONTENT_TYPE) {
-        let ct = ct.to_str().unwrap_or("").to_ascii_lowercase();
-        for param in ct.split(';').skip(1) {
-            if let Some(cs) = param.trim().strip_prefix("charset=") {
-                let cs = cs.trim_matches('"');
-                if cs != "utf-8" && cs != "utf8" {
-                    return Err(ApiError(ServiceError::invalid(
-                        "headers.content-type",
-                        format!("charset `{cs}` is not supported; send UTF-8 (application/json; charset=utf-8)"),
-                    )));
-                }
+/// Why a body's `Content-Type` is not JSON in UTF-8, if it is not: the media type must be
+/// `application/json`, with at most a `charset=utf-8` parameter.
+fn content_type_problem(ct: Option<&header::HeaderValue>) -> Option<String> {
+    const SEND: &str = "send Content-Type: application/json (optionally with charset=utf-8)";
+    let Some(ct) = ct else {
+        return Some(format!("is missing; {SEND}"));
+    };
+    let ct = ct.to_str().unwrap_or("").to_ascii_lowercase();
+    let mut parts = ct.split(';');
+    let media = parts.next().unwrap_or("").trim();
+    if media != "application/json" {
+        return Some(format!("`{media}` is not JSON; {SEND}"));
+    }
+    for param in parts.map(str::trim).filter(|p| !p.is_empty()) {
+        match param.strip_prefix("charset=").map(|cs| cs.trim_matches('"')) {
+            Some("utf-8" | "utf8") => {}
+            Some(cs) => {
+                return Some(format!(
+                    "charset `{cs}` is not supported; send UTF-8 (application/json; charset=utf-8)"
+                ))
             }
+            None => return Some(format!("the parameter `{param}` is not taken; {SEND}")),
         }
     }
-    to_bytes(req.into_body(), MAX_BODY).await.map_err(|_| {
+    None
+}
+
+/// The body's bytes, after the size check and, when there is a body, the Content-Type check.
+async fn body_bytes(req: Request) -> Result<Bytes, ApiError> {
+    let problem = content_type_problem(req.headers().get(header::CONTENT_TYPE));
+    let bytes = to_bytes(req.into_body(), MAX_BODY).await.map_err(|_| {
         ApiError(ServiceError::at(
             ErrorCode::PayloadTooLarge,
             "",
             format!("the body is over {MAX_BODY} bytes"),
         ))
-    })
+    })?;
+    match problem {
+        // An empty body says nothing of its type (routes whose body is optional take none).
+        Some(why) if !bytes.iter().all(u8::is_ascii_whitespace) => {
+            Err(ApiError(ServiceError::invalid("headers.content-type", why)))
+        }
+        _ => Ok(bytes),
+    }
 }
 
 impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for ContractJson<T> {

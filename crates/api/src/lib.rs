@@ -3,8 +3,10 @@
 //! answer in the envelope.
 
 pub mod cli;
+pub mod connections;
 mod envelope;
 mod extract;
+mod file_links;
 mod idempotency;
 pub mod logging;
 pub mod openapi;
@@ -16,7 +18,6 @@ pub use routes::router;
 pub use ui::CONTENT_SECURITY_POLICY;
 
 use packdesk_service::Service;
-use std::net::SocketAddr;
 use std::sync::Arc;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
 use tower_http::trace::TraceLayer;
@@ -26,7 +27,11 @@ pub fn app(service: Arc<Service>, ui_dir: Option<std::path::PathBuf>) -> axum::R
     let doc = axum::Router::new().route("/openapi.json", axum::routing::get(openapi_json));
     ui::routes(service.clone(), ui_dir)
         .merge(doc)
-        .merge(router(service))
+        .merge(router(service.clone()))
+        .layer(axum::middleware::from_fn_with_state(
+            service,
+            file_links::for_the_request,
+        ))
         // Outermost last: each request gets an `x-request-id` (kept when the caller sent one),
         // its log span carries it, and the answer echoes it so a caller can quote it.
         .layer(PropagateRequestIdLayer::x_request_id())
@@ -61,11 +66,25 @@ pub async fn serve(
     ui_dir: Option<std::path::PathBuf>,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    // The peer address travels with each request: the UI session answers loopback peers only.
-    axum::serve(
+    serve_with(
         listener,
-        app(service, ui_dir).into_make_service_with_connect_info::<SocketAddr>(),
+        service,
+        ui_dir,
+        connections::ConnectionLimits::default(),
+        shutdown,
     )
-    .with_graceful_shutdown(shutdown)
     .await
+}
+
+/// `serve` with the connection limits of `limits` (`packdesk-server --idle-timeout` and others).
+pub async fn serve_with(
+    listener: tokio::net::TcpListener,
+    service: Arc<Service>,
+    ui_dir: Option<std::path::PathBuf>,
+    limits: connections::ConnectionLimits,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    // Each request carries its connection's peer (the UI session answers loopback peers only)
+    // and local address (file links name the address the request came to).
+    connections::serve_with(listener, app(service, ui_dir), limits, shutdown).await
 }

@@ -163,7 +163,8 @@ fn is_interface_path(path: &str) -> bool {
 }
 
 fn is_signed_file_link(req: &Request) -> bool {
-    req.method() == axum::http::Method::GET
+    // HEAD answers like GET without the body (a client checking a link before downloading it).
+    matches!(*req.method(), axum::http::Method::GET | axum::http::Method::HEAD)
         && req.uri().path().starts_with("/v3/files/")
         && req
             .uri()
@@ -526,9 +527,9 @@ async fn set_settings(State(s): State<Shared>, ContractJson(settings): ContractJ
 }
 
 /// The desk's database: for this machine only (its answer holds the join code, the warehouse's
-/// vault key; its change points the desk elsewhere).
-async fn get_database(State(s): State<Shared>, _: crate::ui::ThisMachine) -> Response {
-    run(s, |s| Ok(s.database_setting())).await
+/// vault key, for the live key only; its change points the desk elsewhere).
+async fn get_database(State(s): State<Shared>, Extension(env): Extension<Env>, _: crate::ui::ThisMachine) -> Response {
+    run(s, move |s| Ok(s.database_setting(env))).await
 }
 
 async fn set_database(

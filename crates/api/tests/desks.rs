@@ -59,6 +59,29 @@ fn a_desk_without_the_join_code_is_refused_and_one_with_it_opens_the_same_keys()
 }
 
 #[test]
+fn the_join_code_is_shown_to_the_live_key_only_never_to_the_sandbox_key() {
+    let url = shared_database();
+    let a = Server::start_on(Some((url, "A".into())), None);
+    let join = keys_text(&a.data_dir, a.shared.as_ref())
+        .lines()
+        .find_map(|l| l.strip_prefix("join "))
+        .unwrap()
+        .to_string();
+    // The live key on this machine (the desk UI's Settings) is shown the warehouse's vault key.
+    let live = a.live_ok("GET", "/desk/database", None);
+    assert_eq!(live["join_code"], join.as_str());
+    // The sandbox key, handed out to test an integration, sees the database but not the key.
+    let (status, v) = a.call("GET", "/desk/database", &a.sandbox, None);
+    assert_eq!((status, v["meta"]["code"].as_i64()), (200, Some(200)), "{v}");
+    assert_eq!(v["data"]["shared"], true);
+    assert!(v["data"]["join_code"].is_null(), "{v}");
+    assert!(
+        !v.to_string().contains(&join),
+        "the join code must not appear anywhere in {v}"
+    );
+}
+
+#[test]
 fn labels_made_at_two_desks_at_once_share_one_range_one_history_and_one_close_out() {
     let (a, b) = two_desks();
     // The account made at A is B's too.

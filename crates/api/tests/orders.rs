@@ -150,3 +150,137 @@ fn a_csv_file_imports_with_a_saved_mapping_and_names_its_bad_rows() {
         "{v}"
     );
 }
+
+/// What an import answered: (imported, failures as (row, column, info)).
+fn import(s: &Server, csv: &str) -> (i64, Vec<(i64, String, String)>, serde_json::Value) {
+    let (_, v) = s.send_raw(
+        "POST",
+        "/desk/orders/import",
+        &s.sandbox,
+        "text/csv",
+        csv.as_bytes().to_vec(),
+    );
+    let failed = v["data"]["failed"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{v}"))
+        .iter()
+        .map(|f| {
+            (
+                f["row"].as_i64().unwrap(),
+                f["column"].as_str().unwrap_or("").to_string(),
+                f["info"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    (v["data"]["imported"].as_i64().unwrap(), failed, v["data"].clone())
+}
+
+#[test]
+fn every_item_price_has_a_currency_from_the_order_its_symbol_or_the_desk() {
+    let s = Server::start();
+    s.live_ok("PUT", "/desk/settings", Some(&json!({"default_currency": "eur"})));
+    assert_eq!(s.live_ok("GET", "/desk/settings", None)["default_currency"], "EUR");
+    let ship_to = json!({"contact_name": "Ana", "street1": "Calle Mayor 1", "city": "Madrid", "postal_code": "28001", "country": "ES"});
+    let order = |number: &str, currency: &str| json!({"order_number": number, "ship_to": ship_to, "items": [{"description": "Mug", "quantity": 1, "price": {"amount": 9.5, "currency": currency}}]});
+    let saved = s.sandbox_ok("POST", "/desk/orders", Some(&order("C-1", "")));
+    assert_eq!(saved["orders"][0]["items"][0]["price"]["currency"], "EUR");
+    let saved = s.sandbox_ok("POST", "/desk/orders", Some(&order("C-2", "$")));
+    assert_eq!(saved["orders"][0]["items"][0]["price"]["currency"], "USD");
+    let (_, v) = s.call("POST", "/desk/orders", &s.sandbox, Some(&order("C-3", "EURO")));
+    assert_eq!(detail_paths(&v), ["items[0].price.currency"], "{v}");
+    let (_, v) = s.call(
+        "PUT",
+        "/desk/settings",
+        &s.live,
+        Some(&json!({"default_currency": "XX"})),
+    );
+    assert_eq!(detail_paths(&v), ["default_currency"]);
+
+    let csv = "Order number,Name,Street,City,Postcode,Country,Item,Qty,Price\n\
+               D-1,Ana,Calle Mayor 1,Madrid,28001,ES,Mug,1,$19.99\n\
+               D-2,Ana,Calle Mayor 1,Madrid,28001,ES,Cup,1,5.00\n";
+    let (imported, failed, data) = import(&s, csv);
+    assert_eq!((imported, failed.len()), (2, 0), "{data}");
+    let notes = data["notes"].to_string();
+    assert!(
+        notes.contains("1 item") && notes.contains("EUR"),
+        "the answer says the default was used: {notes}"
+    );
+    let all = s.sandbox_ok("GET", "/desk/orders?limit=200", None);
+    let price = |number: &str| {
+        all["orders"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|o| o["order_number"] == number)
+            .unwrap()["items"][0]["price"]
+            .clone()
+    };
+    assert_eq!(price("D-1"), json!({"amount": 19.99, "currency": "USD"}));
+    assert_eq!(price("D-2")["currency"], "EUR");
+}
+
+#[test]
+fn rows_of_one_order_that_disagree_fail_with_the_line_and_column() {
+    let s = Server::start();
+    let csv = "Order number,Name,Street,City,Postcode,Country,Item,Qty,Price,Currency\n\
+               M-1,Ana,Calle Mayor 1,Madrid,28001,ES,Mug,1,5,EUR\n\
+               M-1,Ana,Calle Mayor 1,Sevilla,28001,ES,Cup,1,5,EUR\n\
+               M-2,Ben,1 High St,Leeds,LS1 1AA,GB,Mug,1,5,GBP\n\
+               M-2,Ben,1 High St,Leeds,LS1 1AA,GB,Cup,1,5,EUR\n";
+    let (imported, failed, data) = import(&s, csv);
+    assert_eq!(imported, 0, "{data}");
+    assert!(
+        failed
+            .iter()
+            .any(|(row, col, info)| *row == 3 && col == "City" && info.contains("Madrid")),
+        "{failed:?}"
+    );
+    assert!(
+        failed.iter().any(|(row, col, _)| *row == 5 && col == "Currency"),
+        "{failed:?}"
+    );
+}
+
+#[test]
+fn an_order_shipped_across_a_customs_border_carries_its_declaration() {
+    let s = Server::start();
+    let account = support::yodel_account(&s);
+    let preset = json!({"name": "UK", "shipper_account": {"id": account}, "service_type": "yodel_std",
+        "ship_from": support::address("Sender Co", "GBR", "E16 2AA"), "is_default": true,
+        "customs": {"invoice": true}});
+    s.sandbox_ok("POST", "/desk/presets", Some(&preset));
+    let item = json!({"description": "Mug", "quantity": 2, "sku": "MUG-1", "price": {"amount": 9.5, "currency": "GBP"}, "weight": {"value": 0.4, "unit": "kg"}});
+    let ship = |number: &str, to: serde_json::Value, items: serde_json::Value| {
+        let saved = s.sandbox_ok(
+            "POST",
+            "/desk/orders",
+            Some(&json!({"order_number": number, "ship_to": to, "items": items, "weight": {"value": 1, "unit": "kg"}})),
+        );
+        let id = saved["orders"][0]["id"].as_str().unwrap().to_string();
+        s.call("POST", &format!("/desk/orders/{id}/ship"), &s.sandbox, Some(&json!({})))
+    };
+    // From the UK to Germany: across the customs border since 2021.
+    let germany = support::address("Hans Weber", "DEU", "10117");
+    let (_, v) = ship("X-1", germany.clone(), json!([item]));
+    assert_eq!(v["meta"]["code"], 200, "{v}");
+    let files = &v["data"]["label"]["files"];
+    assert!(!files["customs_declaration"].is_null(), "{v}");
+    assert!(!files["invoice"].is_null(), "the preset asks for an invoice: {v}");
+    // Items that cannot make a declaration: refused, saying what is missing.
+    let (_, v) = ship(
+        "X-2",
+        germany,
+        json!([{"description": "Mug", "quantity": 1, "sku": "MUG-1"}]),
+    );
+    let info = v["meta"]["details"][0]["info"].as_str().unwrap_or_default();
+    assert_eq!(v["meta"]["code"], 4104, "{v}");
+    assert!(
+        info.contains("customs") && info.contains("MUG-1") && info.contains("price"),
+        "{info}"
+    );
+    // At home: no declaration.
+    let (_, v) = ship("X-3", support::address("Jane Doe", "GBR", "M1 1AE"), json!([item]));
+    assert_eq!(v["meta"]["code"], 200, "{v}");
+    assert!(v["data"]["label"]["files"]["customs_declaration"].is_null(), "{v}");
+}

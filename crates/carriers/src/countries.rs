@@ -42,6 +42,50 @@ pub fn is_currency(code: &str) -> bool {
         .any(|c| c == code)
 }
 
+/// The customs territory of the European Union: parcels between these countries cross no customs
+/// border (Monaco is inside it).
+const EU_CUSTOMS_UNION: &[&str] = &[
+    "AUT", "BEL", "BGR", "HRV", "CYP", "CZE", "DNK", "EST", "FIN", "FRA", "DEU", "GRC", "HUN", "IRL", "ITA", "LVA",
+    "LTU", "LUX", "MLT", "NLD", "POL", "PRT", "ROU", "SVK", "SVN", "ESP", "SWE", "MCO",
+];
+
+/// Whether a parcel from `from` to `to` (alpha-3) crosses a customs border and needs a customs
+/// declaration: different countries, not both inside the EU's customs union.
+pub fn crosses_customs_border(from: &str, to: &str) -> bool {
+    from != to && !(EU_CUSTOMS_UNION.contains(&from) && EU_CUSTOMS_UNION.contains(&to))
+}
+
+/// The currency a country pays in (ISO 4217), for the countries Packdesk's carriers serve and
+/// their usual neighbours.
+pub fn currency_of(alpha3: &str) -> Option<&'static str> {
+    const EURO: &[&str] = &[
+        "AUT", "BEL", "BGR", "HRV", "CYP", "EST", "FIN", "FRA", "DEU", "GRC", "IRL", "ITA", "LVA", "LTU", "LUX", "MLT",
+        "NLD", "PRT", "SVK", "SVN", "ESP", "MCO", "AND", "SMR", "VAT", "MNE",
+    ];
+    if EURO.contains(&alpha3) {
+        return Some("EUR");
+    }
+    Some(match alpha3 {
+        "GBR" => "GBP",
+        "USA" => "USD",
+        "POL" => "PLN",
+        "IND" => "INR",
+        "AUS" => "AUD",
+        "NZL" => "NZD",
+        "CAN" => "CAD",
+        "CHE" | "LIE" => "CHF",
+        "SWE" => "SEK",
+        "DNK" => "DKK",
+        "NOR" => "NOK",
+        "CZE" => "CZK",
+        "HUN" => "HUF",
+        "ROU" => "RON",
+        "JPN" => "JPY",
+        "CHN" => "CNY",
+        _ => return None,
+    })
+}
+
 /// Countries without a postal-code system, where an address needs none.
 const NO_POSTAL_CODES: &[&str] = &[
     "ABW", "AGO", "ARE", "ATG", "BDI", "BEN", "BFA", "BHS", "BLZ", "BOL", "BWA", "CAF", "CIV", "CMR", "COD", "COG",

@@ -2,6 +2,7 @@
 //! randomness inside; dates come in as text). Tests check them by decoding what they print.
 
 pub mod barcode;
+pub mod csv;
 pub mod customs;
 pub mod fonts;
 pub mod invoice;

@@ -112,28 +112,36 @@ pub fn render_manifest_pdf(doc: &ManifestDoc) -> Vec<u8> {
     crate::pdf::write("Manifest", pages)
 }
 
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
-}
-
 pub fn render_manifest_csv(doc: &ManifestDoc) -> String {
-    let mut out = String::from("manifest_id,line,tracking_number,postal_code,country,weight_kg,service,reference\n");
+    use crate::csv::{push_header, push_row, Cell};
+    let mut out = String::new();
+    push_header(
+        &mut out,
+        &[
+            "manifest_id",
+            "line",
+            "tracking_number",
+            "postal_code",
+            "country",
+            "weight_kg",
+            "service",
+            "reference",
+        ],
+    );
     for (i, l) in doc.lines.iter().enumerate() {
-        out.push_str(&format!(
-            "{},{},{},{},{},{:.3},{},{}\n",
-            doc.manifest_id,
-            i + 1,
-            csv_field(&l.tracking_number),
-            csv_field(&l.postal_code),
-            csv_field(&l.country),
-            l.weight_kg,
-            csv_field(&l.service),
-            csv_field(&l.reference)
-        ));
+        push_row(
+            &mut out,
+            &[
+                Cell::Text(&doc.manifest_id),
+                Cell::Count(i as i64 + 1),
+                Cell::Text(&l.tracking_number),
+                Cell::Text(&l.postal_code),
+                Cell::Text(&l.country),
+                Cell::Number(l.weight_kg, 3),
+                Cell::Text(&l.service),
+                Cell::Text(&l.reference),
+            ],
+        );
     }
     out
 }

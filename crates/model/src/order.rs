@@ -145,6 +145,9 @@ pub struct ImportResult {
     pub imported: usize,
     pub updated: usize,
     pub failed: Vec<ImportFailure>,
+    /// What the import assumed where the file said nothing (a currency filled in), once each.
+    #[serde(default)]
+    pub notes: Vec<String>,
     /// How each column of the file was read (`null`: ignored).
     pub columns: std::collections::BTreeMap<String, Option<String>>,
     /// The file's headers in their order.

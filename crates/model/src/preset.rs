@@ -4,7 +4,9 @@
 
 use crate::order::Order;
 use crate::record::Label;
-use crate::request::{Address, BoxType, Dimension, DimensionUnit, FileType, IdRef, PaperSize, Parcel};
+use crate::request::{
+    Address, BoxType, CustomsPurpose, Dimension, DimensionUnit, FileType, IdRef, PaperSize, Parcel, TermsOfTrade,
+};
 use crate::request::{ServiceOption, Weight, WeightUnit};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -42,6 +44,27 @@ pub struct PresetRequest {
     /// The preset of orders no rule matches (one per environment).
     #[serde(default)]
     pub is_default: bool,
+    /// How an order shipped across a customs border is declared (default: merchandise, DDU, no
+    /// invoice).
+    #[serde(default)]
+    pub customs: Option<PresetCustoms>,
+}
+
+/// A preset's customs declaration of orders that cross a customs border.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct PresetCustoms {
+    /// Default: merchandise.
+    #[serde(default)]
+    pub purpose: Option<CustomsPurpose>,
+    /// Default: ddu.
+    #[serde(default)]
+    pub terms_of_trade: Option<TermsOfTrade>,
+    /// Make a commercial invoice with the label.
+    #[serde(default)]
+    pub invoice: bool,
+    #[serde(default)]
+    pub importer_address: Option<Address>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
@@ -57,6 +80,8 @@ pub struct Preset {
     pub parcel: Option<ParcelTemplate>,
     pub ship_from: Option<Address>,
     pub is_default: bool,
+    #[serde(default)]
+    pub customs: Option<PresetCustoms>,
     pub created_at: String,
     pub updated_at: String,
 }
@@ -119,6 +144,10 @@ pub struct DeskSettings {
     pub ship_on_scan: bool,
     #[serde(default = "default_weight_unit")]
     pub weight_unit: WeightUnit,
+    /// The currency of order items that come without one (ISO 4217); none: the currency of the
+    /// desk's country (its locale).
+    #[serde(default)]
+    pub default_currency: Option<String>,
     #[serde(default = "default_dimension_unit")]
     pub dimension_unit: DimensionUnit,
     /// The Ship screen takes the scale's weight into the parcel by itself once it is stable
@@ -150,6 +179,7 @@ impl Default for DeskSettings {
         DeskSettings {
             ship_on_scan: false,
             weight_unit: WeightUnit::Kg,
+            default_currency: None,
             dimension_unit: DimensionUnit::Cm,
             scale_auto_weight: false,
             close_to_tray: false,

@@ -34,7 +34,12 @@ pub struct LabelRequest {
     #[serde(default)]
     pub is_document: bool,
     /// Present-but-null means "make an invoice with defaults"; absent means no invoice.
-    #[serde(default, deserialize_with = "present_or_null")]
+    /// Written back only when present (a queued job's stored request), so absent stays absent.
+    #[serde(
+        default,
+        deserialize_with = "present_or_null",
+        skip_serializing_if = "Option::is_none"
+    )]
     #[schemars(with = "Option<Invoice>")]
     pub invoice: Option<Option<Invoice>>,
     #[serde(default)]

@@ -48,7 +48,7 @@ impl Service {
 
     /// Completes an async bulk download (a worker runs this).
     pub(crate) fn finish_bulk_download(&self, job: &Job) -> Result<(), ServiceError> {
-        let req: BulkDownloadRequest = serde_json::from_str(&job.request).map_err(ServiceError::internal)?;
+        let req: BulkDownloadRequest = job.request()?;
         self.make_bulk_download(job.env, &req, &job.id, Some(job)).map(|_| ())
     }
 
@@ -99,16 +99,22 @@ impl Service {
                 ),
             ));
         }
+        // The record's paper size is one of the contract's: labels of two sizes are not merged.
+        let paper = docs[0].paper_size.clone();
+        if let Some(i) = docs.iter().position(|d| d.paper_size != paper) {
+            return Err(ServiceError::invalid(
+                "labels",
+                format!(
+                    "the labels mix {} and {} paper (label {}); a bulk download merges labels of one paper size",
+                    paper, docs[i].paper_size, docs[i].owner_id
+                ),
+            ));
+        }
         let bytes = if file_type == "zpl" {
             docs.iter().flat_map(|d| d.bytes.iter().copied()).collect()
         } else {
             let all: Vec<Vec<u8>> = docs.iter().map(|d| d.bytes.clone()).collect();
             merge_pdfs(&all).map_err(ServiceError::internal)?
-        };
-        let paper = if docs.iter().all(|d| d.paper_size == docs[0].paper_size) {
-            docs[0].paper_size.clone()
-        } else {
-            "mixed".into()
         };
         let file_id = uuid::Uuid::new_v4().to_string();
         let now = self.now_us();

@@ -95,7 +95,7 @@ impl Service {
 
     /// Completes an async cancel (a worker runs this).
     pub(crate) fn finish_cancel_label(&self, job: &Job) -> Result<(), ServiceError> {
-        let req: CancelLabelRequest = serde_json::from_str(&job.request).map_err(ServiceError::internal)?;
+        let req: CancelLabelRequest = job.request()?;
         let label_id = req.label.id;
         let now = self.now_us();
         self.store.write(|tx| {

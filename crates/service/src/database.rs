@@ -50,8 +50,10 @@ impl Service {
             .store(true, std::sync::atomic::Ordering::SeqCst);
     }
 
-    /// What the desk runs on now, and what it starts on next.
-    pub fn database_setting(&self) -> DatabaseSetting {
+    /// What the desk runs on now, and what it starts on next. The join code (the warehouse's
+    /// vault key, which opens every sealed secret) is shown to the live key only: a sandbox key
+    /// is handed out for testing integrations. The route admits this machine only.
+    pub fn database_setting(&self, env: crate::keys::Env) -> DatabaseSetting {
         let saved = read_saved(&self.data_dir);
         let (url, desk) = match &self.database {
             Database::Shared { url, desk, .. } => (Some(url.clone()), Some(desk.clone())),
@@ -66,7 +68,7 @@ impl Service {
         DatabaseSetting {
             shared: url.is_some(),
             desk,
-            join_code: url.is_some().then(|| self.vault.join_code()),
+            join_code: (url.is_some() && env == crate::keys::Env::Live).then(|| self.vault.join_code()),
             url: url.as_deref().map(packdesk_store::pg::redacted),
             saved_url: saved.as_ref().map(|s| packdesk_store::pg::redacted(&s.url)),
             saved_desk,
@@ -81,7 +83,7 @@ impl Service {
     /// a moment after the answer: the app's workers stop as at any exit (jobs in hand are
     /// finished or stay queued) and the same app starts again on the saved database.
     pub fn restart_for_database(&self) -> Result<DatabaseSetting, ServiceError> {
-        let setting = self.database_setting();
+        let setting = self.database_setting(crate::keys::Env::Live);
         let refuse = |why: &str| Err(ServiceError::at(ErrorCode::OperationNotAllowed, "", why));
         if setting.from_command_line {
             return refuse(
@@ -117,7 +119,7 @@ impl Service {
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
                 Err(e) => return Err(ServiceError::internal(format!("removing {}: {e}", file.display()))),
             }
-            return Ok(self.database_setting());
+            return Ok(self.database_setting(crate::keys::Env::Live));
         };
         if !url.starts_with("postgres://") && !url.starts_with("postgresql://") {
             return Err(ServiceError::invalid(
@@ -154,7 +156,7 @@ impl Service {
         let saved = serde_json::to_vec(&Saved { url, desk }).map_err(ServiceError::internal)?;
         vault::write_private(&file, &saved)
             .map_err(|e| ServiceError::internal(format!("writing {}: {e}", file.display())))?;
-        Ok(self.database_setting())
+        Ok(self.database_setting(crate::keys::Env::Live))
     }
 }
 

@@ -5,7 +5,7 @@
 //! items. A bad row fails its order alone, and an order is imported whole or not at all.
 
 use crate::keys::Env;
-use crate::orders::{check_order, Upserted};
+use crate::orders::{check_order, DefaultCurrency, Upserted};
 use crate::Service;
 use packdesk_model::error::Problems;
 use packdesk_model::order::{ImportFailure, ImportMapping, ImportResult, OrderItem, OrderRequest, OrderSource};
@@ -262,13 +262,27 @@ fn weight_unit(field: &str) -> WeightUnit {
     }
 }
 
+/// The recipient's fields, which every row of one order must agree on.
+const SHIP_TO_FIELDS: [&str; 11] = [
+    "ship_to.contact_name",
+    "ship_to.company_name",
+    "ship_to.email",
+    "ship_to.phone",
+    "ship_to.street1",
+    "ship_to.street2",
+    "ship_to.street3",
+    "ship_to.city",
+    "ship_to.state",
+    "ship_to.postal_code",
+    "ship_to.country",
+];
+
 fn draft(
     order_number: String,
     rows: Vec<Row>,
     header_of: &HashMap<&'static str, String>,
     decimal_comma: bool,
 ) -> Draft {
-    let first = &rows[0];
     let get = |r: &Row, f: &str| r.cells.get(f).map(|v| v.trim().to_string()).filter(|v| !v.is_empty());
     let mut failures = Vec::new();
     let mut fail = |line: u64, field: &str, info: String| {
@@ -278,6 +292,24 @@ fn draft(
             info,
         })
     };
+    // Text is one line but for notes, without control characters (as in a JSON body). A
+    // spreadsheet cell typed on two lines (an address) is one line joined by a comma.
+    let mut rows = rows;
+    for r in &mut rows {
+        let mut fields: Vec<&'static str> = r.cells.keys().copied().collect();
+        fields.sort();
+        for f in fields {
+            let Some(v) = r.cells.get_mut(f) else { continue };
+            if f != "notes" && v.contains(['\r', '\n']) {
+                let lines: Vec<&str> = v.split(['\r', '\n']).map(str::trim).filter(|l| !l.is_empty()).collect();
+                *v = lines.join(", ");
+            }
+            if let Some(why) = packdesk_model::contract::text_problem(v, f == "notes") {
+                fail(r.line, f, format!("the cell {why}"));
+            }
+        }
+    }
+    let first = &rows[0];
     let ship_to = Address {
         contact_name: get(first, "ship_to.contact_name"),
         company_name: get(first, "ship_to.company_name"),
@@ -292,6 +324,26 @@ fn draft(
         country: get(first, "ship_to.country"),
         ..Address::default()
     };
+    // Rows of one order share its recipient: a later row saying otherwise is a mistake in the
+    // file (two orders under one number), not a second address to drop silently.
+    for r in &rows[1..] {
+        for f in SHIP_TO_FIELDS {
+            let (Some(here), Some(there)) = (get(r, f), get(first, f)) else {
+                continue;
+            };
+            if !here.eq_ignore_ascii_case(&there) {
+                fail(
+                    r.line,
+                    f,
+                    format!(
+                        "order {order_number} has `{there}` on line {} and `{here}` on this line: the rows of one \
+                         order must agree (or give them different order numbers)",
+                        first.line
+                    ),
+                );
+            }
+        }
+    }
     let mut weight = None;
     for f in ["weight.kg", "weight.lb", "weight.g", "weight.oz"] {
         if let Some(v) = get(first, f) {
@@ -326,7 +378,10 @@ fn draft(
             Some(p) => match number(&p, decimal_comma) {
                 Some(amount) => Some(Money {
                     amount,
-                    currency: get(r, "items.currency").unwrap_or_default().to_uppercase(),
+                    // A price written `$19.99` says its currency when no column does.
+                    currency: get(r, "items.currency")
+                        .or_else(|| p.chars().next().filter(|c| "$€£".contains(*c)).map(String::from))
+                        .unwrap_or_default(),
                 }),
                 None => {
                     fail(r.line, "items.price", format!("`{p}` is not a number"));
@@ -397,6 +452,11 @@ fn locate(path: &str, d: &Draft) -> (u64, String) {
     if let Some(rest) = path.strip_prefix("items[") {
         let (i, field) = rest.split_once("].").unwrap_or((rest, ""));
         let line = i.parse::<usize>().ok().and_then(|i| d.item_lines.get(i)).copied();
+        // An item's price currency is the file's currency column.
+        let field = match field {
+            "price.currency" => "currency",
+            other => other,
+        };
         return (line.unwrap_or(first), format!("items.{field}"));
     }
     (first, path.to_string())
@@ -472,6 +532,8 @@ struct Tally {
     unlisted: usize,
     /// Order numbers this import has written (their rows in a later chunk join them).
     written: std::collections::HashSet<String>,
+    /// Items whose currency was the desk's default (the file gave none).
+    currency_filled: usize,
 }
 
 impl Tally {
@@ -560,6 +622,7 @@ impl Service {
             return Ok(ImportResult {
                 imported: 0,
                 updated: 0,
+                notes: Vec::new(),
                 failed: vec![ImportFailure {
                     row: 1,
                     column: None,
@@ -580,6 +643,7 @@ impl Service {
                 header_of.entry(f).or_insert_with(|| h.clone());
             }
         }
+        let default_currency = self.default_currency()?;
         let mut tally = Tally::default();
         let mut chunk = Chunk::default();
         let mut last_number = String::new();
@@ -644,6 +708,7 @@ impl Service {
                     env,
                     std::mem::take(&mut chunk),
                     &header_of,
+                    default_currency.as_ref(),
                     decimal_comma,
                     dry_run,
                     &mut tally,
@@ -652,7 +717,22 @@ impl Service {
             last_number.clone_from(&number);
             chunk.push(number, Row { line, cells });
         }
-        self.import_chunk(env, chunk, &header_of, decimal_comma, dry_run, &mut tally)?;
+        self.import_chunk(
+            env,
+            chunk,
+            &header_of,
+            default_currency.as_ref(),
+            decimal_comma,
+            dry_run,
+            &mut tally,
+        )?;
+        let mut notes = Vec::new();
+        if let Some(d) = default_currency.as_ref().filter(|_| tally.currency_filled > 0) {
+            notes.push(format!(
+                "{} item prices had no currency and were taken as {} ({})",
+                tally.currency_filled, d.code, d.chosen_by
+            ));
+        }
         let mut failed = tally.failed;
         failed.sort_by_key(|f| f.row);
         if tally.unlisted > 0 {
@@ -666,6 +746,7 @@ impl Service {
             imported: tally.imported,
             updated: tally.updated,
             failed,
+            notes,
             columns: headers
                 .iter()
                 .zip(&fields)
@@ -678,11 +759,13 @@ impl Service {
 
     /// Checks and writes the orders of one chunk in one transaction. An order whose rows came in
     /// an earlier chunk of this file gets these rows' items too.
+    #[allow(clippy::too_many_arguments)]
     fn import_chunk(
         &self,
         env: Env,
         chunk: Chunk,
         header_of: &HashMap<&'static str, String>,
+        default_currency: Option<&DefaultCurrency>,
         decimal_comma: bool,
         dry_run: bool,
         tally: &mut Tally,
@@ -698,7 +781,7 @@ impl Service {
                 }
             }
             let mut p = Problems::default();
-            check_order(&mut p, "", &mut d.request);
+            let filled = check_order(&mut p, "", &mut d.request, default_currency);
             let problems = match p.into_result() {
                 Ok(()) => Vec::new(),
                 Err(e) => e.details,
@@ -712,7 +795,10 @@ impl Service {
                 });
             }
             match d.failures.is_empty() {
-                true => ready.push(d),
+                true => {
+                    tally.currency_filled += filled;
+                    ready.push(d)
+                }
                 false => d.failures.into_iter().for_each(|f| tally.fail(f)),
             }
         }

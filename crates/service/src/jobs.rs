@@ -98,6 +98,15 @@ pub struct Job {
     pub accepted_at: i64,
 }
 
+impl Job {
+    /// The accepted request, read by the same function as a request that came in over HTTP, so
+    /// an async job does exactly what the same body does synchronously.
+    pub(crate) fn request<T: serde::de::DeserializeOwned>(&self) -> Result<T, ServiceError> {
+        packdesk_model::from_slice(self.request.as_bytes())
+            .map_err(|e| ServiceError::internal(format!("the job's stored request no longer reads: {e:?}")))
+    }
+}
+
 /// Queued job ids per lane, in acceptance order, and which lanes are at work.
 #[derive(Default)]
 struct Lanes {

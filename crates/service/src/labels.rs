@@ -664,7 +664,7 @@ impl Service {
 
     /// Completes an async label (a worker runs this).
     pub(crate) fn finish_label(&self, job: &Job) -> Result<(), ServiceError> {
-        let req: LabelRequest = serde_json::from_str(&job.request).map_err(ServiceError::internal)?;
+        let req: LabelRequest = job.request()?;
         let draft = self.prepare_label(job.env, &req, Some(job))?;
         self.produce_label(&draft, Some(job))?;
         self.auto_print_label(job.env, &job.id);

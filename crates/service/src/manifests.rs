@@ -189,7 +189,7 @@ impl Service {
 
     /// Completes an async close-out (a worker runs this).
     pub(crate) fn finish_manifest(&self, job: &Job) -> Result<(), ServiceError> {
-        let req: ManifestRequest = serde_json::from_str(&job.request).map_err(ServiceError::internal)?;
+        let req: ManifestRequest = job.request()?;
         let account = self.account_row(job.env, &req.shipper_account.id, "shipper_account.id")?;
         self.store.write(|tx| {
             let chosen = labels::of_manifest(tx, &job.id)?;

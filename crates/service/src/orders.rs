@@ -62,8 +62,90 @@ pub(crate) fn normalize_country(p: &mut Problems, path: &str, a: &mut Address) {
     }
 }
 
-/// Checks one order and puts its country in ISO alpha-3 (a shop sends "Spain", "ES" or "ESP").
-pub(crate) fn check_order(p: &mut Problems, path: &str, o: &mut OrderRequest) {
+/// The currency order items get when they come without one, and what chose it (said in an
+/// import's answer).
+#[derive(Debug, Clone)]
+pub(crate) struct DefaultCurrency {
+    pub code: String,
+    pub chosen_by: String,
+}
+
+/// A currency as shops write it: a code in any case, or the symbol of one of the common three.
+fn currency_code(typed: &str) -> String {
+    match typed.trim() {
+        "$" => "USD".into(),
+        "€" => "EUR".into(),
+        "£" => "GBP".into(),
+        other => other.to_uppercase(),
+    }
+}
+
+/// The country of this machine's locale (`de_DE.UTF-8` -> DEU), the desk's country when no
+/// setting says.
+fn locale_country() -> Option<&'static str> {
+    ["LC_ALL", "LC_MONETARY", "LANG"]
+        .iter()
+        .filter_map(|v| std::env::var(v).ok())
+        .find(|v| !v.is_empty())
+        .and_then(|l| {
+            let region = l.split(['.', '@']).next()?.split_once('_')?.1.to_string();
+            packdesk_carriers::countries::find(&region).map(|c| c.alpha3)
+        })
+}
+
+/// Checks one order, puts its country in ISO alpha-3 (a shop sends "Spain", "ES" or "ESP") and
+/// its items' currencies in ISO 4217 (a missing one is `default_currency`'s). Answers how many
+/// items got the default currency.
+pub(crate) fn check_order(
+    p: &mut Problems,
+    path: &str,
+    o: &mut OrderRequest,
+    default_currency: Option<&DefaultCurrency>,
+) -> usize {
+    let mut filled = 0;
+    let mut first_currency: Option<(usize, String)> = None;
+    for (i, item) in o.items.iter_mut().enumerate() {
+        let Some(price) = item.price.as_mut() else { continue };
+        let at = format!("{path}items[{i}].price.currency");
+        price.currency = currency_code(&price.currency);
+        if price.currency.is_empty() {
+            match default_currency {
+                Some(d) => {
+                    price.currency = d.code.clone();
+                    filled += 1;
+                }
+                None => {
+                    p.invalid(
+                        at,
+                        "is missing: give the item's currency (a three-letter code such as EUR), or set the desk \
+                         setting default_currency",
+                    );
+                    continue;
+                }
+            }
+        } else if !packdesk_carriers::countries::is_currency(&price.currency) {
+            p.invalid(
+                at,
+                format!(
+                    "`{}` is not a currency: use a three-letter ISO 4217 code such as EUR, GBP or USD",
+                    price.currency
+                ),
+            );
+            continue;
+        }
+        match &first_currency {
+            None => first_currency = Some((i, price.currency.clone())),
+            Some((j, c)) if *c != price.currency => p.invalid(
+                at,
+                format!(
+                    "is {} while item {} is in {c}: an order's items are priced in one currency",
+                    price.currency,
+                    j + 1
+                ),
+            ),
+            Some(_) => {}
+        }
+    }
     o.order_number = o.order_number.trim().to_string();
     let n = o.order_number.chars().count();
     if n == 0 {
@@ -85,9 +167,27 @@ pub(crate) fn check_order(p: &mut Problems, path: &str, o: &mut OrderRequest) {
     if o.tags.len() > 20 {
         p.invalid(format!("{path}tags"), "at most 20 tags");
     }
+    filled
 }
 
 impl Service {
+    /// The currency of order items that come without one: the desk setting `default_currency`,
+    /// else the currency of the desk's country (its locale); none when neither says.
+    pub(crate) fn default_currency(&self) -> Result<Option<DefaultCurrency>, ServiceError> {
+        if let Some(code) = self.desk_settings()?.default_currency {
+            return Ok(Some(DefaultCurrency {
+                code,
+                chosen_by: "the desk setting default_currency".into(),
+            }));
+        }
+        Ok(locale_country().and_then(|country| {
+            packdesk_carriers::countries::currency_of(country).map(|code| DefaultCurrency {
+                code: code.to_string(),
+                chosen_by: format!("the currency of the desk's country, {country}; set default_currency to change it"),
+            })
+        }))
+    }
+
     /// Saves orders: a new order number makes an order, an open (or cancelled) order with the
     /// number is updated, a shipped one is refused naming its label. All or none: a problem in
     /// any order is answered with its path (`orders[3].ship_to.country`) and nothing is saved.
@@ -109,9 +209,10 @@ impl Service {
         }
         let mut p = Problems::default();
         let mut seen = std::collections::HashMap::new();
+        let default_currency = self.default_currency()?;
         for (i, o) in orders.iter_mut().enumerate() {
             let path = if batch { format!("orders[{i}].") } else { String::new() };
-            check_order(&mut p, &path, o);
+            check_order(&mut p, &path, o, default_currency.as_ref());
             if let Some(first) = seen.insert(o.order_number.clone(), i) {
                 p.invalid(
                     format!("{path}order_number"),
@@ -419,9 +520,9 @@ impl Service {
                 break;
             }
         }
-        let mut w = csv::Writer::from_writer(Vec::new());
-        let csv_error = |e: csv::Error| ServiceError::internal(format!("CSV: {e}"));
-        w.write_record(EXPORT_COLUMNS).map_err(csv_error)?;
+        use packdesk_documents::csv::{push_header, push_row, Cell};
+        let mut out = String::new();
+        push_header(&mut out, &EXPORT_COLUMNS);
         for r in rows.iter().rev() {
             let o = order_of(r)?;
             let label = o.label_ids.last().and_then(|id| self.get_label(env, id).ok());
@@ -429,21 +530,23 @@ impl Service {
                 Some(l) => (l.shipper_account.slug.clone(), l.service_type.clone()),
                 None => (String::new(), String::new()),
             };
-            let record = [
-                o.order_number.clone(),
-                o.status.as_str().to_string(),
-                o.shipped_at.clone().unwrap_or_default(),
-                carrier,
-                service,
-                o.tracking_numbers.join(" "),
-                o.label_ids.join(" "),
-                o.ship_to.contact_name.clone().unwrap_or_default(),
-                o.ship_to.country.clone().unwrap_or_default(),
-                o.updated_at.clone(),
-            ];
-            w.write_record(&record).map_err(csv_error)?;
+            let (tracking, labels) = (o.tracking_numbers.join(" "), o.label_ids.join(" "));
+            push_row(
+                &mut out,
+                &[
+                    Cell::Text(&o.order_number),
+                    Cell::Text(o.status.as_str()),
+                    Cell::Text(o.shipped_at.as_deref().unwrap_or_default()),
+                    Cell::Text(&carrier),
+                    Cell::Text(&service),
+                    Cell::Text(&tracking),
+                    Cell::Text(&labels),
+                    Cell::Text(o.ship_to.contact_name.as_deref().unwrap_or_default()),
+                    Cell::Text(o.ship_to.country.as_deref().unwrap_or_default()),
+                    Cell::Text(&o.updated_at),
+                ],
+            );
         }
-        let bytes = w.into_inner().map_err(|e| ServiceError::internal(e.to_string()))?;
-        String::from_utf8(bytes).map_err(ServiceError::internal)
+        Ok(out)
     }
 }

@@ -224,6 +224,7 @@ impl Service {
             parcel: req.parcel,
             ship_from: req.ship_from,
             is_default: req.is_default,
+            customs: req.customs,
             created_at: old
                 .as_ref()
                 .map(|o| o.created_at.clone())
@@ -332,6 +333,20 @@ impl Service {
 
     pub fn set_desk_settings(&self, mut s: DeskSettings) -> Result<DeskSettings, ServiceError> {
         s.update_url = crate::updates::checked_update_url(s.update_url.take())?;
+        if let Some(c) = s
+            .default_currency
+            .take()
+            .map(|c| c.trim().to_uppercase())
+            .filter(|c| !c.is_empty())
+        {
+            if !packdesk_carriers::countries::is_currency(&c) {
+                return Err(ServiceError::invalid(
+                    "default_currency",
+                    format!("`{c}` is not a currency: use a three-letter ISO 4217 code such as EUR, GBP or USD"),
+                ));
+            }
+            s.default_currency = Some(c);
+        }
         let json = serde_json::to_string(&s).map_err(ServiceError::internal)?;
         self.store
             .write(|tx| packdesk_store::db::meta::desk_set(tx, SETTINGS_KEY, &json))?;

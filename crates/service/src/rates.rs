@@ -22,7 +22,9 @@ use serde_json::json;
 
 pub const RATE_STATUSES: &[&str] = packdesk_model::status::RateStatus::NAMES;
 
-fn failed(id: &str, slug: &str, description: &str, why: String) -> RateEntry {
+/// A failed entry: every field null but the account, as the contract says; the reason goes to the
+/// answer's `meta.details` (see `rate`).
+fn failed(id: &str, slug: &str, description: &str) -> RateEntry {
     RateEntry {
         shipper_account: AccountRefDescribed {
             id: id.into(),
@@ -35,7 +37,7 @@ fn failed(id: &str, slug: &str, description: &str, why: String) -> RateEntry {
         booking_cut_off: None,
         delivery_date: None,
         transit_time: None,
-        error_message: Some(why),
+        error_message: None,
         info_message: None,
         charge_weight: None,
         total_charge: None,
@@ -80,7 +82,7 @@ impl Service {
 
     /// Completes async rates (a worker runs this).
     pub(crate) fn finish_rates(&self, job: &Job) -> Result<(), ServiceError> {
-        let req: RatesRequest = serde_json::from_str(&job.request).map_err(ServiceError::internal)?;
+        let req: RatesRequest = job.request()?;
         self.rate(job.env, &req, &job.id, Some(job)).map(|_| ())
     }
 
@@ -89,22 +91,30 @@ impl Service {
         let to = req.shipment.ship_to.country.as_deref().unwrap_or("");
         let measures = parcel_measures(&req.shipment);
         let mut entries = Vec::new();
-        let mut any_failed = false;
+        let mut problems = Vec::new();
+        let mut fail = |entries: &mut Vec<RateEntry>, entry: RateEntry, why: String| {
+            problems.push(packdesk_model::Detail {
+                path: format!("data.rates[{}]", entries.len()),
+                info: why,
+            });
+            entries.push(entry);
+        };
         for acct in &req.shipper_accounts {
             let row = self.store.read(|c| accounts::get(c, env.as_str(), &acct.id))?;
             let Some(row) = row else {
-                any_failed = true;
-                entries.push(failed(&acct.id, "", "", "Shipper account not found.".into()));
+                fail(
+                    &mut entries,
+                    failed(&acct.id, "", ""),
+                    format!("shipper account {} not found", acct.id),
+                );
                 continue;
             };
             if row.status != "enabled" {
-                any_failed = true;
-                entries.push(failed(
-                    &row.id,
-                    &row.slug,
-                    &row.description,
-                    "The shipper account is disabled.".into(),
-                ));
+                fail(
+                    &mut entries,
+                    failed(&row.id, &row.slug, &row.description),
+                    format!("shipper account {} is disabled", row.id),
+                );
                 continue;
             }
             let Some(c) = carrier(&row.slug) else { continue };
@@ -123,14 +133,12 @@ impl Service {
                 }
             }
             if entries.len() == before {
-                any_failed = true;
                 reasons.dedup();
-                entries.push(failed(
-                    &row.id,
-                    &row.slug,
-                    &row.description,
-                    format!("No service for this shipment: {}", reasons.join("; ")),
-                ));
+                fail(
+                    &mut entries,
+                    failed(&row.id, &row.slug, &row.description),
+                    format!("no service of {} for this shipment: {}", row.id, reasons.join("; ")),
+                );
             }
         }
         let now = self.now_us();
@@ -142,17 +150,23 @@ impl Service {
             "created_at": crate::clock::iso_micros(created),
             "updated_at": crate::clock::iso_micros(now),
         });
-        let reply = match any_failed {
-            true => Reply {
+        let reply = match problems.is_empty() {
+            false => Reply {
                 outcome: Outcome::Partial(ErrorCode::RatesPartiallyFailed),
                 data: record,
+                problems,
             },
-            false => Reply::done(record),
+            true => Reply::done(record),
         };
         self.store.write(|tx| {
             records::put(tx, Kind::Rate, &row(env, None, "calculated", &reply.data, now))?;
             match job {
-                Some(job) => self.complete_job_in(tx, job, json!(reply.meta()), reply.data.clone(), now),
+                // The calculate_rates webhook carries 4713 with details empty, as the contract
+                // shows it; the reasons are in the synchronous answer's details.
+                Some(job) => {
+                    let meta = crate::reply::partial_meta_or(&reply, Vec::new());
+                    self.complete_job_in(tx, job, json!(meta), reply.data.clone(), now)
+                }
                 None => Ok(()),
             }
         })?;

@@ -2,7 +2,7 @@
 //! 3001, the record in its in-progress status), or done with a partial failure (rates: 4713).
 
 use packdesk_model::error::Meta;
-use packdesk_model::ErrorCode;
+use packdesk_model::{Detail, ErrorCode};
 use serde_json::Value;
 
 pub const ACCEPTED_MESSAGE: &str =
@@ -21,6 +21,8 @@ pub enum Outcome {
 pub struct Reply<T = Value> {
     pub outcome: Outcome,
     pub data: T,
+    /// What failed of a partly failed operation (rates: each failed entry's path and reason).
+    pub problems: Vec<Detail>,
 }
 
 impl<T> Reply<T> {
@@ -28,6 +30,7 @@ impl<T> Reply<T> {
         Reply {
             outcome: Outcome::Done,
             data,
+            problems: Vec::new(),
         }
     }
 
@@ -35,6 +38,7 @@ impl<T> Reply<T> {
         Reply {
             outcome: Outcome::Accepted,
             data,
+            problems: Vec::new(),
         }
     }
 
@@ -49,7 +53,7 @@ impl<T> Reply<T> {
         match self.outcome {
             Outcome::Done => plain(200, None),
             Outcome::Accepted => plain(3001, Some(ACCEPTED_MESSAGE)),
-            Outcome::Partial(code) => partial_meta(code),
+            Outcome::Partial(code) => partial_meta(code, self.problems.clone()),
         }
     }
 
@@ -65,17 +69,27 @@ impl<T> Reply<T> {
         Ok(Reply {
             outcome: self.outcome,
             data: crate::records::typed(self.data.into())?,
+            problems: self.problems,
         })
     }
 }
 
-/// The meta of an answer that carries data despite a failure (rates: 4713, details empty).
-pub fn partial_meta(code: ErrorCode) -> Meta {
+/// The meta of an answer that carries data despite a failure (rates: 4713, each failed entry in
+/// `details` with its path, since the contract keeps the failed entry's own fields null).
+pub fn partial_meta(code: ErrorCode, details: Vec<Detail>) -> Meta {
     Meta {
         code: code.code() as i64,
         message: Some(code.message().to_string()),
-        details: Some(Vec::new()),
+        details: Some(details),
         retryable: Some(code.retryable()),
+    }
+}
+
+/// The meta of `reply`, with `details` in place of its problems when it partly failed.
+pub fn partial_meta_or<T>(reply: &Reply<T>, details: Vec<Detail>) -> Meta {
+    match reply.outcome {
+        Outcome::Partial(code) => partial_meta(code, details),
+        _ => reply.meta(),
     }
 }
 

@@ -14,7 +14,9 @@ use packdesk_documents::packing_slip::{render_packing_slip_pdf, PackingSlip, Sli
 use packdesk_model::order::Order;
 use packdesk_model::preset::{BatchOrder, Preset, ShipBatch, ShipBatchRequest, ShipOrderRequest, ShippedOrder};
 use packdesk_model::record::{FileRef, Label};
-use packdesk_model::request::{Address, IdRef, Item, LabelRequest, Parcel, Shipment};
+use packdesk_model::request::{
+    Address, Customs, CustomsPurpose, IdRef, Item, LabelRequest, Parcel, Shipment, TermsOfTrade,
+};
 use packdesk_model::status::OrderStatus;
 use packdesk_model::{ErrorCode, ServiceError};
 use packdesk_store::batches::Outcome;
@@ -48,6 +50,55 @@ fn label_items(o: &Order) -> Option<Vec<Item>> {
         })
         .collect();
     (!items.is_empty() && items.len() == o.items.len()).then_some(items)
+}
+
+/// The customs declaration of an order shipped across a customs border, by its preset (purpose
+/// merchandise and terms DDU unless the preset says otherwise), with its items as the declared
+/// lines; refused naming what the items lack.
+fn customs_of(order: &Order, preset: &Preset, from: &str, to: &str) -> Result<(Customs, Vec<Item>), ServiceError> {
+    let mut missing = Vec::new();
+    for (i, item) in order.items.iter().enumerate() {
+        let name = match &item.sku {
+            Some(sku) => format!("item {} ({sku})", i + 1),
+            None => format!("item {}", i + 1),
+        };
+        let lacks: Vec<&str> = [
+            (item.description.trim().is_empty(), "a description"),
+            (item.price.is_none(), "a price"),
+            (item.weight.is_none(), "a weight"),
+        ]
+        .into_iter()
+        .filter_map(|(lacking, what)| lacking.then_some(what))
+        .collect();
+        if !lacks.is_empty() {
+            missing.push(format!("{name} has no {}", lacks.join(" and no ")));
+        }
+    }
+    if order.items.is_empty() {
+        missing.push("it has no items to declare".into());
+    }
+    let items = match (missing.is_empty(), label_items(order)) {
+        (true, Some(items)) => items,
+        _ => {
+            return Err(ServiceError::invalid(
+                "items",
+                format!(
+                    "order {} goes from {from} to {to}, across a customs border: its customs declaration needs \
+                     each item's description, price and weight, and {}. Edit the order's items, then ship it",
+                    order.order_number,
+                    missing.join("; ")
+                ),
+            ))
+        }
+    };
+    let setting = preset.customs.clone().unwrap_or_default();
+    let customs = Customs {
+        purpose: setting.purpose.unwrap_or(CustomsPurpose::Merchandise),
+        terms_of_trade: Some(setting.terms_of_trade.unwrap_or(TermsOfTrade::Ddu)),
+        billing: None,
+        importer_address: setting.importer_address,
+    };
+    Ok((customs, items))
 }
 
 /// The refusal of a cancelled order.
@@ -170,6 +221,24 @@ impl Service {
                 }]
             }
         };
+        // Across a customs border the parcel carries its declaration (and the invoice the preset
+        // asks for), as the same shipment made at the Ship form or over /v3 does.
+        let (from, to) = (
+            ship_from.country.as_deref().unwrap_or(""),
+            order.ship_to.country.as_deref().unwrap_or(""),
+        );
+        let mut parcels = parcels;
+        let (customs, invoice) = match packdesk_carriers::countries::crosses_customs_border(from, to) {
+            true => {
+                let (customs, items) = customs_of(order, preset, from, to)?;
+                if parcels.iter().all(|p| p.items.is_none()) {
+                    parcels[0].items = Some(items);
+                }
+                let invoice = preset.customs.as_ref().is_some_and(|c| c.invoice).then_some(None);
+                (Some(customs), invoice)
+            }
+            false => (None, None),
+        };
         // The order number goes on the label where the carrier takes it.
         let carrier = packdesk_carriers::carrier(&account.slug);
         let allows = |field: &str| carrier.is_some_and(|c| c.allows_field(field));
@@ -191,10 +260,10 @@ impl Service {
             ship_date: None,
             service_options: preset.service_options.clone(),
             is_document: false,
-            invoice: None,
+            invoice,
             references: allows("references").then(|| vec![order.order_number.clone()]),
             billing: None,
-            customs: None,
+            customs,
             order_number: allows("order_number").then(|| label_order_number(order)),
             order_id: allows("order_id").then(|| order.id.clone()),
             postal_code_override: false,

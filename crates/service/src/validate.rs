@@ -290,6 +290,12 @@ pub fn check_label_request(
             check_billing(&mut p, "customs.billing", b);
         }
         if let Some(a) = &c.importer_address {
+            // An importer is a place customs must find: its street, city and country.
+            for (field, value) in [("street1", &a.street1), ("city", &a.city), ("country", &a.country)] {
+                if value.as_deref().map(str::trim).unwrap_or("").is_empty() {
+                    p.invalid(format!("customs.importer_address.{field}"), "is required");
+                }
+            }
             check_address(&mut p, "customs.importer_address", a, Some(carrier), false);
         }
     }

@@ -219,8 +219,12 @@ impl Service {
         setting_of(&self.store, env)
     }
 
+    /// Changes the webhook. Pending deliveries follow it: none goes out while it is disabled,
+    /// and each next attempt goes to the URL set then; turning it on wakes them.
     pub fn set_webhook(&self, env: Env, change: WebhookChange) -> Result<WebhookSetting, ServiceError> {
-        update_setting(&self.store, env, change, self.now_us())
+        let setting = update_setting(&self.store, env, change, self.now_us())?;
+        self.wake_dispatcher();
+        Ok(setting)
     }
 
     /// Writes the delivery of a completed job when webhooks are on (inside the job's transaction).

@@ -569,3 +569,99 @@ fn the_worker_pool_keeps_each_accounts_order_of_acceptance() {
         assert_eq!(numbers, sorted, "labels of one account are made in order of acceptance");
     }
 }
+
+/// A record with what differs between two makings of one body taken out: ids, times, links and
+/// the tracking numbers themselves (their count stays).
+fn comparable(mut label: Value) -> Value {
+    let o = label.as_object_mut().unwrap();
+    for key in ["id", "created_at", "updated_at"] {
+        o.remove(key);
+    }
+    let n = o["tracking_numbers"].as_array().unwrap().len();
+    o.insert("tracking_numbers".into(), json!(n));
+    if let Some(files) = o.get_mut("files").and_then(Value::as_object_mut) {
+        for f in files.values_mut().filter_map(Value::as_object_mut) {
+            f.remove("url");
+        }
+    }
+    label
+}
+
+#[test]
+fn an_async_label_is_the_label_the_same_body_makes_synchronously() {
+    let (s, _clock, _dir) = manual_service();
+    let c = carrier("yodel").unwrap();
+    let acct = create_account(&s, Env::Sandbox, c, json!({}));
+    let domestic = label_request(&acct, c, c.service("yodel_std").unwrap());
+    let without_invoice = domestic.clone();
+    let mut invoice_null = domestic.clone();
+    invoice_null["invoice"] = Value::Null;
+    let mut invoice_given = domestic.clone();
+    invoice_given["invoice"] = json!({"number_of_copies": 2});
+    for (what, body) in [
+        ("no invoice key", without_invoice),
+        ("invoice: null", invoice_null),
+        ("an invoice object", invoice_given),
+        ("the plain body", domestic),
+    ] {
+        let sync = wire(
+            s.create_label(Env::Sandbox, body.clone().to_request().unwrap())
+                .unwrap(),
+        );
+        let accepted = wire(s.create_label(Env::Sandbox, with_async(body.clone())).unwrap());
+        assert_eq!(s.run_queued_jobs(), 1);
+        let id = accepted["id"].as_str().unwrap();
+        let made = wire(s.get_label(Env::Sandbox, id).unwrap());
+        let sync_stored = wire(s.get_label(Env::Sandbox, sync["id"].as_str().unwrap()).unwrap());
+        assert_eq!(
+            comparable(made),
+            comparable(sync_stored),
+            "{what}: async and sync differ"
+        );
+        let has_invoice = !sync["files"]["invoice"].is_null();
+        assert_eq!(
+            has_invoice,
+            body.get("invoice").is_some(),
+            "{what}: an invoice only when asked"
+        );
+    }
+}
+
+#[tokio::test]
+async fn deliveries_wait_while_the_webhook_is_off_and_then_go_to_the_url_set_then() {
+    let (s, clock, _dir) = manual_service();
+    let first = Receiver::start(|_| 500);
+    let second = Receiver::ok();
+    webhook_on(&s, &first.url);
+    let (_, body) = yodel(&s);
+    wire(s.create_label(Env::Sandbox, with_async(body)).unwrap());
+    s.run_queued_jobs();
+    assert_eq!(s.deliver_due_webhooks().await, 1, "attempt 0 goes out at completion");
+    assert_eq!(first.posts(), 1);
+    // Turned off: the retry falls due and does not go out, however long it waits.
+    s.set_webhook(Env::Sandbox, json!({"enabled": false}).to_request().unwrap())
+        .unwrap();
+    clock.advance(chrono::Duration::hours(2));
+    assert_eq!(
+        s.deliver_due_webhooks().await,
+        0,
+        "nothing goes out while the webhook is off"
+    );
+    assert_eq!(first.posts(), 1);
+    assert_eq!(deliveries(&s, "pending").len(), 1, "the delivery waits, pending");
+    // A new URL while off: still nothing. On again: the next attempt goes to the new URL.
+    s.set_webhook(Env::Sandbox, json!({"url": second.url}).to_request().unwrap())
+        .unwrap();
+    assert_eq!(s.deliver_due_webhooks().await, 0);
+    s.set_webhook(Env::Sandbox, json!({"enabled": true}).to_request().unwrap())
+        .unwrap();
+    assert_eq!(s.deliver_due_webhooks().await, 1);
+    assert_eq!(
+        (first.posts(), second.posts()),
+        (1, 1),
+        "the retry went to the URL set now"
+    );
+    let delivered = deliveries(&s, "delivered");
+    assert_eq!(delivered.len(), 1);
+    assert_eq!(delivered[0]["url"], second.url.as_str());
+}

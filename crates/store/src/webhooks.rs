@@ -103,23 +103,30 @@ pub fn get_delivery(conn: &Connection, env: &str, id: &str) -> crate::Result<Opt
         .optional()?)
 }
 
-/// Pending deliveries due at `now`, earliest first.
+/// A pending delivery goes out only while its environment's webhook is enabled, and to the URL
+/// set now (not the one it was first written for): these are the columns of a due delivery.
+const DUE_COLS: &str = "d.id, d.env, d.event, d.record_id, s.url, d.body, d.status, d.attempts, d.round_failures,
+     d.next_attempt_at, d.created_at, d.updated_at";
+const DUE_FROM: &str = "webhook_deliveries d JOIN webhook_settings s ON s.env = d.env AND s.enabled
+     WHERE d.status = 'pending'";
+
+/// Pending deliveries due at `now` whose webhook is enabled, earliest first, with its URL now.
 pub fn due(conn: &Connection, now: i64, limit: usize) -> crate::Result<Vec<DeliveryRow>> {
     let mut st = conn.prepare_cached(&format!(
-        "SELECT {COLS} FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= ?1
-         ORDER BY next_attempt_at, created_at LIMIT ?2"
+        "SELECT {DUE_COLS} FROM {DUE_FROM} AND d.next_attempt_at <= ?1
+         ORDER BY d.next_attempt_at, d.created_at LIMIT ?2"
     ))?;
     let rows = st.query_map(params![now, limit as i64], from_row)?;
     rows.collect::<rusqlite::Result<_>>().map_err(Into::into)
 }
 
-/// When the next pending delivery falls due, if any.
+/// When the next pending delivery of an enabled webhook falls due, if any.
 pub fn next_due_at(conn: &Connection) -> crate::Result<Option<i64>> {
-    Ok(conn.query_row(
-        "SELECT MIN(next_attempt_at) FROM webhook_deliveries WHERE status = 'pending'",
-        [],
-        |r| r.get(0),
-    )?)
+    Ok(
+        conn.query_row(&format!("SELECT MIN(d.next_attempt_at) FROM {DUE_FROM}"), [], |r| {
+            r.get(0)
+        })?,
+    )
 }
 
 /// The new state of a delivery after an attempt (or a manual resend).
@@ -305,9 +312,10 @@ pub mod pg {
     pub fn due(client: &mut impl GenericClient, now: i64, limit: usize) -> crate::Result<Vec<DeliveryRow>> {
         let rows = client.query(
             &format!(
-                "SELECT {} FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= $1
-                 ORDER BY next_attempt_at, created_at LIMIT $2",
-                super::COLS
+                "SELECT {} FROM {} AND d.next_attempt_at <= $1
+                 ORDER BY d.next_attempt_at, d.created_at LIMIT $2",
+                super::DUE_COLS,
+                super::DUE_FROM
             ),
             &[&now, &(limit as i64)],
         )?;
@@ -325,10 +333,7 @@ pub mod pg {
     /// When the next pending delivery is due (None: nothing pending).
     pub fn next_due_at(client: &mut impl GenericClient) -> crate::Result<Option<i64>> {
         Ok(client
-            .query_one(
-                "SELECT min(next_attempt_at) FROM webhook_deliveries WHERE status = 'pending'",
-                &[],
-            )?
+            .query_one(&format!("SELECT min(d.next_attempt_at) FROM {}", super::DUE_FROM), &[])?
             .get(0))
     }
 

@@ -23,12 +23,45 @@ struct Cli {
     #[command(flatten)]
     desk: DeskOptions,
 
+    #[command(flatten)]
+    connections: ConnectionOptions,
+
     /// Log filter: error, warn, info, debug (one line per request), or tracing's per-module syntax.
     #[arg(long, env = "RUST_LOG", default_value = "info", value_name = "FILTER")]
     log: String,
 
     #[command(subcommand)]
     command: Option<Command>,
+}
+
+/// How long a connection may take, and how many there may be (the defaults suit a desk on a
+/// warehouse network; a reverse proxy in front may want its own).
+#[derive(clap::Args)]
+struct ConnectionOptions {
+    /// Seconds a client has to send a whole request head once it has begun.
+    #[arg(long, value_name = "SECS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    request_head_timeout: u64,
+    /// Seconds a keep-alive connection may wait for its next request.
+    #[arg(long, value_name = "SECS", default_value_t = 120, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    idle_timeout: u64,
+    /// Seconds a request body may stall before the request ends.
+    #[arg(long, value_name = "SECS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    body_timeout: u64,
+    /// Connections served at once; one more is answered 503 and closed.
+    #[arg(long, value_name = "N", default_value_t = 1024, value_parser = clap::value_parser!(u64).range(1..=65536))]
+    max_connections: u64,
+}
+
+impl ConnectionOptions {
+    fn limits(&self) -> packdesk_api::connections::ConnectionLimits {
+        use std::time::Duration;
+        packdesk_api::connections::ConnectionLimits {
+            head: Duration::from_secs(self.request_head_timeout),
+            idle: Duration::from_secs(self.idle_timeout),
+            body_stall: Duration::from_secs(self.body_timeout),
+            max: self.max_connections as usize,
+        }
+    }
 }
 
 #[derive(Subcommand)]
@@ -136,11 +169,11 @@ fn main() -> ExitCode {
                 Err(e) => fail(why(&e)),
             }
         }
-        None => serve(cli.desk, &cli.log),
+        None => serve(cli.desk, cli.connections.limits(), &cli.log),
     }
 }
 
-fn serve(desk: DeskOptions, log: &str) -> ExitCode {
+fn serve(desk: DeskOptions, limits: packdesk_api::connections::ConnectionLimits, log: &str) -> ExitCode {
     let _logging = match packdesk_api::logging::init(&desk.data_dir, log) {
         Ok(l) => l,
         Err(e) => return fail(e),
@@ -158,7 +191,7 @@ fn serve(desk: DeskOptions, log: &str) -> ExitCode {
         Ok(a) => a,
         Err(e) => return fail(e),
     };
-    let base_url = format!("http://{local}");
+    let base_url = desk.records_base_url(local);
     let database = desk.database();
     let opened = match Service::open_on(
         &desk.data_dir,
@@ -200,9 +233,9 @@ fn serve(desk: DeskOptions, log: &str) -> ExitCode {
     tracing::info!(data_dir = %desk.data_dir.display(), %base_url, ui_dir = ?ui_dir, "packdesk-server started");
     // Scripts and tests read these two lines from stdout.
     println!("data folder {}", desk.data_dir.display());
-    println!("packdesk-server listening on {base_url}");
+    println!("packdesk-server listening on http://{local}");
     match &ui_dir {
-        Some(d) => println!("desk UI from {} at {base_url}/", d.display()),
+        Some(d) => println!("desk UI from {} at http://{local}/", d.display()),
         None => println!("desk UI not built (ui/dist); the API is up"),
     }
     let _ = std::io::stdout().flush();
@@ -210,7 +243,7 @@ fn serve(desk: DeskOptions, log: &str) -> ExitCode {
         let shutdown = async {
             let _ = tokio::signal::ctrl_c().await;
         };
-        match packdesk_api::serve(listener, service, ui_dir, shutdown).await {
+        match packdesk_api::serve_with(listener, service, ui_dir, limits, shutdown).await {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => fail(e),
         }

@@ -36,8 +36,22 @@ fn backend_database() -> Option<(String, String)> {
 const BIN: &str = env!("CARGO_BIN_EXE_packdesk-server");
 
 fn start(data_dir: &Path, shared: Option<&(String, String)>, join_code: Option<&str>) -> (Child, String) {
+    start_with(data_dir, shared, join_code, &[])
+}
+
+/// `extra`: more options of `packdesk-server` (with `--listen`, in place of 127.0.0.1:0).
+fn start_with(
+    data_dir: &Path,
+    shared: Option<&(String, String)>,
+    join_code: Option<&str>,
+    extra: &[&str],
+) -> (Child, String) {
     let mut cmd = Command::new(BIN);
-    cmd.args(["--data-dir", data_dir.to_str().unwrap(), "--listen", "127.0.0.1:0"]);
+    cmd.args(["--data-dir", data_dir.to_str().unwrap()]);
+    if !extra.contains(&"--listen") {
+        cmd.args(["--listen", "127.0.0.1:0"]);
+    }
+    cmd.args(extra);
     if let Some((url, desk)) = shared {
         cmd.args(["--database", url, "--desk", desk]);
     }
@@ -92,6 +106,24 @@ pub fn keys_on(data_dir: &Path, shared: Option<&(String, String)>) -> (String, S
 impl Server {
     pub fn start() -> Server {
         Server::start_on(backend_database(), None)
+    }
+
+    /// A desk started with more options of `packdesk-server` (`--listen`, `--idle-timeout`, ...).
+    pub fn start_with(extra: &[&str]) -> Server {
+        let tmp = tempfile::tempdir().unwrap();
+        let data_dir = tmp.path().join("data");
+        let shared = backend_database();
+        let (child, base) = start_with(&data_dir, shared.as_ref(), None, extra);
+        let (live, sandbox) = keys_on(&data_dir, shared.as_ref());
+        Server {
+            child,
+            base,
+            live,
+            sandbox,
+            data_dir,
+            shared,
+            _tmp: Some(tmp),
+        }
     }
 
     /// A desk on `shared` (database, desk name), or on its own file; `join_code` given once to a
