@@ -315,13 +315,7 @@ impl<'de> Deserializer<'de> for Strict {
         _: &'static [&'static str],
         v: V,
     ) -> Result<V::Value, Self::Error> {
-        match self.0 {
-            Value::Object(_) => self.deserialize_any(v),
-            other => Err(de::Error::custom(format!(
-                "must be a JSON object, not {}",
-                kind(&other)
-            ))),
-        }
+        self.deserialize_map(v)
     }
 
     fn deserialize_map<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Self::Error> {

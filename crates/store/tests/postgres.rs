@@ -628,8 +628,14 @@ fn one_desk_sends_the_webhooks_at_a_time_and_another_takes_over_when_it_is_gone(
         "a second desk does not send the same deliveries"
     );
 
-    // Deliveries any desk queued are due for whichever desk sends.
+    // Deliveries any desk queued are due for whichever desk sends (while the webhook is on).
     a.write(|tx| {
+        let on = webhooks::WebhookSetting {
+            url: "http://127.0.0.1:9/hook".into(),
+            enabled: true,
+            updated_at: 1,
+        };
+        webhooks::pg::set_setting(tx, "live", &on)?;
         for i in 0..3 {
             webhooks::pg::insert_delivery(
                 tx,
@@ -1464,9 +1470,37 @@ fn accounts_deliveries_and_print_jobs_answer_the_same_on_sqlite_and_on_the_share
             webhooks::pg::insert_delivery(c, &d)?
         });
     }
+    same!(
+        both,
+        "nothing due while the webhook is unset",
+        |c| webhooks::next_due_at(c)?,
+        |c| { webhooks::pg::next_due_at(c)? }
+    );
+    let on = webhooks::WebhookSetting {
+        url: "http://127.0.0.1:9/now".into(),
+        enabled: true,
+        updated_at: 1,
+    };
+    same!(both, "webhook on", |c| webhooks::set_setting(c, "live", &on)?, |c| {
+        webhooks::pg::set_setting(c, "live", &on)?
+    });
     same!(both, "due first", |c| webhooks::next_due_at(c)?, |c| {
         webhooks::pg::next_due_at(c)?
     });
+    same!(
+        both,
+        "due, to the URL set now",
+        |c| webhooks::due(c, 100, 10)?
+            .iter()
+            .map(|d| (d.id.clone(), d.url.clone()))
+            .collect::<Vec<_>>(),
+        |c| {
+            webhooks::pg::due(c, 100, 10)?
+                .iter()
+                .map(|d| (d.id.clone(), d.url.clone()))
+                .collect::<Vec<_>>()
+        }
+    );
     same!(both, "one", |c| webhooks::get_delivery(c, "live", "delivery-1")?, |c| {
         webhooks::pg::get_delivery(c, "live", "delivery-1")?
     });

@@ -110,28 +110,19 @@ impl Server {
 
     /// A desk started with more options of `packdesk-server` (`--listen`, `--idle-timeout`, ...).
     pub fn start_with(extra: &[&str]) -> Server {
-        let tmp = tempfile::tempdir().unwrap();
-        let data_dir = tmp.path().join("data");
-        let shared = backend_database();
-        let (child, base) = start_with(&data_dir, shared.as_ref(), None, extra);
-        let (live, sandbox) = keys_on(&data_dir, shared.as_ref());
-        Server {
-            child,
-            base,
-            live,
-            sandbox,
-            data_dir,
-            shared,
-            _tmp: Some(tmp),
-        }
+        Server::start_on_with(backend_database(), None, extra)
     }
 
     /// A desk on `shared` (database, desk name), or on its own file; `join_code` given once to a
     /// desk joining a shared database.
     pub fn start_on(shared: Option<(String, String)>, join_code: Option<&str>) -> Server {
+        Server::start_on_with(shared, join_code, &[])
+    }
+
+    fn start_on_with(shared: Option<(String, String)>, join_code: Option<&str>, extra: &[&str]) -> Server {
         let tmp = tempfile::tempdir().unwrap();
         let data_dir = tmp.path().join("data");
-        let (child, base) = start(&data_dir, shared.as_ref(), join_code);
+        let (child, base) = start_with(&data_dir, shared.as_ref(), join_code, extra);
         let (live, sandbox) = keys_on(&data_dir, shared.as_ref());
         Server {
             child,
