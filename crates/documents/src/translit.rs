@@ -42,6 +42,43 @@ pub fn latin(s: &str) -> Option<String> {
     Some(out)
 }
 
+/// Text as a search compares it: lower case, without accents or other marks ("Chloé" and
+/// "chloe" are one word), the few Latin letters that do not decompose spelled out (ß, ø, æ, œ,
+/// ł, đ, ı, þ). Other scripts stay as they are; `latin` gives their Latin spelling.
+pub fn fold(s: &str) -> String {
+    use unicode_normalization::char::is_combining_mark;
+    use unicode_normalization::UnicodeNormalization;
+    let mut out = String::with_capacity(s.len());
+    for c in s.nfd().filter(|c| !is_combining_mark(*c)).flat_map(char::to_lowercase) {
+        match c {
+            'ß' => out.push_str("ss"),
+            'ø' => out.push('o'),
+            'æ' => out.push_str("ae"),
+            'œ' => out.push_str("oe"),
+            'ł' => out.push('l'),
+            'đ' | 'ð' => out.push('d'),
+            'ı' => out.push('i'),
+            'þ' => out.push_str("th"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The spellings a search (folded by `fold`) should find `text` by besides its own: folded, and in
+/// Latin letters when it is in another script (folded too). Empty when there is none.
+pub fn search_spellings(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let folded = fold(text);
+    if folded != text {
+        out.push(folded);
+    }
+    if let Some(latin) = latin(text) {
+        out.push(fold(&latin));
+    }
+    out
+}
+
 /// `line`, followed by its Latin transliteration when it has one: "Иван Петров / Ivan Petrov".
 pub fn beside(line: &str) -> String {
     match latin(line) {
@@ -287,5 +324,19 @@ mod tests {
         assert_eq!(latin("山田 太郎"), None);
         assert_eq!(latin("محمد علي"), None);
         assert_eq!(latin("דוד לוי"), None);
+    }
+}
+
+#[cfg(test)]
+mod fold_tests {
+    use super::*;
+
+    #[test]
+    fn searches_find_names_without_their_accents_and_in_latin_letters() {
+        assert_eq!(fold("Chloé Müller-Łukasiewicz"), "chloe muller-lukasiewicz");
+        assert_eq!(fold("Straße Ørsted"), "strasse orsted");
+        assert_eq!(search_spellings("Chloé"), ["chloe"]);
+        assert_eq!(search_spellings("Петров"), ["петров", "petrov"]);
+        assert!(search_spellings("smith").is_empty());
     }
 }
