@@ -116,3 +116,36 @@ fn history_shows_recipient_service_name_order_and_print_state() {
         .unwrap();
     assert_eq!(row["print_status"], json!(null));
 }
+
+#[test]
+fn history_finds_names_without_their_accents_and_by_their_latin_spelling() {
+    let s = Server::start();
+    let account = yodel_account(&s);
+    for name in ["Chloé Dupré", "Иван Петров", "Zoë Ørsted"] {
+        let mut body = yodel_label(&account, 1);
+        body["shipment"]["ship_to"]["contact_name"] = json!(name);
+        s.sandbox_ok("POST", "/v3/labels", Some(&body));
+    }
+    let found = |query: &str| -> Vec<String> {
+        let q: String = query.bytes().map(|b| format!("%{b:02X}")).collect();
+        let h = s.sandbox_ok("GET", &format!("/desk/history?created_at_min=2000-01-01&s={q}"), None);
+        h["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["recipient"].as_str().unwrap().to_string())
+            .collect()
+    };
+    for (query, name) in [
+        ("Chloe", "Chloé"),
+        ("chloé", "Chloé"),
+        ("DUPRE", "Dupré"),
+        ("Petrov", "Петров"),
+        ("петров", "Петров"),
+        ("Orsted", "Ørsted"),
+    ] {
+        let hits = found(query);
+        assert_eq!(hits.len(), 1, "{query}: {hits:?}");
+        assert!(hits[0].contains(name), "{query} found {hits:?}");
+    }
+}

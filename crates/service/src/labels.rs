@@ -322,6 +322,14 @@ impl Draft<'_> {
         {
             words.push(s);
         }
+        // Names are found without their accents and, in another script, by their Latin
+        // spelling (the label prints it): "Chloe" finds Chloé, "Petrov" finds Петров.
+        let spellings: Vec<String> = [&to.contact_name, &to.company_name]
+            .into_iter()
+            .flatten()
+            .flat_map(|name| packdesk_documents::translit::search_spellings(name))
+            .collect();
+        words.extend(spellings.iter().map(String::as_str));
         words.join(" ")
     }
 
@@ -822,7 +830,12 @@ impl Service {
                         .collect()
                 })
                 .unwrap_or_default(),
-            search: q.s.clone().filter(|s| !s.trim().is_empty()),
+            // Compared as the search text's folded spellings are (see `Draft::search_text`).
+            search: q
+                .s
+                .as_deref()
+                .filter(|s| !s.trim().is_empty())
+                .map(packdesk_documents::translit::fold),
         };
         if filter.search.is_some() {
             self.catch_up_search(|| true)?;
