@@ -18,12 +18,18 @@ export function countries(): CountryName[] {
   return list;
 }
 
-/** The alpha-3 code of what was typed (`Spain`, `es`, `ESP`), or the text as typed. */
+/** A name as the desk compares it: lower case, without accents. */
+const fold = (s: string) => s.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase().trim();
+
+/** The alpha-3 code of what was typed (`Spain`, `es`, `ESP`, `UK`, `España`, `Deutschland`: the
+ * service's one list of names), or the text as typed. */
 export function toAlpha3(typed: string): string {
   const t = typed.trim();
   const upper = t.toUpperCase();
-  const lower = t.toLowerCase();
-  const c = list.find((x) => x.alpha3 === upper) ?? list.find((x) => x.alpha2 === upper || x.name.toLowerCase() === lower);
+  const f = fold(t);
+  const c =
+    list.find((x) => x.alpha3 === upper) ??
+    list.find((x) => x.alpha2 === upper || fold(x.name) === f || (x.also_called ?? []).some((a) => fold(a) === f));
   return c ? c.alpha3 : t;
 }
 

@@ -269,3 +269,15 @@ test('every screen is reachable by keyboard alone, in a sensible order, with vis
   await tabTo('[data-testid="close-out-all"]:not([disabled]), [data-testid="reprint-manifest"]');
   await page.close();
 });
+
+test('a country is taken as people type it: its English or local name, alpha-2 or alpha-3', async () => {
+  const page = await deskPage();
+  const country = page.locator('[data-field="shipment.ship_to.country"]');
+  for (const [typed, alpha3] of [['England', 'GBR'], ['UK', 'GBR'], ['Great Britain', 'GBR'], ['España', 'ESP'], ['espana', 'ESP'], ['Deutschland', 'DEU'], ['gb', 'GBR']]) {
+    await country.fill(typed);
+    // Leaving the field (Tab, as an operator does) settles it.
+    await country.press('Tab');
+    assert.equal(await country.inputValue(), alpha3, `${typed} is ${alpha3}`);
+  }
+  await page.close();
+});

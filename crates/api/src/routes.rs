@@ -934,6 +934,10 @@ async fn countries() -> Response {
                 name: c.name.into(),
                 postal_formats: packdesk_carriers::postal::masks(c.alpha3)
                     .map(|m| m.into_iter().map(String::from).collect()),
+                also_called: packdesk_carriers::countries::also_called(c.alpha3)
+                    .into_iter()
+                    .map(String::from)
+                    .collect(),
             })
             .collect(),
     };

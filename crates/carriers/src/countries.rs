@@ -136,7 +136,87 @@ const ALSO_CALLED: &[(&str, &str)] = &[
     ("sverige", "SWE"),
     ("norge", "NOR"),
     ("suomi", "FIN"),
+    ("u.k.", "GBR"),
+    ("united states", "USA"),
+    ("u.s.", "USA"),
+    ("espana", "ESP"),
+    ("espanha", "ESP"),
+    ("espagne", "ESP"),
+    ("spanien", "ESP"),
+    ("spagna", "ESP"),
+    ("hiszpania", "ESP"),
+    ("allemagne", "DEU"),
+    ("germania", "DEU"),
+    ("alemania", "DEU"),
+    ("alemanha", "DEU"),
+    ("niemcy", "DEU"),
+    ("duitsland", "DEU"),
+    ("frankreich", "FRA"),
+    ("francia", "FRA"),
+    ("frança", "FRA"),
+    ("francja", "FRA"),
+    ("frankrijk", "FRA"),
+    ("italien", "ITA"),
+    ("italie", "ITA"),
+    ("włochy", "ITA"),
+    ("italië", "ITA"),
+    ("polen", "POL"),
+    ("pologne", "POL"),
+    ("polonia", "POL"),
+    ("polónia", "POL"),
+    ("portugalia", "PRT"),
+    ("niederlande", "NLD"),
+    ("pays-bas", "NLD"),
+    ("países bajos", "NLD"),
+    ("paesi bassi", "NLD"),
+    ("holandia", "NLD"),
+    ("belgien", "BEL"),
+    ("bélgica", "BEL"),
+    ("belgio", "BEL"),
+    ("belgia", "BEL"),
+    ("autriche", "AUT"),
+    ("austria", "AUT"),
+    ("svizzera", "CHE"),
+    ("suiza", "CHE"),
+    ("szwajcaria", "CHE"),
+    ("irlande", "IRL"),
+    ("irland", "IRL"),
+    ("irlanda", "IRL"),
+    ("éire", "IRL"),
+    ("royaume-uni", "GBR"),
+    ("vereinigtes königreich", "GBR"),
+    ("reino unido", "GBR"),
+    ("regno unito", "GBR"),
+    ("wielka brytania", "GBR"),
+    ("verenigd koninkrijk", "GBR"),
+    ("grande-bretagne", "GBR"),
+    ("großbritannien", "GBR"),
+    ("bharat", "IND"),
+    ("indien", "IND"),
+    ("inde", "IND"),
+    ("australien", "AUS"),
+    ("australie", "AUS"),
+    ("česko", "CZE"),
+    ("czechia", "CZE"),
+    ("hrvatska", "HRV"),
+    ("magyarország", "HUN"),
+    ("românia", "ROU"),
+    ("ελλάδα", "GRC"),
+    ("danemark", "DNK"),
+    ("dänemark", "DNK"),
+    ("schweden", "SWE"),
+    ("suède", "SWE"),
+    ("suecia", "SWE"),
 ];
+
+/// The other names people type for a country (`ALSO_CALLED`), lower case, for completion.
+pub fn also_called(alpha3: &str) -> Vec<&'static str> {
+    ALSO_CALLED
+        .iter()
+        .filter(|(_, a3)| *a3 == alpha3)
+        .map(|(name, _)| *name)
+        .collect()
+}
 
 /// Every country, by English name.
 pub fn all() -> Vec<Country> {
@@ -182,6 +262,19 @@ mod find_tests {
             assert_eq!(find(typed).map(|c| c.alpha3), Some("GBR"), "{typed}");
         }
         assert_eq!(find("Deutschland").map(|c| c.alpha3), Some("DEU"));
+        for (typed, alpha3) in [
+            ("España", "ESP"),
+            ("Great Britain", "GBR"),
+            ("Polska", "POL"),
+            ("Niemcy", "DEU"),
+        ] {
+            assert_eq!(find(typed).map(|c| c.alpha3), Some(alpha3), "{typed}");
+        }
+        // Every other name names a country of the list.
+        for (name, alpha3) in ALSO_CALLED {
+            assert!(country(alpha3).is_some(), "{name} names {alpha3}, not a country");
+            assert_eq!(name.to_lowercase(), *name, "{name} is written lower case");
+        }
         assert_eq!(find("Türkiye").map(|c| c.alpha3), Some("TUR"));
         assert!(find("Atlantis").is_none());
         assert!(find("").is_none());

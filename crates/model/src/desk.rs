@@ -389,6 +389,9 @@ pub struct CountryName {
     /// country has none, absent when Packdesk has no rule for it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub postal_formats: Option<Vec<String>>,
+    /// Other names people type for it (lower case): "uk", "england", "españa", "deutschland".
+    #[serde(default)]
+    pub also_called: Vec<String>,
 }
 
 /// `GET /desk/countries`: every ISO 3166 country by English name.

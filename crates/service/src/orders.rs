@@ -156,7 +156,17 @@ pub(crate) fn check_order(
     normalize_country(p, &format!("{path}ship_to.country"), &mut o.ship_to);
     check_address(p, &format!("{path}ship_to"), &o.ship_to, None, true);
     p.keep_first_at(&format!("{path}ship_to.country"));
-    for (i, item) in o.items.iter().enumerate() {
+    for (i, item) in o.items.iter_mut().enumerate() {
+        // A customs line's origin as any country is typed ("GB", "UK", "England" are GBR).
+        if let Some(typed) = item.origin_country.clone().filter(|c| !c.trim().is_empty()) {
+            match packdesk_carriers::countries::find(&typed) {
+                Some(c) => item.origin_country = Some(c.alpha3.to_string()),
+                None => p.invalid(
+                    format!("{path}items[{i}].origin_country"),
+                    format!("`{typed}` is not a country (a name, or an ISO code such as GB or GBR)"),
+                ),
+            }
+        }
         if item.description.trim().is_empty() {
             p.invalid(format!("{path}items[{i}].description"), "is required");
         }
