@@ -643,10 +643,13 @@ impl Service {
         if self.printing_paused() {
             return 0;
         }
-        let queued = self
-            .store
-            .read(|c| table::jobs_in(c, "queued", 256))
-            .unwrap_or_default();
+        let queued = match self.store.read(|c| table::jobs_in(c, "queued", 256)) {
+            Ok(q) => q,
+            Err(e) => {
+                tracing::error!(error = %ServiceError::from(e).chain(), "queued print jobs cannot be read");
+                return 0;
+            }
+        };
         for j in &queued {
             let _ = self.execute_print_job(&j.id);
         }
@@ -654,11 +657,18 @@ impl Service {
     }
 
     /// Failed jobs whose last attempt is older than `RETRY_EVERY` (the printer may be back).
-    fn failed_print_jobs_due(&self) -> Vec<PrintJobRow> {
+    fn failed_print_jobs_due(&self) -> Result<Vec<PrintJobRow>, ServiceError> {
         let cutoff = self.now_us() - RETRY_EVERY.as_micros() as i64;
-        self.store
-            .read(|c| table::retry_due(c, MAX_AUTO_ATTEMPTS, cutoff, 256))
-            .unwrap_or_default()
+        Ok(self
+            .store
+            .read(|c| table::retry_due(c, MAX_AUTO_ATTEMPTS, cutoff, 256))?)
+    }
+
+    /// The jobs the print worker sends now: the queued ones and the failed ones due again.
+    fn print_work(&self) -> Result<Vec<PrintJobRow>, ServiceError> {
+        let mut work = self.store.read(|c| table::jobs_in(c, "queued", 256))?;
+        work.extend(self.failed_print_jobs_due()?);
+        Ok(work)
     }
 
     /// Retries the failed jobs that are due, one after another (tests; the worker uses one queue
@@ -667,7 +677,13 @@ impl Service {
         if self.printing_paused() {
             return 0;
         }
-        let due = self.failed_print_jobs_due();
+        let due = match self.failed_print_jobs_due() {
+            Ok(d) => d,
+            Err(e) => {
+                tracing::error!(error = %e.chain(), "failed print jobs cannot be read");
+                return 0;
+            }
+        };
         for j in &due {
             let _ = self.execute_print_job(&j.id);
         }
@@ -695,16 +711,28 @@ impl Service {
         io: &tokio::runtime::Handle,
     ) {
         use std::sync::atomic::Ordering;
+        // Rounds in a row whose work could not be read (the database refuses): each waits longer.
+        let mut failed_reads = 0u32;
         while !stop.load(Ordering::SeqCst) {
             let seen = *self.print_signal.queued.lock().unwrap_or_else(|p| p.into_inner());
             let mut work = Vec::new();
             // Paused: nothing is sent; resuming wakes this loop.
             if !self.printing_paused() {
-                work = self
-                    .store
-                    .read(|c| table::jobs_in(c, "queued", 256))
-                    .unwrap_or_default();
-                work.extend(self.failed_print_jobs_due());
+                match self.print_work() {
+                    Ok(w) => {
+                        failed_reads = 0;
+                        work = w;
+                    }
+                    Err(e) => {
+                        // Not "nothing to print": the jobs are there, the store is not answering.
+                        failed_reads += 1;
+                        let pause = crate::webhooks::record_backoff(failed_reads);
+                        tracing::error!(error = %e.chain(), retry_in_s = pause.as_secs(), "print jobs cannot be read");
+                        let g = self.print_signal.queued.lock().unwrap_or_else(|p| p.into_inner());
+                        let _ = self.print_signal.wake.wait_timeout(g, pause);
+                        continue;
+                    }
+                }
             }
             let mut by_printer: std::collections::BTreeMap<String, Vec<String>> = Default::default();
             for j in work {

@@ -410,6 +410,7 @@ impl Service {
             let mut in_flight: std::collections::HashSet<String> = Default::default();
             let mut set: tokio::task::JoinSet<Attempted> = tokio::task::JoinSet::new();
             let mut failed_records = 0u32;
+            let mut failed_reads = 0u32;
             // Attempts that finished and are not recorded yet.
             let mut finished: Vec<Attempted> = Vec::new();
             // A shared database's deliveries are sent by one desk at a time: the one holding the
@@ -445,9 +446,20 @@ impl Service {
                 }
                 // Start what has fallen due and is not in flight.
                 let now = self.now_us();
-                let due = self
-                    .off_runtime(|| self.store.read(|c| table::due(c, now, BATCH + in_flight.len())))
-                    .unwrap_or_default();
+                let due = match self.off_runtime(|| self.store.read(|c| table::due(c, now, BATCH + in_flight.len()))) {
+                    Ok(due) => {
+                        failed_reads = 0;
+                        due
+                    }
+                    Err(e) => {
+                        // The deliveries are there; the store is not answering: wait longer each time.
+                        failed_reads += 1;
+                        let pause = record_backoff(failed_reads);
+                        tracing::error!(error = %ServiceError::from(e).chain(), retry_in_s = pause.as_secs(), "webhook deliveries cannot be read");
+                        tokio::time::sleep(pause).await;
+                        Vec::new()
+                    }
+                };
                 let fresh: Vec<DeliveryRow> = due.into_iter().filter(|d| !in_flight.contains(&d.id)).collect();
                 for d in fresh {
                     let receiver = reqwest::Url::parse(&d.url)
@@ -613,9 +625,14 @@ impl DispatcherTurn {
             tracing::warn!("this desk lost the webhook dispatcher's lock (the shared database went away)");
             self.lock = None;
         }
-        self.lock = shared
-            .try_session_lock(packdesk_store::webhooks::pg::DISPATCHER_LOCK)
-            .unwrap_or_default();
+        self.lock = match shared.try_session_lock(packdesk_store::webhooks::pg::DISPATCHER_LOCK) {
+            Ok(lock) => lock,
+            Err(e) => {
+                // Checked again within a second; meanwhile another desk may send.
+                tracing::warn!(error = %ServiceError::from(e).chain(), "the webhook dispatcher's lock cannot be asked for");
+                None
+            }
+        };
         self.lock.is_some()
     }
 }
