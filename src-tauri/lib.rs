@@ -8,6 +8,7 @@
 //! One app per data folder: a second start hands over to the running one (its window comes to the
 //! front) before it touches the data. The tray shows the desk's state; closing the window keeps
 //! the desk running there when the `close_to_tray` setting says so.
+#![forbid(unsafe_code)]
 
 mod tray;
 mod update;

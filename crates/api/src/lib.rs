@@ -1,6 +1,7 @@
 //! The HTTP face of Packdesk: the spec's `/v3` interface and the desk's own routes (`/desk/...`).
 //! Handlers are thin: authenticate, hand the body to the service on a blocking thread, wrap the
 //! answer in the envelope.
+#![forbid(unsafe_code)]
 
 pub mod cli;
 pub mod connections;

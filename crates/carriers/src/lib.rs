@@ -1,5 +1,6 @@
 //! The one source of truth for carrier rules. The API validates with it and serves it to the UI; no
 //! other crate writes a carrier rule down.
+#![forbid(unsafe_code)]
 
 pub mod countries;
 pub mod postal;

@@ -1,5 +1,6 @@
 //! Documents are pure functions of their data: the same input gives the same bytes (no clock, no
 //! randomness inside; dates come in as text). Tests check them by decoding what they print.
+#![forbid(unsafe_code)]
 
 pub mod barcode;
 pub mod csv;

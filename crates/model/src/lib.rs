@@ -1,5 +1,6 @@
 //! The interface of Packdesk as Rust types. Every face (HTTP, desktop, UI) speaks these shapes;
 //! the JSON Schemas in `schemas/` are generated from them (`cargo test -p packdesk-model`).
+#![forbid(unsafe_code)]
 
 pub mod contract;
 pub mod desk;

@@ -3,6 +3,7 @@
 //! language of the printer (PDF to a ZPL raster, ZPL to a PDF page), listing the printers of this
 //! computer, and rendering offline previews. No network address other than the printer's own is
 //! ever contacted; previews never leave the machine.
+#![forbid(unsafe_code)]
 
 pub mod convert;
 pub mod preview;

@@ -4,6 +4,7 @@
 //!
 //! `report` reads one report, `discovery` finds scales among the hidraw devices, `reader` keeps
 //! the latest weight from a thread of its own.
+#![forbid(unsafe_code)]
 
 pub mod discovery;
 pub mod reader;

@@ -2,6 +2,7 @@
 //! face calls these; each takes the caller's environment (from its key) and a request type of
 //! `packdesk_model`, and answers a record type or a `ServiceError`. Background work and the one
 //! tokio runtime belong to `workers`.
+#![forbid(unsafe_code)]
 
 pub mod accounts;
 pub mod addresses;

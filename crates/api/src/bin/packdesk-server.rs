@@ -1,5 +1,6 @@
 //! `packdesk-server`: runs the Packdesk service (and serves the desk UI); `keys` prints the API
 //! keys; `webhook` shows or sets where async results are POSTed. `--help` says the rest.
+#![forbid(unsafe_code)]
 
 use clap::{Parser, Subcommand, ValueEnum};
 use packdesk_api::cli::DeskOptions;
