@@ -19,6 +19,9 @@ import type {
   WeightUnit,
 } from './types';
 import type { BoxPreset } from './boxes';
+import { formatDecimal, parseDecimal } from './numbers';
+import { convertWeight } from './scale';
+import { toAlpha3 } from './countries.svelte';
 
 /** A further parcel as typed. */
 export type ParcelForm = { weight: string; width: string; height: string; depth: string };
@@ -45,6 +48,38 @@ export type ItemForm = {
   hs_code: string;
 };
 
+/** What the form says of a parcel nobody weighed (empty, 0 or below). */
+const WEIGH = 'Weigh the parcel: its weight must be above 0';
+
+/** A weight as typed: its problem in the operator's words, or null when it is one above 0. */
+function weightProblem(text: string): string | null {
+  if (!text.trim()) return WEIGH;
+  const v = parseDecimal(text);
+  if (v === null) return `“${text.trim()}” is not a weight: type it like 1.5 or 1,5`;
+  return v > 0 ? null : WEIGH;
+}
+
+/** An optional number as typed (a size, an item's weight): its problem, or null. */
+function optionalProblem(text: string, what: string): string | null {
+  if (!text.trim()) return null;
+  const v = parseDecimal(text);
+  return v !== null && v > 0 ? null : `“${text.trim()}” is not a ${what}: type a number above 0, like 20 or 20,5`;
+}
+
+/** A number typed in a field the form checked first (`problems`): empty or not a number is 0. */
+const num = (text: string) => parseDecimal(text) ?? 0;
+
+/** An order's weight in kg as the service reads it (presets.rs `order_weight`): its own, its
+ * parcels', or its items' weights × quantities when every item has one; else null. */
+export function orderKg(o: Order): number | null {
+  if (o.weight) return convertWeight(o.weight, 'kg');
+  if (o.parcels?.length) return o.parcels.reduce((kg, p) => kg + convertWeight(p.weight, 'kg'), 0);
+  if (o.items.length && o.items.every((i) => i.weight)) {
+    return o.items.reduce((kg, i) => kg + convertWeight(i.weight!, 'kg') * i.quantity, 0);
+  }
+  return null;
+}
+
 export const blankAddress = (): Address => ({ contact_name: '', street1: '', city: '', postal_code: '', country: '' });
 const blankItem = (): ItemForm => ({ description: '', quantity: 1, price: '', weight: '', origin_country: '', hs_code: '' });
 
@@ -60,7 +95,8 @@ export class ShipForm {
   fileType = $state<FileType>('pdf');
   from = $state<Address>(blankAddress());
   to = $state<Address>(blankAddress());
-  weight = $state(1);
+  /** The first parcel's weight as typed: empty until the scale, an order or the operator gives it. */
+  weight = $state('');
   /** The desk's units (Settings); the label keeps what was typed ("55 lb" stays 55 lb). */
   weightUnit = $state<WeightUnit>('kg');
   dimensionUnit = $state<DimensionUnit>('cm');
@@ -125,19 +161,15 @@ export class ShipForm {
   }
 
   parcel(): Parcel {
-    const p: Parcel = { weight: { value: Number(this.weight), unit: this.weightUnit } };
-    const { width, height, depth } = this.dims;
-    if (width && height && depth) {
-      p.box_type = 'custom';
-      p.dimension = { width: Number(width), height: Number(height), depth: Number(depth), unit: this.dimensionUnit };
-    }
+    const p = this.parcelOf({ weight: this.weight, ...this.dims });
     if (this.crossBorder) {
       p.items = this.items.map((i) => ({
         description: i.description,
         quantity: Number(i.quantity),
         price: { amount: Number(i.price), currency: this.currency },
-        weight: { value: Number(i.weight || 0), unit: 'kg' },
-        ...(i.origin_country ? { origin_country: i.origin_country } : {}),
+        weight: { value: num(i.weight), unit: 'kg' },
+        // "GB", "UK" or "England" as the customs line's alpha-3, as for an address.
+        ...(i.origin_country ? { origin_country: toAlpha3(i.origin_country) } : {}),
         ...(i.hs_code ? { hs_code: i.hs_code } : {}),
       }));
     }
@@ -146,21 +178,45 @@ export class ShipForm {
 
   /** Every parcel of the form: the first, then the further ones. */
   parcels(): Parcel[] {
-    return [this.parcel(), ...this.more.map((p) => this.furtherParcel(p))];
+    return [this.parcel(), ...this.more.map((p) => this.parcelOf(p))];
   }
 
-  private furtherParcel(f: ParcelForm): Parcel {
-    const p: Parcel = { weight: { value: Number(f.weight), unit: this.weightUnit } };
+  /** A parcel as typed, in the request's numbers. */
+  private parcelOf(f: ParcelForm): Parcel {
+    const p: Parcel = { weight: { value: num(f.weight), unit: this.weightUnit } };
     if (f.width && f.height && f.depth) {
       p.box_type = 'custom';
-      p.dimension = { width: Number(f.width), height: Number(f.height), depth: Number(f.depth), unit: this.dimensionUnit };
+      p.dimension = { width: num(f.width), height: num(f.height), depth: num(f.depth), unit: this.dimensionUnit };
     }
     return p;
   }
 
+  /**
+   * What stops the form's parcels from being labelled, by field (as `data-field` names it), in
+   * the operator's words; empty when nothing does. `firstWeight`: whether the first parcel's
+   * weight is the form's to give (not when a loaded order's own weight goes on the label).
+   */
+  problems(firstWeight = true): Record<string, string> {
+    const out: Record<string, string> = {};
+    const put = (path: string, problem: string | null) => problem && (out[path] = problem);
+    const parcels: ParcelForm[] = [{ weight: this.weight, ...this.dims }, ...this.more];
+    parcels.forEach((f, i) => {
+      if (i > 0 || firstWeight) put(`shipment.parcels[${i}].weight.value`, weightProblem(f.weight));
+      for (const d of ['width', 'height', 'depth'] as const) put(`shipment.parcels[${i}].dimension.${d}`, optionalProblem(f[d], 'size'));
+    });
+    if (this.crossBorder) this.items.forEach((item, i) => put(`shipment.parcels[0].items[${i}].weight.value`, optionalProblem(item.weight, 'weight')));
+    return out;
+  }
+
+  /** The items' total weight in kg (customs items, each weight × quantity), when every item has one. */
+  itemsKg(): number | null {
+    if (!this.crossBorder || !this.items.every((i) => parseDecimal(i.weight))) return null;
+    return this.items.reduce((kg, i) => kg + num(i.weight) * Number(i.quantity), 0);
+  }
+
   /** Another parcel: empty, or a copy of the last one (same box, same weight). */
   addParcel(copy: boolean) {
-    const last: ParcelForm = this.more.at(-1) ?? { weight: String(this.weight), ...this.dims };
+    const last: ParcelForm = this.more.at(-1) ?? { weight: this.weight, ...this.dims };
     this.more = [...this.more, copy ? { ...last } : { weight: '', width: '', height: '', depth: '' }];
   }
 
@@ -200,10 +256,11 @@ export class ShipForm {
   /** What to price (every service of the account), or null while the route or weight is unknown. */
   ratesRequest(): RatesRequest | null {
     const { from, to } = this;
-    if (!this.accountId || !to.country || !to.postal_code || !from.country || !(Number(this.weight) > 0)) return null;
+    const weight = parseDecimal(this.weight);
+    if (!this.accountId || !to.country || !to.postal_code || !from.country || !weight || weight <= 0) return null;
     return {
       shipper_accounts: [{ id: this.accountId }],
-      shipment: { ship_from: { ...from }, ship_to: { ...to }, parcels: [{ weight: { value: Number(this.weight), unit: this.weightUnit } }] },
+      shipment: { ship_from: { ...from }, ship_to: { ...to }, parcels: [{ weight: { value: weight, unit: this.weightUnit } }] },
     };
   }
 
@@ -217,7 +274,7 @@ export class ShipForm {
   }
 
   useBox(p: BoxPreset) {
-    this.dims = { width: String(p.width), height: String(p.height), depth: String(p.depth) };
+    this.dims = { width: formatDecimal(p.width), height: formatDecimal(p.height), depth: formatDecimal(p.depth) };
     this.dimensionUnit = 'cm'; // saved boxes are in cm
   }
 
@@ -255,10 +312,12 @@ export class ShipForm {
     return body;
   }
 
-  /** An order's recipient and number in the form (what a scan loads). */
-  useOrder(o: Order) {
+  /** An order's recipient and weight in the form (what a scan loads); the scan field stays empty
+   * for the next scan. `weight`: the order's own, as the desk writes it, or empty. */
+  useOrder(o: Order, weight: string) {
     this.to = { ...blankAddress(), ...o.ship_to };
-    this.reference = o.order_number;
+    this.weight = weight;
+    this.more = [];
   }
 
   /** After a label: the form is ready for the next parcel (same account, service and sender). */
@@ -272,5 +331,7 @@ export class ShipForm {
     this.invoice = false;
     this.dims = { width: '', height: '', depth: '' };
     this.more = [];
+    // The next parcel is weighed afresh: a weight kept from this one would go on it unnoticed.
+    this.weight = '';
   }
 }

@@ -38,6 +38,8 @@ test('a first start leads to a sandbox account, then ships with the keyboard and
   for (const [k, v] of Object.entries(from)) await page.locator(`[data-field="shipment.ship_from.${k}"]`).fill(v);
   for (const [k, v] of Object.entries(address)) await page.locator(`[data-field="shipment.ship_to.${k}"]`).fill(v);
   await page.locator('[data-field="shipment.ship_to.country"]').fill('XX');
+  // The parcel weighed (the desk labels no parcel without a weight).
+  await page.locator('[data-field="shipment.parcels[0].weight.value"]').fill('1.2');
   await page.getByTestId('scan').focus();
   await page.keyboard.type('ORDER-5001');
   await page.keyboard.press('Control+Enter');

@@ -75,6 +75,7 @@ test('for one carrier group of each kind the Ship form offers exactly what the c
   await page.getByTestId('service').selectOption(dhl.service_types.find((s) => s.scope !== 'international').service_type);
   await page.locator('[data-option="cod"]').check();
   await page.locator('[data-field="service_options[0].cod_value.amount"]').fill('42.50');
+  await page.locator('[data-field="shipment.parcels[0].weight.value"]').fill('2');
   await page.getByTestId('scan').focus();
   await page.keyboard.type('COD-1');
   await page.keyboard.press('Control+Enter');
@@ -91,6 +92,8 @@ test('Ship shows rates, suggests a corrected address, and asks for items only ac
   await page.goto(desk.base + '/');
   await page.getByTestId('account').selectOption(id);
   for (const [k, v] of Object.entries(gb('Packdesk Ltd'))) await page.locator(`[data-field="shipment.ship_from.${k}"]`).fill(v);
+  // The parcel weighed: a rate needs its weight.
+  await page.locator('[data-field="shipment.parcels[0].weight.value"]').fill('1');
   const to = { ...gb('Jane Doe'), postal_code: 'm11ae', city: 'manchester' };
   for (const [k, v] of Object.entries(to)) await page.locator(`[data-field="shipment.ship_to.${k}"]`).fill(v);
   await page.locator('[data-field="shipment.ship_to.country"]').press('Tab');
@@ -319,6 +322,7 @@ test('Printers: add a raw printer, test-print it, make labels auto-print; Ship s
     await page.locator(`[data-field="shipment.ship_from.${k}"]`).fill(v);
     await page.locator(`[data-field="shipment.ship_to.${k}"]`).fill(v);
   }
+  await page.locator('[data-field="shipment.parcels[0].weight.value"]').fill('2');
   await page.getByTestId('scan').focus();
   await page.keyboard.press('Control+Enter');
   await page.locator('[data-testid="print-job"][data-status="printed"]').waitFor();

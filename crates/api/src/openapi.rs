@@ -334,7 +334,7 @@ pub const OPS: &[Op] = &[
         ..op(
             "get",
             "/desk/settings",
-            "The desk's settings: ship_on_scan, units, scale_auto_weight, close_to_tray, start_at_login",
+            "The desk's settings: ship_on_scan, units, scale_auto_weight, scan_sounds, close_to_tray, start_at_login",
         )
     },
     Op {

@@ -255,10 +255,11 @@ fn presets_rules_and_settings_refuse_bad_input_with_its_path() {
     assert_eq!(
         s.sandbox_ok("GET", "/desk/settings", None),
         json!({"ship_on_scan": false, "weight_unit": "kg", "dimension_unit": "cm", "scale_auto_weight": false,
-               "close_to_tray": false, "start_at_login": false, "update_url": null, "default_currency": null})
+               "close_to_tray": false, "start_at_login": false, "update_url": null, "default_currency": null,
+               "scan_sounds": true})
     );
     let change = json!({"ship_on_scan": true, "weight_unit": "lb", "dimension_unit": "in", "scale_auto_weight": true,
-                        "close_to_tray": true, "start_at_login": true, "default_currency": "GBP",
+                        "close_to_tray": true, "start_at_login": true, "default_currency": "GBP", "scan_sounds": false,
                         "update_url": "https://updates.warehouse.example/packdesk/{{target}}/{{arch}}/{{current_version}}"});
     let (status, _) = s.call("PUT", "/desk/settings", &s.sandbox, Some(&change));
     assert_eq!(status, 401);
@@ -318,6 +319,54 @@ fn presets_rules_and_settings_refuse_bad_input_with_its_path() {
         s.sandbox_ok("GET", &format!("/desk/orders/{order_id}"), None)["status"],
         "open"
     );
+}
+
+#[test]
+fn the_desk_ships_no_parcel_weighing_nothing() {
+    let d = desk();
+    let s = &d.s;
+    let mut zero = order("Z-1", Some(0.0));
+    zero["items"][0]["weight"] = json!({"value": 0.4, "unit": "kg"});
+    let saved = s.sandbox_ok("POST", "/desk/orders", Some(&json!({"orders": [zero]})));
+    let id = saved["orders"][0]["id"].as_str().unwrap();
+    let ship = format!("/desk/orders/{id}/ship");
+    let refused = |body: Value, path: &str| {
+        let (status, v) = s.call("POST", &ship, &s.sandbox, Some(&body));
+        assert_eq!((status, &v["meta"]["code"]), (200, &json!(4104)), "{v}");
+        assert_eq!(v["meta"]["details"].as_array().unwrap().len(), 1, "{v}");
+        assert_eq!(v["meta"]["details"][0]["path"], path, "{v}");
+        let info = v["meta"]["details"][0]["info"].as_str().unwrap().to_string();
+        assert!(
+            info.contains("weigh") && info.contains("above 0"),
+            "says what to do: {info}"
+        );
+        info
+    };
+    // The form's second parcel emptied (0), the first weighed.
+    let parcels = json!([{"weight": {"value": 1.5, "unit": "kg"}}, {"weight": {"value": 0, "unit": "kg"}}]);
+    let info = refused(json!({"parcels": parcels}), "parcels[1].weight.value");
+    assert!(info.contains("parcel 2 of order Z-1 weighs 0 kg"), "{info}");
+    // No parcels given: the order's own weight (0) is the parcel's.
+    let info = refused(json!({}), "parcels");
+    assert!(info.contains("order Z-1 weighs 0 kg"), "{info}");
+    assert!(d.labels.try_recv().is_err(), "nothing reached the printer");
+    assert_eq!(
+        s.sandbox_ok("GET", &format!("/desk/orders/{id}"), None)["status"],
+        "open"
+    );
+    // Weighed, the order ships.
+    let shipped = s.sandbox_ok(
+        "POST",
+        &ship,
+        Some(&json!({"parcels": [{"weight": {"value": 1.5, "unit": "kg"}}]})),
+    );
+    assert_eq!(shipped["order"]["status"], "shipped");
+    // The /v3 contract still takes 0 from API clients.
+    let account = s.sandbox_ok("GET", "/desk/presets", None)["presets"][0]["shipper_account"].clone();
+    let parcels = json!([{"weight": {"value": 0, "unit": "kg"}}]);
+    let shipment = json!({"ship_from": spanish("Almacén Sur", "28001"), "ship_to": spanish("Ana García", "08001"), "parcels": parcels});
+    let body = json!({"service_type": "tipsa_10_horas", "shipper_account": account, "shipment": shipment});
+    s.sandbox_ok("POST", "/v3/labels", Some(&body));
 }
 
 fn no_weight_preset(s: &Server, p: &Value) -> String {

@@ -165,6 +165,9 @@ pub struct DeskSettings {
     /// and `{{current_version}}` are filled in); none: updates are off.
     #[serde(default)]
     pub update_url: Option<String>,
+    /// The scan station sounds each scan's result (success, warning, error).
+    #[serde(default = "default_true")]
+    pub scan_sounds: bool,
 }
 
 fn default_weight_unit() -> WeightUnit {
@@ -172,6 +175,9 @@ fn default_weight_unit() -> WeightUnit {
 }
 fn default_dimension_unit() -> DimensionUnit {
     DimensionUnit::Cm
+}
+fn default_true() -> bool {
+    true
 }
 
 impl Default for DeskSettings {
@@ -185,6 +191,7 @@ impl Default for DeskSettings {
             close_to_tray: false,
             start_at_login: false,
             update_url: None,
+            scan_sounds: true,
         }
     }
 }

@@ -344,23 +344,35 @@ fn draft(
             }
         }
     }
-    let mut weight = None;
-    for f in ["weight.kg", "weight.lb", "weight.g", "weight.oz"] {
-        if let Some(v) = get(first, f) {
-            match number(&v, decimal_comma) {
-                Some(value) => {
-                    weight = Some(Weight {
-                        value,
-                        unit: weight_unit(f),
-                    })
+    // The weight column of each row. Given on one row only, it is the order's weight (a shop
+    // writes order fields on the first row); given on several, it is each line's weight (one
+    // each, times the line's quantity): the first line alone is not the order.
+    let mut row_weights = Vec::new();
+    for r in &rows {
+        let mut weight = None;
+        for f in ["weight.kg", "weight.lb", "weight.g", "weight.oz"] {
+            if let Some(v) = get(r, f) {
+                match number(&v, decimal_comma) {
+                    Some(value) => {
+                        weight = Some(Weight {
+                            value,
+                            unit: weight_unit(f),
+                        })
+                    }
+                    None => fail(r.line, f, format!("`{v}` is not a number")),
                 }
-                None => fail(first.line, f, format!("`{v}` is not a number")),
             }
         }
+        row_weights.push(weight);
     }
+    let per_line = row_weights.iter().flatten().count() > 1;
+    let weight = match per_line {
+        true => None,
+        false => row_weights.iter().flatten().next().copied(),
+    };
     let mut items = Vec::new();
     let mut item_lines = Vec::new();
-    for r in &rows {
+    for (r, row_weight) in rows.iter().zip(&row_weights) {
         let description = get(r, "items.description").or_else(|| get(r, "items.sku"));
         let Some(description) = description else { continue };
         let quantity = match get(r, "items.quantity") {
@@ -389,7 +401,7 @@ fn draft(
                 }
             },
         };
-        let mut item_weight = None;
+        let mut item_weight = row_weight.filter(|_| per_line);
         for f in [
             "items.weight.kg",
             "items.weight.lb",
@@ -522,6 +534,28 @@ impl Chunk {
     }
 }
 
+/// Where an imported order's weight comes from, as `presets::order_weight` reads it.
+#[derive(Clone, Copy)]
+enum WeightSource {
+    /// The file's order weight column.
+    Column,
+    /// Its items' weights × quantities.
+    Items,
+    None,
+}
+
+impl WeightSource {
+    fn of(o: &OrderRequest) -> Self {
+        if o.weight.is_some() {
+            WeightSource::Column
+        } else if !o.items.is_empty() && o.items.iter().all(|i| i.weight.is_some()) {
+            WeightSource::Items
+        } else {
+            WeightSource::None
+        }
+    }
+}
+
 /// What one import has done so far.
 #[derive(Default)]
 struct Tally {
@@ -534,6 +568,11 @@ struct Tally {
     written: std::collections::HashSet<String>,
     /// Items whose currency was the desk's default (the file gave none).
     currency_filled: usize,
+    /// Orders weighed by the file's order weight column, by their items' weights × quantities,
+    /// and not at all.
+    weight_from_column: usize,
+    weight_from_items: usize,
+    weight_none: usize,
 }
 
 impl Tally {
@@ -542,6 +581,42 @@ impl Tally {
             true => self.failed.push(f),
             false => self.unlisted += 1,
         }
+    }
+
+    fn count_weight(&mut self, source: WeightSource) {
+        match source {
+            WeightSource::Column => self.weight_from_column += 1,
+            WeightSource::Items => self.weight_from_items += 1,
+            WeightSource::None => self.weight_none += 1,
+        }
+    }
+
+    /// Which weights the import used, once per import; nothing when the file gives none.
+    fn weight_note(&self) -> Option<String> {
+        let orders = |n: usize| format!("{n} order{}", if n == 1 { "" } else { "s" });
+        let mut parts = Vec::new();
+        if self.weight_from_items > 0 {
+            parts.push(format!(
+                "{} from their items' weights × quantities",
+                orders(self.weight_from_items)
+            ));
+        }
+        if self.weight_from_column > 0 {
+            parts.push(format!(
+                "{} from the file's order weight column",
+                orders(self.weight_from_column)
+            ));
+        }
+        if parts.is_empty() {
+            return None;
+        }
+        if self.weight_none > 0 {
+            parts.push(format!(
+                "{} without a weight (weigh them at the desk)",
+                orders(self.weight_none)
+            ));
+        }
+        Some(format!("weights: {}", parts.join(", ")))
     }
 }
 
@@ -733,6 +808,7 @@ impl Service {
                 tally.currency_filled, d.code, d.chosen_by
             ));
         }
+        notes.extend(tally.weight_note());
         let mut failed = tally.failed;
         failed.sort_by_key(|f| f.row);
         if tally.unlisted > 0 {
@@ -807,11 +883,12 @@ impl Service {
         }
         let now = self.now_us();
         let written = &tally.written;
-        let (imported, updated, refused, numbers) = self.store.write(|tx| {
+        let (imported, updated, refused, numbers, weights) = self.store.write(|tx| {
             // All of the chunk's numbers at once (see `upsert_order`).
             let chunk_numbers: Vec<&str> = ready.iter().map(|d| d.request.order_number.as_str()).collect();
             packdesk_store::db::orders::lock_numbers(tx, env.as_str(), &chunk_numbers)?;
             let (mut imported, mut updated, mut refused, mut numbers) = (0, 0, Vec::new(), Vec::new());
+            let mut weights = Vec::new();
             for (i, mut d) in ready.into_iter().enumerate() {
                 let line = d.lines[0];
                 let earlier = written.contains(&d.request.order_number);
@@ -827,10 +904,17 @@ impl Service {
                     }
                 }
                 let number = d.request.order_number.clone();
+                let weight = WeightSource::of(&d.request);
                 match self.upsert_order(tx, env, d.request, OrderSource::Csv, now + i as i64, !dry_run)? {
                     Upserted::Saved { .. } if earlier => {}
-                    Upserted::Saved { updated: true, .. } => updated += 1,
-                    Upserted::Saved { updated: false, .. } => imported += 1,
+                    Upserted::Saved { updated: true, .. } => {
+                        updated += 1;
+                        weights.push(weight);
+                    }
+                    Upserted::Saved { updated: false, .. } => {
+                        imported += 1;
+                        weights.push(weight);
+                    }
                     Upserted::Shipped(why) => refused.push(ImportFailure {
                         row: line,
                         column: header_of.get("order_number").cloned(),
@@ -839,8 +923,9 @@ impl Service {
                 }
                 numbers.push(number);
             }
-            Ok::<_, ServiceError>((imported, updated, refused, numbers))
+            Ok::<_, ServiceError>((imported, updated, refused, numbers, weights))
         })?;
+        weights.into_iter().for_each(|w| tally.count_weight(w));
         tally.imported += imported;
         tally.updated += updated;
         refused.into_iter().for_each(|f| tally.fail(f));

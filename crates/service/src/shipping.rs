@@ -11,16 +11,27 @@ use crate::orders::order_of;
 use crate::presets::{find, order_weight, resolve};
 use crate::Service;
 use packdesk_documents::packing_slip::{render_packing_slip_pdf, PackingSlip, SlipItem};
+use packdesk_model::error::Problems;
 use packdesk_model::order::Order;
 use packdesk_model::preset::{BatchOrder, Preset, ShipBatch, ShipBatchRequest, ShipOrderRequest, ShippedOrder};
 use packdesk_model::record::{FileRef, Label};
 use packdesk_model::request::{
-    Address, Customs, CustomsPurpose, IdRef, Item, LabelRequest, Parcel, Shipment, TermsOfTrade,
+    Address, Customs, CustomsPurpose, IdRef, Item, LabelRequest, Parcel, Shipment, TermsOfTrade, Weight,
 };
 use packdesk_model::status::OrderStatus;
 use packdesk_model::{ErrorCode, ServiceError};
 use packdesk_store::batches::Outcome;
 use packdesk_store::db::Tx;
+
+/// A weight a label may carry at the desk: above 0 (NaN is not).
+fn weighed(w: &Weight) -> bool {
+    w.value > 0.0
+}
+
+/// A weight as the operator reads it: `0 kg`.
+fn weight_words(w: &Weight) -> String {
+    format!("{} {}", w.value, w.unit.as_str())
+}
 
 /// The label's order number: the order's own for its first label, `-2`, `-3`... for more.
 fn label_order_number(o: &Order) -> String {
@@ -200,7 +211,24 @@ impl Service {
                 })?,
         };
         let parcels = match parcels.or_else(|| order.parcels.clone()).filter(|p| !p.is_empty()) {
-            Some(p) => p,
+            Some(p) => {
+                // The desk labels weighed parcels only (the /v3 contract still takes 0 from API
+                // clients): a label reading 0 kg is a parcel nobody weighed.
+                let mut problems = Problems::default();
+                for (i, parcel) in p.iter().enumerate().filter(|(_, x)| !weighed(&x.weight)) {
+                    problems.invalid(
+                        format!("parcels[{i}].weight.value"),
+                        format!(
+                            "parcel {} of order {} weighs {}: weigh it and give its weight above 0",
+                            i + 1,
+                            order.order_number,
+                            weight_words(&parcel.weight)
+                        ),
+                    );
+                }
+                problems.into_result()?;
+                p
+            }
             None => {
                 let template = preset.parcel.clone().unwrap_or_default();
                 let weight = order_weight(order).or(template.weight).ok_or_else(|| {
@@ -212,6 +240,20 @@ impl Service {
                         ),
                     )
                 })?;
+                if !weighed(&weight) {
+                    let from = match order_weight(order) {
+                        Some(_) => "the order's weights".to_string(),
+                        None => format!("preset `{}`", preset.name),
+                    };
+                    return Err(ServiceError::invalid(
+                        "parcels",
+                        format!(
+                            "order {} weighs {} by {from}: weigh the parcel and give its weight above 0",
+                            order.order_number,
+                            weight_words(&weight),
+                        ),
+                    ));
+                }
                 vec![Parcel {
                     description: None,
                     box_type: template.box_type,

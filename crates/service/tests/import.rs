@@ -126,3 +126,51 @@ fn a_big_file_is_written_in_chunks_and_an_orders_late_rows_join_it() {
         "the first row's recipient stays"
     );
 }
+
+#[test]
+fn an_orders_weight_is_its_lines_weights_times_quantities_unless_the_file_gives_the_orders() {
+    let h = common::harness();
+    let s = &h.service;
+    // W-1: a weight on each of its rows, one mug's and one shirt's: 2 × 0.4 + 1 × 0.35 kg (not the
+    // first row's 0.4). W-2: a weight on its first row only: the order's. W-3: item weights in
+    // their own column, times the quantity. W-4: none.
+    let file = "Order number;Recipient;Address 1;City;ZIP;Country;Item;Qty;Weight;Item weight\r\n\
+                W-1;Ana García;Calle Mayor 1;Madrid;28013;ES;Mug;2;0,4;\r\n\
+                W-1;;;;;;T-shirt;1;0,35;\r\n\
+                W-2;Luis Gil;Calle 2;Sevilla;41001;ES;Mug;3;2,5;\r\n\
+                W-2;;;;;;Cap;1;;\r\n\
+                W-3;Eva Sanz;Calle 3;Bilbao;48001;ES;Plate;4;;0,25\r\n\
+                W-4;Rosa Diaz;Calle 4;Valencia;46001;ES;Bowl;1;;\r\n";
+    let r = s.import_orders(Env::Live, file.as_bytes(), None, false).unwrap();
+    assert_eq!((r.imported, r.failed.len()), (4, 0), "{r:?}");
+    assert_eq!(r.columns["Weight"].as_deref(), Some("weight.kg"));
+    let kg = |number: &str| {
+        let o = s.order_by_number(Env::Live, number).unwrap().unwrap();
+        packdesk_service::presets::order_weight(&o).map(|w| (w.kg() * 1000.0).round() / 1000.0)
+    };
+    assert_eq!(kg("W-1"), Some(1.15), "2 × 0.4 + 1 × 0.35");
+    assert_eq!(kg("W-2"), Some(2.5), "the file's order weight");
+    assert_eq!(kg("W-3"), Some(1.0), "4 × 0.25");
+    assert_eq!(kg("W-4"), None);
+    let w1 = s.order_by_number(Env::Live, "W-1").unwrap().unwrap();
+    assert_eq!(
+        w1.weight, None,
+        "the items carry it: editing an item changes the order's weight"
+    );
+    assert_eq!(w1.items[1].weight.map(|w| w.value), Some(0.35));
+    // The answer says which weights it used, once for the whole file.
+    let weights: Vec<_> = r.notes.iter().filter(|n| n.starts_with("weights:")).collect();
+    assert_eq!(
+        weights,
+        [
+            "weights: 2 orders from their items' weights × quantities, 1 order from the file's order weight \
+             column, 1 order without a weight (weigh them at the desk)"
+        ],
+        "{:?}",
+        r.notes
+    );
+    // A file without weights says nothing about them.
+    let plain = "Order number;Recipient;Address 1;City;ZIP;Country;Item\r\nP-1;Ana;Calle 1;Madrid;28001;ES;Mug\r\n";
+    let r = s.import_orders(Env::Live, plain.as_bytes(), None, true).unwrap();
+    assert!(r.notes.iter().all(|n| !n.starts_with("weights:")), "{:?}", r.notes);
+}
