@@ -2,7 +2,8 @@
 //! connections and sends nothing, or a byte every few seconds, must not hold the desk's
 //! connections (or its memory) for as long as it likes.
 //!
-//! - a request head (request line and headers) must arrive whole within `head` of its first byte;
+//! - a new connection must send a whole request head (request line and headers) within `head`;
+//!   a later request's head, within `head` of its first byte;
 //! - a keep-alive connection with no request under way is closed after `idle`;
 //! - a request body that stalls for `body_stall` ends the request;
 //! - at most `max` connections at once: one more is answered 503 (the envelope, retryable) and
@@ -177,9 +178,10 @@ async fn refuse(mut stream: TcpStream, max: usize) {
 /// Where a connection is between requests, as its bytes show.
 #[derive(Debug, Clone, Copy)]
 enum Phase {
-    /// No request under way since this instant (accepted, or the last answer written).
+    /// No request under way since this instant (the last answer written).
     Idle(Instant),
-    /// A request head began at this instant; `tail` holds its last bytes read, to find its end.
+    /// A request head began at this instant (or the connection was opened); `tail` holds its
+    /// last bytes read, to find its end.
     Head(Instant, u32),
     /// The head is complete: the body, the handler, the answer. Body stalls end the body
     /// (`TimeoutBody`); a handler takes the time it needs.
@@ -201,7 +203,8 @@ impl Deadlines {
         let now = Instant::now();
         Deadlines {
             io,
-            phase: Phase::Idle(now),
+            // A connection is opened to send a request: its head is due from the start.
+            phase: Phase::Head(now, 0),
             limits,
             timer: Box::pin(tokio::time::sleep_until(now)),
             armed: None,
@@ -308,7 +311,7 @@ mod tests {
         let (server, _) = listener.accept().await.unwrap();
         let _client = client.await.unwrap();
         let mut d = Deadlines::new(server, ConnectionLimits::default());
-        assert!(matches!(d.phase, Phase::Idle(_)));
+        assert!(matches!(d.phase, Phase::Head(..)), "a new connection owes a head");
         d.read(b"GET / HTTP/1.1\r\nHost: x\r\n\r");
         assert!(matches!(d.phase, Phase::Head(..)));
         d.read(b"\n");

@@ -610,11 +610,15 @@ fn slow_and_idle_connections_are_closed_and_too_many_are_refused() {
         "2",
         "--body-timeout",
         "1",
-        "--max-connections",
-        "3",
     ]);
     let addr = s.base.trim_start_matches("http://").to_string();
     let connect = || std::net::TcpStream::connect(&addr).unwrap();
+    // A connection that never sends a request: closed.
+    let mut silent = connect();
+    assert!(
+        closed_by_server(&mut silent, 20).0,
+        "a connection that sends nothing is closed"
+    );
     // A head sent a byte at a time, never finished: closed.
     let mut slow_head = connect();
     slow_head.write_all(b"GET /v3/labels HTTP/1.1\r\nHost: x\r\n").unwrap();
@@ -651,7 +655,11 @@ fn slow_and_idle_connections_are_closed_and_too_many_are_refused() {
         closed_by_server(&mut idle, 20).0,
         "an idle keep-alive connection is closed"
     );
-    // Three connections held open; a fourth is refused in the interface's words.
+    // Three connections held open (a desk with the usual time limits); a fourth is refused in the
+    // interface's words.
+    let s = Server::start_with(&["--max-connections", "3"]);
+    let addr = s.base.trim_start_matches("http://").to_string();
+    let connect = || std::net::TcpStream::connect(&addr).unwrap();
     let held: Vec<_> = (0..3).map(|_| connect()).collect();
     std::thread::sleep(std::time::Duration::from_millis(200));
     let mut fourth = connect();
