@@ -277,6 +277,36 @@ const SHIP_TO_FIELDS: [&str; 11] = [
     "ship_to.country",
 ];
 
+/// The weight columns of an order (one row's) and of an item, one per unit.
+const ORDER_WEIGHT: [&str; 4] = ["weight.kg", "weight.lb", "weight.g", "weight.oz"];
+const ITEM_WEIGHT: [&str; 4] = [
+    "items.weight.kg",
+    "items.weight.lb",
+    "items.weight.g",
+    "items.weight.oz",
+];
+
+/// A row's weight in one of a field's unit columns (the last filled one), or the column and the
+/// cell that is not a number.
+fn weight_in(
+    r: &Row,
+    columns: [&'static str; 4],
+    decimal_comma: bool,
+) -> Result<Option<Weight>, (&'static str, String)> {
+    let mut weight = None;
+    for f in columns {
+        let Some(v) = r.cells.get(f).map(|v| v.trim()).filter(|v| !v.is_empty()) else {
+            continue;
+        };
+        let value = number(v, decimal_comma).ok_or_else(|| (f, v.to_string()))?;
+        weight = Some(Weight {
+            value,
+            unit: weight_unit(f),
+        });
+    }
+    Ok(weight)
+}
+
 fn draft(
     order_number: String,
     rows: Vec<Row>,
@@ -349,21 +379,10 @@ fn draft(
     // each, times the line's quantity): the first line alone is not the order.
     let mut row_weights = Vec::new();
     for r in &rows {
-        let mut weight = None;
-        for f in ["weight.kg", "weight.lb", "weight.g", "weight.oz"] {
-            if let Some(v) = get(r, f) {
-                match number(&v, decimal_comma) {
-                    Some(value) => {
-                        weight = Some(Weight {
-                            value,
-                            unit: weight_unit(f),
-                        })
-                    }
-                    None => fail(r.line, f, format!("`{v}` is not a number")),
-                }
-            }
-        }
-        row_weights.push(weight);
+        row_weights.push(weight_in(r, ORDER_WEIGHT, decimal_comma).unwrap_or_else(|(f, v)| {
+            fail(r.line, f, format!("`{v}` is not a number"));
+            None
+        }));
     }
     let per_line = row_weights.iter().flatten().count() > 1;
     let weight = match per_line {
@@ -401,25 +420,12 @@ fn draft(
                 }
             },
         };
-        let mut item_weight = row_weight.filter(|_| per_line);
-        for f in [
-            "items.weight.kg",
-            "items.weight.lb",
-            "items.weight.g",
-            "items.weight.oz",
-        ] {
-            if let Some(v) = get(r, f) {
-                match number(&v, decimal_comma) {
-                    Some(value) => {
-                        item_weight = Some(Weight {
-                            value,
-                            unit: weight_unit(f),
-                        })
-                    }
-                    None => fail(r.line, f, format!("`{v}` is not a number")),
-                }
-            }
-        }
+        let item_weight = weight_in(r, ITEM_WEIGHT, decimal_comma)
+            .unwrap_or_else(|(f, v)| {
+                fail(r.line, f, format!("`{v}` is not a number"));
+                None
+            })
+            .or(row_weight.filter(|_| per_line));
         items.push(OrderItem {
             description,
             quantity,
