@@ -15,13 +15,26 @@ import type {
   PresetRequest,
   RatesRequest,
   ServiceOption,
+  ServiceTypeDef,
   ShipperAccount,
   WeightUnit,
 } from './types';
+import { untrack } from 'svelte';
 import type { BoxPreset } from './boxes';
 import { formatDecimal, parseDecimal } from './numbers';
 import { convertWeight } from './scale';
 import { toAlpha3 } from './countries.svelte';
+
+/** Domestic or international: which services fit a route, and which last-used one it defaults to. */
+export type RouteKind = 'domestic' | 'international';
+
+/** A service for return parcels (the registry has no mark for them: its name or type says so,
+ * in the carriers' own languages). */
+const RETURN = /\b(return|retorno|devoluci)/i;
+const isReturn = (s: ServiceTypeDef) => RETURN.test(s.name) || RETURN.test(s.code);
+
+/** Where the service last used on an account for a kind of route is remembered. */
+const lastServiceKey = (accountId: string, kind: RouteKind) => `packdesk.service.${accountId}.${kind}`;
 
 /** A further parcel as typed. */
 export type ParcelForm = { weight: string; width: string; height: string; depth: string };
@@ -108,7 +121,16 @@ export class ShipForm {
   purpose = $state<CustomsPurpose>('merchandise');
   items = $state<ItemForm[]>([blankItem()]);
 
+  /** "Show all services": every service of the carrier, not only those that fit the route. */
+  allServices = $state(false);
+
   #presetFrom: Address | null = null;
+  /** The service a preset gave: the default wherever it fits. */
+  #presetService = '';
+  /** The operator chose the service in the list: it stays while it fits. */
+  #byHand = false;
+  /** The account and route kind the service was last chosen for. */
+  #chosenFor = '';
   readonly #carriers: () => Carrier[];
   readonly #accounts: () => ShipperAccount[];
 
@@ -128,6 +150,17 @@ export class ShipForm {
       this.from.country.trim().toUpperCase() !== this.to.country.trim().toUpperCase(),
   );
 
+  routeKind = $derived<RouteKind>(this.crossBorder ? 'international' : 'domestic');
+  /** The services offered, by name: those that run on the route (scope `any` or the route's
+   * kind), without return services, unless all are asked for (or returns are all there is). */
+  services = $derived.by(() => {
+    const all = [...(this.carrier?.service_types ?? [])].sort((a, b) => a.name.localeCompare(b.name, undefined, { numeric: true }));
+    if (this.allServices) return all;
+    const fit = all.filter((s) => s.scope === 'any' || s.scope === this.routeKind);
+    const outbound = fit.filter((s) => !isReturn(s));
+    return outbound.length ? outbound : fit;
+  });
+
   /** Made while a component starts: its effects keep the form consistent with the account. */
   constructor(carriers: () => Carrier[], accounts: () => ShipperAccount[]) {
     this.#carriers = carriers;
@@ -136,12 +169,21 @@ export class ShipForm {
       const first = this.#accounts()[0];
       if (!this.accountId && first) this.accountId = first.id;
     });
-    // A new account: its carrier's first service and paper, its ship-from address, no options.
+    // A new account or kind of route: its default service, unless the operator's choice still fits.
+    $effect(() => {
+      const list = this.services;
+      const chosenFor = `${this.accountId}|${this.routeKind}`;
+      untrack(() => {
+        const fits = list.some((s) => s.service_type === this.serviceType);
+        if (fits && (this.#byHand || chosenFor === this.#chosenFor)) return;
+        this.#chosenFor = chosenFor;
+        this.#byHand = false;
+        this.serviceType = this.defaultService(list);
+      });
+    });
+    // A new account: its carrier's paper, its ship-from address, no options.
     $effect(() => {
       const c = this.carrier;
-      if (c && !c.service_types.some((s) => s.service_type === this.serviceType)) {
-        this.serviceType = c.service_types[0]?.service_type ?? '';
-      }
       if (c && !this.paperSizes.includes(this.paperSize)) {
         this.paperSize = (c.default_paper_size as PaperSize) ?? this.paperSizes[0];
       }
@@ -158,6 +200,24 @@ export class ShipForm {
       void this.accountId;
       this.options = {};
     });
+  }
+
+  /** The service a form starts with: the preset's, else the one last used on the account for this
+   * kind of route, else the first of the list (each only where it is in the list). */
+  private defaultService(list: ServiceTypeDef[]): string {
+    const last = localStorage.getItem(lastServiceKey(this.accountId, this.routeKind)) ?? '';
+    const offered = [this.#presetService, last].find((t) => t && list.some((s) => s.service_type === t));
+    return offered ?? list[0]?.service_type ?? '';
+  }
+
+  /** The operator chose a service in the list. */
+  serviceChosen() {
+    this.#byHand = true;
+  }
+
+  /** A label was made: its service is the account's default for this kind of route from now on. */
+  rememberService() {
+    localStorage.setItem(lastServiceKey(this.accountId, this.routeKind), this.serviceType);
   }
 
   parcel(): Parcel {
@@ -292,7 +352,7 @@ export class ShipForm {
     // A changed account's effect would put the account's address in ship-from: the preset's wins.
     if (this.accountId !== p.shipper_account.id) this.#presetFrom = from;
     this.accountId = p.shipper_account.id;
-    this.serviceType = p.service_type;
+    this.serviceType = this.#presetService = p.service_type;
     if (p.paper_size) this.paperSize = p.paper_size;
     if (p.file_type) this.fileType = p.file_type;
     if (from) this.from = from;
@@ -333,5 +393,7 @@ export class ShipForm {
     this.more = [];
     // The next parcel is weighed afresh: a weight kept from this one would go on it unnoticed.
     this.weight = '';
+    // Its route decides its service again (the one just used is remembered for its kind).
+    this.#byHand = false;
   }
 }

@@ -79,3 +79,4 @@ export type DatabaseSetting = Schemas['DatabaseSetting'];
 export type DatabaseRequest = Schemas['DatabaseRequest'];
 export type VaultKeyPlace = Schemas['VaultKeyPlace'];
 export type UpdateStatus = Schemas['UpdateStatus'];
+export type ServiceTypeDef = Schemas['ServiceTypeDef'];

@@ -147,6 +147,7 @@ test('End of day lists today’s manifests to reprint', async () => {
   const page = await deskPage();
   await page.locator('[data-nav="end-of-day"]').click();
   await page.getByTestId('close-out-all').click();
+  await page.getByTestId('confirm-ok').click(); // it asks first
   await page.getByTestId('manifest-today').first().waitFor();
   await page.getByTestId('reprint-manifest').first().click();
   await page.getByTestId('eod-message').waitFor();
