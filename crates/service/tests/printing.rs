@@ -532,3 +532,40 @@ fn every_document_a_label_makes_prints_by_its_own_profile() {
         assert!(pdf.starts_with(b"%PDF"), "the office printer got PDFs");
     }
 }
+
+#[test]
+fn a_failed_job_printed_since_by_a_reprint_is_not_retried_into_a_second_copy() {
+    let (s, clock, _dir) = manual_service();
+    let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let printer = add_printer(&s, port, "zpl", 203);
+    s.set_print_profile(
+        "label",
+        json!({"printer_id": printer, "auto_print": true}).to_request().unwrap(),
+    )
+    .unwrap();
+    let label = zpl_label(&s, 1);
+    assert_eq!(s.run_print_jobs(), 1);
+    // The printer comes back and the operator prints the label again by hand.
+    let l = TcpListener::bind(("127.0.0.1", port)).unwrap();
+    let (tx, copies) = mpsc::channel();
+    std::thread::spawn(move || {
+        for mut c in l.incoming().flatten() {
+            let mut all = Vec::new();
+            let _ = c.read_to_end(&mut all);
+            let _ = tx.send(all);
+        }
+    });
+    print(&s, json!({"label_id": label["id"]}));
+    s.run_print_jobs();
+    assert_eq!(
+        copies.recv_timeout(std::time::Duration::from_secs(10)).unwrap(),
+        stored(&s, &label)
+    );
+    // The automatic retries come round: the failed job's document has printed since.
+    clock.advance(chrono::Duration::hours(1));
+    assert_eq!(s.retry_failed_print_jobs(), 0, "nothing to retry");
+    assert!(
+        copies.recv_timeout(std::time::Duration::from_millis(500)).is_err(),
+        "no second copy"
+    );
+}

@@ -221,10 +221,16 @@ pub fn backlog(conn: &Connection, printer_id: &str) -> crate::Result<(i64, i64, 
 
 /// Failed jobs worth another try: fewer than `max_attempts` and last tried before `cutoff`, the
 /// longest waiting first (filtered here, so newer failures are never starved by old ones).
+/// A failed job whose document was sent to a printer again since (a reprint, a manual retry's
+/// new job): retrying it too would print the document twice.
+const SUPERSEDED: &str = "EXISTS (SELECT 1 FROM print_jobs later WHERE later.owner_id = print_jobs.owner_id
+     AND later.document_type = print_jobs.document_type AND later.created_at > print_jobs.created_at
+     AND later.status IN ('queued', 'printing', 'printed'))";
+
 pub fn retry_due(conn: &Connection, max_attempts: i64, cutoff: i64, limit: usize) -> crate::Result<Vec<PrintJobRow>> {
     let mut st = conn.prepare_cached(&format!(
         "SELECT {JOB_COLS} FROM print_jobs WHERE status = 'failed' AND attempts < ?1 AND updated_at <= ?2
-         ORDER BY updated_at, id LIMIT ?3"
+         AND NOT {SUPERSEDED} ORDER BY updated_at, id LIMIT ?3"
     ))?;
     let rows = st.query_map(params![max_attempts, cutoff, limit as i64], job_row)?;
     rows.collect::<rusqlite::Result<_>>().map_err(Into::into)
@@ -608,7 +614,8 @@ pub mod pg {
     ) -> crate::Result<Vec<PrintJobRow>> {
         let sql = format!(
             "SELECT {JOB_COLS} FROM print_jobs WHERE desk = $1 AND status = 'failed' AND attempts < $2
-             AND updated_at <= $3 ORDER BY updated_at, id LIMIT $4"
+             AND updated_at <= $3 AND NOT {} ORDER BY updated_at, id LIMIT $4",
+            super::SUPERSEDED
         );
         Ok(client
             .query(&sql, &[&desk, &max_attempts, &cutoff, &(limit as i64)])?
