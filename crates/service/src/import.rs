@@ -262,21 +262,6 @@ fn weight_unit(field: &str) -> WeightUnit {
     }
 }
 
-/// The recipient's fields, which every row of one order must agree on.
-const SHIP_TO_FIELDS: [&str; 11] = [
-    "ship_to.contact_name",
-    "ship_to.company_name",
-    "ship_to.email",
-    "ship_to.phone",
-    "ship_to.street1",
-    "ship_to.street2",
-    "ship_to.street3",
-    "ship_to.city",
-    "ship_to.state",
-    "ship_to.postal_code",
-    "ship_to.country",
-];
-
 /// The weight columns of an order (one row's) and of an item, one per unit.
 const ORDER_WEIGHT: [&str; 4] = ["weight.kg", "weight.lb", "weight.g", "weight.oz"];
 const ITEM_WEIGHT: [&str; 4] = [
@@ -354,10 +339,10 @@ fn draft(
         country: get(first, "ship_to.country"),
         ..Address::default()
     };
-    // Rows of one order share its recipient: a later row saying otherwise is a mistake in the
+    // Rows of one order share its recipient (every `ship_to.` field): a later row saying otherwise is a mistake in the
     // file (two orders under one number), not a second address to drop silently.
     for r in &rows[1..] {
-        for f in SHIP_TO_FIELDS {
+        for f in FIELDS.iter().filter(|f| f.starts_with("ship_to.")) {
             let (Some(here), Some(there)) = (get(r, f), get(first, f)) else {
                 continue;
             };
