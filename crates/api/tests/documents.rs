@@ -187,7 +187,7 @@ fn invoice_has_the_copies_asked_and_the_customs_declaration_decodes() {
     let items = json!([{"description": "Wool scarf", "quantity": 2, "price": {"amount": 19.9, "currency": "GBP"}, "weight": {"value": 200, "unit": "g"}, "hs_code": "6117.10", "origin_country": "GBR"}]);
     let id = account(&s, "yodel");
     let body = json!({
-        "service_type": "yodel_std",
+        "service_type": "yodel_1eb",
         "shipper_account": {"id": id},
         "invoice": {"number": "INV-9", "number_of_copies": 3},
         "customs": {"purpose": "merchandise", "terms_of_trade": "ddp"},
@@ -220,7 +220,7 @@ fn a_recipient_in_another_script_prints_as_written_with_a_latin_line_abroad() {
     let mut to = address("Иван Петров", "IRL", "D02 X285");
     to["street1"] = json!("ул. Тверская 1");
     let body = json!({
-        "service_type": "yodel_std",
+        "service_type": "yodel_1eb",
         "shipper_account": {"id": id},
         "customs": {"purpose": "merchandise"},
         "shipment": {"ship_from": address("Sender Co", "GBR", "E1 6AN"), "ship_to": to,

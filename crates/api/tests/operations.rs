@@ -348,13 +348,13 @@ fn rates_price_every_service_and_flag_accounts_that_fail_with_4713() {
         .unwrap()
         .service_types
         .iter()
-        .filter(|s| s.scope != "international")
+        .filter(|s| s.scope != packdesk_carriers::registry::Scope::International)
         .count();
     let dpd_domestic = packdesk_carriers::carrier("dpd-uk")
         .unwrap()
         .service_types
         .iter()
-        .filter(|s| s.scope != "international")
+        .filter(|s| s.scope != packdesk_carriers::registry::Scope::International)
         .count();
     assert_eq!(rates.len(), yodel_domestic + dpd_domestic);
     for r in rates {

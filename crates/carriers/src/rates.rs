@@ -169,16 +169,10 @@ pub fn quote(
         .services
         .get(&service.code)
         .ok_or_else(|| format!("the rate card of {} has no price for {}", carrier.slug, service.code))?;
-    if !carrier.ship_from.allows(from) {
-        return Err(format!("{} does not ship from {from}", carrier.name));
-    }
-    if !carrier.ship_to.allows(to) {
-        return Err(format!("{} does not ship to {to}", carrier.name));
+    if let Some((_, why)) = carrier.route_refusal(&service.service_type, from, to) {
+        return Err(why);
     }
     let z = zone(from, to);
-    if !service.serves(z == Zone::Domestic) {
-        return Err(format!("{} is a {} service", service.name, service.scope));
-    }
     let mut base = 0.0;
     let mut charge_weight = 0.0;
     for p in parcels {
@@ -256,8 +250,11 @@ mod tests {
         let p = |kg| [ParcelMeasure { kg, volume_cm3: None }];
         let light = quote(c, s, "GBR", "GBR", &p(0.4), &[]).unwrap();
         let heavy = quote(c, s, "GBR", "GBR", &p(4.0), &[]).unwrap();
-        let far = quote(c, s, "GBR", "AUS", &p(0.4), &[]).unwrap();
-        assert!(heavy.total > light.total && far.total > light.total);
+        // Farther costs more: an international Yodel service to Ireland and to Australia.
+        let abroad = c.service("yodel_1eb").unwrap();
+        let near = quote(c, abroad, "GBR", "IRL", &p(0.4), &[]).unwrap();
+        let far = quote(c, abroad, "GBR", "AUS", &p(0.4), &[]).unwrap();
+        assert!(heavy.total > light.total && far.total > near.total);
         assert_eq!(light.charges[0].0, "base");
         let total: f64 = light.charges.iter().map(|c| c.1).sum();
         assert!((total - light.total).abs() < 0.011);

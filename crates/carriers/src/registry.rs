@@ -17,12 +17,20 @@ pub struct CredentialField {
     pub required: bool,
 }
 
-/// Countries a carrier ships from or to: `"any"` or a list of alpha-3 codes.
+/// Countries a carrier ships from or to: `"any"` or a list of alpha-3 codes. Any other word is
+/// refused when the registry is read (a typo must not mean "everywhere").
 #[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(untagged)]
 pub enum Countries {
-    Any(String),
+    Any(Everywhere),
     List(Vec<String>),
+}
+
+/// The one word that means every country.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, schemars::JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Everywhere {
+    Any,
 }
 
 impl Countries {
@@ -46,16 +54,41 @@ pub struct ServiceTypeDef {
     pub code: String,
     pub service_type: String,
     pub name: String,
-    /// `domestic`, `international` or `any`: the routes the service runs on.
-    pub scope: String,
+    /// The routes the service runs on.
+    pub scope: Scope,
+}
+
+/// Where a service goes: within one country, across a border, or both.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, schemars::JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Scope {
+    Domestic,
+    International,
+    Any,
+}
+
+impl Scope {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Scope::Domestic => "domestic",
+            Scope::International => "international",
+            Scope::Any => "any",
+        }
+    }
+}
+
+impl std::fmt::Display for Scope {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 impl ServiceTypeDef {
     pub fn serves(&self, domestic: bool) -> bool {
-        match self.scope.as_str() {
-            "domestic" => domestic,
-            "international" => !domestic,
-            _ => true,
+        match self.scope {
+            Scope::Domestic => domestic,
+            Scope::International => !domestic,
+            Scope::Any => true,
         }
     }
 }
@@ -114,7 +147,50 @@ pub struct Carrier {
     pub tracking_pools: Vec<TrackingPool>,
 }
 
+/// Which part of a route a carrier's service cannot take.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RouteFault {
+    /// The carrier does not collect in the sender's country.
+    ShipFrom,
+    /// The carrier does not deliver to the recipient's country.
+    ShipTo,
+    /// The service is domestic and the route crosses a border, or the other way round.
+    Service,
+}
+
 impl Carrier {
+    /// Why this carrier's service (`service_type`, e.g. `yodel_std`) cannot carry a parcel from
+    /// `from` to `to` (alpha-3), in words; `None` when it can (an unknown service is another
+    /// check's business). One rule for the label check, the rate quote and an order's preset.
+    pub fn route_refusal(&self, service_type: &str, from: &str, to: &str) -> Option<(RouteFault, String)> {
+        if !self.ship_from.allows(from) {
+            let only = self.ship_from.describe();
+            return Some((
+                RouteFault::ShipFrom,
+                format!("{} ships from {only} only, not {from}", self.name),
+            ));
+        }
+        if !self.ship_to.allows(to) {
+            let only = self.ship_to.describe();
+            return Some((
+                RouteFault::ShipTo,
+                format!("{} ships to {only} only, not {to}", self.name),
+            ));
+        }
+        let service = self.service(service_type)?;
+        let runs = match service.scope {
+            Scope::Domestic => "stays within one country",
+            Scope::International => "goes abroad only",
+            Scope::Any => return None,
+        };
+        (!service.serves(from == to)).then(|| {
+            (
+                RouteFault::Service,
+                format!("{} {runs} and this parcel goes {from} to {to}", service.name),
+            )
+        })
+    }
+
     pub fn allows_paper(&self, p: PaperSize) -> bool {
         self.paper_sizes.iter().any(|s| s == p.as_str())
     }
@@ -213,6 +289,19 @@ mod tests {
                 assert!(!s.name.is_empty());
             }
         }
+    }
+
+    #[test]
+    fn a_typo_in_the_registry_fails_loading_instead_of_meaning_everywhere() {
+        let text = include_str!("../data/carriers.json");
+        let typo = |from: &str, to: &str| {
+            assert!(text.contains(from), "{from}");
+            serde_json::from_str::<Registry>(&text.replacen(from, to, 1))
+        };
+        assert!(typo("\"ship_to\": \"any\"", "\"ship_to\": \"anywhere\"").is_err());
+        assert!(typo("\"scope\": \"domestic\"", "\"scope\": \"domestc\"").is_err());
+        assert!(typo("\"scope\": \"any\"", "\"scope\": \"Any\"").is_err());
+        assert!(serde_json::from_str::<Registry>(text).is_ok());
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! rules and carrier rules are checked here, every problem reported with its path.
 
 use packdesk_carriers::countries::{country, has_postal_codes, is_currency};
+use packdesk_carriers::registry::RouteFault;
 use packdesk_carriers::Carrier;
 use packdesk_model::error::Problems;
 use packdesk_model::request::*;
@@ -305,26 +306,13 @@ pub fn check_label_request(
     if p.is_empty() {
         let from = req.shipment.ship_from.country.as_deref().unwrap_or("");
         let to = req.shipment.ship_to.country.as_deref().unwrap_or("");
-        if !carrier.ship_from.allows(from) {
-            p.add(
-                ErrorCode::ServiceTypeUnavailable,
-                "shipment.ship_from.country",
-                format!("{name} ships from {} only", carrier.ship_from.describe()),
-            );
-        } else if !carrier.ship_to.allows(to) {
-            p.add(
-                ErrorCode::ServiceTypeUnavailable,
-                "shipment.ship_to.country",
-                format!("{name} ships to {} only", carrier.ship_to.describe()),
-            );
-        } else if let Some(s) = carrier.service(&req.service_type) {
-            if !s.serves(from == to) {
-                p.add(
-                    ErrorCode::ServiceTypeUnavailable,
-                    "service_type",
-                    format!("{} is a {} service; this shipment goes {from} to {to}", s.name, s.scope),
-                );
-            }
+        if let Some((fault, why)) = carrier.route_refusal(&req.service_type, from, to) {
+            let path = match fault {
+                RouteFault::ShipFrom => "shipment.ship_from.country",
+                RouteFault::ShipTo => "shipment.ship_to.country",
+                RouteFault::Service => "service_type",
+            };
+            p.add(ErrorCode::ServiceTypeUnavailable, path, why);
         }
     }
     // A postal code is checked against its country once the country is one the label can go to.

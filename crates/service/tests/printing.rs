@@ -491,7 +491,7 @@ fn every_document_a_label_makes_prints_by_its_own_profile() {
     }
     let c = carrier("yodel").unwrap();
     let acct = create_account(s, Env::Sandbox, c, json!({}));
-    let service = c.service_types.iter().find(|t| t.service_type == "yodel_1eu").unwrap();
+    let service = c.service_types.iter().find(|t| t.service_type == "yodel_1eb").unwrap();
     let mut body = label_request(&acct, c, service);
     body["shipment"]["ship_to"] = json!({"contact_name": "Marie Curie", "street1": "1 Rue de Rivoli", "city": "Paris", "postal_code": "75001", "country": "FRA"});
     body["invoice"] = Value::Null;

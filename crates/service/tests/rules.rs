@@ -317,6 +317,8 @@ fn invoice_present_even_null_makes_an_invoice_and_customs_only_across_borders() 
         l["files"]["customs_declaration"].is_null(),
         "GBR to GBR crosses no border"
     );
+    // To France on Yodel's service that crosses a border.
+    body["service_type"] = json!("yodel_1eb");
     body["shipment"]["ship_to"]["country"] = json!("FRA");
     body["shipment"]["ship_to"]["postal_code"] = json!("75001");
     let l = wire(

@@ -42,6 +42,8 @@ pub fn create_account(s: &Service, env: Env, c: &Carrier, settings: Value) -> St
 }
 
 /// A route the carrier and the service both serve: (from, to).
+use packdesk_carriers::registry::Scope;
+
 pub fn route(c: &Carrier, s: &ServiceTypeDef) -> (String, String) {
     let from = match &c.ship_from {
         packdesk_carriers::registry::Countries::List(l) => l[0].clone(),
@@ -51,10 +53,10 @@ pub fn route(c: &Carrier, s: &ServiceTypeDef) -> (String, String) {
         packdesk_carriers::registry::Countries::List(l) => l.clone(),
         _ => vec![from.clone(), "DEU".into(), "USA".into(), "FRA".into()],
     };
-    let to = match s.scope.as_str() {
-        "international" => candidates.iter().find(|t| **t != from).cloned().unwrap(),
-        "domestic" => from.clone(),
-        _ => candidates
+    let to = match s.scope {
+        Scope::International => candidates.iter().find(|t| **t != from).cloned().unwrap(),
+        Scope::Domestic => from.clone(),
+        Scope::Any => candidates
             .iter()
             .find(|t| **t == from)
             .cloned()
