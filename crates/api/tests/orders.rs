@@ -246,7 +246,8 @@ fn rows_of_one_order_that_disagree_fail_with_the_line_and_column() {
 fn an_order_shipped_across_a_customs_border_carries_its_declaration() {
     let s = Server::start();
     let account = support::yodel_account(&s);
-    let preset = json!({"name": "UK", "shipper_account": {"id": account}, "service_type": "yodel_std",
+    // Yodel's "UK Express 24 (NI INT)" crosses the border (its UK services stay at home).
+    let preset = json!({"name": "UK", "shipper_account": {"id": account}, "service_type": "yodel_1eb",
         "ship_from": support::address("Sender Co", "GBR", "E16 2AA"), "is_default": true,
         "customs": {"invoice": true}});
     s.sandbox_ok("POST", "/desk/presets", Some(&preset));
@@ -279,8 +280,113 @@ fn an_order_shipped_across_a_customs_border_carries_its_declaration() {
         info.contains("customs") && info.contains("MUG-1") && info.contains("price"),
         "{info}"
     );
-    // At home: no declaration.
+    // At home (on a UK service): no declaration.
+    let home = json!({"name": "Home", "shipper_account": {"id": account}, "service_type": "yodel_std",
+        "ship_from": support::address("Sender Co", "GBR", "E16 2AA")});
+    s.sandbox_ok("POST", "/desk/presets", Some(&home));
+    s.sandbox_ok(
+        "PUT",
+        "/desk/rules",
+        Some(&json!({"rules": [{"name": "UK", "when": {"ship_to_country": "GBR"}, "preset": "Home"}]})),
+    );
     let (_, v) = ship("X-3", support::address("Jane Doe", "GBR", "M1 1AE"), json!([item]));
     assert_eq!(v["meta"]["code"], 200, "{v}");
     assert!(v["data"]["label"]["files"]["customs_declaration"].is_null(), "{v}");
+}
+
+#[test]
+fn a_preset_whose_service_cannot_go_where_the_order_goes_is_refused_before_the_label() {
+    let s = Server::start();
+    let account = support::yodel_account(&s);
+    let from = support::address("Sender Co", "GBR", "E16 2AA");
+    let uk48 = json!({"name": "UK 48", "shipper_account": {"id": account}, "service_type": "yodel_eco",
+        "ship_from": from, "is_default": true});
+    s.sandbox_ok("POST", "/desk/presets", Some(&uk48));
+    let uk24 =
+        json!({"name": "UK 24", "shipper_account": {"id": account}, "service_type": "yodel_1eu", "ship_from": from});
+    s.sandbox_ok("POST", "/desk/presets", Some(&uk24));
+    let order = |number: &str, to: serde_json::Value, preset: Option<&str>| {
+        let mut o = json!({"order_number": number, "ship_to": to, "weight": {"value": 1, "unit": "kg"},
+            "items": [{"description": "Mug", "quantity": 1, "sku": "MUG-1", "price": {"amount": 9.5, "currency": "GBP"}, "weight": {"value": 1, "unit": "kg"}}]});
+        if let Some(p) = preset {
+            o["preset"] = json!(p);
+        }
+        let saved = s.sandbox_ok("POST", "/desk/orders", Some(&o));
+        saved["orders"][0]["id"].as_str().unwrap().to_string()
+    };
+    // Scanned to Paris with the default "UK 48" (a UK-only service): refused, no label made.
+    let paris = order("P-1", support::address("Claire Dubois", "FRA", "75001"), None);
+    let (_, v) = s.call(
+        "POST",
+        &format!("/desk/orders/{paris}/ship"),
+        &s.sandbox,
+        Some(&json!({})),
+    );
+    assert_eq!(v["meta"]["code"], 4802, "{v}");
+    let info = v["meta"]["details"][0]["info"].as_str().unwrap_or_default();
+    for said in [
+        "P-1",
+        "`UK 48`",
+        "the default preset",
+        "UK Express 48",
+        "within one country",
+        "FRA",
+    ] {
+        assert!(info.contains(said), "{said} in {info}");
+    }
+    let labels = s.sandbox_ok("GET", "/v3/labels", None);
+    assert_eq!(labels["labels"], json!([]), "no label was made");
+    // A batch names it beside the order that shipped.
+    let manchester = order("P-2", support::address("Jane Doe", "GBR", "M1 1AE"), None);
+    let batch = s.sandbox_ok(
+        "POST",
+        "/desk/orders/ship",
+        Some(&json!({"order_ids": [paris, manchester]})),
+    );
+    let path = format!("/desk/batches/{}", batch["id"].as_str().unwrap());
+    let end = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let done = loop {
+        let b = s.sandbox_ok("GET", &path, None);
+        if b["status"] == "done" || std::time::Instant::now() > end {
+            break b;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    assert_eq!(
+        (
+            done["orders"][0]["status"].as_str(),
+            done["orders"][1]["status"].as_str()
+        ),
+        (Some("failed"), Some("shipped")),
+        "{done}"
+    );
+    assert!(
+        done["orders"][0]["info"].as_str().unwrap().contains("`UK 48`"),
+        "{done}"
+    );
+    // "UK Express 24 (UK)" carries a Manchester parcel.
+    let home = order("P-3", support::address("Jane Doe", "GBR", "M1 1AE"), Some("UK 24"));
+    let (_, v) = s.call(
+        "POST",
+        &format!("/desk/orders/{home}/ship"),
+        &s.sandbox,
+        Some(&json!({})),
+    );
+    assert_eq!(v["meta"]["code"], 200, "{v}");
+}
+
+#[test]
+fn an_order_changed_at_the_desk_keeps_where_it_came_from() {
+    let s = Server::start();
+    let csv = "Order number,Name,Street,City,Postcode,Country\nC-1,Jane Doe,22 High Street,Manchester,M1 1AE,GB\n";
+    let (imported, failed, v) = import(&s, csv);
+    assert_eq!((imported, failed.len()), (1, 0), "{v}");
+    let changed = json!({"order_number": "C-1", "ship_to": {"contact_name": "Jane Doe", "street1": "23 High Street", "city": "Manchester", "postal_code": "M1 1AE", "country": "GB"}});
+    let saved = s.sandbox_ok("POST", "/desk/orders", Some(&changed));
+    assert_eq!(
+        (saved["updated"].clone(), saved["orders"][0]["source"].clone()),
+        (json!(1), json!("csv")),
+        "{saved}"
+    );
+    assert_eq!(saved["orders"][0]["ship_to"]["street1"], "23 High Street");
 }

@@ -302,7 +302,8 @@ impl Service {
             tags: o.tags,
             notes: o.notes,
             preset: o.preset,
-            source,
+            // An order keeps where it came from when the desk or a later import changes it.
+            source: old.as_ref().map(|o| o.source).unwrap_or(source),
             created_at: old
                 .as_ref()
                 .map(|o| o.created_at.clone())
@@ -357,7 +358,7 @@ impl Service {
     fn resolve_presets(&self, env: Env, orders: &mut [Order]) -> Result<(), ServiceError> {
         let (presets, rules) = self.shipping_setup(env)?;
         for o in orders.iter_mut().filter(|o| o.status == OrderStatus::Open) {
-            o.resolved_preset = crate::presets::resolve(&presets, &rules, o).map(|p| p.name.clone());
+            o.resolved_preset = crate::presets::resolve(&presets, &rules, o).map(|(p, _)| p.name.clone());
         }
         Ok(())
     }

@@ -93,21 +93,45 @@ pub fn find<'a>(presets: &'a [Preset], id_or_name: &str) -> Option<&'a Preset> {
         .or_else(|| presets.iter().find(|p| p.name == id_or_name))
 }
 
-/// The preset an order ships with: the one it names, else the first rule that matches, else the
-/// default preset.
-pub fn resolve<'a>(presets: &'a [Preset], rules: &Rules, o: &Order) -> Option<&'a Preset> {
+/// Why an order ships with its preset: shipping names it when the preset cannot carry the order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ChosenBy {
+    /// The operator (or the caller) named it for this shipment.
+    Asked,
+    /// The order names it.
+    Order,
+    /// The first rule that matched, by its name.
+    Rule(String),
+    /// The desk's default preset.
+    Default,
+}
+
+impl std::fmt::Display for ChosenBy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ChosenBy::Asked => f.write_str("chosen for this shipment"),
+            ChosenBy::Order => f.write_str("named by the order"),
+            ChosenBy::Rule(name) => write!(f, "chosen by rule “{name}”"),
+            ChosenBy::Default => f.write_str("the default preset"),
+        }
+    }
+}
+
+/// The preset an order ships with, and why: the one it names, else the first rule that
+/// matches, else the default preset.
+pub fn resolve<'a>(presets: &'a [Preset], rules: &Rules, o: &Order) -> Option<(&'a Preset, ChosenBy)> {
     if let Some(name) = o.preset.as_deref() {
         // A preset the order names and the desk lacks resolves to none (shipping says why).
-        return find(presets, name);
+        return find(presets, name).map(|p| (p, ChosenBy::Order));
     }
     for rule in &rules.rules {
         let Some(p) = find(presets, &rule.preset) else { continue };
         let from = p.ship_from.as_ref().and_then(|a| a.country.as_deref());
         if matches(rule, o, from) {
-            return Some(p);
+            return Some((p, ChosenBy::Rule(rule.name.clone())));
         }
     }
-    presets.iter().find(|p| p.is_default)
+    presets.iter().find(|p| p.is_default).map(|p| (p, ChosenBy::Default))
 }
 
 impl Service {

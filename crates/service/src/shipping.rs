@@ -8,8 +8,9 @@
 use crate::jobs::{Job, JobKind};
 use crate::keys::Env;
 use crate::orders::order_of;
-use crate::presets::{find, order_weight, resolve};
+use crate::presets::{find, order_weight, resolve, ChosenBy};
 use crate::Service;
+use packdesk_carriers::registry::Carrier;
 use packdesk_documents::packing_slip::{render_packing_slip_pdf, PackingSlip, SlipItem};
 use packdesk_model::error::Problems;
 use packdesk_model::order::Order;
@@ -113,6 +114,34 @@ fn customs_of(order: &Order, preset: &Preset, from: &str, to: &str) -> Result<(C
 }
 
 /// The refusal of a cancelled order.
+/// A preset's service must be able to carry the order where it goes (the carrier's countries,
+/// a domestic or an international service) before a label is made: the refusal names the order,
+/// the preset, how it was chosen and what the service cannot do, so a batch shows it per order.
+fn check_route(
+    order: &Order,
+    preset: &Preset,
+    by: &ChosenBy,
+    carrier: &Carrier,
+    ship_from: &Address,
+) -> Result<(), ServiceError> {
+    let from = ship_from.country.as_deref().unwrap_or("");
+    let to = order.ship_to.country.as_deref().unwrap_or("");
+    let why = carrier
+        .route_refusal(&preset.service_type, from, to)
+        .map(|(_, why)| why);
+    match why {
+        None => Ok(()),
+        Some(why) => Err(ServiceError::at(
+            ErrorCode::ServiceTypeUnavailable,
+            "preset",
+            format!(
+                "order {} cannot ship with preset `{}` ({by}): {why}; choose a preset whose service goes there, or add a rule for it",
+                order.order_number, preset.name
+            ),
+        )),
+    }
+}
+
 pub(crate) fn cancelled(o: &Order) -> ServiceError {
     ServiceError::at(
         ErrorCode::OperationNotAllowed,
@@ -156,11 +185,12 @@ impl Service {
             _ => {}
         }
         let (presets, rules) = self.shipping_setup(env)?;
-        let preset = match (&req.preset, &order.preset) {
-            (Some(p), _) => {
-                find(&presets, p).ok_or_else(|| ServiceError::invalid("preset", format!("no preset `{p}`")))?
-            }
-            (None, Some(p)) => find(&presets, p).ok_or_else(|| {
+        let (preset, by) = match (&req.preset, &order.preset) {
+            (Some(p), _) => (
+                find(&presets, p).ok_or_else(|| ServiceError::invalid("preset", format!("no preset `{p}`")))?,
+                ChosenBy::Asked,
+            ),
+            (None, Some(p)) => resolve(&presets, &rules, &order).ok_or_else(|| {
                 ServiceError::invalid(
                     "preset",
                     format!(
@@ -179,7 +209,7 @@ impl Service {
                 )
             })?,
         };
-        let mut label_req = self.label_request(env, &order, preset, req.parcels)?;
+        let mut label_req = self.label_request(env, &order, preset, &by, req.parcels)?;
         label_req.postal_code_override = req.postal_code_override;
         let label = self.create_label_for_order(env, &label_req, &order.id, req.again)?;
         self.packing_slip(env, &order, &label, &label_req)?;
@@ -194,9 +224,11 @@ impl Service {
         env: Env,
         order: &Order,
         preset: &Preset,
+        by: &ChosenBy,
         parcels: Option<Vec<Parcel>>,
     ) -> Result<LabelRequest, ServiceError> {
         let account = self.account_row(env, &preset.shipper_account.id, "preset")?;
+        let carrier = packdesk_carriers::carrier(&account.slug);
         let ship_from = match &preset.ship_from {
             Some(a) => a.clone(),
             None => account
@@ -210,6 +242,9 @@ impl Service {
                     )
                 })?,
         };
+        if let Some(c) = carrier {
+            check_route(order, preset, by, c, &ship_from)?;
+        }
         let parcels = match parcels.or_else(|| order.parcels.clone()).filter(|p| !p.is_empty()) {
             Some(p) => {
                 // The desk labels weighed parcels only (the /v3 contract still takes 0 from API
@@ -282,7 +317,6 @@ impl Service {
             false => (None, None),
         };
         // The order number goes on the label where the carrier takes it.
-        let carrier = packdesk_carriers::carrier(&account.slug);
         let allows = |field: &str| carrier.is_some_and(|c| c.allows_field(field));
         Ok(LabelRequest {
             service_type: preset.service_type.clone(),
