@@ -30,12 +30,16 @@ function wordsOf(path: string | null | undefined, words: Record<string, string>)
   return key ? `${words[key]}: ` : '';
 }
 
-/** A reason the service wrote as `path: what; path: what` (a batch's failed order), in words. */
+/** One part of a batch order's reason: `shipment.ship_to.postal_code: what is wrong`. The paths are
+ * the label request's (`shipment.…`) or the order's; an order's field is the same without `shipment.`. */
+const PATH_PART = /^(?:shipment\.)?([\w.[\]]+): (.*)$/s;
+
+/** A batch order's reason (`path: what; path: what`) in words: "Recipient, Postal code: what". */
 export function plainReason(info: string, words: Record<string, string>): string {
   return info
     .split('; ')
     .map((part) => {
-      const m = /^([\w.[\]]+): (.*)$/s.exec(part);
+      const m = PATH_PART.exec(part);
       return m ? `${wordsOf(m[1], words)}${m[2]}` : part;
     })
     .join('; ');
@@ -60,4 +64,26 @@ export function addressWords(prefix: string, whole: string): Record<string, stri
     [prefix]: whole,
     ...Object.fromEntries(Object.entries(labels).map(([k, v]) => [`${prefix}.${k}`, `${whole}, ${v}`])),
   };
+}
+
+/** The words of an order's fields, as the order editor labels them. */
+export const orderWords: Record<string, string> = {
+  ...addressWords('ship_to', 'Recipient'),
+  items: 'Items',
+  weight: 'Weight',
+  parcels: 'Weight',
+  notes: 'Notes',
+  preset: 'Preset',
+  order_number: 'Order',
+  tags: 'Tags',
+};
+
+/** The parts of a batch order's reason that name a field, by the order's path (`ship_to.city`). */
+export function reasonAt(info: string): Record<string, string> {
+  const at: Record<string, string> = {};
+  for (const part of info.split('; ')) {
+    const m = PATH_PART.exec(part);
+    if (m) at[m[1]] ??= m[2];
+  }
+  return at;
 }
