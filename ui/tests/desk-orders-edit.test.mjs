@@ -115,6 +115,13 @@ test('presets: two made, one edited, one deleted after the dialog (Esc keeps it)
   await page.keyboard.press('Escape');
   await dialog.waitFor({ state: 'detached' });
   assert.equal((await presetsNow()).length, 2, 'Esc deleted nothing');
+  // Deleted anyway while the rule ships with it: the desk keeps it and says why, in words.
+  await row(page, 'Islas').getByTestId('delete-preset').click();
+  await page.screenshot({ path: `${shots}/orders-edit-delete-dialog.png` });
+  await page.getByTestId('confirm-ok').click();
+  await page.getByTestId('presets-message').filter({ hasText: 'Not deleted: rule `Canarias` ships with preset `Islas`' }).waitFor();
+  assert.doesNotMatch(await page.getByTestId('presets-message').textContent(), /\bid:/);
+  assert.equal((await presetsNow()).length, 2, 'kept while a rule uses it');
 
   await api('PUT', '/desk/rules', { rules: [] });
   await row(page, 'Islas').getByTestId('delete-preset').click();
