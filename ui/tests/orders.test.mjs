@@ -104,7 +104,7 @@ test('a CSV imports with a saved mapping after a check, and a batch ships with i
   for (const n of ['T-1', 'T-2']) await page.getByTestId('order-row').filter({ hasText: n }).locator('input[type=checkbox]').check();
   await page.getByTestId('ship-selected').click();
   await page.getByTestId('batch-progress').filter({ hasText: '2 of 2 — 1 shipped, 1 failed' }).waitFor();
-  assert.match(await page.getByTestId('batch-failed').textContent(), /T-2: preset: order T-2 names preset `Express`/);
+  assert.match(await page.getByTestId('batch-failed').textContent(), /T-2: Preset: order T-2 names preset `Express`/);
   await page.close();
 });
 
