@@ -4,7 +4,7 @@
 //! made every label and the dispatcher has delivered every create_a_label webhook to a receiver
 //! on 127.0.0.1. `cargo bench -p packdesk-api --bench async_labels`.
 
-#[path = "../../service/tests/common/receiver.rs"]
+#[path = "../../service/tests/it/common/receiver.rs"]
 mod receiver;
 mod support;
 

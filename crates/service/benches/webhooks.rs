@@ -3,7 +3,7 @@
 //! 64 in flight, each attempt recorded). `cargo bench -p packdesk-service --bench webhooks`.
 //! Also times the worker pool completing the jobs.
 
-#[path = "../tests/common/receiver.rs"]
+#[path = "../tests/it/common/receiver.rs"]
 mod receiver;
 
 use packdesk_model::ToRequest;

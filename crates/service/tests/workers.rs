@@ -1,6 +1,7 @@
 //! The background work is owned by `Workers`: starting it starts every thread the core runs, and
 //! dropping it stops them all, the runtime's too (a desk app that quits leaves nothing running).
-//! One test in its own binary: it counts the process's threads.
+//! One test in a binary of its own (not in `tests/it`): it counts the threads of its process,
+//! which the other tests would share.
 
 use packdesk_service::clock::SystemClock;
 use packdesk_service::workers::Workers;

@@ -1,7 +1,7 @@
 //! Bad input gets an error envelope and loses nothing: a battery of malformed bodies on every POST
 //! route, then the server still answers and the data is intact.
 
-mod support;
+use crate::support;
 use serde_json::{json, Value};
 use support::*;
 

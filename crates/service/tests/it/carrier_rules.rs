@@ -2,7 +2,7 @@
 //! paper size, file type, option variant and optional field the group does not list is refused
 //! with the contract's code and a path to the field.
 
-mod common;
+use crate::common;
 use common::*;
 use packdesk_carriers::{registry, tracking};
 use packdesk_model::ErrorCode;

@@ -3,7 +3,7 @@
 //! End of day shows the later ones apart, counts by service with their weight, warns of labels
 //! never manifested on their day, and lists today's manifests to reprint. Time is a manual clock.
 
-mod common;
+use crate::common;
 use chrono::{TimeZone, Utc};
 use common::*;
 use packdesk_carriers::carrier;

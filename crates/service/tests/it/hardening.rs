@@ -3,7 +3,7 @@
 //! redirect, money that must be finite, a client's own "today" as ship date, free credentials for
 //! carriers whose fields are not listed, signed file links that expire.
 
-mod common;
+use crate::common;
 use common::receiver::Receiver;
 use common::*;
 use packdesk_carriers::carrier;

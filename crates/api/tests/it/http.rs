@@ -1,6 +1,6 @@
 //! Black-box tests over real HTTP against the `packdesk-server` binary.
 
-mod support;
+use crate::support;
 use serde_json::{json, Value};
 use std::collections::HashSet;
 use support::*;

@@ -3,7 +3,7 @@
 //! cannot exist answers 4104 at `shipment.ship_to.postal_code` unless the operator confirms an
 //! override, which the label records; History shows recipient, service name and print state.
 
-mod support;
+use crate::support;
 use serde_json::json;
 use support::*;
 

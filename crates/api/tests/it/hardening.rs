@@ -3,7 +3,7 @@
 //! connection, which is the only thing simulated) and as an existing client of the real service
 //! (over a real server on 127.0.0.1).
 
-mod support;
+use crate::support;
 use axum::body::Body;
 use axum::extract::connect_info::MockConnectInfo;
 use axum::http::{Request, StatusCode};

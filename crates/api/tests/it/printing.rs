@@ -3,7 +3,7 @@
 //! test needs the printer `tests/cups-setup.sh` sets up (the README's test command runs it and
 //! sets PACKDESK_CUPS_PRINTER); without it that test says so and checks nothing else.
 
-mod support;
+use crate::support;
 use serde_json::{json, Value};
 use std::io::Read;
 use std::net::TcpListener;

@@ -1,7 +1,7 @@
 //! Async mode: 3001 with the in-progress record, jobs that finish exactly once, webhooks with the
 //! spec's events and the contract's retry schedule, measured against a real receiver on 127.0.0.1.
 
-mod common;
+use crate::common;
 use common::receiver::Receiver;
 use common::*;
 use packdesk_carriers::carrier;

@@ -1,7 +1,7 @@
 //! Orders over HTTP, as a shop or an ERP pushes them: one or many at once, found, cancelled; bad
 //! input answered with the path of each problem.
 
-mod support;
+use crate::support;
 
 use serde_json::json;
 use support::{detail_paths, Server};

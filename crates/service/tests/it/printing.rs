@@ -1,7 +1,7 @@
 //! Printing against printers of the test's own: a raw TCP 9100 listener on 127.0.0.1 (a thermal
 //! printer's raw port: it takes bytes and answers nothing). Previews are decoded with zbarimg.
 
-mod common;
+use crate::common;
 use common::*;
 use packdesk_carriers::carrier;
 use packdesk_model::ToRequest;

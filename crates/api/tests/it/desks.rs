@@ -2,9 +2,8 @@
 //! database of the test cluster (`tests/postgres.sh`), each with its own data folder and desk
 //! name, as packing desks on a warehouse network would run.
 
-#[path = "../../service/tests/common/receiver.rs"]
-mod receiver;
-mod support;
+use crate::receiver;
+use crate::support;
 use receiver::Receiver;
 use serde_json::{json, Value};
 use std::collections::HashSet;

@@ -2,7 +2,7 @@
 //! 128 with `zbarimg` on the pages rendered by `pdftoppm`, and ZPL rendered by labelize.
 //! Needs poppler-utils and zbar-tools (the test script installs them).
 
-mod support;
+use crate::support;
 use serde_json::{json, Value};
 use std::path::Path;
 use std::process::Command;

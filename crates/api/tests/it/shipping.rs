@@ -2,7 +2,7 @@
 //! printed on the desk's printers (raw 9100 listeners of the test's own), refused a second time
 //! without `again`, reopened by a void; batches in the background; the export for the shop.
 
-mod support;
+use crate::support;
 use serde_json::{json, Value};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};

@@ -1,9 +1,8 @@
 //! Async mode over real HTTP against the `packdesk-server` binary: 3001 answers, the desk's webhook
 //! routes and command, and a SIGKILL in the middle of 1,000 async labels.
 
-#[path = "../../service/tests/common/receiver.rs"]
-mod receiver;
-mod support;
+use crate::receiver;
+use crate::support;
 
 use receiver::Receiver;
 use serde_json::{json, Value};

@@ -1,7 +1,7 @@
 //! The desk's USB scale over HTTP, against the real server. The scale is not on this machine: a
 //! FIFO stands in for its /dev/hidrawN and gets the 6-byte reports a Dymo or Mettler scale sends.
 
-mod support;
+use crate::support;
 use serde_json::{json, Value};
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -1,7 +1,7 @@
 //! Orders as a shop sends them: saved, updated by number, found by the start of a word,
 //! cancelled; bad orders answered with the path of each problem and nothing saved.
 
-mod common;
+use crate::common;
 
 use packdesk_model::order::{OrderRequest, OrderSource};
 use packdesk_model::request::ListQuery;

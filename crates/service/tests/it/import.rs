@@ -1,7 +1,7 @@
 //! CSV import as warehouses export it: the file's encoding, separator, quoting and decimal commas;
 //! rows of one order number become one order; a bad row fails its own order only, with its line.
 
-mod common;
+use crate::common;
 
 use packdesk_model::order::ImportMapping;
 use packdesk_model::request::{ListQuery, WeightUnit};

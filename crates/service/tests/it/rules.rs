@@ -1,6 +1,6 @@
 //! The rules of the spec and the contract, one by one, with the code and path a client sees.
 
-mod common;
+use crate::common;
 use common::*;
 use packdesk_carriers::carrier;
 use packdesk_model::ErrorCode;

@@ -2,7 +2,7 @@
 //! unknown flags refused with help) and its logs (a daily file in the data folder, a request id
 //! on every answer and in the log lines of that request).
 
-mod support;
+use crate::support;
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};

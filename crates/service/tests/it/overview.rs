@@ -2,7 +2,7 @@
 //! waiting for their close-out, and closing out many accounts in one call (with the manifest
 //! printed to the manifest profile's printer, a raw port listener of the test's own).
 
-mod common;
+use crate::common;
 use chrono::{TimeZone, Utc};
 use common::*;
 use packdesk_carriers::carrier;

@@ -1,6 +1,6 @@
 //! Cancel labels, manifests, bulk downloads, rates and address validations over real HTTP.
 
-mod support;
+use crate::support;
 use serde_json::{json, Value};
 use std::collections::{HashMap, HashSet};
 use std::process::Command;

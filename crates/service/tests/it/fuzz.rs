@@ -4,7 +4,7 @@
 //! details say where (a path, or the body as a whole) and why; nothing may panic. `FUZZ_CASES`
 //! sets the number of cases per target (256 by default, as CI runs it).
 
-mod common;
+use crate::common;
 use common::*;
 use packdesk_carriers::carrier;
 use packdesk_model::ToRequest;

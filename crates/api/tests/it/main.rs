@@ -1,0 +1,22 @@
+//! Packdesk's black-box tests over HTTP: one test binary (one link instead of one per file), a
+//! module per concern. Each test starts its own server on a fresh data folder (or, with
+//! `PACKDESK_TEST_BACKEND=postgres`, a database of its own in the test cluster).
+
+#[path = "../../../service/tests/it/common/receiver.rs"]
+mod receiver;
+mod support;
+
+mod async_http;
+mod desks;
+mod documents;
+mod end_of_day;
+mod hardening;
+mod http;
+mod openapi;
+mod operations;
+mod operator;
+mod orders;
+mod printing;
+mod robustness;
+mod scale;
+mod shipping;

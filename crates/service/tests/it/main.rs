@@ -1,0 +1,15 @@
+//! The service's tests through its Rust interface: one test binary, a module per concern.
+
+mod common;
+
+mod async_jobs;
+mod carrier_rules;
+mod fuzz;
+mod hardening;
+mod import;
+mod orders;
+mod os_keyring;
+mod overview;
+mod printing;
+mod rules;
+mod ship_dates;
