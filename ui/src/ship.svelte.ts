@@ -405,6 +405,13 @@ export class ShipForm {
     }
   }
 
+  /** The desk switched between sandbox and live: an order loaded in one is not the other's. */
+  forgetOrder() {
+    this.order = null;
+    this.shippedBefore = null;
+    this.weighed = false;
+  }
+
   /** A name for the form's preset that says what it is: "DHL Parcel Connect from Warehouse". */
   presetName(): string {
     let service = this.services.find((s) => s.service_type === this.serviceType)?.name ?? this.serviceType;
@@ -442,9 +449,7 @@ export class ShipForm {
   /** After a label, or cleared: the form is ready for the next parcel (same account and service;
    * the sender the account's again, or the one typed when the desk has none to give). */
   nextParcel() {
-    this.order = null;
-    this.shippedBefore = null;
-    this.weighed = false;
+    this.forgetOrder();
     if (this.#fromGiven.street1) this.from = { ...this.#fromGiven };
     this.reference = '';
     this.orderNumber = '';

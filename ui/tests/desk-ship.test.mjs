@@ -86,6 +86,7 @@ test('a label with no printer for labels stays a red notice until dismissed; wit
   }
   await page.keyboard.press('Enter');
   await documentsOf(page, first).waitFor({ state: 'detached' });
+  assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('data-testid')), 'scan', 'the cursor is back for the next scan');
   assert.equal(await so1.count(), 1, 'the other notice stays until it is dismissed itself');
 
   // A raw ZPL printer set for labels: the next label's line names it, and the printer got the label.
