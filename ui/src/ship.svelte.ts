@@ -146,6 +146,8 @@ export class ShipForm {
   /** Whether the desk set the form up once (its units, the default preset): a Ship screen opened
    * again finds the form as it was left. */
   started = false;
+  /** The desk's units (Settings) the form last took: changed there, the form takes them again. */
+  deskUnits = '';
 
   /** The sender the desk gave (the account's address or a preset's): once the sender differs
    * from it, it is the operator's own for this parcel and an account change leaves it alone. */

@@ -240,7 +240,7 @@ test('Save as preset makes a new preset; the default changes only when the opera
   await page.getByTestId('save-default').click();
   await name.fill('Desk afternoon');
   await page.keyboard.press('Enter');
-  assert.match(await page.getByTestId('preset-dialog-problem').textContent(), /Not saved: another preset is named/);
+  assert.match(await page.getByTestId('preset-dialog-problem').textContent(), /^Not saved: another preset is named “Desk afternoon”\.$/);
   await page.keyboard.press('Escape');
   assert.equal((await presets()).length, count + 2);
   await ok(api('PUT', `/desk/presets/${(await presets()).find((p) => p.name === 'Spain').id}`, { name: 'Spain', shipper_account: { id: tipsa }, service_type: 'tipsa_10_horas', file_type: 'zpl', ship_from: es('Almacén', '28001'), parcel: { weight: { value: 1, unit: 'kg' } }, is_default: true }));
