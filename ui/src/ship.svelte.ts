@@ -13,6 +13,10 @@ import type {
   Parcel,
   Preset,
   PresetRequest,
+  PrintJob,
+  PrintProfile,
+  Printer,
+  Label,
   RatesRequest,
   ServiceOption,
   ServiceTypeDef,
@@ -24,6 +28,8 @@ import type { BoxPreset } from './boxes';
 import { formatDecimal, parseDecimal } from './numbers';
 import { convertWeight } from './scale';
 import { toAlpha3 } from './countries.svelte';
+import { api } from './api';
+import { printJobWords } from './words';
 
 /** Domestic or international: which services fit a route, and which last-used one it defaults to. */
 export type RouteKind = 'domestic' | 'international';
@@ -96,6 +102,13 @@ export function orderKg(o: Order): number | null {
 export const blankAddress = (): Address => ({ contact_name: '', street1: '', city: '', postal_code: '', country: '' });
 const blankItem = (): ItemForm => ({ description: '', quantity: 1, price: '', weight: '', origin_country: '', hs_code: '' });
 
+/** Whether two addresses say the same (a field missing and an empty one are alike). */
+function sameAddress(a: Address, b: Address): boolean {
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  return [...new Set([...Object.keys(x), ...Object.keys(y)])].every((k) => (x[k] ?? '') === (y[k] ?? ''));
+}
+
 /** The fields an address suggestion may change. */
 const SUGGESTED = ['street1', 'city', 'postal_code', 'state', 'country'] as const;
 
@@ -124,21 +137,40 @@ export class ShipForm {
   /** "Show all services": every service of the carrier, not only those that fit the route. */
   allServices = $state(false);
 
-  #presetFrom: Address | null = null;
+  /** The order a scan loaded (its label is made by shipping it), a shipped one scanned again, and
+   * whether the operator typed a weight for the loaded order. */
+  order = $state<Order | null>(null);
+  shippedBefore = $state<Order | null>(null);
+  weighed = $state(false);
+
+  /** Whether the desk set the form up once (its units, the default preset): a Ship screen opened
+   * again finds the form as it was left. */
+  started = false;
+  /** The desk's units (Settings) the form last took: changed there, the form takes them again. */
+  deskUnits = '';
+
+  /** The sender the desk gave (the account's address or a preset's): once the sender differs
+   * from it, it is the operator's own for this parcel and an account change leaves it alone. */
+  #fromGiven = $state<Address>(blankAddress());
+  /** The account whose sender was given. */
+  #fromFor = '';
+  /** The account the service options were chosen for. */
+  #optionsFor = '';
   /** The service a preset gave: the default wherever it fits. */
   #presetService = '';
   /** The operator chose the service in the list: it stays while it fits. */
   #byHand = false;
   /** The account and route kind the service was last chosen for. */
   #chosenFor = '';
-  readonly #carriers: () => Carrier[];
-  readonly #accounts: () => ShipperAccount[];
+  /** The desk's carriers and accounts, as the Ship screen showing the form has them. */
+  #lists = $state.raw<{ carriers: () => Carrier[]; accounts: () => ShipperAccount[] }>({ carriers: () => [], accounts: () => [] });
 
-  account = $derived.by(() => this.#accounts().find((a) => a.id === this.accountId));
+  account = $derived.by(() => this.#lists.accounts().find((a) => a.id === this.accountId));
   carrier = $derived.by(() => {
     const slug = this.account?.slug;
-    return slug ? this.#carriers().find((c) => c.slug === slug) : undefined;
+    return slug ? this.#lists.carriers().find((c) => c.slug === slug) : undefined;
   });
+  fromEdited = $derived(!sameAddress(this.from, this.#fromGiven));
   // The registry lists sizes and types by the contract's names.
   fileTypes = $derived((this.carrier?.file_types ?? ['pdf']) as FileType[]);
   paperSizes = $derived((this.carrier?.paper_sizes ?? []) as PaperSize[]);
@@ -161,13 +193,14 @@ export class ShipForm {
     return outbound.length ? outbound : fit;
   });
 
-  /** Made while a component starts: its effects keep the form consistent with the account. */
-  constructor(carriers: () => Carrier[], accounts: () => ShipperAccount[]) {
-    this.#carriers = carriers;
-    this.#accounts = accounts;
+  /** Called while the Ship screen starts: its effects keep the form consistent with the account
+   * while it shows. The form itself outlives the screen (History and back keeps what was typed). */
+  attach(carriers: () => Carrier[], accounts: () => ShipperAccount[]) {
+    this.#lists = { carriers, accounts };
+    // No account yet, or one no longer enabled: the first one.
     $effect(() => {
-      const first = this.#accounts()[0];
-      if (!this.accountId && first) this.accountId = first.id;
+      const list = accounts();
+      if (list.length && !list.some((a) => a.id === this.accountId)) this.accountId = list[0].id;
     });
     // A new account or kind of route: its default service, unless the operator's choice still fits.
     $effect(() => {
@@ -189,17 +222,31 @@ export class ShipForm {
       }
       if (!this.fileTypes.includes(this.fileType)) this.fileType = this.fileTypes[0];
     });
+    // Another account: its address is the sender, unless the operator typed this parcel's own.
     $effect(() => {
+      const id = this.accountId;
       const address = this.account?.address;
-      if (this.#presetFrom) {
-        this.from = this.#presetFrom;
-        this.#presetFrom = null;
-      } else if (address) this.from = { ...blankAddress(), ...address };
+      untrack(() => {
+        if (!address || id === this.#fromFor) return;
+        this.#fromFor = id;
+        this.giveFrom({ ...blankAddress(), ...address });
+      });
     });
+    // Another account: no options (another carrier's options mean nothing to it).
     $effect(() => {
-      void this.accountId;
-      this.options = {};
+      const id = this.accountId;
+      untrack(() => {
+        if (id === this.#optionsFor) return;
+        this.#optionsFor = id;
+        this.options = {};
+      });
     });
+  }
+
+  /** The desk's sender for the parcel: it replaces the sender unless the operator changed it. */
+  private giveFrom(address: Address) {
+    if (!this.fromEdited) this.from = { ...address };
+    this.#fromGiven = address;
   }
 
   /** The service a form starts with: the preset's, else the one last used on the account for this
@@ -348,14 +395,33 @@ export class ShipForm {
 
   /** Account, service, paper, file type and ship-from of a preset (the desk's default at start). */
   usePreset(p: Preset) {
-    const from = p.ship_from ? { ...blankAddress(), ...p.ship_from } : null;
-    // A changed account's effect would put the account's address in ship-from: the preset's wins.
-    if (this.accountId !== p.shipper_account.id) this.#presetFrom = from;
     this.accountId = p.shipper_account.id;
     this.serviceType = this.#presetService = p.service_type;
     if (p.paper_size) this.paperSize = p.paper_size;
     if (p.file_type) this.fileType = p.file_type;
-    if (from) this.from = from;
+    // The preset's sender, else its account's address (the account's effect then changes nothing).
+    const from = p.ship_from ?? this.account?.address;
+    if (from) {
+      this.#fromFor = p.shipper_account.id;
+      this.giveFrom({ ...blankAddress(), ...from });
+    }
+  }
+
+  /** The desk switched between sandbox and live: an order loaded in one is not the other's. */
+  forgetOrder() {
+    this.order = null;
+    this.shippedBefore = null;
+    this.weighed = false;
+  }
+
+  /** A name for the form's preset that says what it is: "DHL Parcel Connect from Warehouse". */
+  presetName(): string {
+    let service = this.services.find((s) => s.service_type === this.serviceType)?.name ?? this.serviceType;
+    // The carrier's name first, unless the service's name starts with it already.
+    const carrier = this.carrier?.name ?? '';
+    if (carrier && !service.toLowerCase().startsWith(carrier.toLowerCase())) service = `${carrier} ${service}`;
+    const from = this.from.company_name || this.from.contact_name || this.from.city;
+    return from ? `${service} from ${from}` : service;
   }
 
   /** The form's account, service, paper and sender as a preset. */
@@ -375,13 +441,18 @@ export class ShipForm {
   /** An order's recipient and weight in the form (what a scan loads); the scan field stays empty
    * for the next scan. `weight`: the order's own, as the desk writes it, or empty. */
   useOrder(o: Order, weight: string) {
+    this.order = o;
+    this.weighed = false;
     this.to = { ...blankAddress(), ...o.ship_to };
     this.weight = weight;
     this.more = [];
   }
 
-  /** After a label: the form is ready for the next parcel (same account, service and sender). */
+  /** After a label, or cleared: the form is ready for the next parcel (same account and service;
+   * the sender the account's again, or the one typed when the desk has none to give). */
   nextParcel() {
+    this.forgetOrder();
+    if (this.#fromGiven.street1) this.from = { ...this.#fromGiven };
     this.reference = '';
     this.orderNumber = '';
     this.to = blankAddress();
@@ -397,3 +468,123 @@ export class ShipForm {
     this.#byHand = false;
   }
 }
+
+/** The one Ship form of the desk: it keeps what was typed while other screens show. */
+export const shipForm = new ShipForm();
+
+/** The documents of a label that print, in the order the desk names them, with their words. */
+const DOCUMENTS = [
+  ['label', 'Label', 'labels'],
+  ['packing_slip', 'Packing slip', 'packing slips'],
+  ['invoice', 'Commercial invoice', 'commercial invoices'],
+  ['customs_declaration', 'Customs declaration', 'customs declarations'],
+] as const;
+
+/** Where one document of a label went: "Label → Zebra ZD421 — Printed". `failed`: it did not
+ * print and the operator has to act; `job`: its newest print job (Retry sends it again). */
+export type DocumentLine = { document: string; name: string; text: string; failed: boolean; noPrinter: boolean; job?: PrintJob };
+
+/** A label made at this desk and where its documents went; `profiles`: the print profiles as
+ * they were when it was made (a printer set later did not print it). */
+export type PrintOutcome = { labelId: string; title: string; documents: string[]; profiles: PrintProfile[]; lines: DocumentLine[]; dismissed: boolean };
+
+/** Each printing document of a label in the operator's words, from its newest print job, or why
+ * there is none (`jobs` newest first, as the service lists them). */
+export function documentLines(documents: string[], profiles: PrintProfile[], printers: Printer[], jobs: PrintJob[]): DocumentLine[] {
+  const printerName = (id: string) => printers.find((p) => p.id === id)?.name ?? 'a removed printer';
+  return DOCUMENTS.filter(([doc]) => documents.includes(doc)).map(([document, name, plural]) => {
+    const line = { document, name, failed: false, noPrinter: false };
+    const job = jobs.find((j) => j.document_type === document);
+    if (job) {
+      const state = printJobWords[job.status] ?? job.status;
+      return job.status === 'failed'
+        ? { ...line, job, failed: true, text: `not printed on ${printerName(job.printer_id)}: ${job.error ?? 'the printer did not take it'}` }
+        : { ...line, job, text: `${printerName(job.printer_id)} — ${state}` };
+    }
+    const profile = profiles.find((p) => p.document_type === document);
+    if (!profile) return { ...line, failed: true, noPrinter: true, text: `not printed: no printer set for ${plural}. Set one in Printers, then print it from History.` };
+    if (!profile.auto_print) return { ...line, text: `not printed: ${plural} print when asked (History prints it)` };
+    return { ...line, failed: true, text: `not printed: the desk could not send it to ${printerName(profile.printer_id)}. Print it from History.` };
+  });
+}
+
+/** Whether a label's documents need the operator: one did not print. */
+export const failing = (o: PrintOutcome) => o.lines.some((l) => l.failed);
+
+/**
+ * The labels made at this desk and where their documents went, newest first, followed until
+ * each document printed or failed (a failed one is retried by the print worker: a later print
+ * shows, and its notice goes). A failure stays until the operator dismisses it, whichever screen
+ * shows in between.
+ */
+class PrintResults {
+  list = $state<PrintOutcome[]>([]);
+  #printers: Printer[] = [];
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #round = 0; // one loop of looks at a time: a newer one ends the older
+
+  /** A new label: its documents' outcome as soon as the service has queued their prints. */
+  async add(label: Label, title: string) {
+    const documents = Object.entries(label.files ?? {})
+      .filter(([, f]) => f)
+      .map(([d]) => d);
+    let profiles: PrintProfile[] = [];
+    try {
+      [profiles, this.#printers] = await Promise.all([api.printProfiles().then((d) => d.print_profiles), api.printers().then((d) => d.printers)]);
+    } catch {
+      // Without them a line says "no printer set": the jobs, once there, say better.
+    }
+    // Kept: the failures not dismissed, and a few more for the screen to show.
+    const kept = this.list.filter((o, i) => i < 10 || (failing(o) && !o.dismissed));
+    this.list = [{ labelId: label.id, title, documents, profiles, lines: [], dismissed: false }, ...kept];
+    await this.follow();
+  }
+
+  /** The outcome of a label, if the desk made it this session. */
+  of(labelId: string | undefined): PrintOutcome | undefined {
+    return this.list.find((o) => o.labelId === labelId);
+  }
+
+  /** Whether a label's failure shows as a notice (the desk's corner notice need not repeat it). */
+  noticed(labelId: string): boolean {
+    const o = this.of(labelId);
+    return !!o && !o.dismissed && failing(o);
+  }
+
+  dismiss(labelId: string) {
+    const o = this.of(labelId);
+    if (o) o.dismissed = true;
+  }
+
+  async retry(labelId: string, job: PrintJob) {
+    await api.retryPrintJob(job.id).catch(() => null);
+    await this.follow(labelId);
+  }
+
+  /** Looks at the print jobs of the labels still on their way (or only of `only`), then again:
+   * quickly while a job is queued or sending, every 5 s while a failure shows. */
+  private async follow(only?: string) {
+    clearTimeout(this.#timer);
+    const mine = ++this.#round;
+    const open = this.list.filter((o) => o.labelId === only || (!only && this.moving(o)) || (!only && !o.dismissed && failing(o)) || !o.lines.length);
+    for (const o of open) {
+      try {
+        const jobs = (await api.printJobsOf(o.labelId)).print_jobs;
+        if (mine !== this.#round) return;
+        o.lines = documentLines(o.documents, o.profiles, this.#printers, jobs);
+      } catch {
+        // The next look tries again.
+      }
+    }
+    const moving = this.list.some((o) => this.moving(o));
+    // A failure may end without the operator here: the worker's retry, a print from History.
+    const waiting = this.list.some((o) => !o.dismissed && failing(o));
+    if (moving || waiting) this.#timer = setTimeout(() => this.follow(), moving ? 250 : 5000);
+  }
+
+  private moving(o: PrintOutcome): boolean {
+    return o.lines.some((l) => l.job && (l.job.status === 'queued' || l.job.status === 'printing'));
+  }
+}
+
+export const printResults = new PrintResults();

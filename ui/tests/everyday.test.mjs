@@ -161,20 +161,20 @@ test('switching sandbox and live asks first and shows which one is on', async ()
   const page = await deskPage();
   const env = page.getByTestId('env');
   assert.equal(await env.textContent(), 'SANDBOX');
-  page.once('dialog', (d) => d.dismiss());
+  // The desk's own dialog asks: Esc changes nothing.
   await env.click();
+  await page.getByTestId('confirm').waitFor();
+  await page.keyboard.press('Escape');
+  await page.getByTestId('confirm').waitFor({ state: 'detached' });
   assert.equal(await env.textContent(), 'SANDBOX', 'dismissed: nothing changes');
-  let asked = '';
-  page.once('dialog', (d) => {
-    asked = d.message();
-    d.accept();
-  });
   await env.click();
+  const asked = await page.getByTestId('confirm').textContent();
+  await page.getByTestId('confirm-ok').click();
   await page.waitForFunction(() => document.querySelector('[data-testid="env"]')?.textContent === 'LIVE');
   assert.match(asked, /real shipments/);
   assert.equal(await page.locator('nav.live').count(), 1, 'the top bar is live-coloured');
-  page.once('dialog', (d) => d.accept());
   await env.click();
+  await page.getByTestId('confirm-ok').click();
   await page.waitForFunction(() => document.querySelector('[data-testid="env"]')?.textContent === 'SANDBOX');
   await page.close();
 });

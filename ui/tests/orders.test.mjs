@@ -64,8 +64,10 @@ test('scan to printed label twice in a row with the keyboard only; an unknown nu
   await page.getByTestId('scan').fill('SO-1');
   await page.keyboard.press('Enter');
   await page.getByTestId('scan-note').filter({ hasText: 'Order SO-1 is already shipped' }).waitFor();
-  page.once('dialog', (d) => d.dismiss());
   await page.getByTestId('ship-again').click();
+  await page.getByTestId('confirm').waitFor();
+  await page.keyboard.press('Escape');
+  await page.getByTestId('confirm').waitFor({ state: 'detached' });
   const so1 = (await ok(api('GET', '/desk/orders?s=SO-1&status=shipped'))).orders.find((o) => o.order_number === 'SO-1');
   assert.equal(so1.label_ids.length, 1, 'dismissed: no second label');
 

@@ -328,7 +328,7 @@ test('Printers: add a raw printer, test-print it, make labels auto-print; Ship s
   await page.locator('[data-field="shipment.parcels[0].weight.value"]').fill('2');
   await page.getByTestId('scan').focus();
   await page.keyboard.press('Control+Enter');
-  await page.locator('[data-testid="print-job"][data-status="printed"]').waitFor();
+  await page.locator('[data-testid="document-line"][data-status="printed"]').waitFor();
   const tracking = (await page.getByTestId('tracking').textContent()).trim();
   for (let i = 0; i < 50 && printer.jobs.length < 2; i++) await new Promise((r) => setTimeout(r, 50));
   assert.ok(printer.jobs[1].toString().includes(tracking), 'the label on the printer is the one just made');

@@ -81,3 +81,29 @@ export async function startDesk(prefix, { dataDir: given } = {}) {
     throw e;
   }
 }
+
+/** The data of an API answer (`desk.api(...)`), failing the test unless the service said 200. */
+export async function ok(answer) {
+  const r = await answer;
+  if (r.meta?.code !== 200) throw new Error(`the service answered ${JSON.stringify(r.meta)}`);
+  return r.data;
+}
+
+/** The desk in a new page at 1366 x 768, on the Ship screen with the cursor in the scan field. */
+export async function shipPage(desk) {
+  const page = await desk.browser.newPage({ viewport: { width: 1366, height: 768 } });
+  await page.goto(desk.base + '/');
+  await page.getByTestId('scan').waitFor();
+  return page;
+}
+
+/** A free port on loopback (nobody listens on it until the test says so: a printer that is off). */
+export function freePort() {
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
