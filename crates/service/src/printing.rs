@@ -638,22 +638,23 @@ impl Service {
         self.print_signal.wake.notify_all();
     }
 
-    /// Sends every queued print job (tests, and the print worker's loop). Answers how many.
+    /// Sends what the print worker would send now (the queued jobs and the failed ones due
+    /// again), one after another; answers how many. Tests call it to print without the worker.
     pub fn run_print_jobs(&self) -> usize {
         if self.printing_paused() {
             return 0;
         }
-        let queued = match self.store.read(|c| table::jobs_in(c, "queued", 256)) {
-            Ok(q) => q,
+        let work = match self.print_work() {
+            Ok(w) => w,
             Err(e) => {
-                tracing::error!(error = %ServiceError::from(e).chain(), "queued print jobs cannot be read");
+                tracing::error!(error = %e.chain(), "print jobs cannot be read");
                 return 0;
             }
         };
-        for j in &queued {
+        for j in &work {
             let _ = self.execute_print_job(&j.id);
         }
-        queued.len()
+        work.len()
     }
 
     /// Failed jobs whose last attempt is older than `RETRY_EVERY` (the printer may be back).
@@ -669,25 +670,6 @@ impl Service {
         let mut work = self.store.read(|c| table::jobs_in(c, "queued", 256))?;
         work.extend(self.failed_print_jobs_due()?);
         Ok(work)
-    }
-
-    /// Retries the failed jobs that are due, one after another (tests; the worker uses one queue
-    /// per printer).
-    pub fn retry_failed_print_jobs(&self) -> usize {
-        if self.printing_paused() {
-            return 0;
-        }
-        let due = match self.failed_print_jobs_due() {
-            Ok(d) => d,
-            Err(e) => {
-                tracing::error!(error = %e.chain(), "failed print jobs cannot be read");
-                return 0;
-            }
-        };
-        for j in &due {
-            let _ = self.execute_print_job(&j.id);
-        }
-        due.len()
     }
 
     /// Jobs found `printing` at start were cut off by a stop: they are queued again.

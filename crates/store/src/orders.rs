@@ -288,17 +288,6 @@ pub mod pg {
             .map(|r| r.get(0)))
     }
 
-    /// The newest label that ships order `order_id`.
-    pub fn last_label(client: &mut impl GenericClient, order_id: &str) -> crate::Result<Option<String>> {
-        Ok(client
-            .query_opt(
-                "SELECT l.id FROM order_labels o JOIN labels l ON l.id = o.label_id WHERE o.order_id = $1
-                 ORDER BY l.created_at DESC, l.id DESC LIMIT 1",
-                &[&order_id],
-            )?
-            .map(|r| r.get(0)))
-    }
-
     /// A page of orders, newest first (`limit` + 1 rows), as SQLite's `list`.
     pub fn list(
         client: &mut impl GenericClient,

@@ -563,7 +563,7 @@ fn a_failed_job_printed_since_by_a_reprint_is_not_retried_into_a_second_copy() {
     );
     // The automatic retries come round: the failed job's document has printed since.
     clock.advance(chrono::Duration::hours(1));
-    assert_eq!(s.retry_failed_print_jobs(), 0, "nothing to retry");
+    assert_eq!(s.run_print_jobs(), 0, "nothing to retry");
     assert!(
         copies.recv_timeout(std::time::Duration::from_millis(500)).is_err(),
         "no second copy"
