@@ -154,7 +154,7 @@ fn check_settings(p: &mut Problems, c: &Carrier, s: &ShipperAccountSettings) {
 /// A cut-off is a time of day, HH:MM ("" for none); collection days are at least one day.
 fn check_collection(p: &mut Problems, s: &ShipperAccountSettings) {
     if let Some(t) = s.cutoff_time.as_deref().filter(|t| !t.is_empty()) {
-        if crate::ship_dates::parse_cutoff(t).is_none() {
+        if crate::validate::parse_cutoff(t).is_none() {
             p.invalid("settings.cutoff_time", "a time of day HH:MM (24 hours), such as 17:30");
         }
     }

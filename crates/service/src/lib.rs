@@ -28,6 +28,7 @@ pub mod rates;
 pub mod records;
 pub mod reply;
 pub mod scale;
+pub mod settings;
 pub mod ship_dates;
 pub mod shipping;
 pub mod status;

@@ -3,14 +3,15 @@
 //! numbers for writing back.
 
 use crate::keys::Env;
-use crate::validate::check_address;
+use crate::validate::{check_address, normalize_country};
 use crate::Service;
 use packdesk_model::error::Problems;
 use packdesk_model::order::{Order, OrderList, OrderRequest, OrderSource, OrdersSaved};
-use packdesk_model::request::{Address, ListQuery};
+use packdesk_model::request::ListQuery;
 use packdesk_model::status::OrderStatus;
 use packdesk_model::{ErrorCode, ServiceError};
 use packdesk_store::db::orders as table;
+use packdesk_store::db::Tx;
 use packdesk_store::orders::{OrderFilter, OrderRow};
 use packdesk_store::paging;
 
@@ -49,17 +50,37 @@ fn search_text(o: &Order) -> String {
     words.join(" ")
 }
 
-/// Puts an address's country in ISO alpha-3 ("Spain", "ES" and "ESP" are all Spain).
-pub(crate) fn normalize_country(p: &mut Problems, path: &str, a: &mut Address) {
-    if let Some(typed) = a.country.clone().filter(|c| !c.trim().is_empty()) {
-        match packdesk_carriers::countries::find(&typed) {
-            Some(c) => a.country = Some(c.alpha3.to_string()),
-            None => p.invalid(
-                path,
-                format!("`{typed}` is not a country (a name, or an ISO code such as ES or ESP)"),
-            ),
-        }
-    }
+/// The refusal of a cancelled order.
+pub(crate) fn cancelled(o: &Order) -> ServiceError {
+    ServiceError::at(
+        ErrorCode::OperationNotAllowed,
+        "id",
+        format!("order {} is cancelled", o.order_number),
+    )
+}
+
+/// The refusal of an order shipped before, naming its label.
+pub(crate) fn shipped_before(c: &mut Tx<'_>, o: &Order) -> Result<ServiceError, ServiceError> {
+    // On a shared database the operator learns where too: another desk may have packed it.
+    let desk = match o.label_ids.last() {
+        Some(label) => packdesk_store::db::labels::desk_of(c, label)?,
+        None => None,
+    };
+    let at_desk = desk
+        .filter(|d| !d.is_empty())
+        .map(|d| format!(" at desk {d}"))
+        .unwrap_or_default();
+    Ok(ServiceError::at(
+        ErrorCode::OperationNotAllowed,
+        "again",
+        format!(
+            "order {} was shipped{at_desk} on {} with label {} (tracking {}); send \"again\": true to ship it once more",
+            o.order_number,
+            o.shipped_at.as_deref().unwrap_or("?"),
+            o.label_ids.last().map(String::as_str).unwrap_or("?"),
+            o.tracking_numbers.join(", ")
+        ),
+    ))
 }
 
 /// The currency order items get when they come without one, and what chose it (said in an
@@ -153,20 +174,12 @@ pub(crate) fn check_order(
     } else if n > 64 {
         p.invalid(format!("{path}order_number"), format!("{n} characters; at most 64"));
     }
-    normalize_country(p, &format!("{path}ship_to.country"), &mut o.ship_to);
+    normalize_country(p, &format!("{path}ship_to.country"), &mut o.ship_to.country);
     check_address(p, &format!("{path}ship_to"), &o.ship_to, None, true);
     p.keep_first_at(&format!("{path}ship_to.country"));
     for (i, item) in o.items.iter_mut().enumerate() {
         // A customs line's origin as any country is typed ("GB", "UK", "England" are GBR).
-        if let Some(typed) = item.origin_country.clone().filter(|c| !c.trim().is_empty()) {
-            match packdesk_carriers::countries::find(&typed) {
-                Some(c) => item.origin_country = Some(c.alpha3.to_string()),
-                None => p.invalid(
-                    format!("{path}items[{i}].origin_country"),
-                    format!("`{typed}` is not a country (a name, or an ISO code such as GB or GBR)"),
-                ),
-            }
-        }
+        normalize_country(p, &format!("{path}items[{i}].origin_country"), &mut item.origin_country);
         if item.description.trim().is_empty() {
             p.invalid(format!("{path}items[{i}].description"), "is required");
         }
@@ -449,8 +462,8 @@ impl Service {
         let row = table::get_for_update(tx, env.as_str(), order_id)?.ok_or_else(|| not_found(order_id))?;
         let mut o = order_of(&row)?;
         match o.status {
-            OrderStatus::Cancelled => return Err(crate::shipping::cancelled(&o)),
-            OrderStatus::Shipped if !again => return Err(crate::shipping::shipped_before(tx, &o)?),
+            OrderStatus::Cancelled => return Err(cancelled(&o)),
+            OrderStatus::Shipped if !again => return Err(shipped_before(tx, &o)?),
             _ => {}
         }
         o.status = OrderStatus::Shipped;

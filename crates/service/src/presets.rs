@@ -1,21 +1,19 @@
-//! Presets, rules and desk settings. A preset is what a form would hold (account, service, paper,
-//! parcel); the rules choose one per order, first match wins, else the default preset. The desk
-//! settings (scan behaviour, units) are the whole desk's, kept in the store's `meta` table, as the
-//! rules of each environment are.
+//! Presets and rules. A preset is what a form would hold (account, service, paper, parcel); the
+//! rules choose one per order, first match wins, else the default preset. The rules of each
+//! environment are kept in the store's `meta` table.
 
 use crate::keys::Env;
 use crate::Service;
 use packdesk_carriers::carrier;
 use packdesk_model::error::Problems;
 use packdesk_model::order::Order;
-use packdesk_model::preset::{DeskSettings, Preset, PresetList, PresetRequest, Rule, Rules};
+use packdesk_model::preset::{Preset, PresetList, PresetRequest, Rule, Rules};
 use packdesk_model::record::Deleted;
 use packdesk_model::request::{Weight, WeightUnit};
 use packdesk_model::{ErrorCode, ServiceError};
 use packdesk_store::db::presets as table;
 use packdesk_store::presets::PresetRow;
 
-const SETTINGS_KEY: &str = "desk_settings";
 const MAX_RULES: usize = 200;
 
 fn rules_key(env: Env) -> String {
@@ -219,7 +217,7 @@ impl Service {
             }
         }
         if let Some(a) = req.ship_from.as_mut() {
-            crate::orders::normalize_country(&mut p, "ship_from.country", a);
+            crate::validate::normalize_country(&mut p, "ship_from.country", &mut a.country);
             crate::validate::check_address(&mut p, "ship_from", a, None, true);
             p.keep_first_at("ship_from.country");
         }
@@ -343,38 +341,6 @@ impl Service {
         self.store
             .write(|tx| packdesk_store::db::meta::set(tx, &rules_key(env), &json))?;
         Ok(rules)
-    }
-
-    pub fn desk_settings(&self) -> Result<DeskSettings, ServiceError> {
-        let json = self
-            .store
-            .read(|c| packdesk_store::db::meta::desk_get(c, SETTINGS_KEY))?;
-        match json {
-            None => Ok(DeskSettings::default()),
-            Some(j) => serde_json::from_str(&j).map_err(ServiceError::internal),
-        }
-    }
-
-    pub fn set_desk_settings(&self, mut s: DeskSettings) -> Result<DeskSettings, ServiceError> {
-        s.update_url = crate::updates::checked_update_url(s.update_url.take())?;
-        if let Some(c) = s
-            .default_currency
-            .take()
-            .map(|c| c.trim().to_uppercase())
-            .filter(|c| !c.is_empty())
-        {
-            if !packdesk_carriers::countries::is_currency(&c) {
-                return Err(ServiceError::invalid(
-                    "default_currency",
-                    format!("`{c}` is not a currency: use a three-letter ISO 4217 code such as EUR, GBP or USD"),
-                ));
-            }
-            s.default_currency = Some(c);
-        }
-        let json = serde_json::to_string(&s).map_err(ServiceError::internal)?;
-        self.store
-            .write(|tx| packdesk_store::db::meta::desk_set(tx, SETTINGS_KEY, &json))?;
-        Ok(s)
     }
 
     /// The presets and rules of an environment, for resolving many orders at once.

@@ -3,8 +3,9 @@
 //! collection day unless its request names a date.
 
 use crate::keys::Env;
+use crate::validate::parse_cutoff;
 use crate::Service;
-use chrono::{DateTime, Datelike, NaiveDate, NaiveTime, Utc};
+use chrono::{DateTime, Datelike, NaiveDate, Utc};
 use packdesk_model::desk::ShipDate;
 use packdesk_model::request::{ShipperAccountSettings, Weekday};
 use packdesk_model::ServiceError;
@@ -24,15 +25,6 @@ impl Later {
             Later::NoCollection => "no_collection",
         }
     }
-}
-
-/// `HH:MM`, 24 hours.
-pub fn parse_cutoff(t: &str) -> Option<NaiveTime> {
-    let (h, m) = t.split_once(':')?;
-    if h.len() != 2 || m.len() != 2 {
-        return None;
-    }
-    NaiveTime::from_hms_opt(h.parse().ok()?, m.parse().ok()?, 0)
 }
 
 fn collects(days: &[Weekday], d: NaiveDate) -> bool {

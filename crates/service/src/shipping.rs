@@ -7,7 +7,7 @@
 
 use crate::jobs::{Job, JobKind};
 use crate::keys::Env;
-use crate::orders::order_of;
+use crate::orders::{cancelled, order_of, shipped_before};
 use crate::presets::{find, order_weight, resolve, ChosenBy};
 use crate::Service;
 use packdesk_carriers::registry::Carrier;
@@ -22,7 +22,6 @@ use packdesk_model::request::{
 use packdesk_model::status::OrderStatus;
 use packdesk_model::{ErrorCode, ServiceError};
 use packdesk_store::batches::Outcome;
-use packdesk_store::db::Tx;
 
 /// A weight a label may carry at the desk: above 0 (NaN is not).
 fn weighed(w: &Weight) -> bool {
@@ -140,38 +139,6 @@ fn check_route(
             ),
         )),
     }
-}
-
-pub(crate) fn cancelled(o: &Order) -> ServiceError {
-    ServiceError::at(
-        ErrorCode::OperationNotAllowed,
-        "id",
-        format!("order {} is cancelled", o.order_number),
-    )
-}
-
-/// The refusal of an order shipped before, naming its label.
-pub(crate) fn shipped_before(c: &mut Tx<'_>, o: &Order) -> Result<ServiceError, ServiceError> {
-    // On a shared database the operator learns where too: another desk may have packed it.
-    let desk = match o.label_ids.last() {
-        Some(label) => packdesk_store::db::labels::desk_of(c, label)?,
-        None => None,
-    };
-    let at_desk = desk
-        .filter(|d| !d.is_empty())
-        .map(|d| format!(" at desk {d}"))
-        .unwrap_or_default();
-    Ok(ServiceError::at(
-        ErrorCode::OperationNotAllowed,
-        "again",
-        format!(
-            "order {} was shipped{at_desk} on {} with label {} (tracking {}); send \"again\": true to ship it once more",
-            o.order_number,
-            o.shipped_at.as_deref().unwrap_or("?"),
-            o.label_ids.last().map(String::as_str).unwrap_or("?"),
-            o.tracking_numbers.join(", ")
-        ),
-    ))
 }
 
 impl Service {

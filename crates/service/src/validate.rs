@@ -20,6 +20,30 @@ pub fn parse_date(s: &str) -> Option<chrono::NaiveDate> {
     chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d").ok()
 }
 
+/// A time of day as the desk writes a cut-off: `HH:MM`, 24 hours.
+pub fn parse_cutoff(t: &str) -> Option<chrono::NaiveTime> {
+    let (h, m) = t.split_once(':')?;
+    if h.len() != 2 || m.len() != 2 {
+        return None;
+    }
+    chrono::NaiveTime::from_hms_opt(h.parse().ok()?, m.parse().ok()?, 0)
+}
+
+/// Puts a typed country in ISO alpha-3 ("Spain", "ES" and "ESP" are all Spain; "UK" and
+/// "England" are GBR), or says at `path` that it is none. An empty one is left to the
+/// caller's "is required".
+pub fn normalize_country(p: &mut Problems, path: &str, country: &mut Option<String>) {
+    if let Some(typed) = country.clone().filter(|c| !c.trim().is_empty()) {
+        match packdesk_carriers::countries::find(&typed) {
+            Some(c) => *country = Some(c.alpha3.to_string()),
+            None => p.invalid(
+                path,
+                format!("`{typed}` is not a country (a name, or an ISO code such as ES or ESP)"),
+            ),
+        }
+    }
+}
+
 fn is_time(s: &str) -> bool {
     s.len() == 8 && chrono::NaiveTime::parse_from_str(s, "%H:%M:%S").is_ok()
 }

@@ -1,0 +1,42 @@
+//! The desk's settings (scan behaviour, units, currency, the app's window and updates): the whole
+//! desk's, both environments', kept in the store's `meta` table.
+
+use crate::Service;
+use packdesk_model::preset::DeskSettings;
+use packdesk_model::ServiceError;
+
+const SETTINGS_KEY: &str = "desk_settings";
+
+impl Service {
+    pub fn desk_settings(&self) -> Result<DeskSettings, ServiceError> {
+        let json = self
+            .store
+            .read(|c| packdesk_store::db::meta::desk_get(c, SETTINGS_KEY))?;
+        match json {
+            None => Ok(DeskSettings::default()),
+            Some(j) => serde_json::from_str(&j).map_err(ServiceError::internal),
+        }
+    }
+
+    pub fn set_desk_settings(&self, mut s: DeskSettings) -> Result<DeskSettings, ServiceError> {
+        s.update_url = crate::updates::checked_update_url(s.update_url.take())?;
+        if let Some(c) = s
+            .default_currency
+            .take()
+            .map(|c| c.trim().to_uppercase())
+            .filter(|c| !c.is_empty())
+        {
+            if !packdesk_carriers::countries::is_currency(&c) {
+                return Err(ServiceError::invalid(
+                    "default_currency",
+                    format!("`{c}` is not a currency: use a three-letter ISO 4217 code such as EUR, GBP or USD"),
+                ));
+            }
+            s.default_currency = Some(c);
+        }
+        let json = serde_json::to_string(&s).map_err(ServiceError::internal)?;
+        self.store
+            .write(|tx| packdesk_store::db::meta::desk_set(tx, SETTINGS_KEY, &json))?;
+        Ok(s)
+    }
+}
