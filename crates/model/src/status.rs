@@ -32,6 +32,57 @@ macro_rules! status_enum {
                 f.write_str(self.as_str())
             }
         }
+
+        // In a store row the status is its word, in a text column of either database; a word
+        // that is none of the enum's fails the read (it never becomes a default).
+        #[cfg(feature = "sql")]
+        impl rusqlite::types::ToSql for $name {
+            fn to_sql(&self) -> rusqlite::Result<rusqlite::types::ToSqlOutput<'_>> {
+                Ok(rusqlite::types::ToSqlOutput::from(self.as_str()))
+            }
+        }
+
+        #[cfg(feature = "sql")]
+        impl rusqlite::types::FromSql for $name {
+            fn column_result(v: rusqlite::types::ValueRef<'_>) -> rusqlite::types::FromSqlResult<Self> {
+                let word = v.as_str()?;
+                Self::parse(word).ok_or_else(|| {
+                    rusqlite::types::FromSqlError::Other(format!("`{word}` is not a {}", stringify!($name)).into())
+                })
+            }
+        }
+
+        #[cfg(feature = "sql")]
+        impl postgres_types::ToSql for $name {
+            fn to_sql(
+                &self,
+                ty: &postgres_types::Type,
+                out: &mut bytes::BytesMut,
+            ) -> Result<postgres_types::IsNull, Box<dyn std::error::Error + Sync + Send>> {
+                postgres_types::ToSql::to_sql(&self.as_str(), ty, out)
+            }
+
+            fn accepts(ty: &postgres_types::Type) -> bool {
+                <&str as postgres_types::ToSql>::accepts(ty)
+            }
+
+            postgres_types::to_sql_checked!();
+        }
+
+        #[cfg(feature = "sql")]
+        impl<'a> postgres_types::FromSql<'a> for $name {
+            fn from_sql(
+                ty: &postgres_types::Type,
+                raw: &'a [u8],
+            ) -> Result<Self, Box<dyn std::error::Error + Sync + Send>> {
+                let word = <&str as postgres_types::FromSql>::from_sql(ty, raw)?;
+                Self::parse(word).ok_or_else(|| format!("`{word}` is not a {}", stringify!($name)).into())
+            }
+
+            fn accepts(ty: &postgres_types::Type) -> bool {
+                <&str as postgres_types::FromSql>::accepts(ty)
+            }
+        }
     };
 }
 

@@ -3,7 +3,7 @@
 
 use crate::keys::Env;
 use crate::Service;
-use packdesk_model::desk::{History, HistoryRow, PrintJobStatus};
+use packdesk_model::desk::{History, HistoryRow};
 use packdesk_model::request::{Address, ListQuery};
 use packdesk_model::ServiceError;
 
@@ -58,7 +58,7 @@ impl Service {
                 let to = req.as_ref().map(|q| &q.shipment.ship_to);
                 let service_name = packdesk_carriers::service_name(&label.shipper_account.slug, &label.service_type);
                 let (print_status, print_error) = match printed {
-                    Some((status, error)) => (serde_json::from_value::<PrintJobStatus>(status.into()).ok(), error),
+                    Some((status, error)) => (Some(status), error),
                     None => (None, None),
                 };
                 Ok(HistoryRow {

@@ -104,7 +104,7 @@ fn job_record(j: &PrintJobRow) -> PrintJob {
         copies: j.copies,
         stock: j.stock.clone(),
         // Only this module writes statuses; a row it cannot read is shown as failed, not hidden.
-        status: PrintJobStatus::parse(&j.status).unwrap_or(PrintJobStatus::Failed),
+        status: j.status,
         error: j.error.clone(),
         attempts: j.attempts,
         bytes_sent: j.bytes_sent,
@@ -140,7 +140,7 @@ fn queued_job(
         file_id: file_id.into(),
         copies,
         stock,
-        status: "queued".into(),
+        status: PrintJobStatus::Queued,
         error: None,
         attempts: 0,
         bytes_sent: None,
@@ -494,7 +494,7 @@ impl Service {
             .read(|c| table::job(c, id))?
             .ok_or_else(|| not_found("print job", "id", id))?;
         job.attempts += 1;
-        job.status = "printing".into();
+        job.status = PrintJobStatus::Printing;
         job.updated_at = self.now_us();
         self.store.write(|tx| table::put_job(tx, &job))?;
         let outcome = (|| -> Result<packdesk_print::Delivery, String> {
@@ -517,14 +517,14 @@ impl Service {
         let now = self.now_us();
         match outcome {
             Ok(d) => {
-                job.status = "printed".into();
+                job.status = PrintJobStatus::Printed;
                 job.error = None;
                 job.bytes_sent = Some(d.bytes_sent as i64);
                 job.reference = d.reference;
                 job.printed_at = Some(now);
             }
             Err(why) => {
-                job.status = "failed".into();
+                job.status = PrintJobStatus::Failed;
                 job.error = Some(why);
             }
         }
@@ -543,7 +543,7 @@ impl Service {
         if self.printing_paused() {
             // Printed when the desk resumes, in its turn.
             let mut job = job;
-            job.status = "queued".into();
+            job.status = PrintJobStatus::Queued;
             job.updated_at = self.now_us();
             self.store.write(|tx| table::put_job(tx, &job))?;
             return Ok(job_record(&job));
@@ -565,7 +565,7 @@ impl Service {
         let status = q.status.clone().filter(|s| !s.is_empty());
         crate::list::check_status(status.as_deref(), PRINT_JOB_STATUSES)?;
         let f = JobFilter {
-            status,
+            status: status.as_deref().and_then(PrintJobStatus::parse),
             owner_id: q.record_id.clone().filter(|s| !s.is_empty()),
             created_at_min: w.created_at_min.timestamp_micros(),
             created_at_max: w.created_at_max.timestamp_micros(),
@@ -667,17 +667,19 @@ impl Service {
 
     /// The jobs the print worker sends now: the queued ones and the failed ones due again.
     fn print_work(&self) -> Result<Vec<PrintJobRow>, ServiceError> {
-        let mut work = self.store.read(|c| table::jobs_in(c, "queued", 256))?;
+        let mut work = self.store.read(|c| table::jobs_in(c, PrintJobStatus::Queued, 256))?;
         work.extend(self.failed_print_jobs_due()?);
         Ok(work)
     }
 
     /// Jobs found `printing` at start were cut off by a stop: they are queued again.
     pub(crate) fn requeue_interrupted_prints(&self) -> Result<(), ServiceError> {
-        let cut = self.store.read(|c| table::jobs_in(c, "printing", 10_000))?;
+        let cut = self
+            .store
+            .read(|c| table::jobs_in(c, PrintJobStatus::Printing, 10_000))?;
         self.store.write(|tx| {
             for mut j in cut {
-                j.status = "queued".into();
+                j.status = PrintJobStatus::Queued;
                 table::put_job(tx, &j)?;
             }
             Ok(())

@@ -369,6 +369,7 @@ pub mod printing {
     use super::Tx;
     use crate::paging::Cursor;
     use crate::printing::{JobFilter, PrintJobRow, PrinterRow, ProfileRow};
+    use packdesk_model::status::PrintJobStatus;
 
     /// Calls SQLite's `$name(conn, args)` or PostgreSQL's `$name(client, desk, args)`.
     macro_rules! of_desk {
@@ -389,13 +390,13 @@ pub mod printing {
     of_desk!(profile(document_type: &str) -> crate::Result<Option<ProfileRow>>);
     of_desk!(profiles() -> crate::Result<Vec<ProfileRow>>);
     of_desk!(delete_profile(document_type: &str) -> crate::Result<bool>);
-    of_desk!(jobs_in(status: &str, limit: usize) -> crate::Result<Vec<PrintJobRow>>);
+    of_desk!(jobs_in(status: PrintJobStatus, limit: usize) -> crate::Result<Vec<PrintJobRow>>);
     of_desk!(retry_due(max_attempts: i64, cutoff: i64, limit: usize) -> crate::Result<Vec<PrintJobRow>>);
     of_desk!(waiting_jobs() -> crate::Result<i64>);
     of_desk!(newest_failures() -> crate::Result<Vec<(String, i64, Option<String>)>>);
     both!(printing::job(id: &str) -> crate::Result<Option<PrintJobRow>>);
     both!(printing::backlog(printer_id: &str) -> crate::Result<(i64, i64, Option<String>)>);
-    both!(printing::last_job_of(owner_id: &str, document_type: &str) -> crate::Result<Option<(String, Option<String>)>>);
+    both!(printing::last_job_of(owner_id: &str, document_type: &str) -> crate::Result<Option<(PrintJobStatus, Option<String>)>>);
     both!(printing::list_jobs(env: &str, f: &JobFilter, limit: usize, after: Option<&Cursor>) -> crate::Result<Vec<PrintJobRow>>);
     both!(printing::printed_since(printer_id: &str, since: i64) -> crate::Result<bool>);
 

@@ -2,6 +2,7 @@
 //! jobs (one per document sent, with its outcome).
 
 use crate::paging::Cursor;
+use packdesk_model::status::PrintJobStatus;
 use rusqlite::{params, Connection, OptionalExtension, Row};
 
 #[derive(Debug, Clone, PartialEq)]
@@ -131,8 +132,7 @@ pub struct PrintJobRow {
     pub copies: i64,
     /// The stock it prints on (4x6, a4, ...).
     pub stock: String,
-    /// queued, printing, printed, failed
-    pub status: String,
+    pub status: PrintJobStatus,
     pub error: Option<String>,
     pub attempts: i64,
     pub bytes_sent: Option<i64>,
@@ -188,7 +188,7 @@ pub fn job(conn: &Connection, id: &str) -> crate::Result<Option<PrintJobRow>> {
 }
 
 /// Jobs in `status`, oldest change first (the retrier's and a restart's work).
-pub fn jobs_in(conn: &Connection, status: &str, limit: usize) -> crate::Result<Vec<PrintJobRow>> {
+pub fn jobs_in(conn: &Connection, status: PrintJobStatus, limit: usize) -> crate::Result<Vec<PrintJobRow>> {
     let mut st = conn.prepare_cached(&format!(
         "SELECT {JOB_COLS} FROM print_jobs WHERE status = ?1 ORDER BY updated_at, id LIMIT ?2"
     ))?;
@@ -204,12 +204,12 @@ pub fn backlog(conn: &Connection, printer_id: &str) -> crate::Result<(i64, i64, 
          ORDER BY updated_at DESC",
     )?;
     let rows = st.query_map(params![printer_id], |r| {
-        Ok((r.get::<_, String>(0)?, r.get::<_, Option<String>>(1)?))
+        Ok((r.get::<_, PrintJobStatus>(0)?, r.get::<_, Option<String>>(1)?))
     })?;
     let (mut waiting, mut failed, mut last_error) = (0, 0, None);
     for row in rows {
         let (status, error) = row?;
-        if status == "failed" {
+        if status == PrintJobStatus::Failed {
             failed += 1;
             last_error = last_error.or(error);
         } else {
@@ -238,7 +238,7 @@ pub fn retry_due(conn: &Connection, max_attempts: i64, cutoff: i64, limit: usize
 
 #[derive(Debug, Clone, Default)]
 pub struct JobFilter {
-    pub status: Option<String>,
+    pub status: Option<PrintJobStatus>,
     pub owner_id: Option<String>,
     pub created_at_min: i64,
     pub created_at_max: i64,
@@ -250,7 +250,7 @@ pub fn last_job_of(
     conn: &Connection,
     owner_id: &str,
     document_type: &str,
-) -> crate::Result<Option<(String, Option<String>)>> {
+) -> crate::Result<Option<(PrintJobStatus, Option<String>)>> {
     Ok(conn
         .prepare_cached(
             "SELECT status, error FROM print_jobs WHERE owner_id = ?1 AND document_type = ?2
@@ -323,7 +323,7 @@ pub fn printed_since(conn: &Connection, printer_id: &str, since: i64) -> crate::
 /// worker alone takes it (`claim_queued`), so a label made through the API at one desk prints at
 /// the desk whose printer its profile names.
 pub mod pg {
-    use super::{JobFilter, PrintJobRow, PrinterRow, ProfileRow, JOB_COLS, PRINTER_COLS};
+    use super::{JobFilter, PrintJobRow, PrintJobStatus, PrinterRow, ProfileRow, JOB_COLS, PRINTER_COLS};
     use crate::paging::Cursor;
     use postgres::types::Type;
     use postgres::GenericClient;
@@ -533,7 +533,7 @@ pub mod pg {
     pub fn jobs_in(
         client: &mut impl GenericClient,
         desk: &str,
-        status: &str,
+        status: PrintJobStatus,
         limit: usize,
     ) -> crate::Result<Vec<PrintJobRow>> {
         let sql = format!(
@@ -563,7 +563,7 @@ pub mod pg {
         client: &mut impl GenericClient,
         owner_id: &str,
         document_type: &str,
-    ) -> crate::Result<Option<(String, Option<String>)>> {
+    ) -> crate::Result<Option<(PrintJobStatus, Option<String>)>> {
         Ok(client
             .query_opt(
                 "SELECT status, error FROM print_jobs WHERE owner_id = $1 AND document_type = $2
@@ -655,5 +655,19 @@ pub mod pg {
                 &[&desk],
             )?
             .get(0))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::PrintJobStatus;
+
+    #[test]
+    fn a_status_column_reads_as_its_enum_and_an_unknown_word_fails_the_read() {
+        let conn = rusqlite::Connection::open_in_memory().unwrap();
+        let read = |word: &str| conn.query_row("SELECT ?1", [word], |r| r.get::<_, PrintJobStatus>(0));
+        assert_eq!(read("printed").unwrap(), PrintJobStatus::Printed);
+        let err = read("lost").unwrap_err().to_string();
+        assert!(err.contains("`lost` is not a PrintJobStatus"), "{err}");
     }
 }

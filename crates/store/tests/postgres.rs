@@ -2,6 +2,7 @@
 //! address is PACKDESK_TEST_POSTGRES (`.ci/test` starts it before `cargo test`); each case makes a
 //! database of its own. Several `PgStore`s on one database stand for several desks.
 
+use packdesk_model::status::PrintJobStatus;
 use packdesk_store::pg::{self, PgStore};
 use packdesk_store::{tracking, StoreError};
 use std::collections::HashSet;
@@ -1014,7 +1015,7 @@ fn each_desk_prints_its_own_printers_jobs_once_and_every_desk_sees_every_job() {
                     file_id: format!("file-{i}"),
                     copies: 1,
                     stock: "4x6".into(),
-                    status: "queued".into(),
+                    status: PrintJobStatus::Queued,
                     error: None,
                     attempts: 0,
                     bytes_sent: None,
@@ -1555,10 +1556,10 @@ fn accounts_deliveries_and_print_jobs_answer_the_same_on_sqlite_and_on_the_share
         printing::pg::put_printer(c, "desk-a", &printer)?
     });
     for (i, (status, attempts, at)) in [
-        ("failed", 1, 10),
-        ("failed", 5, 11),
-        ("failed", 2, 30),
-        ("printed", 1, 20),
+        (PrintJobStatus::Failed, 1, 10),
+        (PrintJobStatus::Failed, 5, 11),
+        (PrintJobStatus::Failed, 2, 30),
+        (PrintJobStatus::Printed, 1, 20),
     ]
     .into_iter()
     .enumerate()
@@ -1572,8 +1573,8 @@ fn accounts_deliveries_and_print_jobs_answer_the_same_on_sqlite_and_on_the_share
             file_id: format!("file-{i}"),
             copies: 1,
             stock: "4x6".into(),
-            status: status.into(),
-            error: (status == "failed").then(|| format!("paper out {i}")),
+            status,
+            error: (status == PrintJobStatus::Failed).then(|| format!("paper out {i}")),
             attempts,
             bytes_sent: None,
             reference: None,
