@@ -274,8 +274,8 @@ test('Settings shows the keys and rotates one: the old key stops working, the de
   const vaultKey = (await page.getByTestId('vault-key').textContent()).replace(/\s+/g, ' ');
   assert.ok(vaultKey.includes(`in the file ${join(desk.dataDir, 'vault.key')}, readable only by you`), vaultKey);
   assert.ok(vaultKey.includes('Back it up with the data folder'), vaultKey);
-  page.once('dialog', (d) => d.accept());
   await page.getByTestId('key-sandbox').getByTestId('key-rotate').click();
+  await page.getByTestId('confirm-ok').click(); // it asks first
   await page.waitForFunction((old) => document.querySelector('[data-testid="key-sandbox"] [data-testid="key-value"]')?.textContent !== old, desk.key);
   const fresh = await page.getByTestId('key-sandbox').getByTestId('key-value').textContent();
   assert.match(fresh, /^pdk_sandbox_/);
