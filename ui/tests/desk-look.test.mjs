@@ -200,3 +200,18 @@ test('a new API key asks in the desk’s dialog first; Esc keeps the old key wor
   assert.equal((await desk.api('GET', '/v3/shipper-accounts')).meta.code, 200, 'the new one works');
   await page.close();
 });
+
+test('Printers: a printer added without a name or address is refused beside each field in plain words', async () => {
+  const page = await deskPage();
+  await page.locator('[data-nav="printers"]').click();
+  await page.getByTestId('add-printer').click();
+  const errorOf = (field) => page.locator('.field', { has: page.locator(`[data-field="${field}"]`) }).locator('.err');
+  assert.equal(await errorOf('name').textContent(), 'Give the printer a name, for example “Zebra at desk 3”.');
+  assert.equal(await errorOf('address').textContent(), 'Type its address and port, for example 192.168.1.50:9100.');
+  assert.equal(await height(page.locator('[data-field="name"]')), await height(page.locator('[data-field="format"]')), 'the erring field is as tall as the list beside it');
+  assert.equal(await page.getByTestId('printer-row').count(), 0, 'nothing added');
+  realBoxes(await boxes(page), 'Printers');
+  await page.screenshot({ path: `${shots}/look-printers-1366x768.png` });
+  await noSidewaysScroll(page);
+  await page.close();
+});

@@ -308,7 +308,8 @@ test('Printers: add a raw printer, test-print it, make labels auto-print; Ship s
   await page.locator('[data-field="name"]').fill('Broken');
   await page.locator('[data-field="address"]').fill('127.0.0.1:notaport');
   await page.getByTestId('add-printer').click();
-  await page.getByTestId('printers-message').filter({ hasText: 'address' }).waitFor();
+  await page.locator('.field', { has: page.locator('[data-field="address"]') }).locator('.err').filter({ hasText: 'is not a port' }).waitFor();
+  assert.equal(await page.getByTestId('printers-message').textContent(), 'The printer is not added: see the fields marked in red.');
   // Labels print to it automatically.
   const profile = page.getByTestId('profile-label');
   await profile.getByTestId('profile-printer').selectOption({ label: 'Zebra at desk 3' });
