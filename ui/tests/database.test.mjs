@@ -44,8 +44,8 @@ test('Settings moves a desk onto the shared database for its next start, and say
   const next = await page.getByTestId('database-next').textContent();
   assert.ok(next.includes(`/${name}`) && !next.includes('s3cret'), next);
   // "Restart now": packdesk-server (no desktop app around it) says who restarts it.
-  page.once('dialog', (d) => d.accept());
   await page.getByTestId('database-restart').click();
+  await page.getByTestId('confirm-ok').click(); // it asks first
   await page.getByTestId('settings-message').filter({ hasText: 'restarted by whoever runs it' }).waitFor();
   const still = await desk.api('GET', '/desk/database');
   assert.equal(still.data.restart_needed, true, 'the server still runs, on its data folder');

@@ -66,12 +66,13 @@ test('a first start leads to a sandbox account, then ships with the keyboard and
   await page.getByTestId('search').press('Enter');
   await page.getByTestId('row').first().waitFor();
   assert.equal(await page.getByTestId('row').count(), 1);
-  // Void asks first: dismissed, nothing happens; accepted, the label is voided.
-  page.once('dialog', (d) => d.dismiss());
+  // Void asks first: cancelled, nothing happens; confirmed, the label is voided.
   await page.getByTestId('void').click();
-  assert.equal((await api('GET', `/v3/labels/${found[0].id}`)).data.status, 'created', 'dismissed: not voided');
-  page.once('dialog', (d) => d.accept());
+  await page.getByTestId('confirm-cancel').click();
+  await page.getByTestId('confirm').waitFor({ state: 'detached' });
+  assert.equal((await api('GET', `/v3/labels/${found[0].id}`)).data.status, 'created', 'cancelled: not voided');
   await page.getByTestId('void').click();
+  await page.getByTestId('confirm-ok').click();
   await page.waitForFunction(() => document.querySelector('[data-testid="status"]')?.textContent === 'cancelled');
   assert.equal((await api('GET', `/v3/labels/${found[0].id}`)).data.status, 'cancelled');
   assert.equal(await page.getByTestId('row').getByRole('button', { name: 'Reprint' }).count(), 0, 'a voided label offers no reprint');

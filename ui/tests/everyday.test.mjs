@@ -130,7 +130,8 @@ test('History shows recipient, service name, order number and print state', asyn
   await page.getByTestId('search').press('Enter');
   await page.waitForFunction(() => document.querySelectorAll('[data-testid="row"]').length === 1);
   const row = page.getByTestId('row');
-  assert.equal(await row.getByTestId('recipient').textContent(), 'Ada Lovelace, Engines LtdManchester, GBR');
+  assert.equal(await row.getByTestId('recipient').textContent(), 'Ada Lovelace, Engines Ltd');
+  assert.equal(await row.getByTestId('city').textContent(), 'Manchester, GBR');
   assert.equal(await row.getByTestId('service-name').textContent(), 'UK Express 24');
   assert.equal(await row.getByTestId('order').textContent(), 'SO-77');
   assert.equal(await row.getByTestId('print-state').textContent(), 'Not sent');

@@ -274,8 +274,8 @@ test('Settings shows the keys and rotates one: the old key stops working, the de
   const vaultKey = (await page.getByTestId('vault-key').textContent()).replace(/\s+/g, ' ');
   assert.ok(vaultKey.includes(`in the file ${join(desk.dataDir, 'vault.key')}, readable only by you`), vaultKey);
   assert.ok(vaultKey.includes('Back it up with the data folder'), vaultKey);
-  page.once('dialog', (d) => d.accept());
   await page.getByTestId('key-sandbox').getByTestId('key-rotate').click();
+  await page.getByTestId('confirm-ok').click(); // it asks first
   await page.waitForFunction((old) => document.querySelector('[data-testid="key-sandbox"] [data-testid="key-value"]')?.textContent !== old, desk.key);
   const fresh = await page.getByTestId('key-sandbox').getByTestId('key-value').textContent();
   assert.match(fresh, /^pdk_sandbox_/);
@@ -308,7 +308,8 @@ test('Printers: add a raw printer, test-print it, make labels auto-print; Ship s
   await page.locator('[data-field="name"]').fill('Broken');
   await page.locator('[data-field="address"]').fill('127.0.0.1:notaport');
   await page.getByTestId('add-printer').click();
-  await page.getByTestId('printers-message').filter({ hasText: 'address' }).waitFor();
+  await page.locator('.field', { has: page.locator('[data-field="address"]') }).locator('.err').filter({ hasText: 'is not a port' }).waitFor();
+  assert.equal(await page.getByTestId('printers-message').textContent(), 'The printer is not added: see the fields marked in red.');
   // Labels print to it automatically.
   const profile = page.getByTestId('profile-label');
   await profile.getByTestId('profile-printer').selectOption({ label: 'Zebra at desk 3' });

@@ -6,7 +6,21 @@ import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createServer } from 'node:net';
+import assert from 'node:assert/strict';
 import { chromium } from 'playwright-core';
+
+/** The data of an API answer that must have worked. */
+export async function ok(answer) {
+  const r = await answer;
+  assert.equal(r.meta.code, 200, JSON.stringify(r.meta));
+  return r.data;
+}
+
+/** Made-up credentials for every credential field of a carrier (sandbox calls no carrier). */
+export const creds = (carrier) => Object.fromEntries(carrier.credential_fields.map((f) => [f.name, `test-${f.name}`]));
+
+/** A British address: a sender's or a recipient's. */
+export const gb = (name, postal = 'M1 1AE', city = 'Manchester') => ({ contact_name: name, street1: '22 High Street', city, postal_code: postal, country: 'GBR' });
 
 /** A raw printer port of the test's own (`port`, or any free one): each connection's bytes land in `jobs`. */
 export function rawPrinter(port = 0) {
@@ -69,6 +83,17 @@ export async function startDesk(prefix, { dataDir: given } = {}) {
           body: body && JSON.stringify(body),
         });
         return r.json();
+      },
+      /** A shipper account of the carrier `slug`, made through the API; its id. */
+      async account(slug, description, more = {}) {
+        const carriers = (await ok(desk.api('GET', '/desk/carriers'))).carriers;
+        const carrier = carriers.find((c) => c.slug === slug);
+        return (await ok(desk.api('POST', '/v3/shipper-accounts', { slug, description, credentials: creds(carrier), timezone: 'Europe/London', ...more }))).id;
+      },
+      /** A label made through the API from a London sender (`shipment` replaces parts of the 1 kg parcel to Manchester). */
+      label(accountId, serviceType, shipment = {}) {
+        const parcels = [{ weight: { value: 1, unit: 'kg' } }];
+        return ok(desk.api('POST', '/v3/labels', { service_type: serviceType, shipper_account: { id: accountId }, shipment: { ship_from: gb('Packdesk Ltd', 'E16 2AA', 'London'), ship_to: gb('Jane Doe'), parcels, ...shipment } }));
       },
       async stop() {
         await browser.close();
