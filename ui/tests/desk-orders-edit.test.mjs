@@ -5,10 +5,10 @@
 // order opened from the batch, fixed and shipped again.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { okData, startDesk } from './support.mjs';
+import { ok, startDesk } from './support.mjs';
 
 let desk, tipsa, services;
-const api = (method, path, body) => okData(desk.api(method, path, body));
+const api = (method, path, body) => ok(desk.api(method, path, body));
 const es = (name, postal) => ({ contact_name: name, street1: 'Calle Mayor 1', city: 'Madrid', postal_code: postal, country: 'ESP' });
 const shots = process.env.SCREENSHOTS ?? '/tmp';
 

@@ -34,12 +34,6 @@ export function rawPrinter(port = 0) {
   return new Promise((resolve) => srv.listen(port, '127.0.0.1', () => resolve({ port: srv.address().port, jobs, close: () => srv.close() })));
 }
 
-/** The data of an API answer (`desk.api(...)`), failing the test with the envelope when it is not a 200. */
-export async function okData(answer) {
-  const r = await answer;
-  if (r.meta?.code !== 200) throw new Error(`expected 200, got ${JSON.stringify(r.meta)}`);
-  return r.data;
-}
 
 const here = dirname(fileURLToPath(import.meta.url));
 const bin = process.env.PACKDESK_SERVER_BIN ?? join(here, '..', '..', 'target', 'debug', 'packdesk-server');
@@ -107,12 +101,6 @@ export async function startDesk(prefix, { dataDir: given } = {}) {
   }
 }
 
-/** The data of an API answer (`desk.api(...)`), failing the test unless the service said 200. */
-export async function ok(answer) {
-  const r = await answer;
-  if (r.meta?.code !== 200) throw new Error(`the service answered ${JSON.stringify(r.meta)}`);
-  return r.data;
-}
 
 /** The desk in a new page at 1366 x 768, on the Ship screen with the cursor in the scan field. */
 export async function shipPage(desk) {

@@ -319,6 +319,8 @@ pub struct HistoryRow {
     pub destination: String,
     /// The carrier's name of the service.
     pub service_name: String,
+    /// The parcels' weight together, in the first parcel's unit, as the request gave it.
+    pub weight: Option<crate::request::Weight>,
     /// The label's last print job: its status, or null when it was never sent to a printer.
     pub print_status: Option<PrintJobStatus>,
     /// Why that print job failed.

@@ -211,6 +211,17 @@ impl Weight {
     pub fn kg(&self) -> f64 {
         self.unit.to_kg(self.value)
     }
+
+    /// The sum of weights, in the first one's unit (rounded to the gram or its equivalent).
+    pub fn total(weights: &[Weight]) -> Option<Weight> {
+        let unit = weights.first()?.unit;
+        let kg: f64 = weights.iter().map(Weight::kg).sum();
+        let value = kg / unit.to_kg(1.0);
+        Some(Weight {
+            value: (value * 1000.0).round() / 1000.0,
+            unit,
+        })
+    }
 }
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema, PartialEq)]

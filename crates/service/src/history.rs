@@ -4,7 +4,7 @@
 use crate::keys::Env;
 use crate::Service;
 use packdesk_model::desk::{History, HistoryRow};
-use packdesk_model::request::{Address, ListQuery};
+use packdesk_model::request::{Address, ListQuery, Weight};
 use packdesk_model::ServiceError;
 
 /// The parts of a stored request History shows.
@@ -16,6 +16,13 @@ struct RequestView {
 #[derive(serde::Deserialize)]
 struct ShipmentView {
     ship_to: Address,
+    #[serde(default)]
+    parcels: Vec<ParcelView>,
+}
+
+#[derive(serde::Deserialize)]
+struct ParcelView {
+    weight: Weight,
 }
 
 /// The parts given, trimmed, comma separated.
@@ -65,6 +72,10 @@ impl Service {
                     recipient: to.map(recipient).unwrap_or_default(),
                     destination: to.map(destination).unwrap_or_default(),
                     service_name,
+                    weight: req.as_ref().and_then(|q| {
+                        let weights: Vec<Weight> = q.shipment.parcels.iter().map(|p| p.weight).collect();
+                        Weight::total(&weights)
+                    }),
                     print_status,
                     print_error,
                     label,

@@ -78,9 +78,11 @@ fn a_postal_code_that_cannot_exist_is_refused_unless_the_operator_overrides() {
 fn history_shows_recipient_service_name_order_and_print_state() {
     let s = Server::start();
     let account = yodel_account(&s);
-    let mut body = yodel_label(&account, 1);
+    let mut body = yodel_label(&account, 2);
     body["shipment"]["ship_to"]["company_name"] = json!("Acme Ltd");
     body["order_number"] = json!("SO-1001");
+    body["shipment"]["parcels"][0]["weight"] = json!({"value": 1.5, "unit": "kg"});
+    body["shipment"]["parcels"][1]["weight"] = json!({"value": 250, "unit": "g"});
     let label = s.sandbox_ok("POST", "/v3/labels", Some(&body));
     // A printer that refuses: the label's print job fails, and History says so.
     let printer = s.live_ok(
@@ -103,6 +105,11 @@ fn history_shows_recipient_service_name_order_and_print_state() {
     assert_eq!(row["recipient"], "Jane Doe, Acme Ltd");
     assert_eq!(row["destination"], "Testville, GBR");
     assert_eq!(row["service_name"], "UK Express 24");
+    assert_eq!(
+        row["weight"],
+        json!({"value": 1.75, "unit": "kg"}),
+        "both parcels, in the first one's unit"
+    );
     assert_eq!(row["print_status"], "failed");
     assert!(row["print_error"].as_str().is_some_and(|e| !e.is_empty()), "{row}");
     // Never printed: no state.
