@@ -496,7 +496,7 @@ impl Service {
     /// Creates a label now, or (with `async: true`) accepts it in status `creating` and lets a
     /// worker create it.
     pub fn create_label(&self, env: Env, req: LabelRequest) -> Result<Reply<Label>, ServiceError> {
-        let draft = self.prepare_label(env, &req, None)?;
+        let draft = self.prepare_label(env, &req, None, None)?;
         if req.is_async {
             // The job keeps the ship date of the day it was accepted, whenever it runs.
             let mut stored = req.clone();
@@ -511,7 +511,13 @@ impl Service {
     /// Checks a label request against the account, the carrier's rules and its rate card, and
     /// resolves what the label will be. For a job, "today" is the day it was accepted and its own
     /// row already holds the order_number.
-    fn prepare_label<'a>(&self, env: Env, req: &'a LabelRequest, job: Option<&Job>) -> Result<Draft<'a>, ServiceError> {
+    fn prepare_label<'a>(
+        &self,
+        env: Env,
+        req: &'a LabelRequest,
+        job: Option<&Job>,
+        ships_order: Option<(String, bool)>,
+    ) -> Result<Draft<'a>, ServiceError> {
         let account = self.account_row(env, &req.shipper_account.id, "shipper_account.id")?;
         if account.status != "enabled" {
             return Err(ServiceError::invalid(
@@ -531,7 +537,9 @@ impl Service {
         let service = c
             .service(&req.service_type)
             .ok_or_else(|| ServiceError::internal("service vanished after validation"))?;
-        if let (Some(o), None) = (&req.order_number, job) {
+        // A label that ships an order skips this early look: the order's lock in the label's
+        // transaction decides, so a second desk scanning it learns where it was shipped.
+        if let (Some(o), None, None) = (&req.order_number, job, &ships_order) {
             let taken = self
                 .store
                 .read(|conn| table::order_number_taken(conn, &account.id, o))?;
@@ -585,7 +593,7 @@ impl Service {
             scheme: &pool.scheme,
             range,
             scope,
-            ships_order: None,
+            ships_order,
         })
     }
 
@@ -598,8 +606,7 @@ impl Service {
         order_id: &str,
         again: bool,
     ) -> Result<Label, ServiceError> {
-        let mut draft = self.prepare_label(env, req, None)?;
-        draft.ships_order = Some((order_id.to_string(), again));
+        let draft = self.prepare_label(env, req, None, Some((order_id.to_string(), again)))?;
         let label = self.produce_label(&draft, None)?;
         self.auto_print_label(env, label["id"].as_str().unwrap_or_default());
         serde_json::from_value(label).map_err(ServiceError::internal)
@@ -673,7 +680,7 @@ impl Service {
     /// Completes an async label (a worker runs this).
     pub(crate) fn finish_label(&self, job: &Job) -> Result<(), ServiceError> {
         let req: LabelRequest = job.request()?;
-        let draft = self.prepare_label(job.env, &req, Some(job))?;
+        let draft = self.prepare_label(job.env, &req, Some(job), None)?;
         self.produce_label(&draft, Some(job))?;
         self.auto_print_label(job.env, &job.id);
         Ok(())

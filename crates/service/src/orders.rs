@@ -349,7 +349,7 @@ impl Service {
             id: o.id.clone(),
             env: env.as_str().into(),
             order_number: o.order_number.clone(),
-            status: o.status.as_str().into(),
+            status: o.status,
             record: serde_json::to_string(o).map_err(ServiceError::internal)?,
             created_at,
             updated_at: now,
@@ -400,7 +400,7 @@ impl Service {
         let limit = crate::list::limit(q)?;
         let after = nonempty(&q.next_token).map(|t| paging::decode(&t)).transpose()?;
         let f = OrderFilter {
-            status,
+            status: status.as_deref().and_then(OrderStatus::parse),
             search: nonempty(&q.s),
         };
         let rows = self
@@ -523,7 +523,7 @@ impl Service {
         let status = status.filter(|s| !s.trim().is_empty());
         crate::list::check_status(status, OrderStatus::NAMES)?;
         let f = OrderFilter {
-            status: status.map(str::to_string),
+            status: status.and_then(OrderStatus::parse),
             search: None,
         };
         let mut rows = Vec::new();

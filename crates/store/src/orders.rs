@@ -2,6 +2,7 @@
 //! finds it by (written in the same transaction as the order).
 
 use crate::paging::Cursor;
+use packdesk_model::status::OrderStatus;
 use rusqlite::types::Value;
 use rusqlite::{params, Connection, OptionalExtension, Row};
 
@@ -10,7 +11,7 @@ pub struct OrderRow {
     pub id: String,
     pub env: String,
     pub order_number: String,
-    pub status: String,
+    pub status: OrderStatus,
     pub record: String,
     pub created_at: i64,
     pub updated_at: i64,
@@ -73,7 +74,7 @@ pub fn put(conn: &Connection, o: &OrderRow, search_text: &str) -> crate::Result<
 
 #[derive(Debug, Default, Clone)]
 pub struct OrderFilter {
-    pub status: Option<String>,
+    pub status: Option<OrderStatus>,
     /// The start of a word of the order number, the recipient's name, the postal code or a SKU.
     pub search: Option<String>,
 }
@@ -136,7 +137,7 @@ pub fn list(
     }
     if let Some(s) = &f.status {
         sql.push_str(" AND status = ?");
-        args.push(s.clone().into());
+        args.push(Value::Text(s.as_str().into()));
     }
     if let Some(c) = after {
         sql.push_str(" AND (created_at < ? OR (created_at = ? AND id < ?))");
@@ -312,7 +313,7 @@ pub mod pg {
             );
         }
         if let Some(s) = &f.status {
-            arg(&mut sql, " AND status = $?", Box::new(s.clone()));
+            arg(&mut sql, " AND status = $?", Box::new(*s));
         }
         if let Some(c) = after {
             arg(&mut sql, " AND (created_at, id) < ($?", Box::new(c.created_at));
@@ -365,7 +366,7 @@ mod tests {
             id: format!("order-{i}"),
             env: "live".into(),
             order_number: number.into(),
-            status: "open".into(),
+            status: OrderStatus::Open,
             record: "{}".into(),
             created_at: i,
             updated_at: i,

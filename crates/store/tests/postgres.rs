@@ -2,7 +2,7 @@
 //! address is PACKDESK_TEST_POSTGRES (`.ci/test` starts it before `cargo test`); each case makes a
 //! database of its own. Several `PgStore`s on one database stand for several desks.
 
-use packdesk_model::status::PrintJobStatus;
+use packdesk_model::status::{OrderStatus, PrintJobStatus};
 use packdesk_store::pg::{self, PgStore};
 use packdesk_store::{tracking, StoreError};
 use std::collections::HashSet;
@@ -423,7 +423,7 @@ fn an_order_scanned_at_two_desks_at_once_ships_once_and_the_second_desk_learns_w
         id: "order-1".into(),
         env: "live".into(),
         order_number: "SO-1001".into(),
-        status: "open".into(),
+        status: OrderStatus::Open,
         record: "{}".into(),
         created_at: 1,
         updated_at: 1,
@@ -437,7 +437,7 @@ fn an_order_scanned_at_two_desks_at_once_ships_once_and_the_second_desk_learns_w
         desk.write(|tx| {
             let o = orders::pg::get_for_update(tx, "live", "order-1")?.expect("the order");
             locked();
-            if o.status == "shipped" {
+            if o.status == OrderStatus::Shipped {
                 // The label that shipped it (read here: the service keeps it in the order's record).
                 let label: String = tx
                     .query_one("SELECT label_id FROM order_labels WHERE order_id = $1", &[&"order-1"])?
@@ -450,7 +450,7 @@ fn an_order_scanned_at_two_desks_at_once_ships_once_and_the_second_desk_learns_w
             labels::pg::insert(tx, name, &row).map_err(support::refused)?;
             std::thread::sleep(hold);
             let shipped = orders::OrderRow {
-                status: "shipped".into(),
+                status: OrderStatus::Shipped,
                 ..o
             };
             orders::pg::put(tx, &shipped, "so-1001 Jane Doe")?;
@@ -572,7 +572,7 @@ fn any_desk_searches_the_shared_history_and_an_order_number_is_used_once_across_
             id: format!("order-{i}"),
             env: "live".into(),
             order_number: format!("SO-100{i}"),
-            status: "open".into(),
+            status: OrderStatus::Open,
             record: "{}".into(),
             created_at: i,
             updated_at: i,
@@ -1646,7 +1646,7 @@ fn a_desk_moves_into_the_shared_database_whole_and_another_key_set_is_refused_un
             id: "order-1".into(),
             env: "live".into(),
             order_number: "SO-1001".into(),
-            status: "open".into(),
+            status: OrderStatus::Open,
             record: "{}".into(),
             created_at: 5,
             updated_at: 5,
