@@ -82,17 +82,18 @@ fn main() {
         .write(|tx| -> Result<(), packdesk_model::ServiceError> {
             for i in 0..rows {
                 let created = now - span + (i as i64) * (span / rows as i64);
+                use packdesk_model::status::LabelStatus;
                 let status = if i % 20 == 7 {
-                    "cancelled"
+                    LabelStatus::Cancelled
                 } else if i < rows / 2 {
-                    "manifested"
+                    LabelStatus::Manifested
                 } else {
-                    "created"
+                    LabelStatus::Created
                 };
                 let row = LabelRow {
                     id: uuid::Uuid::new_v4().to_string(),
                     shipper_account_id: if i % 10 == 3 { small.clone() } else { big.clone() },
-                    status: status.into(),
+                    status,
                     order_number: None,
                     search_text: format!("JD{:014} ORD-{i} Jane Doe M1 1AE", i),
                     manifest_id: None,

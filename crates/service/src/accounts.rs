@@ -236,8 +236,7 @@ impl Service {
         Ok(ShipperAccount {
             id: row.id.clone(),
             slug: row.slug.clone(),
-            // Only this module writes statuses; a row it cannot read is shown disabled, not hidden.
-            status: AccountStatus::parse(&row.status).unwrap_or(AccountStatus::Disabled),
+            status: row.status,
             description: row.description.clone(),
             account_type: "user".into(),
             timezone: row.timezone.clone(),
@@ -282,7 +281,7 @@ impl Service {
             id: uuid::Uuid::new_v4().to_string(),
             env: env.as_str().into(),
             slug: c.slug.clone(),
-            status: "enabled".into(),
+            status: AccountStatus::Enabled,
             description: req.description.trim().to_string(),
             timezone,
             address: req
@@ -412,8 +411,8 @@ impl Service {
             let c = registry_carrier(&row.slug)?;
             let mut p = Problems::default();
             if let Some(s) = &req.status {
-                if s == "enabled" || s == "disabled" {
-                    row.status = s.clone();
+                if let Some(status @ (AccountStatus::Enabled | AccountStatus::Disabled)) = AccountStatus::parse(s) {
+                    row.status = status;
                 } else {
                     p.invalid("status", "must be enabled or disabled");
                 }
@@ -450,7 +449,7 @@ impl Service {
     /// Deletes an account (its labels stay in the history); answers `{id}`.
     pub fn delete_account(&self, env: Env, id: &str) -> Result<Deleted, ServiceError> {
         let row = self.modify_account(env, id, |row| {
-            row.status = "deleted".into();
+            row.status = AccountStatus::Deleted;
             Ok(())
         })?;
         Ok(Deleted { id: row.id })

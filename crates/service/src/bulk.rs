@@ -8,6 +8,7 @@ use crate::Service;
 use packdesk_documents::merge::merge_pdfs;
 use packdesk_model::record::{BulkDownload, BulkDownloadList};
 use packdesk_model::request::{BulkDownloadRequest, ListQuery};
+use packdesk_model::status::LabelStatus;
 use packdesk_model::ServiceError;
 use packdesk_store::db::records;
 use packdesk_store::db::{files, labels};
@@ -65,7 +66,7 @@ impl Service {
             for l in &req.labels {
                 let label = labels::get(c, env.as_str(), &l.id)?;
                 let file = match &label {
-                    Some(lb) if lb.status != "cancelled" && lb.status != "failed" => {
+                    Some(lb) if !matches!(lb.status, LabelStatus::Cancelled | LabelStatus::Failed) => {
                         files::of_owner(c, env.as_str(), &l.id, "label")?
                     }
                     _ => None,

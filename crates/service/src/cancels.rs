@@ -8,6 +8,7 @@ use crate::reply::Reply;
 use crate::Service;
 use packdesk_model::record::{CancelLabel, CancelLabelList};
 use packdesk_model::request::{CancelLabelRequest, ListQuery};
+use packdesk_model::status::LabelStatus;
 use packdesk_model::{ErrorCode, ServiceError};
 use packdesk_store::db::labels;
 use packdesk_store::db::records;
@@ -65,7 +66,7 @@ impl Service {
             let request = serde_json::to_string(&req).map_err(ServiceError::internal)?;
             return self.accept_job(env, JobKind::CancelLabel, &record_id, &lane, &request, |tx, now| {
                 let label = cancellable(tx, env, &label_id)?;
-                labels::set_status(tx, &label_id, "cancelling", now)?;
+                labels::set_status(tx, &label_id, LabelStatus::Cancelling, now)?;
                 let record = cancel_record(&record_id, "cancelling", &label_id, now, now);
                 records::put(
                     tx,
@@ -80,7 +81,7 @@ impl Service {
         self.store
             .write(|tx| {
                 let label = cancellable(tx, env, &label_id)?;
-                labels::set_status(tx, &label_id, "cancelled", now)?;
+                labels::set_status(tx, &label_id, LabelStatus::Cancelled, now)?;
                 self.reopen_order_of(tx, env, &label, now)?;
                 let record = cancel_record(&record_id, "cancelled", &label_id, now, now);
                 records::put(
@@ -101,13 +102,13 @@ impl Service {
         self.store.write(|tx| {
             let label = labels::get_for_update(tx, job.env.as_str(), &label_id)?
                 .ok_or_else(|| ServiceError::at(ErrorCode::ItemNotFound, "label.id", format!("no label {label_id}")))?;
-            if label.status != "cancelling" {
+            if label.status != LabelStatus::Cancelling {
                 return Err(ServiceError::invalid(
                     "label.id",
                     format!("the label is {}, not cancelling", label.status),
                 ));
             }
-            labels::set_status(tx, &label_id, "cancelled", now)?;
+            labels::set_status(tx, &label_id, LabelStatus::Cancelled, now)?;
             self.reopen_order_of(tx, job.env, &label, now)?;
             let record = cancel_record(&job.id, "cancelled", &label_id, job.accepted_at, now);
             records::put(

@@ -11,6 +11,7 @@
 
 use crate::keys::Env;
 use crate::Service;
+use packdesk_model::status::LabelStatus;
 use packdesk_model::ServiceError;
 use packdesk_store::db::jobs;
 use packdesk_store::db::Tx;
@@ -349,7 +350,7 @@ impl Service {
         self.store.write(|tx| {
             let data = match job.kind.record_kind() {
                 None => {
-                    packdesk_store::db::labels::set_status(tx, &job.id, "failed", now)?;
+                    packdesk_store::db::labels::set_status(tx, &job.id, LabelStatus::Failed, now)?;
                     let row = packdesk_store::db::labels::get(tx, env, &job.id)?;
                     row.map(|r| self.label_value(&r)).transpose()?.unwrap_or_default()
                 }
@@ -361,8 +362,8 @@ impl Service {
                         let mut record: Value = serde_json::from_str(&row.record).map_err(ServiceError::internal)?;
                         if let Some(label) = record["label"]["id"].as_str() {
                             if let Some(l) = packdesk_store::db::labels::get(tx, env, label)? {
-                                if l.status == "cancelling" {
-                                    packdesk_store::db::labels::set_status(tx, label, "created", now)?;
+                                if l.status == LabelStatus::Cancelling {
+                                    packdesk_store::db::labels::set_status(tx, label, LabelStatus::Created, now)?;
                                 }
                             }
                         }

@@ -20,6 +20,7 @@ use packdesk_documents::invoice::{render_invoice_pdf, DocItem, InvoiceDoc};
 use packdesk_documents::{render_label_pdf, render_label_zpl, LabelPage, Paper};
 use packdesk_model::record::*;
 use packdesk_model::request::*;
+use packdesk_model::status::AccountStatus;
 use packdesk_model::{ErrorCode, ServiceError};
 use packdesk_store::accounts::AccountRow;
 use packdesk_store::db::labels as table;
@@ -519,7 +520,7 @@ impl Service {
         ships_order: Option<(String, bool)>,
     ) -> Result<Draft<'a>, ServiceError> {
         let account = self.account_row(env, &req.shipper_account.id, "shipper_account.id")?;
-        if account.status != "enabled" {
+        if account.status != AccountStatus::Enabled {
             return Err(ServiceError::invalid(
                 "shipper_account.id",
                 "the shipper account is disabled",
@@ -660,7 +661,7 @@ impl Service {
                 id: id.clone(),
                 env: d.env.as_str().into(),
                 shipper_account_id: d.account.id.clone(),
-                status: "creating".into(),
+                status: LabelStatus::Creating,
                 order_number: d.req.order_number.clone(),
                 search_text: d.search_text(&[]),
                 manifest_id: None,
@@ -740,7 +741,7 @@ impl Service {
             id: id.clone(),
             env: d.env.as_str().into(),
             shipper_account_id: d.account.id.clone(),
-            status: "created".into(),
+            status: LabelStatus::Created,
             order_number: d.req.order_number.clone(),
             search_text: d.search_text(numbers),
             manifest_id: None,
@@ -783,7 +784,7 @@ impl Service {
 
     pub(crate) fn label_json(&self, row: &LabelRow) -> Result<Value, ServiceError> {
         let mut v: Value = serde_json::from_str(&row.record).map_err(ServiceError::internal)?;
-        v["status"] = Value::String(row.status.clone());
+        v["status"] = Value::String(row.status.as_str().into());
         v["updated_at"] = Value::String(crate::clock::iso_micros(row.updated_at));
         self.absolute_urls(&mut v);
         Ok(v)
@@ -823,7 +824,7 @@ impl Service {
         crate::list::check_status(q.status.as_deref(), LABEL_STATUSES)?;
         let filter = LabelFilter {
             shipper_account_id: q.shipper_account_id.clone().filter(|s| !s.is_empty()),
-            status: q.status.clone().filter(|s| !s.is_empty()),
+            status: q.status.as_deref().and_then(LabelStatus::parse),
             created_at_min: w.created_at_min.timestamp_micros(),
             created_at_max: w.created_at_max.timestamp_micros(),
             tracking_numbers: q

@@ -11,6 +11,7 @@ use packdesk_carriers::carrier;
 use packdesk_documents::manifest::{render_manifest_csv, render_manifest_pdf, ManifestDoc, ManifestLine};
 use packdesk_model::record::{Manifest, ManifestList};
 use packdesk_model::request::{ListQuery, ManifestRequest};
+use packdesk_model::status::LabelStatus;
 use packdesk_model::{ErrorCode, ServiceError};
 use packdesk_store::accounts::AccountRow;
 use packdesk_store::db::files;
@@ -107,7 +108,7 @@ fn choose_labels(
                         format!("label {id} belongs to another shipper account"),
                     ));
                 }
-                if l.status != "created" || l.manifest_id.is_some() {
+                if l.status != LabelStatus::Created || l.manifest_id.is_some() {
                     return Err(ServiceError::invalid(
                         path,
                         format!("label {id} is {}; only created labels can be manifested", l.status),

@@ -12,6 +12,7 @@ use packdesk_model::desk::{
 };
 use packdesk_model::record::AccountRefDescribed;
 use packdesk_model::request::{IdRef, ManifestRequest};
+use packdesk_model::status::AccountStatus;
 use packdesk_model::ServiceError;
 use packdesk_store::accounts::AccountRow;
 use packdesk_store::db::accounts as account_table;
@@ -44,7 +45,7 @@ impl Service {
         let mut rows = self
             .store
             .read(|c| account_table::list(c, env.as_str(), None, 10_000, None))?;
-        rows.retain(|a| a.status == "enabled");
+        rows.retain(|a| a.status == AccountStatus::Enabled);
         rows.reverse(); // oldest first: the order they were set up in
         Ok(rows)
     }
@@ -73,8 +74,12 @@ impl Service {
         let mut total = 0;
         for (account_id, status, n) in counts {
             let slug = accounts.get(&account_id).cloned().unwrap_or_default();
-            *by_carrier.entry(slug).or_default().entry(status.clone()).or_default() += n;
-            *by_status.entry(status).or_default() += n;
+            *by_carrier
+                .entry(slug)
+                .or_default()
+                .entry(status.to_string())
+                .or_default() += n;
+            *by_status.entry(status.to_string()).or_default() += n;
             total += n;
         }
         let by_carrier: Vec<CarrierCount> = by_carrier

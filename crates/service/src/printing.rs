@@ -17,6 +17,7 @@ use packdesk_model::desk::{
     SystemPrinterList, TestPageRequest,
 };
 use packdesk_model::request::ListQuery;
+use packdesk_model::status::LabelStatus;
 use packdesk_model::{ErrorCode, ServiceError};
 use packdesk_print::{convert, zpl, PrintOptions, Transport};
 use packdesk_store::db::files;
@@ -373,7 +374,7 @@ impl Service {
             let label = self
                 .store
                 .read(|c| packdesk_store::db::labels::get(c, env.as_str(), &owner))?;
-            if label.is_some_and(|l| l.status == "cancelled" || l.status == "cancelling") {
+            if label.is_some_and(|l| matches!(l.status, LabelStatus::Cancelled | LabelStatus::Cancelling)) {
                 return Err(ServiceError::at(
                     ErrorCode::OperationNotAllowed,
                     "label_id",

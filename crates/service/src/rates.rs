@@ -14,6 +14,7 @@ use packdesk_carriers::rates::quote;
 use packdesk_model::error::Problems;
 use packdesk_model::record::{AccountRefDescribed, RateEntry, RateRecord, RateRecordList};
 use packdesk_model::request::{ListQuery, RatesRequest};
+use packdesk_model::status::AccountStatus;
 use packdesk_model::{ErrorCode, ServiceError};
 use packdesk_store::db::accounts;
 use packdesk_store::db::records;
@@ -109,7 +110,7 @@ impl Service {
                 );
                 continue;
             };
-            if row.status != "enabled" {
+            if row.status != AccountStatus::Enabled {
                 fail(
                     &mut entries,
                     failed(&row.id, &row.slug, &row.description),

@@ -31,7 +31,7 @@ fn main() {
                         id: id.clone(),
                         env: "live".into(),
                         shipper_account_id: "acct".into(),
-                        status: "created".into(),
+                        status: packdesk_model::status::LabelStatus::Created,
                         order_number: None,
                         search_text: format!("TN{i:012}"),
                         manifest_id: None,

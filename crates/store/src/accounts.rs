@@ -2,6 +2,7 @@
 //! `deleted`, and is invisible to every lookup.
 
 use crate::paging::Cursor;
+use packdesk_model::status::AccountStatus;
 use rusqlite::{params, Connection, OptionalExtension, Row};
 
 #[derive(Debug, Clone)]
@@ -9,7 +10,7 @@ pub struct AccountRow {
     pub id: String,
     pub env: String,
     pub slug: String,
-    pub status: String,
+    pub status: AccountStatus,
     pub description: String,
     pub timezone: String,
     /// JSON of the address, if any.

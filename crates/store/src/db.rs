@@ -246,6 +246,7 @@ pub mod labels {
     use super::Tx;
     use crate::labels::{InsertError, LabelFilter, LabelRow, Waiting};
     use crate::paging::Cursor;
+    use packdesk_model::status::LabelStatus;
 
     /// A new label, of this desk.
     pub fn insert(c: &mut Tx<'_>, l: &LabelRow) -> Result<(), InsertError> {
@@ -284,19 +285,19 @@ pub mod labels {
     both!(labels::get(env: &str, id: &str) -> crate::Result<Option<LabelRow>>);
     both!(labels::list(env: &str, f: &LabelFilter, limit: usize, after: Option<&Cursor>) -> crate::Result<Vec<LabelRow>>);
     both!(labels::add_file(id: &str, kind: &str, file: &str) -> crate::Result<()>);
-    both!(labels::set_status(id: &str, status: &str, updated_at: i64) -> crate::Result<()>);
+    both!(labels::set_status(id: &str, status: LabelStatus, updated_at: i64) -> crate::Result<()>);
     both!(labels::manifestable(account_id: &str, day: &str) -> crate::Result<Vec<LabelRow>>);
     both!(labels::of_manifest(manifest_id: &str) -> crate::Result<Vec<LabelRow>>);
     both!(labels::release_manifest(manifest_id: &str, updated_at: i64) -> crate::Result<()>);
     both!(labels::waiting(account_id: &str) -> crate::Result<Vec<Waiting>>);
-    both!(labels::counts_since(env: &str, since: i64) -> crate::Result<Vec<(String, String, i64)>>);
+    both!(labels::counts_since(env: &str, since: i64) -> crate::Result<Vec<(String, LabelStatus, i64)>>);
     both!(labels::per_day(env: &str, since: i64, offset_us: i64) -> crate::Result<Vec<(i64, i64)>>);
 
     pub fn set_manifested(c: &mut Tx<'_>, ids: &[String], manifest_id: &str, updated_at: i64) -> crate::Result<()> {
         match c {
             Tx::Sqlite(conn) => crate::labels::set_manifested(conn, ids, manifest_id, updated_at),
             Tx::Postgres { client, .. } => {
-                crate::labels::pg::set_manifest(&mut **client, ids, manifest_id, "manifested", updated_at)
+                crate::labels::pg::set_manifest(&mut **client, ids, manifest_id, LabelStatus::Manifested, updated_at)
             }
         }
     }
@@ -305,7 +306,7 @@ pub mod labels {
         match c {
             Tx::Sqlite(conn) => crate::labels::set_manifesting(conn, ids, manifest_id, updated_at),
             Tx::Postgres { client, .. } => {
-                crate::labels::pg::set_manifest(&mut **client, ids, manifest_id, "manifesting", updated_at)
+                crate::labels::pg::set_manifest(&mut **client, ids, manifest_id, LabelStatus::Manifesting, updated_at)
             }
         }
     }

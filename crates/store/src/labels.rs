@@ -2,6 +2,7 @@
 //! change) and are written into the record when it is read.
 
 use crate::paging::Cursor;
+use packdesk_model::status::LabelStatus;
 use rusqlite::{params, params_from_iter, types::Value, Connection, OptionalExtension, Row};
 
 #[derive(Debug, Clone)]
@@ -9,7 +10,7 @@ pub struct LabelRow {
     pub id: String,
     pub env: String,
     pub shipper_account_id: String,
-    pub status: String,
+    pub status: LabelStatus,
     pub order_number: Option<String>,
     /// Tracking numbers and references, space separated, for the `s` search.
     pub search_text: String,
@@ -95,7 +96,7 @@ pub fn write_made(conn: &Connection, m: &MadeLabel) -> Result<(), InsertError> {
         crate::tracking::advance(conn, m.scope, last + 1)?;
     }
     match m.completes {
-        true => complete(conn, &l.id, &l.status, &l.record, &l.search_text, l.updated_at)?,
+        true => complete(conn, &l.id, l.status, &l.record, &l.search_text, l.updated_at)?,
         false => insert(conn, l)?,
     }
     for f in m.files {
@@ -159,7 +160,7 @@ pub const BY_TRACKING_NUMBER: &str = "SELECT DISTINCT label_id FROM tracking_num
 #[derive(Debug, Clone, Default)]
 pub struct LabelFilter {
     pub shipper_account_id: Option<String>,
-    pub status: Option<String>,
+    pub status: Option<LabelStatus>,
     pub created_at_min: i64,
     pub created_at_max: i64,
     pub tracking_numbers: Vec<String>,
@@ -224,7 +225,7 @@ pub fn list(
     }
     if let Some(s) = &f.status {
         sql.push_str(" AND status = ?");
-        args.push(s.clone().into());
+        args.push(Value::Text(s.as_str().into()));
     }
     if !f.tracking_numbers.is_empty() && !by_number {
         sql.push_str(&format!(" AND id IN ({BY_TRACKING_NUMBER}({marks}))"));
@@ -258,7 +259,7 @@ pub fn add_file(conn: &Connection, id: &str, kind: &str, file: &str) -> crate::R
     Ok(())
 }
 
-pub fn set_status(conn: &Connection, id: &str, status: &str, updated_at: i64) -> crate::Result<()> {
+pub fn set_status(conn: &Connection, id: &str, status: LabelStatus, updated_at: i64) -> crate::Result<()> {
     conn.prepare_cached("UPDATE labels SET status = ?2, updated_at = ?3 WHERE id = ?1")?
         .execute(params![id, status, updated_at])?;
     Ok(())
@@ -289,7 +290,7 @@ pub fn set_manifested(conn: &Connection, ids: &[String], manifest_id: &str, upda
 pub fn complete(
     conn: &Connection,
     id: &str,
-    status: &str,
+    status: LabelStatus,
     record: &str,
     search_text: &str,
     updated_at: i64,
@@ -422,7 +423,7 @@ pub fn waiting(conn: &Connection, account_id: &str) -> crate::Result<Vec<Waiting
 }
 
 /// Labels made since `since` (microseconds) by account and status: (account id, status, count).
-pub fn counts_since(conn: &Connection, env: &str, since: i64) -> crate::Result<Vec<(String, String, i64)>> {
+pub fn counts_since(conn: &Connection, env: &str, since: i64) -> crate::Result<Vec<(String, LabelStatus, i64)>> {
     let mut st = conn.prepare_cached(
         "SELECT shipper_account_id, status, COUNT(*) FROM labels WHERE env = ?1 AND created_at >= ?2 GROUP BY 1, 2",
     )?;
@@ -447,7 +448,7 @@ pub fn per_day(conn: &Connection, env: &str, since: i64, offset_us: i64) -> crat
 /// at once never put a label into two manifests; search runs on the trigram index of the search
 /// text (no word tables to keep up).
 pub mod pg {
-    use super::{InsertError, LabelFilter, LabelRow};
+    use super::{InsertError, LabelFilter, LabelRow, LabelStatus};
     use crate::paging::Cursor;
     use postgres::types::ToSql;
     use postgres::types::Type;
@@ -657,7 +658,7 @@ pub mod pg {
             arg(&mut sql, " AND shipper_account_id = $?", Box::new(a.clone()));
         }
         if let Some(s) = &f.status {
-            arg(&mut sql, " AND status = $?", Box::new(s.clone()));
+            arg(&mut sql, " AND status = $?", Box::new(*s));
         }
         if !f.tracking_numbers.is_empty() {
             arg(
@@ -683,7 +684,12 @@ pub mod pg {
         Ok(client.query(&sql, &refs)?.iter().map(from_row).collect())
     }
 
-    pub fn set_status(tx: &mut impl GenericClient, id: &str, status: &str, updated_at: i64) -> crate::Result<()> {
+    pub fn set_status(
+        tx: &mut impl GenericClient,
+        id: &str,
+        status: LabelStatus,
+        updated_at: i64,
+    ) -> crate::Result<()> {
         tx.execute(
             "UPDATE labels SET status = $2, updated_at = $3 WHERE id = $1",
             &[&id, &status, &updated_at],
@@ -713,7 +719,7 @@ pub mod pg {
         tx: &mut impl GenericClient,
         ids: &[String],
         manifest_id: &str,
-        status: &str,
+        status: LabelStatus,
         updated_at: i64,
     ) -> crate::Result<()> {
         tx.execute(
@@ -752,7 +758,7 @@ pub mod pg {
     pub fn complete(
         tx: &mut impl GenericClient,
         id: &str,
-        status: &str,
+        status: LabelStatus,
         record: &str,
         search_text: &str,
         updated_at: i64,
@@ -789,7 +795,7 @@ pub mod pg {
         client: &mut impl GenericClient,
         env: &str,
         since: i64,
-    ) -> crate::Result<Vec<(String, String, i64)>> {
+    ) -> crate::Result<Vec<(String, LabelStatus, i64)>> {
         let rows = client.query(
             "SELECT shipper_account_id, status, count(*) FROM labels WHERE env = $1 AND created_at >= $2
              GROUP BY 1, 2 ORDER BY 1, 2",
@@ -835,7 +841,7 @@ mod tests {
             id: format!("label-{n}"),
             env: "sandbox".into(),
             shipper_account_id: "acct".into(),
-            status: "created".into(),
+            status: LabelStatus::Created,
             order_number: None,
             search_text: search.into(),
             manifest_id: None,
@@ -946,12 +952,12 @@ mod tests {
         // An async label gets its tracking numbers when it completes: search follows, whether the
         // index had caught up with it (label-3) or not (label-5).
         store
-            .write(|tx| complete(tx, "label-3", "created", "{}", "JD999 ORD-7", 4))
+            .write(|tx| complete(tx, "label-3", LabelStatus::Created, "{}", "JD999 ORD-7", 4))
             .unwrap();
         store
             .write(|tx| {
                 conn_insert(tx, &row(5, ""));
-                complete(tx, "label-5", "created", "{}", "JD555 ORD-8", 6)?;
+                complete(tx, "label-5", LabelStatus::Created, "{}", "JD555 ORD-8", 6)?;
                 assert_eq!(catch_up_words(tx, usize::MAX)?, 1);
                 Ok::<_, crate::StoreError>(())
             })

@@ -2,7 +2,7 @@
 //! address is PACKDESK_TEST_POSTGRES (`.ci/test` starts it before `cargo test`); each case makes a
 //! database of its own. Several `PgStore`s on one database stand for several desks.
 
-use packdesk_model::status::{OrderStatus, PrintJobStatus};
+use packdesk_model::status::{AccountStatus, LabelStatus, OrderStatus, PrintJobStatus};
 use packdesk_store::pg::{self, PgStore};
 use packdesk_store::{tracking, StoreError};
 use std::collections::HashSet;
@@ -402,7 +402,7 @@ fn one_close_out_takes_the_labels_of_every_desk_and_two_at_once_never_share_a_la
     };
     let of_manifest = desks[0].read(|c| labels::pg::of_manifest(c, manifest)).unwrap();
     assert_eq!(of_manifest.len(), 300);
-    assert!(of_manifest.iter().all(|l| l.status == "manifested"));
+    assert!(of_manifest.iter().all(|l| l.status == LabelStatus::Manifested));
     // Tomorrow's labels wait for tomorrow's close-out.
     assert_eq!(
         support::close_out(&desks[0], "acct-1", "2026-11-25", "manifest-3").len(),
@@ -1203,14 +1203,14 @@ fn a_label_is_written_whole_with_its_numbers_and_files_or_not_at_all_on_both() {
 
     // An async label accepted in status `creating` is completed in place.
     let mut creating = support::label("lbl-4", "acct-1", 1004, "2026-11-25", 8);
-    creating.status = "creating".into();
+    creating.status = LabelStatus::Creating;
     lite.write(|c| labels::insert(c, &creating).map_err(support::refused))
         .unwrap();
     shared
         .write(|c| labels::pg::insert(c, "desk-a", &creating).map_err(support::refused))
         .unwrap();
     let mut done = creating.clone();
-    done.status = "created".into();
+    done.status = LabelStatus::Created;
     done.record = "{\"done\":true}".into();
     done.search_text = "JD000000001004 done".into();
     done.updated_at = 99;
@@ -1253,7 +1253,7 @@ fn labels_answer_the_same_on_sqlite_and_on_the_shared_database() {
         row.service_type = ["yodel_48", "yodel_24"][(i % 3 == 0) as usize].into();
         row.weight_kg = 0.25 * i as f64;
         if i % 7 == 0 {
-            row.status = "cancelled".into();
+            row.status = LabelStatus::Cancelled;
         }
         lite.write(|c| labels::insert(c, &row).map_err(support::refused))
             .unwrap();
@@ -1277,7 +1277,11 @@ fn labels_answer_the_same_on_sqlite_and_on_the_shared_database() {
             v.sort();
             v
         },
-        |c| labels::pg::counts_since(c, "live", 50 * HOUR)?
+        |c| {
+            let mut v = labels::pg::counts_since(c, "live", 50 * HOUR)?;
+            v.sort();
+            v
+        }
     );
     // Days cut at 01:00 (a desk an hour east of UTC).
     let per_day = same!(both, "per day", |c| labels::per_day(c, "live", 24 * HOUR, HOUR)?, |c| {
@@ -1308,7 +1312,7 @@ fn labels_answer_the_same_on_sqlite_and_on_the_shared_database() {
         |c| labels::complete(
             c,
             "lbl-05",
-            "created",
+            LabelStatus::Created,
             "{\"done\":true}",
             "JD000000000005 ref-5 NEWREF",
             99
@@ -1316,7 +1320,7 @@ fn labels_answer_the_same_on_sqlite_and_on_the_shared_database() {
         |c| labels::pg::complete(
             c,
             "lbl-05",
-            "created",
+            LabelStatus::Created,
             "{\"done\":true}",
             "JD000000000005 ref-5 NEWREF",
             99
@@ -1341,7 +1345,7 @@ fn labels_answer_the_same_on_sqlite_and_on_the_shared_database() {
     );
     assert_eq!(found, r#"[("lbl-05", 99)]"#);
     let cancelled = labels::LabelFilter {
-        status: Some("cancelled".into()),
+        status: Some(LabelStatus::Cancelled),
         created_at_max: i64::MAX,
         ..Default::default()
     };
@@ -1383,7 +1387,7 @@ fn accounts_deliveries_and_print_jobs_answer_the_same_on_sqlite_and_on_the_share
             id: format!("acct-{i}"),
             env: "live".into(),
             slug: ["yodel", "dpd"][(i % 2) as usize].into(),
-            status: "enabled".into(),
+            status: AccountStatus::Enabled,
             description: format!("Account {i}"),
             timezone: "Europe/London".into(),
             address: None,
@@ -1397,7 +1401,7 @@ fn accounts_deliveries_and_print_jobs_answer_the_same_on_sqlite_and_on_the_share
         });
     }
     let deleted = accounts::AccountRow {
-        status: "deleted".into(),
+        status: AccountStatus::Deleted,
         updated_at: 9,
         ..shared
             .read(|c| accounts::pg::get(c, "live", "acct-2"))

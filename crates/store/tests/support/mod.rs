@@ -47,7 +47,7 @@ pub fn account_row(id: &str) -> packdesk_store::accounts::AccountRow {
         id: id.into(),
         env: "live".into(),
         slug: "yodel".into(),
-        status: "enabled".into(),
+        status: packdesk_model::status::AccountStatus::Enabled,
         description: format!("Account {id}"),
         timezone: "Europe/London".into(),
         address: None,
@@ -71,7 +71,7 @@ pub fn label(
         id: id.into(),
         env: "live".into(),
         shipper_account_id: account.into(),
-        status: "created".into(),
+        status: packdesk_model::status::LabelStatus::Created,
         order_number: None,
         search_text: format!("JD{serial:012} ref-{serial}"),
         manifest_id: None,
@@ -93,7 +93,13 @@ pub fn close_out(desk: &PgStore, account: &str, day: &str, manifest_id: &str) ->
             .into_iter()
             .map(|l| l.id)
             .collect();
-        packdesk_store::labels::pg::set_manifest(tx, &ids, manifest_id, "manifested", 2)?;
+        packdesk_store::labels::pg::set_manifest(
+            tx,
+            &ids,
+            manifest_id,
+            packdesk_model::status::LabelStatus::Manifested,
+            2,
+        )?;
         Ok::<_, StoreError>(ids)
     })
     .unwrap()
