@@ -93,8 +93,7 @@ fn attempt_record(a: &AttemptRow) -> WebhookAttempt {
 }
 
 fn delivery_record(d: &DeliveryRow, attempts: &[AttemptRow]) -> WebhookDelivery {
-    // Only this module writes statuses; a row it cannot read is shown as failed, not hidden.
-    let status = DeliveryStatus::parse(&d.status).unwrap_or(DeliveryStatus::Failed);
+    let status = d.status;
     WebhookDelivery {
         id: d.id.clone(),
         event: d.event.clone(),
@@ -252,7 +251,7 @@ impl Service {
                 record_id: record_id.into(),
                 url: setting.url,
                 body: body.to_string(),
-                status: "pending".into(),
+                status: DeliveryStatus::Pending,
                 attempts: 0,
                 round_failures: 0,
                 next_attempt_at: Some(now),
@@ -370,10 +369,10 @@ impl Service {
                 d.attempts += 1;
                 d.updated_at = now;
                 if r.status_code == Some(200) {
-                    d.status = "delivered".into();
+                    d.status = DeliveryStatus::Delivered;
                     d.next_attempt_at = None;
                 } else if d.round_failures >= LAST_ATTEMPT {
-                    d.status = "failed".into();
+                    d.status = DeliveryStatus::Failed;
                     d.next_attempt_at = None;
                 } else {
                     d.next_attempt_at = Some(now + retry_delay_secs(d.round_failures) * 1_000_000);
@@ -518,7 +517,7 @@ impl Service {
         let nonempty = |o: &Option<String>| o.clone().filter(|s| !s.is_empty());
         crate::list::check_status(nonempty(&q.status).as_deref(), DELIVERY_STATUSES)?;
         let f = DeliveryFilter {
-            status: nonempty(&q.status),
+            status: nonempty(&q.status).as_deref().and_then(DeliveryStatus::parse),
             event: nonempty(&q.event),
             record_id: nonempty(&q.record_id),
             created_at_min: w.created_at_min.timestamp_micros(),
@@ -570,7 +569,7 @@ impl Service {
             if let Some(s) = table::setting(tx, env.as_str())? {
                 d.url = s.url;
             }
-            d.status = "pending".into();
+            d.status = DeliveryStatus::Pending;
             d.round_failures = 0;
             d.next_attempt_at = Some(now);
             d.updated_at = now;

@@ -2,6 +2,7 @@
 //! async job while webhooks are on) and every attempt made to deliver them.
 
 use crate::paging::Cursor;
+use packdesk_model::status::DeliveryStatus;
 use rusqlite::{params, Connection, OptionalExtension, Row};
 
 #[derive(Debug, Clone, PartialEq)]
@@ -42,8 +43,7 @@ pub struct DeliveryRow {
     pub url: String,
     /// The JSON body POSTed: {event, date_time, meta, data}.
     pub body: String,
-    /// pending, delivered, failed
-    pub status: String,
+    pub status: DeliveryStatus,
     /// Attempts made so far (all rounds).
     pub attempts: i64,
     /// Failed attempts of the current round: the k of the retry delay 2^k x 30 s.
@@ -197,7 +197,7 @@ pub fn attempts(conn: &Connection, delivery_id: &str) -> crate::Result<Vec<Attem
 
 #[derive(Debug, Clone, Default)]
 pub struct DeliveryFilter {
-    pub status: Option<String>,
+    pub status: Option<DeliveryStatus>,
     pub event: Option<String>,
     pub record_id: Option<String>,
     pub created_at_min: i64,

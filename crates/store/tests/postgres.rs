@@ -2,7 +2,7 @@
 //! address is PACKDESK_TEST_POSTGRES (`.ci/test` starts it before `cargo test`); each case makes a
 //! database of its own. Several `PgStore`s on one database stand for several desks.
 
-use packdesk_model::status::{AccountStatus, LabelStatus, OrderStatus, PrintJobStatus};
+use packdesk_model::status::{AccountStatus, DeliveryStatus, LabelStatus, OrderStatus, PrintJobStatus};
 use packdesk_store::pg::{self, PgStore};
 use packdesk_store::{tracking, StoreError};
 use std::collections::HashSet;
@@ -650,7 +650,7 @@ fn one_desk_sends_the_webhooks_at_a_time_and_another_takes_over_when_it_is_gone(
                     record_id: format!("lbl-{i}"),
                     url: "http://127.0.0.1:9/hook".into(),
                     body: "{}".into(),
-                    status: "pending".into(),
+                    status: DeliveryStatus::Pending,
                     attempts: 0,
                     round_failures: 0,
                     next_attempt_at: Some(100 + i),
@@ -697,7 +697,7 @@ fn one_desk_sends_the_webhooks_at_a_time_and_another_takes_over_when_it_is_gone(
     );
     b.write(|tx| {
         let mut d = due[0].clone();
-        d.status = "delivered".into();
+        d.status = DeliveryStatus::Delivered;
         d.attempts = 1;
         d.next_attempt_at = None;
         webhooks::pg::update_delivery(tx, &d)?;
@@ -1467,7 +1467,7 @@ fn accounts_deliveries_and_print_jobs_answer_the_same_on_sqlite_and_on_the_share
             record_id: format!("rec-{i}"),
             url: "http://127.0.0.1:9/hook".into(),
             body: "{}".into(),
-            status: "pending".into(),
+            status: DeliveryStatus::Pending,
             attempts: 0,
             round_failures: 0,
             next_attempt_at: Some(50 - i),
