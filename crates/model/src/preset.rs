@@ -238,7 +238,7 @@ pub struct ShipBatchRequest {
 pub struct BatchOrder {
     pub order_id: String,
     pub order_number: String,
-    pub status: String,
+    pub status: crate::status::BatchOrderStatus,
     pub label_id: Option<String>,
     pub tracking_numbers: Vec<String>,
     /// Why it failed, in plain words, with the field at fault when there is one.
@@ -251,7 +251,7 @@ pub struct BatchOrder {
 pub struct ShipBatch {
     pub id: String,
     /// `running` until every order is shipped or failed, then `done`.
-    pub status: String,
+    pub status: crate::status::BatchStatus,
     pub total: usize,
     pub shipped: usize,
     pub failed: usize,

@@ -171,3 +171,20 @@ status_enum!(
         Cancelled = "cancelled",
     }
 );
+
+status_enum!(
+    /// A batch of orders shipped in the background: running until every order is shipped or failed.
+    BatchStatus {
+        Running = "running",
+        Done = "done",
+    }
+);
+
+status_enum!(
+    /// One order of a batch: waiting its turn, shipped (with its label), or failed (with why).
+    BatchOrderStatus {
+        Queued = "queued",
+        Shipped = "shipped",
+        Failed = "failed",
+    }
+);

@@ -212,7 +212,7 @@ fn main() {
         std::thread::sleep(Duration::from_millis(2));
     }
     let mut done = s.get_ship_batch(Env::Sandbox, &b.id).unwrap();
-    while done.status != "done" && Instant::now() < deadline {
+    while done.status != packdesk_model::status::BatchStatus::Done && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(1));
         done = s.get_ship_batch(Env::Sandbox, &b.id).unwrap();
     }

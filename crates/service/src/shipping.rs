@@ -19,7 +19,7 @@ use packdesk_model::record::{FileRef, Label};
 use packdesk_model::request::{
     Address, Customs, CustomsPurpose, IdRef, Item, LabelRequest, Parcel, Shipment, TermsOfTrade, Weight,
 };
-use packdesk_model::status::OrderStatus;
+use packdesk_model::status::{BatchOrderStatus, BatchStatus, OrderStatus};
 use packdesk_model::{ErrorCode, ServiceError};
 use packdesk_store::batches::Outcome;
 
@@ -486,17 +486,15 @@ impl Service {
         })?;
         let created =
             created.ok_or_else(|| ServiceError::at(ErrorCode::ItemNotFound, "id", format!("no batch {id}")))?;
-        let count = |s: &str| rows.iter().filter(|r| r.status == s).count();
-        let (shipped, failed) = (count("shipped"), count("failed"));
+        let count = |s: BatchOrderStatus| rows.iter().filter(|r| r.status == s).count();
+        let (shipped, failed) = (count(BatchOrderStatus::Shipped), count(BatchOrderStatus::Failed));
         let updated = rows.iter().map(|r| r.updated_at).max().unwrap_or(created);
         Ok(ShipBatch {
             id: id.into(),
-            status: if shipped + failed == rows.len() {
-                "done"
-            } else {
-                "running"
-            }
-            .into(),
+            status: match shipped + failed == rows.len() {
+                true => BatchStatus::Done,
+                false => BatchStatus::Running,
+            },
             total: rows.len(),
             shipped,
             failed,
@@ -543,7 +541,7 @@ impl Service {
                 job,
                 &r,
                 Outcome {
-                    status: "shipped",
+                    status: BatchOrderStatus::Shipped,
                     label_id: Some(&label),
                     tracking_numbers: &tracking.join(" "),
                     info: None,
@@ -571,7 +569,7 @@ impl Service {
     pub(crate) fn fail_ship_order(&self, job: &Job, err: &ServiceError) -> Result<(), ServiceError> {
         let r: ShipJob = serde_json::from_str(&job.request).map_err(ServiceError::internal)?;
         let failed = Outcome {
-            status: "failed",
+            status: BatchOrderStatus::Failed,
             label_id: None,
             tracking_numbers: "",
             info: Some(&plain(err)),

@@ -1,6 +1,7 @@
 //! Batches of orders shipped in the background: the batch, and a row per order in the batch's
 //! order with its state (`queued`, `shipped`, `failed`) and result.
 
+use packdesk_model::status::BatchOrderStatus;
 use rusqlite::{params, Connection, OptionalExtension};
 
 #[derive(Debug, Clone, PartialEq)]
@@ -8,7 +9,7 @@ pub struct BatchOrderRow {
     pub position: i64,
     pub order_id: String,
     pub order_number: String,
-    pub status: String,
+    pub status: BatchOrderStatus,
     pub label_id: Option<String>,
     /// Space-separated.
     pub tracking_numbers: String,
@@ -62,7 +63,7 @@ pub fn orders(conn: &Connection, id: &str) -> crate::Result<Vec<BatchOrderRow>> 
 #[derive(Debug, Clone, Copy)]
 pub struct Outcome<'a> {
     /// `shipped` or `failed`.
-    pub status: &'a str,
+    pub status: BatchOrderStatus,
     pub label_id: Option<&'a str>,
     /// Space-separated.
     pub tracking_numbers: &'a str,

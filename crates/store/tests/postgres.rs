@@ -934,7 +934,7 @@ fn every_table_answers_the_same_on_sqlite_and_on_the_shared_database() {
         |c| { batches::pg::insert(c, "batch-1", "live", &orders, 3)? }
     );
     let shipped = batches::Outcome {
-        status: "shipped",
+        status: packdesk_model::status::BatchOrderStatus::Shipped,
         label_id: Some("lbl-1"),
         tracking_numbers: "JD1 JD2",
         info: None,
