@@ -188,3 +188,12 @@ status_enum!(
         Failed = "failed",
     }
 );
+
+status_enum!(
+    /// An async job (the desk's own queue, not a contract record): queued until the transaction
+    /// that completes its record marks it done.
+    JobState {
+        Queued = "queued",
+        Done = "done",
+    }
+);

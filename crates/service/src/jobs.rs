@@ -11,6 +11,7 @@
 
 use crate::keys::Env;
 use crate::Service;
+use packdesk_model::status::JobState;
 use packdesk_model::status::LabelStatus;
 use packdesk_model::ServiceError;
 use packdesk_store::db::jobs;
@@ -295,7 +296,7 @@ impl Service {
         let (Some(kind), Some(env)) = (JobKind::parse(&row.kind), Env::parse(&row.env)) else {
             return;
         };
-        if row.state != "queued" {
+        if row.state != JobState::Queued {
             return;
         }
         let job = Job {
@@ -335,7 +336,7 @@ impl Service {
     }
 
     fn job_done(&self, id: &str) -> bool {
-        matches!(self.store.read(|c| jobs::get(c, id)), Ok(Some(j)) if j.state == "done")
+        matches!(self.store.read(|c| jobs::get(c, id)), Ok(Some(j)) if j.state == JobState::Done)
     }
 
     /// Records a job's failure: its record goes to `failed` (what it held goes back: a cancel's

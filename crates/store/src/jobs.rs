@@ -2,6 +2,7 @@
 //! in its in-progress state. A job is `queued` until the transaction that completes its record
 //! marks it `done`, so a crash at any moment leaves either a queued job (run again) or a done one.
 
+use packdesk_model::status::JobState;
 use rusqlite::{params, Connection, OptionalExtension, Row};
 
 #[derive(Debug, Clone)]
@@ -17,7 +18,7 @@ pub struct JobRow {
     pub lane: String,
     /// The request as accepted (JSON).
     pub request: String,
-    pub state: String,
+    pub state: JobState,
     pub accepted_at: i64,
     pub finished_at: Option<i64>,
 }
