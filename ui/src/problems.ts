@@ -45,7 +45,8 @@ const SEGMENT: Record<string, string> = {
   insured_value: 'insured value',
   start_time: 'pickup from',
   end_time: 'pickup until',
-  type: 'option',
+  // An option's type: the rewritten problem names the option itself ("TIPSA does not offer cash on delivery").
+  type: '',
   service_type: 'service',
   service_option: 'service option',
   shipper_account: 'account',
@@ -66,12 +67,16 @@ const SEGMENT: Record<string, string> = {
   printer_id: 'printer',
   join_code: 'join code',
   update_url: 'update server',
+  preset: 'preset',
+  name: 'name',
+  description: 'description',
   url: 'URL',
   dpi: 'DPI',
   weight_min: 'weight from',
-  weight_max: 'weight up to',
+  weight_max: 'weight to',
+  ship_to_country: 'ship-to country',
   items_min: 'items from',
-  items_max: 'items up to',
+  items_max: 'items to',
   is_default: 'default',
   auto_print: 'print automatically',
   postal_code_override: 'postcode confirmed as typed',
@@ -80,6 +85,7 @@ const SEGMENT: Record<string, string> = {
 
 /** Paths of one segment that a form names its own way. */
 const TOP: Record<string, string> = {
+  address: 'connection',
   description: 'name on the desk',
   parcels: 'weight',
 };
@@ -201,6 +207,16 @@ const REWRITES: [RegExp, (m: RegExpMatchArray) => string][] = [
   [/^must be a UUID$/, () => 'is not one the desk knows: choose it again'],
   [/^must be a string$/, () => 'must be text'],
   [/^(?:must be (?:a whole number )?)?(\d+)\.\.(\d+)$/, ([, a, b]) => `must be ${a} to ${b}`],
+  [/^host:port of the printer/, () => 'must be the printer’s network address and port, such as 192.0.2.10:9100'],
+  [/^`(.*)` is not a port/, ([, p]) => `${quoted(p)} is not a port: give the printer’s network address and port, such as 192.0.2.10:9100`],
+  [/^a spooler queue name: (.*)$/, ([, how]) => `must be the name of a printer of this computer (${how.replace(/ \(see the printers of this computer\)$/, '')})`],
+  [/^an ipp:\/\/ URI/, () => 'must be the printer’s ipp:// address, such as ipp://printer.local:631/ipp/print'],
+  [/^(\d+) characters; at most (\d+)$/, ([, n, max]) => `is too long: at most ${max} characters (${n} typed)`],
+  [/^below (\w+) (.+)$/, ([, field, v]) => `must not be below the ${segmentWord(field)} (${v})`],
+  [/^no printer profile for (\w+):/, ([, doc]) => `is not set for ${doc.replace(/_/g, ' ')}s: choose a printer on the Printers screen`],
+  [/^one of: (.+)$/, ([, list]) => `must be one of ${list}`],
+  [/^(\d+(?:, \d+)* or \d+)$/, ([, list]) => `must be ${list}`],
+  [/^(?:pdf or zpl|a weight of|a time of day|a PostgreSQL address)/, (m) => `must be ${plainWords(m.input ?? '')}`],
 ];
 
 /** Words that start a predicate: the field's label reads straight into them ("Recipient name is empty"). */
@@ -217,17 +233,31 @@ export function problemWords(detail: Pick<Detail, 'info'>): string {
   return plainWords(info);
 }
 
-/** A text that no rule knows, with its code-isms softened: `x` quoted, snake_case names as words. */
+/** A text that no rule knows, with its code-isms softened: `x` quoted, field paths and
+ * snake_case names (outside quotes) as the form calls them. */
 function plainWords(text: string): string {
   return text
     .replace(/`([^`]*)`/g, '“$1”')
     .replace(/\be\.g\./g, 'such as')
-    .replace(/\b([a-z]+(?:_[a-z0-9]+)+)\b/g, (w) => (w in SEGMENT ? SEGMENT[w] || w.replace(/_/g, ' ') : w.replace(/_/g, ' ')));
+    .split(/(“[^”]*”)/)
+    .map((part, i) => (i % 2 ? part : part.replace(PATH_TOKEN, (p) => (/[_.[]/.test(p) && isPath(p) ? lowerFirst(fieldLabel(p)) : p))))
+    .join('');
 }
 
-/** One detail as one sentence: the field's label, then what is wrong and what to do. */
-export function detailWords(detail: Detail): string {
-  const label = fieldLabel(detail.path);
+/** A word of a request path (`ship_to`, `parcels[1]`, `postal_code_override`) that reads as a field. */
+const PATH_TOKEN = /\b[a-z][a-z0-9_]*(?:\[\d+\])?(?:\.[a-z][a-z0-9_]*(?:\[\d+\])?)*/g;
+const knownSegment = (seg: string) => {
+  const name = seg.replace(/\[\d+\]$/, '');
+  return name in SEGMENT || name in TOP || name in NUMBERED;
+};
+/** Whether a token inside a text is a request path: snake_case or indexed, or known words with dots. */
+const isPath = (p: string) => /[_[]/.test(p) || p.split('.').every(knownSegment);
+const lowerFirst = (s: string) => (/^[A-Z][a-z]/.test(s) ? s.charAt(0).toLowerCase() + s.slice(1) : s);
+
+/** One detail as one sentence: the field's label, then what is wrong and what to do. `named`: as
+ * for `fieldLabel`. */
+export function detailWords(detail: Detail, named: Record<string, string> = {}): string {
+  const label = fieldLabel(detail.path, named);
   const problem = problemWords(detail);
   if (!label) return capital(problem);
   return PREDICATE.test(problem) ? `${label} ${problem}` : `${label}: ${problem}`;
@@ -277,10 +307,13 @@ export function codeWords(code: number, message = ''): string {
 }
 
 /** A failure in one line: each field's problem once, the field's words first; the code's words
- * only when no detail says more. No paths, no codes. */
-export function failureWords(f: Failure): string {
+ * only when no detail says more. No paths, no codes. `shown`: paths whose problem the screen shows
+ * beside the field already, left out here ('' when every problem is beside its field). */
+export function failureWords(f: Failure, shown: (path: string) => boolean = () => false): string {
   // An internal failure's detail is for the log, not the desk.
-  const details = f.code === 4100 || f.code === 4101 ? [] : f.details.filter((d) => d.info.trim());
+  const all = f.code === 4100 || f.code === 4101 ? [] : f.details.filter((d) => d.info.trim());
+  const details = all.filter((d) => !d.path || !shown(d.path));
+  if (all.length && !details.length) return '';
   const seen = new Set<string>();
   const lines: string[] = [];
   for (const d of details) {
@@ -293,19 +326,17 @@ export function failureWords(f: Failure): string {
 }
 
 /** What went wrong in words, for anything a call can throw: the service's failures, the network's,
- * the desk's own. */
-export function errorWords(e: unknown): string {
-  if (e && typeof e === 'object' && 'code' in e && 'details' in e && Array.isArray(e.details)) return failureWords(e as Failure);
+ * the desk's own. `shown`: as for `failureWords`. */
+export function errorWords(e: unknown, shown?: (path: string) => boolean): string {
+  if (e && typeof e === 'object' && 'code' in e && 'details' in e && Array.isArray(e.details)) return failureWords(e as Failure, shown);
   // fetch's own failure: the server is not there.
   if (e instanceof TypeError && /fetch/i.test(e.message)) return 'Packdesk did not answer: check that it is running, then try again';
   if (e instanceof Error) return e.message;
   return String(e);
 }
 
-/** A path as the service writes it inside a plain text (`shipment.ship_to.postal_code: …`): with a
- * dot or an index, or a field the desk has a word for. */
+/** A path as the service writes it before a problem in a plain text (`shipment.ship_to.postal_code: …`). */
 const PATH_IN_TEXT = /(^|; )([a-z][a-z0-9_]*(?:\[\d+\])?(?:\.[a-z][a-z0-9_]*(?:\[\d+\])?)*): /g;
-const isPath = (p: string) => /[.[]/.test(p) || p in SEGMENT || p in TOP || p in NUMBERED;
 
 /** A failure the service wrote as one plain text (a batch's order: `path: info; path: info`, or
  * a code's message) in the operator's words, each field by its label. */

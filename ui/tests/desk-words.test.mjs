@@ -66,7 +66,7 @@ test('a request path reads as the form names the field', () => {
     'references[0]': 'Reference',
     'service_options[0].cod_value': 'COD amount',
     'settings.cutoff_time': 'Cut-off time',
-    'rules[2].when.weight_max': 'Rule 3 weight up to',
+    'rules[2].when.weight_max': 'Rule 3 weight to',
     'printer_id': 'Printer',
     'address.postal_code': 'Postcode',
   };
@@ -114,6 +114,14 @@ test('a failure says each field once, and the code’s words only when no detail
   ] };
   assert.equal(words.failureWords(twice), 'Recipient postcode does not look like a postcode of Spain (00000): check it, or confirm it as typed');
   assert.equal(words.failureWords({ code: 4104, message: 'The request was invalid or cannot be otherwise served.', details: [] }), 'Some fields need attention');
+  // A problem the screen shows beside its field is not said again in the screen's message line.
+  const two = { code: 4104, message: '', details: [{ path: 'timezone', info: '`Europe/Londn` is not an IANA timezone (e.g. Europe/London)' }, { path: 'description', info: 'length must be 1..200 characters' }] };
+  assert.equal(words.failureWords(two, (p) => p === 'timezone'), 'Name on the desk must be 1 to 200 characters long');
+  assert.equal(words.failureWords(two, () => true), '');
+  assert.equal(words.detailWords(two.details[0]), 'Time zone: “Europe/Londn” is not a time zone: give one such as Europe/London');
+  assert.equal(words.detailWords({ path: 'credentials.username', info: 'Username (username) is required by SkyNet Worldwide' }, { 'credentials.username': 'User name' }), 'User name is empty: SkyNet Worldwide needs it');
+  assert.equal(words.detailWords({ path: 'service_options[0].type', info: 'TIPSA does not offer `cod` options (offers: insurance)' }), 'TIPSA does not offer cash on delivery: untick it');
+  assert.equal(words.detailWords({ path: 'rules[1].name', info: '`Big` is also rules[0]' }), 'Rule 2 name: “Big” is also rule 1');
   assert.equal(words.failureWords({ code: 4100, message: 'Internal Error.', details: [{ path: '', info: 'database is locked' }] }), 'Something went wrong inside Packdesk: try again, and tell support if it happens again');
   assert.equal(words.errorWords(new TypeError('Failed to fetch')), 'Packdesk did not answer: check that it is running, then try again');
   assert.equal(words.bulkDownloadWords({ status: 'failed', invalid_labels: [] }), 'The download could not be made: try again, or download the labels one by one');
