@@ -85,6 +85,7 @@ const SEGMENT: Record<string, string> = {
 
 /** Paths of one segment that a form names its own way. */
 const TOP: Record<string, string> = {
+  again: '',
   address: 'connection',
   description: 'name on the desk',
   parcels: 'weight',
@@ -188,12 +189,16 @@ const REWRITES: [RegExp, (m: RegExpMatchArray) => string][] = [
   [/^`(.*)` is a service of (.+), but the shipper account is (.+) \(.*\)$/, ([, s, other, mine]) =>
     `${quoted(s)} is a ${other} service and the account is ${mine}: choose a ${mine} service or another account`],
   [/^unknown service_type `(.*)`; (.+) offers:/, ([, s, who]) => `${quoted(s)} is not a service of ${who}: choose one from the list`],
-  [/^(.+) is a (domestic|international) service(?:; this shipment goes (\w+) to (\w+))?$/, ([, s, scope, from, to]) =>
-    `cannot carry this parcel (${s} is for parcels ${scope === 'domestic' ? 'within one country' : 'abroad'}${
-      from ? `, this one goes from ${country(from)} to ${country(to)}` : ''
+  // The route checks, as the service words them now (`… stays within one country and this parcel
+  // goes GBR to ESP`, `… ships to IND only, not ESP`) and as it did (`… is a domestic service`).
+  [/^(.+?) (?:is a (domestic|international) service|(stays within one country|goes abroad only) and this parcel goes)(?:;? this shipment goes)? ?(?:(\w+) to (\w+))?$/, ([, s, scope, runs, from, to]) =>
+    `cannot carry this parcel (${s} is for parcels ${scope === 'domestic' || runs === 'stays within one country' ? 'within one country' : 'abroad'}${
+      !from ? '' : from === to ? `, this one stays in ${country(from)}` : `, this one goes from ${country(from)} to ${country(to)}`
     }): choose another service`],
-  [/^(.+) ships (from|to) (.+) only$/, ([, who, dir, list]) =>
+  [/^(.+) ships (from|to) (.+) only(?:, not \w+)?$/, ([, who, dir, list]) =>
     `is not served by ${who} (it ships ${dir} ${countries(list)} only): choose another account`],
+  [/^order (\S+) was shipped(.*?) on (\S+) with label \S+ \(tracking (.*)\); send "again"/, ([, n, at, when, t]) =>
+    `order ${n} was shipped${at} on ${when.slice(0, 10)} (tracking ${t}): make another label only if the parcel needs one`],
   [/^(.+) does not ship (from|to) (\w+)$/, ([, who, dir, c]) =>
     `cannot carry this parcel (${who} does not ship ${dir} ${country(c)}): choose another account`],
   [/^`(.*)` is not available for (.+); allowed: (.+)$/, ([, v, who, list]) => `${quoted(v)} is not available for ${who}: choose ${list.replace(/, ([^,]+)$/, ' or $1')}`],

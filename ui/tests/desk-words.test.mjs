@@ -121,6 +121,13 @@ test('a failure says each field once, and the code’s words only when no detail
   assert.equal(words.detailWords(two.details[0]), 'Time zone: “Europe/Londn” is not a time zone: give one such as Europe/London');
   assert.equal(words.detailWords({ path: 'credentials.username', info: 'Username (username) is required by SkyNet Worldwide' }, { 'credentials.username': 'User name' }), 'User name is empty: SkyNet Worldwide needs it');
   assert.equal(words.detailWords({ path: 'service_options[0].type', info: 'TIPSA does not offer `cod` options (offers: insurance)' }), 'TIPSA does not offer cash on delivery: untick it');
+  // The route checks in the service's wordings, older and newer: one sentence for the operator.
+  for (const info of ['Skynet Worldwide Domestic Next Day is a domestic service; this shipment goes GBR to ESP', 'Skynet Worldwide Domestic Next Day stays within one country and this parcel goes GBR to ESP']) {
+    assert.equal(words.detailWords({ path: 'service_type', info }), 'Service cannot carry this parcel (Skynet Worldwide Domestic Next Day is for parcels within one country, this one goes from United Kingdom to Spain): choose another service');
+  }
+  for (const info of ['Delhivery ships to IND only', 'Delhivery ships to IND only, not ESP']) {
+    assert.equal(words.detailWords({ path: 'shipment.ship_to.country', info }), 'Recipient country is not served by Delhivery (it ships to India only): choose another account');
+  }
   assert.equal(words.detailWords({ path: 'rules[1].name', info: '`Big` is also rules[0]' }), 'Rule 2 name: “Big” is also rule 1');
   assert.equal(words.failureWords({ code: 4100, message: 'Internal Error.', details: [{ path: '', info: 'database is locked' }] }), 'Something went wrong inside Packdesk: try again, and tell support if it happens again');
   assert.equal(words.errorWords(new TypeError('Failed to fetch')), 'Packdesk did not answer: check that it is running, then try again');
