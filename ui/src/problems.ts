@@ -271,7 +271,7 @@ export function detailWords(detail: Detail, named: Record<string, string> = {}):
 /** The operator's words for each code; the contract's message is kept beside them so a text that
  * carries only the message (a batch's failure) is recognised too. */
 const CODES: Record<number, [contract: string, words: string]> = {
-  401: ['Invalid API key.', 'This desk’s key was refused: restart Packdesk, or sign in again'],
+  401: ['Invalid API key.', 'This desk’s key was refused: restart Packdesk'],
   404: ['The requested resource does not exist.', 'The desk asked for something the service does not have: update Packdesk'],
   405: ['The method is not allowed on this resource.', 'The desk asked for something the service does not do: update Packdesk'],
   413: ['The request body is too large.', 'That is too much at once: send it in smaller parts'],
