@@ -70,9 +70,10 @@ export async function download(url: string, name: string) {
 }
 
 /** A failure in the operator's words, one line: each field's problem once, by the field's label
- * (problems.ts); no paths, no codes. */
-export function describe(e: unknown): string {
-  return errorWords(e);
+ * (problems.ts); no paths, no codes. `shown`: paths the screen shows beside their field already,
+ * left out of the line. */
+export function describe(e: unknown, shown?: (path: string) => boolean): string {
+  return errorWords(e, shown);
 }
 
 function call<R>(method: string, path: string, body?: unknown): Promise<R> {
