@@ -3,6 +3,7 @@
 
 import type * as T from './types';
 import type { Detail } from './types';
+import { errorWords } from './problems';
 
 export type { Detail };
 export class ApiError extends Error {
@@ -61,20 +62,18 @@ export async function rotateKey(which: 'sandbox' | 'live'): Promise<string> {
 export async function download(url: string, name: string) {
   const u = new URL(url, location.href);
   const r = await fetch(u.pathname + u.search, { headers: { 'service-api-key': key } });
-  if (!r.ok) throw new Error(`download failed (${r.status})`);
+  if (!r.ok) throw new Error(`${name} could not be downloaded: ${r.status === 404 ? 'the file is not on this desk any more' : 'try again'}`);
   const a = document.createElement('a');
   a.href = URL.createObjectURL(await r.blob());
   a.download = name;
   a.click();
 }
 
-/** The messages of a failure, one line: field paths first. */
-export function describe(e: unknown): string {
-  if (e instanceof ApiError) {
-    const d = e.details.map((x) => (x.path ? `${x.path}: ${x.info}` : x.info)).join('; ');
-    return d ? `${e.message} ${d}` : e.message;
-  }
-  return String(e);
+/** A failure in the operator's words, one line: each field's problem once, by the field's label
+ * (problems.ts); no paths, no codes. `shown`: paths the screen shows beside their field already,
+ * left out of the line. */
+export function describe(e: unknown, shown?: (path: string) => boolean): string {
+  return errorWords(e, shown);
 }
 
 function call<R>(method: string, path: string, body?: unknown): Promise<R> {

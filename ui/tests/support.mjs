@@ -1,13 +1,14 @@
 // The desk the UI tests run against: the real packdesk-server on 127.0.0.1 serving ui/dist from a
 // fresh data folder, its sandbox key, and Debian's Chromium through playwright-core.
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createServer } from 'node:net';
 import assert from 'node:assert/strict';
 import { chromium } from 'playwright-core';
+import ts from 'typescript';
 
 /** The data of an API answer that must have worked. */
 export async function ok(answer) {
@@ -101,7 +102,6 @@ export async function startDesk(prefix, { dataDir: given } = {}) {
   }
 }
 
-
 /** The desk in a new page at 1366 x 768, on the Ship screen with the cursor in the scan field. */
 export async function shipPage(desk) {
   const page = await desk.browser.newPage({ viewport: { width: 1366, height: 768 } });
@@ -119,4 +119,18 @@ export function freePort() {
       s.close(() => resolve(port));
     });
   });
+}
+
+/** A module of ui/src that imports nothing at run time (types only), its types stripped by the
+ * TypeScript the UI builds with, imported here as the page runs it. */
+export async function importUiModule(name) {
+  const source = readFileSync(join(here, '..', 'src', name), 'utf8');
+  const dir = mkdtempSync(join(tmpdir(), 'packdesk-module-'));
+  const file = join(dir, name.replace(/\.ts$/, '.mjs'));
+  writeFileSync(file, ts.transpileModule(source, { compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext } }).outputText);
+  try {
+    return await import(pathToFileURL(file).href);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
