@@ -107,11 +107,15 @@ test('Ship shows rates, suggests a corrected address, and asks for items only ac
   await page.getByTestId('address-suggestion').waitFor();
   await page.getByTestId('use-suggestion').click();
   assert.equal(await page.locator('[data-field="shipment.ship_to.postal_code"]').inputValue(), 'M1 1AE');
-  // A postal code that cannot be British: the note names the field and says why.
+  // A postal code that cannot be British: said once, beside the field, once the address check has answered.
   await page.locator('[data-field="shipment.ship_to.postal_code"]').fill('12');
+  const checked = page.waitForResponse((r) => r.url().includes('/v3/address-validations'));
   await page.locator('[data-field="shipment.ship_to.postal_code"]').press('Tab');
-  await page.getByTestId('address-note').waitFor();
-  assert.match(await page.getByTestId('address-note').textContent(), /^postal code \S/);
+  await checked;
+  const postal = page.locator('[data-error="shipment.ship_to.postal_code"]');
+  await postal.waitFor();
+  assert.match(await postal.textContent(), /does not look like a postcode of United Kingdom/);
+  assert.equal(await page.getByTestId('address-note').count(), 0, 'not repeated in the address note');
   assert.equal(await page.getByTestId('item').count(), 0, 'a domestic parcel has no customs items');
   // To France: the items appear; one missing description is shown beside its field.
   await page.locator('[data-field="shipment.ship_to.country"]').fill('FRA');
