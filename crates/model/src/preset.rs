@@ -17,10 +17,14 @@ use serde::{Deserialize, Serialize};
 pub struct ParcelTemplate {
     #[serde(default)]
     pub box_type: Option<BoxType>,
+    /// The weight assumed for an order that gives none (neither its own nor its items').
     #[serde(default)]
     pub weight: Option<Weight>,
     #[serde(default)]
     pub dimension: Option<Dimension>,
+    /// The empty box's own weight, added to an order weighed by its items.
+    #[serde(default)]
+    pub tare: Option<Weight>,
 }
 
 /// `POST /desk/presets`, `PUT /desk/presets/{id}`.

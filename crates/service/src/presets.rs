@@ -50,6 +50,17 @@ pub fn order_weight(o: &Order) -> Option<Weight> {
     }
 }
 
+/// What a parcel of the order weighs packed: the order's own weight or its parcels' (weighed
+/// already), else its items' weights times quantities plus the box's `tare` (the preset's).
+pub fn packed_weight(o: &Order, tare: Option<Weight>) -> Option<Weight> {
+    let w = order_weight(o)?;
+    let by_items = o.weight.is_none() && o.parcels.as_ref().is_none_or(|p| p.is_empty());
+    match (by_items, tare) {
+        (true, Some(t)) => Weight::total(&[w, t]),
+        _ => Some(w),
+    }
+}
+
 /// Does the rule hold for the order? `from_country`: the preset's ship-from country (for
 /// `domestic`), when known.
 fn matches(rule: &Rule, o: &Order, from_country: Option<&str>) -> bool {
@@ -226,6 +237,14 @@ impl Service {
                 p.invalid(
                     "parcel.weight.value",
                     format!("more than 0 and at most {} {}", w.unit.max(), w.unit.as_str()),
+                );
+            }
+        }
+        if let Some(t) = req.parcel.as_ref().and_then(|t| t.tare) {
+            if !(t.value >= 0.0 && t.value <= t.unit.max()) {
+                p.invalid(
+                    "parcel.tare.value",
+                    format!("0 or more and at most {} {}", t.unit.max(), t.unit.as_str()),
                 );
             }
         }

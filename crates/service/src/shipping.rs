@@ -8,7 +8,7 @@
 use crate::jobs::{Job, JobKind};
 use crate::keys::Env;
 use crate::orders::{cancelled, order_of, shipped_before};
-use crate::presets::{find, order_weight, resolve, ChosenBy};
+use crate::presets::{find, order_weight, packed_weight, resolve, ChosenBy};
 use crate::Service;
 use packdesk_carriers::registry::Carrier;
 use packdesk_documents::packing_slip::{render_packing_slip_pdf, PackingSlip, SlipItem};
@@ -233,7 +233,7 @@ impl Service {
             }
             None => {
                 let template = preset.parcel.clone().unwrap_or_default();
-                let weight = order_weight(order).or(template.weight).ok_or_else(|| {
+                let weight = packed_weight(order, template.tare).or(template.weight).ok_or_else(|| {
                     ServiceError::invalid(
                         "parcels",
                         format!(

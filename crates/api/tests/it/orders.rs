@@ -390,3 +390,49 @@ fn an_order_changed_at_the_desk_keeps_where_it_came_from() {
     );
     assert_eq!(saved["orders"][0]["ship_to"]["street1"], "23 High Street");
 }
+
+#[test]
+fn an_order_weighed_by_its_items_ships_with_the_box_tare_of_its_preset() {
+    let s = Server::start();
+    let account = support::yodel_account(&s);
+    let preset = json!({"name": "Mugs", "shipper_account": {"id": account}, "service_type": "yodel_std",
+        "ship_from": support::address("Sender Co", "GBR", "E16 2AA"), "is_default": true,
+        "parcel": {"tare": {"value": 200, "unit": "g"}}});
+    s.sandbox_ok("POST", "/desk/presets", Some(&preset));
+    let item = |sku: &str, qty: u32, kg: f64| json!({"description": "Mug", "quantity": qty, "sku": sku, "weight": {"value": kg, "unit": "kg"}});
+    let ship = |number: &str, extra: serde_json::Value| {
+        let mut o = json!({"order_number": number, "ship_to": support::address("Jane Doe", "GBR", "M1 1AE"),
+            "items": [item("MUG-1", 2, 0.4), item("SHIRT-1", 1, 0.35)]});
+        if let serde_json::Value::Object(m) = extra {
+            o.as_object_mut().unwrap().extend(m);
+        }
+        let saved = s.sandbox_ok("POST", "/desk/orders", Some(&o));
+        let id = saved["orders"][0]["id"].as_str().unwrap().to_string();
+        s.sandbox_ok("POST", &format!("/desk/orders/{id}/ship"), Some(&json!({})));
+        let h = s.sandbox_ok(
+            "GET",
+            &format!("/desk/history?created_at_min=2000-01-01&s={number}"),
+            None,
+        );
+        h["rows"][0]["weight"].clone()
+    };
+    // 2 x 0.4 + 1 x 0.35 kg of items and the 200 g box.
+    let w = ship("T-1", json!({}));
+    assert_eq!(
+        (w["value"].as_f64().map(|v| (v * 1000.0).round() / 1000.0), &w["unit"]),
+        (Some(1.35), &json!("kg")),
+        "{w}"
+    );
+    // An order weighed already (its own weight) is not given the box twice.
+    let w = ship("T-2", json!({"weight": {"value": 2, "unit": "kg"}}));
+    assert_eq!(w, json!({"value": 2.0, "unit": "kg"}));
+    let (_, v) = s.call(
+        "POST",
+        "/desk/presets",
+        &s.sandbox,
+        Some(&json!({"name": "Bad", "shipper_account": {"id": account},
+        "service_type": "yodel_std", "ship_from": support::address("Sender Co", "GBR", "E16 2AA"),
+        "parcel": {"tare": {"value": -1, "unit": "kg"}}})),
+    );
+    assert_eq!(detail_paths(&v), ["parcel.tare.value"], "{v}");
+}
