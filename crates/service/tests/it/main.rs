@@ -3,6 +3,7 @@
 mod common;
 
 mod async_jobs;
+mod background;
 mod carrier_rules;
 mod fuzz;
 mod hardening;
