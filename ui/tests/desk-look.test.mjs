@@ -3,7 +3,8 @@
 // checkbox a real box with clickable words, an error below its input leaving it as tall as its
 // neighbours, help grey and success green; History's city, weight (as the desk writes numbers)
 // and charge; an account's time zone chosen from the IANA list, a new one starting on the desk's;
-// Void and a new API key asking in the desk's dialog, Esc cancelling.
+// Void and a new API key asking in the desk's dialog, Esc cancelling; the order and preset editors'
+// inputs level and as tall as their neighbours beside an error, each unit inside its column.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { gb, ok, startDesk } from './support.mjs';
@@ -27,7 +28,7 @@ async function deskPage(options = {}) {
   return page;
 }
 
-/** Width and height of every checkbox on the screen, with what it is for. */
+/** Width and height of every checkbox on the screen (or in a part of it), with what it is for. */
 const boxes = (page) =>
   page.locator('input[type="checkbox"]').evaluateAll((cs) => cs.map((c) => ({ what: c.dataset.testid ?? c.dataset.day ?? c.getAttribute('aria-label') ?? c.closest('label')?.textContent?.trim(), width: c.getBoundingClientRect().width, height: c.getBoundingClientRect().height })));
 
@@ -38,6 +39,8 @@ function realBoxes(list, screen) {
 
 const colour = (locator) => locator.evaluate((e) => getComputedStyle(e).color);
 const height = (locator) => locator.evaluate((e) => e.getBoundingClientRect().height);
+/** Where an element is on the screen. */
+const box = (locator) => locator.evaluate((e) => e.getBoundingClientRect().toJSON());
 const noSidewaysScroll = async (page) => assert.ok((await page.evaluate(() => document.documentElement.scrollWidth)) <= viewport.width, 'no sideways scrolling');
 
 test('Settings: real checkboxes, their words clickable; help is grey, a saved setting says so in green', async () => {
@@ -213,5 +216,88 @@ test('Printers: a printer added without a name or address is refused beside each
   realBoxes(await boxes(page), 'Printers');
   await page.screenshot({ path: `${shots}/look-printers-1366x768.png` });
   await noSidewaysScroll(page);
+  await page.close();
+});
+
+test('the order editor: an input with an error is as tall as its neighbours and level with them; the unit stays in its column', async () => {
+  await ok(desk.api('POST', '/desk/orders', { orders: [{ order_number: 'LOOK-1', ship_to: gb('Mary Seacole', 'M1 1AE'), items: [{ description: 'Mug', quantity: 2 }] }] }));
+  const page = await deskPage();
+  await page.locator('[data-nav="orders"]').click();
+  await page.getByTestId('order-row').filter({ hasText: 'LOOK-1' }).click();
+  const editor = page.getByTestId('order-editor');
+  const field = (name) => editor.locator(`[data-field="${name}"]`);
+  await field('ship_to.postal_code').waitFor();
+  realBoxes(await boxes(page), 'Orders');
+
+  await field('ship_to.postal_code').fill('12');
+  await field('items[0].weight.value').fill('0,7,5');
+  await field('weight.value').fill('x');
+  await page.getByTestId('order-save').click();
+  await editor.locator('[data-error="items[0].weight.value"]').filter({ hasText: '“0,7,5” is not a number' }).waitFor();
+  await editor.locator('[data-error="weight.value"]').filter({ hasText: '“x” is not a number' }).waitFor();
+  await editor.locator('[data-error="ship_to.postal_code"]').waitFor();
+
+  // Each erring input beside a neighbour without an error: the same height, the same top.
+  for (const [erring, neighbour] of [
+    ['ship_to.postal_code', 'ship_to.state'],
+    ['items[0].weight.value', 'items[0].description'],
+    ['weight.value', 'preset'],
+  ]) {
+    const [a, b] = [await box(field(erring)), await box(field(neighbour))];
+    assert.equal(a.height, b.height, `${erring} is as tall as ${neighbour}`);
+    assert.equal(a.top, b.top, `${erring} is level with ${neighbour}`);
+  }
+  // The whole order's unit beside its number, not under the preset beside it.
+  const [unit, preset] = [await box(field('weight.unit')), await box(field('preset'))];
+  assert.ok(unit.right <= preset.left, `the unit (right edge ${unit.right}) ends before the preset (${preset.left})`);
+  assert.equal(unit.top, preset.top, 'the unit is on the number’s line');
+  await page.screenshot({ path: `${shots}/look-order-editor-1366x768.png` });
+  await noSidewaysScroll(page);
+  await page.keyboard.press('Escape');
+  await editor.waitFor({ state: 'detached' });
+  await page.close();
+});
+
+test('the preset editor: the default box is a real box its words tick; an erring input keeps its neighbours’ height; the size fits the dialog', async () => {
+  const page = await deskPage();
+  await page.locator('[data-nav="orders"]').click();
+  await page.getByTestId('new-preset').click();
+  const editor = page.getByTestId('preset-editor');
+  const field = (name) => editor.locator(`[data-field="${name}"]`);
+  await field('name').waitFor();
+  realBoxes(await boxes(editor), 'The preset editor');
+  await editor.getByText('Default preset (orders no rule matches ship with it)').click();
+  assert.equal(await field('is_default').isChecked(), true, 'a click on the words ticks the box');
+
+  const count = (await ok(desk.api('GET', '/desk/presets'))).presets.length;
+  await field('parcel.weight.value').fill('x');
+  await field('parcel.dimension.width').fill('10');
+  await page.getByTestId('preset-save').click();
+  await editor.locator('[data-error="parcel.weight.value"]').filter({ hasText: '“x” is not a number' }).waitFor();
+  await editor.locator('[data-error="parcel.dimension"]').waitFor();
+  for (const [erring, neighbour] of [
+    ['parcel.weight.value', 'box'],
+    ['parcel.dimension.width', 'box'],
+  ]) {
+    const [a, b] = [await box(field(erring)), await box(field(neighbour))];
+    assert.equal(a.height, b.height, `${erring} is as tall as ${neighbour}`);
+    assert.equal(a.top, b.top, `${erring} is level with ${neighbour}`);
+  }
+  // Width, height, depth and their unit inside the dialog, not cut off at its edge.
+  const inside = await editor.evaluate((d) => d.getBoundingClientRect().right - parseFloat(getComputedStyle(d).paddingRight));
+  const sizeUnit = await box(editor.getByLabel('Size unit'));
+  assert.ok(sizeUnit.right <= inside, `the size's unit (right edge ${sizeUnit.right}) is inside the dialog (${inside})`);
+  await page.screenshot({ path: `${shots}/look-preset-editor-1366x768.png` });
+
+  // Then the name, which only the service checks: refused beside the field, as tall as the account.
+  await field('parcel.weight.value').fill('1');
+  await field('parcel.dimension.width').fill('');
+  await page.getByTestId('preset-save').click();
+  await editor.locator('[data-error="name"]').waitFor();
+  assert.equal(await height(field('name')), await height(field('shipper_account.id')), 'the name is as tall as the account beside it');
+  assert.equal((await box(field('name'))).top, (await box(field('shipper_account.id'))).top, 'and level with it');
+  assert.equal((await ok(desk.api('GET', '/desk/presets'))).presets.length, count, 'nothing saved');
+  await page.keyboard.press('Escape');
+  await editor.waitFor({ state: 'detached' });
   await page.close();
 });
