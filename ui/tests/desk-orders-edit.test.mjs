@@ -48,6 +48,7 @@ test('presets: two made, one edited, one deleted after the dialog (Esc keeps it)
   await page.locator('[data-field="service_type"]').selectOption({ label: first.name });
   await fillSender(page, es('Almacén', '28001'));
   await page.locator('[data-field="parcel.weight.value"]').fill('1,5');
+  await page.locator('[data-field="parcel.tare.value"]').fill('250');
   await page.locator('[data-field="box"]').selectOption({ index: 1 });
   await page.screenshot({ path: `${shots}/orders-edit-preset-editor.png` });
   await page.getByTestId('preset-save').click();
@@ -75,6 +76,7 @@ test('presets: two made, one edited, one deleted after the dialog (Esc keeps it)
   const madrid = saved.find((p) => p.name === 'Madrid');
   assert.equal(madrid.service_type, first.service_type);
   assert.deepEqual(madrid.parcel.weight, { value: 1.5, unit: 'kg' }, '1,5 typed is 1.5 kg');
+  assert.deepEqual(madrid.parcel.tare, { value: 250, unit: 'g' }, "the empty box's weight");
   assert.ok(madrid.parcel.dimension.width > 0, 'the box chosen gives the size');
   assert.equal(madrid.ship_from.postal_code, '28001');
   assert.equal(saved.find((p) => p.name === 'Islas').is_default, true);
