@@ -1,3 +1,4 @@
+/// <reference types="vitest/config" />
 import { defineConfig } from 'vite';
 import { svelte } from '@sveltejs/vite-plugin-svelte';
 
@@ -5,4 +6,7 @@ import { svelte } from '@sveltejs/vite-plugin-svelte';
 export default defineConfig({
   plugins: [svelte()],
   build: { outDir: 'dist', emptyOutDir: true },
+  // Unit tests (npm test): the controllers' runes compiled for the browser, so they react.
+  resolve: process.env.VITEST ? { conditions: ['browser'] } : undefined,
+  test: { include: ['src/**/*.test.ts'] },
 });

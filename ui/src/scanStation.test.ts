@@ -1,0 +1,191 @@
+import { describe, expect, it } from 'vitest';
+import { ScanStation } from './scanStation.svelte';
+import { ShipForm } from './ship.svelte';
+import { deferred, settle } from './fakeTimer';
+import type { Order } from './types';
+import type { Sound } from './sounds';
+
+const order = (number: string, more: Partial<Order> = {}): Order =>
+  ({
+    id: `ord_${number}`,
+    order_number: number,
+    status: 'open',
+    ship_to: { contact_name: 'Ada Lovelace', street1: 'Unter den Linden 1', city: 'Berlin', postal_code: '10117', country: 'DEU' },
+    items: [{ description: 'Mug', quantity: 2 }],
+    tracking_numbers: [],
+    label_ids: [],
+    tags: [],
+    resolved_preset: 'DHL Paket',
+    weight: { value: 1.5, unit: 'kg' },
+    ...more,
+  }) as Order;
+
+/** A scan station over a fresh form; `orders`: what the desk's order search finds. */
+function station(orders: Order[] | ((number: string) => Promise<Order[]>), settings = { ship_on_scan: false, scan_sounds: true }) {
+  const form = new ShipForm();
+  const heard: Sound[] = [];
+  const shipped: string[] = [];
+  const searched: string[] = [];
+  const desk = { busy: false, newParcels: 0 };
+  const s = new ScanStation({
+    form,
+    findOrders: (number) => (searched.push(number), typeof orders === 'function' ? orders(number) : Promise.resolve(orders.filter((o) => o.order_number.includes(number)))),
+    settings: () => settings,
+    play: (kind) => heard.push(kind),
+    busy: () => desk.busy,
+    weightKnown: (o) => !!o.weight,
+    ship: async () => {
+      shipped.push(form.order?.order_number ?? '?');
+    },
+    newParcel: () => desk.newParcels++,
+  });
+  /** The scanner types `code` and Enter. */
+  const scan = async (code: string) => {
+    form.reference = code;
+    await s.scan();
+  };
+  return { s, form, heard, shipped, searched, desk, scan };
+}
+
+describe('the scan station', () => {
+  it('says an unknown number is an error, with its sound, and empties the field', async () => {
+    const { s, form, heard, scan } = station([order('1001')]);
+    await scan(' 9999 ');
+    expect(s.note).toEqual({ kind: 'error', text: 'No open order has the number “9999”.' });
+    expect(heard).toEqual(['error']);
+    expect(form.reference).toBe('');
+    expect(s.last).toBe('9999');
+    expect(form.order).toBeNull();
+  });
+
+  it('loads an open order into the form: recipient, weight, and what Enter does next', async () => {
+    const { s, form, heard, shipped, desk, scan } = station([order('1001')]);
+    await scan('1001');
+    expect(s.note?.kind).toBe('success');
+    expect(s.note?.text).toBe('Order 1001: Ada Lovelace, Berlin — 2 items — preset DHL Paket. Enter ships it.');
+    expect(heard).toEqual(['success']);
+    expect(form.order?.order_number).toBe('1001');
+    expect(form.to.city).toBe('Berlin');
+    expect(form.weight).toBe('1.5');
+    expect(form.reference).toBe('');
+    expect(desk.newParcels).toBe(1); // the last label left the screen
+    expect(shipped).toEqual([]); // the desk does not ship on scan
+  });
+
+  it('writes the order’s weight in the desk’s unit', async () => {
+    const { form, scan } = station([order('1001', { weight: { value: 1000, unit: 'g' } })]);
+    form.weightUnit = 'lb';
+    await scan('1001');
+    expect(form.weight).toBe('2.205');
+  });
+
+  it('says what to do when no preset fits the order', async () => {
+    const { s, scan } = station([order('1001', { resolved_preset: null })]);
+    await scan('1001');
+    expect(s.note?.text).toMatch(/no preset fits yet: choose the account and service/);
+  });
+
+  it('ships the loaded order on Enter, or when the same code is scanned again', async () => {
+    const { shipped, searched, scan } = station([order('A-1001')]);
+    await scan('A-1001');
+    await scan('');
+    await scan('a-1001');
+    expect(shipped).toEqual(['A-1001', 'A-1001']);
+    expect(searched).toEqual(['A-1001']); // no new search for the loaded order
+  });
+
+  it('loads another order scanned while one is loaded, without shipping the first', async () => {
+    const { form, shipped, scan } = station([order('1001'), order('2002')]);
+    await scan('1001');
+    await scan('2002');
+    expect(form.order?.order_number).toBe('2002');
+    expect(shipped).toEqual([]);
+  });
+
+  it('warns of a shipped order, with its date and tracking, and loads nothing', async () => {
+    const { s, form, heard, scan } = station([order('1001', { status: 'shipped', shipped_at: '2026-11-20T09:00:00Z', tracking_numbers: ['JD0001', 'JD0002'] })]);
+    await scan('1001');
+    expect(s.note).toEqual({ kind: 'warning', text: 'Order 1001 is already shipped (2026-11-20, tracking JD0001, JD0002).' });
+    expect(heard).toEqual(['warning']);
+    expect(form.order).toBeNull();
+    expect(form.shippedBefore?.order_number).toBe('1001'); // "Ship again…" offers it
+  });
+
+  it('loads the open order when a shipped one has the same number', async () => {
+    const { s, form, scan } = station([order('1001', { id: 'old', status: 'shipped' }), order('1001', { id: 'new' })]);
+    await scan('1001');
+    expect(s.note?.kind).toBe('success');
+    expect(form.order?.id).toBe('new');
+  });
+
+  it('finds only the order with exactly the scanned number', async () => {
+    const { s, form, scan } = station([order('10010')]);
+    await scan('1001');
+    expect(s.note?.kind).toBe('error');
+    expect(form.order).toBeNull();
+  });
+
+  it('ships at once when the desk ships on scan and the order has a preset and a weight', async () => {
+    const { s, heard, shipped, scan } = station([order('1001')], { ship_on_scan: true, scan_sounds: true });
+    await scan('1001');
+    expect(shipped).toEqual(['1001']);
+    expect(s.note?.kind).toBe('success');
+    expect(heard).toEqual([]); // the label's result sounds, not the load's
+  });
+
+  it('does not ship on scan an order without a weight or without a preset', async () => {
+    const { shipped, scan } = station([order('1001', { weight: null }), order('2002', { resolved_preset: null })], { ship_on_scan: true, scan_sounds: true });
+    await scan('1001');
+    await scan('2002');
+    expect(shipped).toEqual([]);
+  });
+
+  it('asks to scan again while the last label is being made, and empties the field', async () => {
+    const { s, form, desk, searched, shipped, heard, scan } = station([order('1001')]);
+    desk.busy = true;
+    await scan('1001');
+    expect(s.note).toEqual({ kind: 'warning', text: 'Still making the last label: scan 1001 again once it shows.' });
+    expect(heard).toEqual(['warning']);
+    expect(form.reference).toBe('');
+    expect(searched).toEqual([]);
+    expect(shipped).toEqual([]);
+  });
+
+  it('keeps the newer scan’s order when an older scan’s answer arrives late', async () => {
+    const answers = [deferred<Order[]>(), deferred<Order[]>()];
+    let n = 0;
+    const { s, form, scan } = station(() => answers[n++].promise);
+    const first = scan('1001');
+    const second = scan('2002');
+    answers[1].resolve([order('2002')]);
+    await second;
+    answers[0].resolve([order('1001')]);
+    await first;
+    expect(form.order?.order_number).toBe('2002');
+    expect(s.note?.text).toMatch(/^Order 2002/);
+    expect(s.last).toBe('2002');
+  });
+
+  it('says why the search failed, as an error', async () => {
+    const { s, scan } = station(() => Promise.reject(new Error('The desk service is restarting')));
+    await scan('1001');
+    await settle();
+    expect(s.note).toEqual({ kind: 'error', text: 'The desk service is restarting' });
+  });
+
+  it('stays silent when the desk’s scan sounds are off', async () => {
+    const { s, heard, scan } = station([order('1001')], { ship_on_scan: false, scan_sounds: false });
+    await scan('9999');
+    expect(s.note?.kind).toBe('error');
+    expect(heard).toEqual([]);
+  });
+
+  it('ignores an empty scan when no order is loaded', async () => {
+    const { s, searched, shipped, scan } = station([order('1001')]);
+    await scan('   ');
+    expect(searched).toEqual([]);
+    expect(shipped).toEqual([]);
+    expect(s.note).toBeNull();
+    expect(s.last).toBe('');
+  });
+});
