@@ -93,6 +93,9 @@ test('Ship shows rates, suggests a corrected address, and asks for items only ac
   const page = await desk.browser.newPage();
   await page.goto(desk.base + '/');
   await page.getByTestId('account').selectOption(id);
+  // The sender as the operator changes it: "Ship from" opened when it shows a summary.
+  const from = page.getByTestId('ship-from');
+  if (!(await from.evaluate((d) => d.open))) await from.locator('summary').click();
   for (const [k, v] of Object.entries(gb('Packdesk Ltd'))) await page.locator(`[data-field="shipment.ship_from.${k}"]`).fill(v);
   // The parcel weighed: a rate needs its weight.
   await page.locator('[data-field="shipment.parcels[0].weight.value"]').fill('1');
