@@ -46,3 +46,14 @@ export function parseDecimal(text: string, locale?: string): number | null {
 export function formatDecimal(value: number, locale?: string): string {
   return String(value).replace('.', marks(locale).decimal);
 }
+
+/** A reader of a form's optional numbers: each typed text's value (null when empty or not a
+ * number), with the ones that are not numbers noted in `problems` by their field's path. */
+export function formNumbers(problems: Record<string, string>) {
+  return (text: string, at: string): number | null => {
+    if (!text.trim()) return null;
+    const n = parseDecimal(text);
+    if (n === null) problems[at] = `“${text}” is not a number`;
+    return n;
+  };
+}
