@@ -62,8 +62,9 @@ pub fn packed_weight(o: &Order, tare: Option<Weight>) -> Option<Weight> {
 }
 
 /// Does the rule hold for the order? `from_country`: the preset's ship-from country (for
-/// `domestic`), when known.
-fn matches(rule: &Rule, o: &Order, from_country: Option<&str>) -> bool {
+/// `domestic`), when known; `tare`: the preset's box (a weight condition weighs the order as it
+/// would ship with it).
+fn matches(rule: &Rule, o: &Order, from_country: Option<&str>, tare: Option<Weight>) -> bool {
     let w = &rule.when;
     let to = o.ship_to.country.as_deref().unwrap_or("");
     if w.ship_to_country.as_deref().is_some_and(|c| c != to) {
@@ -77,7 +78,7 @@ fn matches(rule: &Rule, o: &Order, from_country: Option<&str>) -> bool {
         }
     }
     if w.weight_min.is_some() || w.weight_max.is_some() {
-        let Some(kg) = order_weight(o).map(|w| w.kg()) else {
+        let Some(kg) = packed_weight(o, tare).map(|w| w.kg()) else {
             return false;
         };
         let unit = w.weight_unit.unwrap_or(WeightUnit::Kg);
@@ -136,7 +137,8 @@ pub fn resolve<'a>(presets: &'a [Preset], rules: &Rules, o: &Order) -> Option<(&
     for rule in &rules.rules {
         let Some(p) = find(presets, &rule.preset) else { continue };
         let from = p.ship_from.as_ref().and_then(|a| a.country.as_deref());
-        if matches(rule, o, from) {
+        let tare = p.parcel.as_ref().and_then(|t| t.tare);
+        if matches(rule, o, from, tare) {
             return Some((p, ChosenBy::Rule(rule.name.clone())));
         }
     }
@@ -244,7 +246,7 @@ impl Service {
             if !(t.value >= 0.0 && t.value <= t.unit.max()) {
                 p.invalid(
                     "parcel.tare.value",
-                    format!("0 or more and at most {} {}", t.unit.max(), t.unit.as_str()),
+                    format!("must be 0 to {} {}", t.unit.max(), t.unit.as_str()),
                 );
             }
         }

@@ -246,7 +246,7 @@ fn rows_of_one_order_that_disagree_fail_with_the_line_and_column() {
 fn an_order_shipped_across_a_customs_border_carries_its_declaration() {
     let s = Server::start();
     let account = support::yodel_account(&s);
-    // Yodel's "UK Express 24 (NI INT)" crosses the border (its UK services stay at home).
+    // Yodel's "UK Express 24 (NI INT)" also crosses the border (its UK services stay at home).
     let preset = json!({"name": "UK", "shipper_account": {"id": account}, "service_type": "yodel_1eb",
         "ship_from": support::address("Sender Co", "GBR", "E16 2AA"), "is_default": true,
         "customs": {"invoice": true}});
@@ -376,7 +376,7 @@ fn a_preset_whose_service_cannot_go_where_the_order_goes_is_refused_before_the_l
 }
 
 #[test]
-fn an_order_changed_at_the_desk_keeps_where_it_came_from() {
+fn an_order_changed_later_keeps_where_it_came_from() {
     let s = Server::start();
     let csv = "Order number,Name,Street,City,Postcode,Country\nC-1,Jane Doe,22 High Street,Manchester,M1 1AE,GB\n";
     let (imported, failed, v) = import(&s, csv);
@@ -426,6 +426,25 @@ fn an_order_weighed_by_its_items_ships_with_the_box_tare_of_its_preset() {
     // An order weighed already (its own weight) is not given the box twice.
     let w = ship("T-2", json!({"weight": {"value": 2, "unit": "kg"}}));
     assert_eq!(w, json!({"value": 2.0, "unit": "kg"}));
+    // A rule's weight weighs the order as it would ship with the rule's preset, box and all:
+    // 1.15 kg of items in a 100 g box is over "up to 1.2 kg".
+    let small = json!({"name": "Small box", "shipper_account": {"id": account}, "service_type": "yodel_std",
+        "ship_from": support::address("Sender Co", "GBR", "E16 2AA"), "parcel": {"tare": {"value": 100, "unit": "g"}}});
+    s.sandbox_ok("POST", "/desk/presets", Some(&small));
+    s.sandbox_ok(
+        "PUT",
+        "/desk/rules",
+        Some(&json!({"rules": [{"name": "light", "when": {"weight_max": 1.2}, "preset": "Small box"}]})),
+    );
+    let order = |number: &str, kg: f64| {
+        let o = json!({"order_number": number, "ship_to": support::address("Jane Doe", "GBR", "M1 1AE"),
+            "items": [item("MUG-1", 1, kg)]});
+        let saved = s.sandbox_ok("POST", "/desk/orders", Some(&o));
+        let id = saved["orders"][0]["id"].as_str().unwrap().to_string();
+        s.sandbox_ok("GET", &format!("/desk/orders/{id}"), None)["resolved_preset"].clone()
+    };
+    assert_eq!(order("T-3", 1.15), json!("Mugs"), "1.25 kg boxed: over the rule");
+    assert_eq!(order("T-4", 1.0), json!("Small box"), "1.1 kg boxed: the rule's");
     let (_, v) = s.call(
         "POST",
         "/desk/presets",
