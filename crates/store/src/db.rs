@@ -355,14 +355,7 @@ pub mod orders {
     }
 }
 
-pub mod presets {
-    use super::Tx;
-    use crate::presets::PresetRow;
-    both!(presets::list(env: &str) -> crate::Result<Vec<PresetRow>>);
-    both!(presets::get(env: &str, id: &str) -> crate::Result<Option<PresetRow>>);
-    both!(presets::put(p: &PresetRow) -> crate::Result<bool>);
-    both!(presets::delete(env: &str, id: &str) -> crate::Result<bool>);
-}
+pub use crate::presets;
 
 /// Printers and print profiles are the desk's own; print jobs are shared, each going to the desk
 /// of its printer.

@@ -19,6 +19,7 @@ pub mod pg;
 pub mod presets;
 pub mod printing;
 pub mod records;
+pub mod sql;
 pub mod tracking;
 pub mod webhooks;
 

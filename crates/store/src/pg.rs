@@ -74,14 +74,14 @@ fn lending<T>(client: &mut Client, prepared: Prepared, f: impl FnOnce(&mut Clien
     (out, prepared)
 }
 
-/// `sql` with its typed parameters, as `query_typed`, on a statement prepared once per pooled
-/// connection (one round trip either way). On a connection not lent by the pool (a test's own,
-/// a `Transaction`) it is `query_typed` itself.
-pub(crate) fn query(
+/// The statement of `sql` prepared on `client` (parameter types inferred by PostgreSQL when
+/// `types` is empty), kept with a pooled connection so each is parsed and planned once per
+/// connection; None on a connection not lent by the pool (a test's own).
+fn prepared(
     client: &mut impl GenericClient,
     sql: &str,
-    params: &[(&(dyn postgres::types::ToSql + Sync), postgres::types::Type)],
-) -> Result<Vec<postgres::Row>, postgres::Error> {
+    types: &[postgres::types::Type],
+) -> Result<Option<postgres::Statement>, postgres::Error> {
     let address = client as *mut _ as *const () as usize;
     let known = LENT.with_borrow(|lent| {
         lent.iter()
@@ -89,12 +89,11 @@ pub(crate) fn query(
             .find(|(a, _)| *a == address)
             .map(|(_, p)| p.0.get(sql).cloned())
     });
-    let statement = match known {
-        None => return client.query_typed(sql, params),
-        Some(Some(statement)) => statement,
+    Ok(match known {
+        None => None,
+        Some(Some(statement)) => Some(statement),
         Some(None) => {
-            let types: Vec<_> = params.iter().map(|(_, t)| t.clone()).collect();
-            let statement = client.prepare_typed(sql, &types)?;
+            let statement = client.prepare_typed(sql, types)?;
             LENT.with_borrow_mut(|lent| {
                 if let Some((_, p)) = lent.iter_mut().rev().find(|(a, _)| *a == address) {
                     if p.0.len() >= PREPARED_PER_CONNECTION {
@@ -103,11 +102,52 @@ pub(crate) fn query(
                     p.0.insert(sql.to_string(), statement.clone());
                 }
             });
-            statement
+            Some(statement)
         }
-    };
-    let values: Vec<&(dyn postgres::types::ToSql + Sync)> = params.iter().map(|(v, _)| *v).collect();
-    client.query(&statement, &values)
+    })
+}
+
+/// `sql` with its typed parameters, as `query_typed`, on a statement prepared once per pooled
+/// connection (one round trip either way). On a connection not lent by the pool (a test's own,
+/// a `Transaction`) it is `query_typed` itself.
+pub(crate) fn query(
+    client: &mut impl GenericClient,
+    sql: &str,
+    params: &[(&(dyn postgres::types::ToSql + Sync), postgres::types::Type)],
+) -> Result<Vec<postgres::Row>, postgres::Error> {
+    let types: Vec<_> = params.iter().map(|(_, t)| t.clone()).collect();
+    match prepared(client, sql, &types)? {
+        None => client.query_typed(sql, params),
+        Some(statement) => {
+            let values: Vec<&(dyn postgres::types::ToSql + Sync)> = params.iter().map(|(v, _)| *v).collect();
+            client.query(&statement, &values)
+        }
+    }
+}
+
+/// `sql` with parameters whose types PostgreSQL infers, on a statement prepared once per pooled
+/// connection (`sql::Tx::rows`).
+pub(crate) fn query_prepared(
+    client: &mut impl GenericClient,
+    sql: &str,
+    values: &[&(dyn postgres::types::ToSql + Sync)],
+) -> Result<Vec<postgres::Row>, postgres::Error> {
+    match prepared(client, sql, &[])? {
+        None => client.query(sql, values),
+        Some(statement) => client.query(&statement, values),
+    }
+}
+
+/// As `query_prepared`, answering how many rows changed (`sql::Tx::execute`).
+pub(crate) fn execute_prepared(
+    client: &mut impl GenericClient,
+    sql: &str,
+    values: &[&(dyn postgres::types::ToSql + Sync)],
+) -> Result<u64, postgres::Error> {
+    match prepared(client, sql, &[])? {
+        None => client.execute(sql, values),
+        Some(statement) => client.execute(&statement, values),
+    }
 }
 
 /// `query` answering the one row, if any (as `query_typed_opt`).

@@ -11,8 +11,27 @@ use std::sync::Arc;
 mod support;
 
 /// Runs one step on SQLite and on the shared database (`$both`: the two stores); their answers
-/// (Debug text) must agree. Answers SQLite's.
+/// (Debug text) must agree. Answers SQLite's. `|c| step` runs the one store function on each
+/// (`c`: the `Tx`); the four-part form gives each database its own expression.
 macro_rules! same {
+    ($both:ident, $what:literal, |$c:ident| $step:expr) => {{
+        let a = $both
+            .0
+            .write(|conn| {
+                let $c = &mut packdesk_store::db::Tx::Sqlite(conn);
+                Ok::<_, StoreError>(format!("{:?}", $step))
+            })
+            .unwrap();
+        let b = $both
+            .1
+            .write(|client| {
+                let $c = &mut packdesk_store::db::Tx::Postgres { client, desk: "desk-a" };
+                Ok::<_, StoreError>(format!("{:?}", $step))
+            })
+            .unwrap();
+        assert_eq!(a, b, "{}", $what);
+        a
+    }};
     ($both:ident, $what:literal, |$l:ident| $lite:expr, |$p:ident| $pg:expr) => {{
         let a = $both.0.write(|$l| Ok::<_, StoreError>(format!("{:?}", $lite))).unwrap();
         let b = $both.1.write(|$p| Ok::<_, StoreError>(format!("{:?}", $pg))).unwrap();
@@ -907,21 +926,13 @@ fn every_table_answers_the_same_on_sqlite_and_on_the_shared_database() {
         preset("p-2", "Pallet"),
         preset("p-2", "Small box"),
     );
-    same!(both, "a preset", |c| presets::put(c, &a)?, |c| presets::pg::put(c, &a)?);
-    same!(both, "another", |c| presets::put(c, &b)?, |c| presets::pg::put(c, &b)?);
-    let refused = same!(both, "a name taken", |c| presets::put(c, &b_as_a)?, |c| {
-        presets::pg::put(c, &b_as_a)?
-    });
+    same!(both, "a preset", |c| presets::put(c, &a)?);
+    same!(both, "another", |c| presets::put(c, &b)?);
+    let refused = same!(both, "a name taken", |c| presets::put(c, &b_as_a)?);
     assert_eq!(refused, "false");
-    same!(both, "the presets", |c| presets::list(c, "live")?, |c| {
-        presets::pg::list(c, "live")?
-    });
-    same!(both, "deleted", |c| presets::delete(c, "live", "p-1")?, |c| {
-        presets::pg::delete(c, "live", "p-1")?
-    });
-    same!(both, "gone", |c| presets::get(c, "live", "p-1")?, |c| {
-        presets::pg::get(c, "live", "p-1")?
-    });
+    same!(both, "the presets", |c| presets::list(c, "live")?);
+    same!(both, "deleted", |c| presets::delete(c, "live", "p-1")?);
+    same!(both, "gone", |c| presets::get(c, "live", "p-1")?);
 
     let orders = vec![
         ("order-1".to_string(), "SO-1".to_string()),

@@ -1,0 +1,229 @@
+//! One statement for both databases (issue 36). A store function is written once, against `Tx`:
+//! its SQL uses SQLite's numbered placeholders (`?1`, `?2`, ...), which PostgreSQL receives as
+//! `$1`, `$2`, ...; its values are `Param`s (what both drivers send) and its rows are read through
+//! `Row` into a `FromRow` type. Both schemas use the same column types (TEXT, BIGINT/INTEGER,
+//! BYTEA/BLOB, BOOLEAN), so one Rust type reads a column on either.
+//!
+//! What only one database has is chosen explicitly with `Tx::dialect` and named as such at its
+//! place (`FOR UPDATE`, `SKIP LOCKED`, advisory locks, SQLite's word index, PostgreSQL's trigram
+//! search, the one-statement label write).
+
+use crate::db::Tx;
+use crate::{Result, StoreError};
+
+/// Which database a statement runs on, for the few statements only one of them has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dialect {
+    Sqlite,
+    Postgres,
+}
+
+/// A value a statement takes: one both drivers can send.
+pub trait Param: rusqlite::ToSql + postgres::types::ToSql + Sync {}
+impl<T: rusqlite::ToSql + postgres::types::ToSql + Sync + ?Sized> Param for T {}
+
+/// A value a column gives: one both drivers can read.
+pub trait Column: rusqlite::types::FromSql + for<'b> postgres::types::FromSql<'b> {}
+impl<T: rusqlite::types::FromSql + for<'b> postgres::types::FromSql<'b>> Column for T {}
+
+/// One row of an answer, from either database.
+pub enum Row<'a> {
+    Sqlite(&'a rusqlite::Row<'a>),
+    Postgres(&'a postgres::Row),
+}
+
+impl Row<'_> {
+    /// The value of column `i` (0-based).
+    pub fn get<T: Column>(&self, i: usize) -> Result<T> {
+        match self {
+            Row::Sqlite(r) => Ok(r.get(i)?),
+            Row::Postgres(r) => Ok(r.try_get(i)?),
+        }
+    }
+}
+
+/// A type read from one row.
+pub trait FromRow: Sized {
+    fn from_row(r: &Row<'_>) -> Result<Self>;
+}
+
+macro_rules! tuple_from_row {
+    ($($t:ident $i:tt),+) => {
+        impl<$($t: Column),+> FromRow for ($($t,)+) {
+            fn from_row(r: &Row<'_>) -> Result<Self> {
+                Ok(($(r.get::<$t>($i)?,)+))
+            }
+        }
+    };
+}
+tuple_from_row!(A 0);
+tuple_from_row!(A 0, B 1);
+tuple_from_row!(A 0, B 1, C 2);
+tuple_from_row!(A 0, B 1, C 2, D 3);
+
+/// `sql` as PostgreSQL takes it: `?N` becomes `$N` (outside quoted text).
+fn numbered_for_postgres(sql: &str) -> String {
+    let mut out = String::with_capacity(sql.len() + 8);
+    let mut quoted = false;
+    let mut chars = sql.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\'' => {
+                quoted = !quoted;
+                out.push(c);
+            }
+            '?' if !quoted && chars.peek().is_some_and(char::is_ascii_digit) => out.push('$'),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+impl Tx<'_> {
+    /// The database this transaction runs on.
+    pub fn dialect(&self) -> Dialect {
+        match self {
+            Tx::Sqlite(_) => Dialect::Sqlite,
+            Tx::Postgres { .. } => Dialect::Postgres,
+        }
+    }
+
+    /// The desk this process is on a shared database; None on one desk's own file.
+    pub fn desk(&self) -> Option<&str> {
+        match self {
+            Tx::Sqlite(_) => None,
+            Tx::Postgres { desk, .. } => Some(desk),
+        }
+    }
+
+    /// Every row `sql` answers.
+    pub fn rows<T: FromRow>(&mut self, sql: &str, params: &[&dyn Param]) -> Result<Vec<T>> {
+        match self {
+            Tx::Sqlite(conn) => {
+                let mut statement = conn.prepare_cached(sql)?;
+                let values: Vec<&dyn rusqlite::ToSql> = params.iter().map(|p| *p as &dyn rusqlite::ToSql).collect();
+                let mut rows = statement.query(&*values)?;
+                let mut out = Vec::new();
+                while let Some(row) = rows.next()? {
+                    out.push(T::from_row(&Row::Sqlite(row))?);
+                }
+                Ok(out)
+            }
+            Tx::Postgres { client, .. } => {
+                let rows =
+                    crate::pg::query_prepared(&mut **client, &numbered_for_postgres(sql), &postgres_values(params))?;
+                rows.iter().map(|r| T::from_row(&Row::Postgres(r))).collect()
+            }
+        }
+    }
+
+    /// The first row `sql` answers, if any.
+    pub fn row<T: FromRow>(&mut self, sql: &str, params: &[&dyn Param]) -> Result<Option<T>> {
+        Ok(self.rows(sql, params)?.into_iter().next())
+    }
+
+    /// The first column of every row `sql` answers.
+    pub fn values<T: Column>(&mut self, sql: &str, params: &[&dyn Param]) -> Result<Vec<T>> {
+        Ok(self.rows::<(T,)>(sql, params)?.into_iter().map(|(v,)| v).collect())
+    }
+
+    /// The first column of the first row `sql` answers, if any.
+    pub fn value<T: Column>(&mut self, sql: &str, params: &[&dyn Param]) -> Result<Option<T>> {
+        Ok(self.row::<(T,)>(sql, params)?.map(|(v,)| v))
+    }
+
+    /// Whether `sql` answers any row.
+    pub fn exists(&mut self, sql: &str, params: &[&dyn Param]) -> Result<bool> {
+        match self {
+            Tx::Sqlite(conn) => {
+                let values: Vec<&dyn rusqlite::ToSql> = params.iter().map(|p| *p as &dyn rusqlite::ToSql).collect();
+                Ok(conn.prepare_cached(sql)?.exists(&*values)?)
+            }
+            Tx::Postgres { .. } => Ok(!self.rows::<()>(sql, params)?.is_empty()),
+        }
+    }
+
+    /// Runs `sql`; answers how many rows it changed.
+    pub fn execute(&mut self, sql: &str, params: &[&dyn Param]) -> Result<usize> {
+        match self {
+            Tx::Sqlite(conn) => {
+                let values: Vec<&dyn rusqlite::ToSql> = params.iter().map(|p| *p as &dyn rusqlite::ToSql).collect();
+                Ok(conn.prepare_cached(sql)?.execute(&*values)?)
+            }
+            Tx::Postgres { client, .. } => {
+                let n =
+                    crate::pg::execute_prepared(&mut **client, &numbered_for_postgres(sql), &postgres_values(params))?;
+                Ok(n as usize)
+            }
+        }
+    }
+
+    /// Runs statements without parameters as one batch (schema, savepoints).
+    pub fn batch(&mut self, sql: &str) -> Result<()> {
+        match self {
+            Tx::Sqlite(conn) => Ok(conn.execute_batch(sql)?),
+            Tx::Postgres { client, .. } => Ok(client.batch_execute(sql)?),
+        }
+    }
+}
+
+/// An empty row: what `exists` reads.
+impl FromRow for () {
+    fn from_row(_: &Row<'_>) -> Result<Self> {
+        Ok(())
+    }
+}
+
+fn postgres_values<'p>(params: &[&'p dyn Param]) -> Vec<&'p (dyn postgres::types::ToSql + Sync)> {
+    params
+        .iter()
+        .map(|p| *p as &(dyn postgres::types::ToSql + Sync))
+        .collect()
+}
+
+/// A statement refused because one of its rows broke a unique index: the caller's answer
+/// ("taken"), not a fault. On PostgreSQL the statement must run under a savepoint for the
+/// transaction to go on (`Tx::savepoint`).
+pub fn is_unique_violation(e: &StoreError) -> bool {
+    match e {
+        StoreError::Sqlite(rusqlite::Error::SqliteFailure(f, _)) => {
+            f.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE
+                || f.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_PRIMARYKEY
+        }
+        StoreError::Postgres(p) => p.code() == Some(&postgres::error::SqlState::UNIQUE_VIOLATION),
+        _ => false,
+    }
+}
+
+impl Tx<'_> {
+    /// Runs `f` so that its failure undoes only its own statements, not the transaction
+    /// (a SAVEPOINT named in SQL: the transaction is a BEGIN on a plain connection, where the
+    /// client's own `transaction()` would send a second BEGIN).
+    pub fn savepoint<T>(&mut self, name: &str, f: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
+        self.batch(&format!("SAVEPOINT {name}"))?;
+        match f(self) {
+            Ok(v) => {
+                self.batch(&format!("RELEASE SAVEPOINT {name}"))?;
+                Ok(v)
+            }
+            Err(e) => {
+                self.batch(&format!("ROLLBACK TO SAVEPOINT {name}"))?;
+                self.batch(&format!("RELEASE SAVEPOINT {name}"))?;
+                Err(e)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::numbered_for_postgres;
+
+    #[test]
+    fn numbered_placeholders_become_dollars_outside_quoted_text() {
+        assert_eq!(
+            numbered_for_postgres("SELECT a FROM t WHERE b = ?1 AND c = '?2' AND d IN (?2, ?10)"),
+            "SELECT a FROM t WHERE b = $1 AND c = '?2' AND d IN ($2, $10)"
+        );
+    }
+}
