@@ -95,60 +95,8 @@ macro_rules! both {
     };
 }
 
-/// Store-wide values (`meta`). `desk_*` are this desk's own (its scale, its printing paused):
-/// on a shared database their key carries the desk's name.
-pub mod meta {
-    use super::Tx;
-
-    pub fn get(c: &mut Tx<'_>, key: &str) -> crate::Result<Option<String>> {
-        match c {
-            Tx::Sqlite(conn) => crate::meta_get(conn, key),
-            Tx::Postgres { client, .. } => crate::pg::meta_get(&mut **client, key),
-        }
-    }
-
-    pub fn set(c: &mut Tx<'_>, key: &str, value: &str) -> crate::Result<()> {
-        match c {
-            Tx::Sqlite(conn) => crate::meta_set(conn, key, value),
-            Tx::Postgres { client, .. } => crate::pg::meta_set(&mut **client, key, value),
-        }
-    }
-
-    pub fn init(c: &mut Tx<'_>, key: &str, value: &str) -> crate::Result<String> {
-        match c {
-            Tx::Sqlite(conn) => crate::meta_init(conn, key, value),
-            Tx::Postgres { client, .. } => crate::pg::meta_init(&mut **client, key, value),
-        }
-    }
-
-    fn desk_key(c: &Tx<'_>, key: &str) -> String {
-        match c {
-            Tx::Sqlite(_) => key.to_string(),
-            Tx::Postgres { desk, .. } => format!("desk:{desk}:{key}"),
-        }
-    }
-
-    pub fn desk_get(c: &mut Tx<'_>, key: &str) -> crate::Result<Option<String>> {
-        let key = desk_key(c, key);
-        get(c, &key)
-    }
-
-    pub fn desk_set(c: &mut Tx<'_>, key: &str, value: &str) -> crate::Result<()> {
-        let key = desk_key(c, key);
-        set(c, &key, value)
-    }
-}
-
-pub mod accounts {
-    use super::Tx;
-    use crate::accounts::AccountRow;
-    use crate::paging::Cursor;
-    both!(accounts::insert(a: &AccountRow) -> crate::Result<()>);
-    both!(accounts::update(a: &AccountRow) -> crate::Result<()>);
-    both!(accounts::get(env: &str, id: &str) -> crate::Result<Option<AccountRow>>);
-    both!(accounts::list(env: &str, slug: Option<&str>, limit: usize, after: Option<&Cursor>) -> crate::Result<Vec<AccountRow>>);
-    both!(accounts::slugs(env: &str) -> crate::Result<Vec<(String, String)>>);
-}
+pub use crate::meta;
+pub use crate::accounts;
 
 pub mod batches {
     use super::Tx;

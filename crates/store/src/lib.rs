@@ -12,6 +12,7 @@ pub mod idempotency;
 pub mod jobs;
 pub mod keys;
 pub mod labels;
+pub mod meta;
 pub mod migrations;
 pub mod orders;
 pub mod paging;
@@ -292,33 +293,6 @@ impl Store {
         }
         out
     }
-}
-
-/// A value of the `meta` table (store-wide settings and secrets such as the file link key).
-pub fn meta_get(conn: &Connection, key: &str) -> crate::Result<Option<String>> {
-    use rusqlite::OptionalExtension;
-    Ok(conn
-        .prepare_cached("SELECT value FROM meta WHERE key = ?1")?
-        .query_row([key], |r| r.get(0))
-        .optional()?)
-}
-
-/// Sets `key` to `value`, replacing what it was.
-pub fn meta_set(conn: &Connection, key: &str, value: &str) -> crate::Result<()> {
-    conn.prepare_cached(
-        "INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-    )?
-    .execute([key, value])?;
-    Ok(())
-}
-
-/// Sets `key` unless it is set already; answers the value in force.
-pub fn meta_init(conn: &Connection, key: &str, value: &str) -> crate::Result<String> {
-    conn.prepare_cached("INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO NOTHING")?
-        .execute([key, value])?;
-    Ok(conn
-        .prepare_cached("SELECT value FROM meta WHERE key = ?1")?
-        .query_row([key], |r| r.get(0))?)
 }
 
 /// A WAL past this size is checkpointed and truncated by the writer itself (see `commit`).

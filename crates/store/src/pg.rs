@@ -345,32 +345,6 @@ impl PgStore {
     }
 }
 
-/// A value of the `meta` table (store-wide settings and secrets such as the file link key).
-pub fn meta_get(client: &mut impl GenericClient, key: &str) -> crate::Result<Option<String>> {
-    Ok(client
-        .query_opt("SELECT value FROM meta WHERE key = $1", &[&key])?
-        .map(|r| r.get(0)))
-}
-
-/// Sets `key` to `value`, replacing what it was.
-pub fn meta_set(tx: &mut impl GenericClient, key: &str, value: &str) -> crate::Result<()> {
-    tx.execute(
-        "INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-        &[&key, &value],
-    )?;
-    Ok(())
-}
-
-/// Sets `key` unless another desk set it first; answers the value in force (the file link key
-/// every desk signs with, made by whichever desk starts first).
-pub fn meta_init(tx: &mut impl GenericClient, key: &str, value: &str) -> crate::Result<String> {
-    tx.execute(
-        "INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING",
-        &[&key, &value],
-    )?;
-    Ok(tx.query_one("SELECT value FROM meta WHERE key = $1", &[&key])?.get(0))
-}
-
 /// Creates an empty database named `<prefix>_<pid>_<n>` in the cluster `admin_url` points to and
 /// answers its address (tests and benchmarks make one per case in one shared cluster).
 pub fn scratch_database(admin_url: &str, prefix: &str) -> Result<String, ServiceError> {

@@ -4,6 +4,7 @@
 
 use packdesk_model::status::{AccountStatus, DeliveryStatus, LabelStatus, OrderStatus, PrintJobStatus};
 use packdesk_store::pg::{self, PgStore};
+use packdesk_store::db::Tx;
 use packdesk_store::{tracking, StoreError};
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -777,24 +778,19 @@ fn every_table_answers_the_same_on_sqlite_and_on_the_shared_database() {
     same!(
         both,
         "meta first",
-        |c| packdesk_store::meta_init(c, "link_key", "a")?,
-        |c| { pg::meta_init(c, "link_key", "a")? }
+        |c| packdesk_store::meta::init(c, "link_key", "a")?
     );
     same!(
         both,
         "meta kept",
-        |c| packdesk_store::meta_init(c, "link_key", "b")?,
-        |c| { pg::meta_init(c, "link_key", "b")? }
+        |c| packdesk_store::meta::init(c, "link_key", "b")?
     );
     same!(
         both,
         "meta set",
-        |c| packdesk_store::meta_set(c, "link_key", "c")?,
-        |c| { pg::meta_set(c, "link_key", "c")? }
+        |c| packdesk_store::meta::set(c, "link_key", "c")?
     );
-    same!(both, "meta read", |c| packdesk_store::meta_get(c, "link_key")?, |c| {
-        pg::meta_get(c, "link_key")?
-    });
+    same!(both, "meta read", |c| packdesk_store::meta::get(c, "link_key")?);
 
     same!(
         both,
@@ -1102,9 +1098,10 @@ fn sqlite_and_shared_with_an_account() -> (tempfile::TempDir, packdesk_store::St
     let shared = PgStore::open(&database()).unwrap();
     let account = support::account_row("acct-1");
     shared
-        .write(|c| packdesk_store::accounts::pg::insert(c, &account))
+        .write(|client| packdesk_store::accounts::insert(&mut Tx::Postgres { client, desk: "desk-a" }, &account))
         .unwrap();
-    lite.write(|c| packdesk_store::accounts::insert(c, &account)).unwrap();
+    lite.write(|c| packdesk_store::accounts::insert(&mut Tx::Sqlite(c), &account))
+        .unwrap();
     (dir, lite, shared)
 }
 
@@ -1407,43 +1404,32 @@ fn accounts_deliveries_and_print_jobs_answer_the_same_on_sqlite_and_on_the_share
             created_at: i,
             updated_at: i,
         };
-        same!(both, "an account", |c| accounts::insert(c, &a)?, |c| {
-            accounts::pg::insert(c, &a)?
-        });
+        same!(both, "an account", |c| accounts::insert(c, &a)?);
     }
     let deleted = accounts::AccountRow {
         status: AccountStatus::Deleted,
         updated_at: 9,
         ..shared
-            .read(|c| accounts::pg::get(c, "live", "acct-2"))
+            .read(|client| accounts::get(&mut Tx::Postgres { client, desk: "desk-a" }, "live", "acct-2"))
             .unwrap()
             .unwrap()
     };
-    same!(both, "deleted", |c| accounts::update(c, &deleted)?, |c| {
-        accounts::pg::update(c, &deleted)?
-    });
+    same!(both, "deleted", |c| accounts::update(c, &deleted)?);
     let page = same!(
         both,
         "a page of yodel",
-        |c| accounts::list(c, "live", Some("yodel"), 5, None)?,
-        |c| accounts::pg::list(c, "live", Some("yodel"), 5, None)?
+        |c| accounts::list(c, "live", Some("yodel"), 5, None)?
     );
     assert!(page.contains("acct-0") && !page.contains("acct-2"), "{page}");
     same!(
         both,
         "every account",
-        |c| accounts::list(c, "live", None, 1, None)?,
-        |c| { accounts::pg::list(c, "live", None, 1, None)? }
+        |c| accounts::list(c, "live", None, 1, None)?
     );
     same!(
         both,
         "slugs, deleted too",
-        |c| {
-            let mut s = accounts::slugs(c, "live")?;
-            s.sort();
-            s
-        },
-        |c| accounts::pg::slugs(c, "live")?
+        |c| accounts::slugs(c, "live")?
     );
     let numbered = labels::LabelRow {
         order_number: Some("SO-9".into()),
@@ -1646,8 +1632,8 @@ fn a_desk_moves_into_the_shared_database_whole_and_another_key_set_is_refused_un
     let account = support::account_row("acct-1");
     lite.write(|c| {
         keys::put(c, &key(1))?;
-        packdesk_store::meta_set(c, "file_link_key", "k3y")?;
-        packdesk_store::accounts::insert(c, &account)?;
+        packdesk_store::meta::set(&mut Tx::Sqlite(c), "file_link_key", "k3y")?;
+        packdesk_store::accounts::insert(&mut Tx::Sqlite(c), &account)?;
         tracking::advance(c, "acct-1/pool", 1_120)?;
         for i in 0..120u64 {
             labels::insert(
@@ -1766,7 +1752,10 @@ fn a_desk_moves_into_the_shared_database_whole_and_another_key_set_is_refused_un
     );
     assert!(other.read(|c| printing::pg::profiles(c, "desk-b")).unwrap().is_empty());
     assert_eq!(
-        other.read(|c| pg::meta_get(c, "file_link_key")).unwrap().as_deref(),
+        other
+            .read(|client| packdesk_store::meta::get(&mut Tx::Postgres { client, desk: "desk-b" }, "file_link_key"))
+            .unwrap()
+            .as_deref(),
         Some("k3y")
     );
 
@@ -1780,12 +1769,17 @@ fn a_desk_moves_into_the_shared_database_whole_and_another_key_set_is_refused_un
     stranger
         .write(|c| {
             keys::put(c, &key(2))?;
-            packdesk_store::meta_set(c, "stranger", "1")
+            packdesk_store::meta::set(&mut Tx::Sqlite(c), "stranger", "1")
         })
         .unwrap();
     let refused = copy::sqlite_to_postgres(&stranger, &shared, "desk-c").unwrap_err();
     assert!(refused.details[0].info.contains("other API keys"), "{refused:?}");
-    assert_eq!(shared.read(|c| pg::meta_get(c, "stranger")).unwrap(), None);
+    assert_eq!(
+        shared
+            .read(|client| packdesk_store::meta::get(&mut Tx::Postgres { client, desk: "desk-a" }, "stranger"))
+            .unwrap(),
+        None
+    );
     assert_eq!(shared.read(keys::pg::all).unwrap()[0].key_hash, vec![1]);
 }
 
@@ -1892,7 +1886,7 @@ fn a_pooled_connection_prepares_each_statement_once_and_a_panic_mid_write_leaves
     for i in 0..5 {
         let seen = desk
             .write(|tx| {
-                assert!(accounts::pg::get(tx, "live", "acct-1")?.is_some());
+                assert!(accounts::get(&mut Tx::Postgres { client: tx, desk: "desk-a" }, "live", "acct-1")?.is_some());
                 labels::pg::insert(
                     tx,
                     "desk-a",
