@@ -130,5 +130,8 @@ pub fn list(
 /// Every account of the environment that ever was (deleted ones too) with its carrier: their
 /// labels stay in the history and in the day's counts.
 pub fn slugs(c: &mut Tx<'_>, env: &str) -> crate::Result<Vec<(String, String)>> {
-    c.rows("SELECT id, slug FROM shipper_accounts WHERE env = ?1 ORDER BY id", &[&env])
+    c.rows(
+        "SELECT id, slug FROM shipper_accounts WHERE env = ?1 ORDER BY id",
+        &[&env],
+    )
 }

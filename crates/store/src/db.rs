@@ -95,8 +95,8 @@ macro_rules! both {
     };
 }
 
-pub use crate::meta;
 pub use crate::accounts;
+pub use crate::meta;
 
 pub mod batches {
     use super::Tx;

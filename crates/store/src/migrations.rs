@@ -1,10 +1,29 @@
-//! Schema migrations, applied in order at open; `PRAGMA user_version` records the last applied.
+//! The schema of both databases: one list of migrations, one version line. A step runs on both
+//! databases unless it is named as one database's own: SQLite's history before the shared
+//! database existed (1 to 8), PostgreSQL's start at 8 (the same tables, plus what sharing needs).
+//! A new table or column is one `Step::Both`, written as SQLite takes it; PostgreSQL receives it
+//! with its own names for two types (`BLOB` as `BYTEA`, `INTEGER` as `BIGINT`: every integer is
+//! Rust's i64, times in microseconds) and without SQLite's `WITHOUT ROWID`.
+//! SQLite records the version in `PRAGMA user_version`, PostgreSQL in `meta.schema_version`.
 
+use crate::sql::Dialect;
 use rusqlite::Connection;
 
-const MIGRATIONS: &[&str] = &[
+/// What a migration runs, and where.
+pub enum Step {
+    /// The same statements on both databases.
+    Both(&'static str),
+    /// Only one desk's SQLite file has it.
+    Sqlite(&'static str),
+    /// Only the shared PostgreSQL database has it.
+    Postgres(&'static str),
+}
+
+/// The steps of each version, in order (version = position + 1).
+const MIGRATIONS: &[&[Step]] = &[
     // 1: keys, shipper accounts, tracking numbers, labels, files.
-    r#"
+    &[Step::Sqlite(
+        r#"
     CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
     CREATE TABLE api_keys (
         env TEXT PRIMARY KEY CHECK (env IN ('live', 'sandbox')),
@@ -66,8 +85,10 @@ const MIGRATIONS: &[&str] = &[
     );
     CREATE INDEX files_owner ON files (owner_id);
     "#,
+    )],
     // 2: the records of the other operations; all share one shape (see records.rs).
-    r#"
+    &[Step::Sqlite(
+        r#"
     CREATE TABLE cancel_labels (
         id TEXT PRIMARY KEY, env TEXT NOT NULL, shipper_account_id TEXT, status TEXT NOT NULL,
         record TEXT NOT NULL, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL
@@ -95,9 +116,11 @@ const MIGRATIONS: &[&str] = &[
     CREATE INDEX address_validations_page ON address_validations (env, created_at DESC, id DESC);
     CREATE INDEX labels_manifestable ON labels (shipper_account_id, status, manifest_id);
     "#,
+    )],
     // 3: async jobs, webhook settings, deliveries and their attempts. A failed label frees its
     // order_number like a cancelled one (so the request can be sent again).
-    r#"
+    &[Step::Sqlite(
+        r#"
     DROP INDEX labels_order_number;
     CREATE UNIQUE INDEX labels_order_number ON labels (shipper_account_id, order_number)
         WHERE order_number IS NOT NULL AND status NOT IN ('cancelled', 'failed');
@@ -147,8 +170,10 @@ const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (delivery_id, attempt)
     ) WITHOUT ROWID;
     "#,
+    )],
     // 4: printers of the desk, a profile per document type, and every print job.
-    r#"
+    &[Step::Sqlite(
+        r#"
     CREATE TABLE printers (
         id TEXT PRIMARY KEY,
         name TEXT NOT NULL,
@@ -189,13 +214,15 @@ const MIGRATIONS: &[&str] = &[
     CREATE INDEX print_jobs_page ON print_jobs (env, created_at DESC, id DESC);
     CREATE INDEX print_jobs_status ON print_jobs (status, updated_at);
     "#,
+    )],
     // 5: the desk's History, Today and End of day at a million labels. Search: every word of
     // search_text, and every word reversed behind `~`, so a search finds the start or the end of
     // a tracking number, order, reference or name through one index range (written in batches
     // by labels::catch_up_words; meta `label_words_up_to` is the last label rowid indexed).
     // Today: labels made per quarter hour (every time zone's day is whole quarter hours), kept by
     // a trigger. End of day: its count and oldest from the index.
-    r#"
+    &[Step::Sqlite(
+        r#"
     CREATE TABLE label_words (
         word TEXT NOT NULL,
         label_id TEXT NOT NULL,
@@ -215,9 +242,11 @@ const MIGRATIONS: &[&str] = &[
     DROP INDEX labels_manifestable;
     CREATE INDEX labels_manifestable ON labels (shipper_account_id, status, manifest_id, created_at);
     "#,
+    )],
     // 6: Idempotency-Key of POST requests: the request's hash and, once made, the answer to give
     // again (NULL while the first request runs). Kept 24 hours.
-    r#"
+    &[Step::Sqlite(
+        r#"
     CREATE TABLE idempotency_keys (
         env TEXT NOT NULL,
         key TEXT NOT NULL,
@@ -229,11 +258,13 @@ const MIGRATIONS: &[&str] = &[
     ) WITHOUT ROWID;
     CREATE INDEX idempotency_keys_age ON idempotency_keys (created_at);
     "#,
+    )],
     // 7: orders (the desk ships from them), the presets that ship them, and
     // batches of orders shipped in the background (a row per order: its state and result): one per order number and environment, the record as
     // JSON, and their words (order number, recipient, postal code, SKUs) written with each order,
     // so a search finds an order the moment it is imported.
-    r#"
+    &[Step::Sqlite(
+        r#"
     CREATE TABLE orders (
         id TEXT PRIMARY KEY,
         env TEXT NOT NULL,
@@ -288,11 +319,14 @@ const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (batch_id, position)
     ) WITHOUT ROWID;
     "#,
+    )],
     // 8: the ship date, service and weight as columns, so a close-out takes the labels of its day
     // and End of day counts the later ones apart, by service with their weight, from the index
     // alone (backfilled from the record and request, which have always carried them); History
     // shows each label's last print job.
-    r#"
+    &[
+        Step::Sqlite(
+            r#"
     ALTER TABLE labels ADD COLUMN ship_date TEXT NOT NULL DEFAULT '';
     ALTER TABLE labels ADD COLUMN service_type TEXT NOT NULL DEFAULT '';
     ALTER TABLE labels ADD COLUMN weight_kg REAL NOT NULL DEFAULT 0;
@@ -309,11 +343,269 @@ const MIGRATIONS: &[&str] = &[
         (shipper_account_id, status, manifest_id, ship_date, service_type, weight_kg, created_at);
     CREATE INDEX print_jobs_owner ON print_jobs (owner_id, document_type, created_at);
     "#,
+        ),
+        // The shared database starts here: the tables of schema 8 as many desks share them
+        // (the desk of printers, profiles and print jobs; leases of jobs; trigram indexes for
+        // searching the shared history; no SQLite word index or quarter-hour counts).
+        Step::Postgres(
+            r#"
+    CREATE EXTENSION IF NOT EXISTS pg_trgm;
+    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    CREATE TABLE api_keys (
+        env TEXT PRIMARY KEY CHECK (env IN ('live', 'sandbox')),
+        key_hash BYTEA NOT NULL,
+        key_sealed BYTEA NOT NULL,
+        created_at BIGINT NOT NULL
+    );
+    CREATE TABLE shipper_accounts (
+        id TEXT PRIMARY KEY,
+        env TEXT NOT NULL,
+        slug TEXT NOT NULL,
+        status TEXT NOT NULL,
+        description TEXT NOT NULL,
+        timezone TEXT NOT NULL,
+        address TEXT,
+        settings TEXT NOT NULL,
+        credentials BYTEA NOT NULL,
+        created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL
+    );
+    CREATE INDEX shipper_accounts_page ON shipper_accounts (env, created_at DESC, id DESC);
+    CREATE TABLE tracking_counters (scope TEXT PRIMARY KEY, next_serial BIGINT NOT NULL);
+    CREATE TABLE tracking_numbers (
+        env TEXT NOT NULL,
+        slug TEXT NOT NULL,
+        number TEXT NOT NULL,
+        label_id TEXT NOT NULL,
+        PRIMARY KEY (env, slug, number)
+    );
+    CREATE INDEX tracking_numbers_label ON tracking_numbers (label_id);
+    CREATE TABLE labels (
+        id TEXT PRIMARY KEY,
+        env TEXT NOT NULL,
+        shipper_account_id TEXT NOT NULL REFERENCES shipper_accounts (id),
+        status TEXT NOT NULL,
+        order_number TEXT,
+        search_text TEXT NOT NULL,
+        manifest_id TEXT,
+        request TEXT NOT NULL,
+        record TEXT NOT NULL,
+        created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL,
+        ship_date TEXT NOT NULL DEFAULT '',
+        service_type TEXT NOT NULL DEFAULT '',
+        weight_kg DOUBLE PRECISION NOT NULL DEFAULT 0,
+        desk TEXT NOT NULL DEFAULT ''
+    );
+    CREATE UNIQUE INDEX labels_order_number ON labels (shipper_account_id, order_number)
+        WHERE order_number IS NOT NULL AND status NOT IN ('cancelled', 'failed');
+    CREATE INDEX labels_page ON labels (env, created_at DESC, id DESC);
+    CREATE INDEX labels_account ON labels (shipper_account_id, status, created_at);
+    CREATE INDEX labels_manifestable ON labels
+        (shipper_account_id, status, manifest_id, ship_date, service_type, weight_kg, created_at);
+    CREATE INDEX labels_search ON labels USING gin (search_text gin_trgm_ops);
+    CREATE TABLE files (
+        id TEXT PRIMARY KEY,
+        env TEXT NOT NULL,
+        owner_id TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        file_type TEXT NOT NULL,
+        paper_size TEXT NOT NULL,
+        bytes BYTEA NOT NULL,
+        created_at BIGINT NOT NULL
+    );
+    CREATE INDEX files_owner ON files (owner_id);
+    -- PDF and PNG streams are deflated already: PostgreSQL's own compression of them only costs.
+    ALTER TABLE files ALTER COLUMN bytes SET STORAGE EXTERNAL;
+    CREATE TABLE cancel_labels (
+        id TEXT PRIMARY KEY, env TEXT NOT NULL, shipper_account_id TEXT, status TEXT NOT NULL,
+        record TEXT NOT NULL, created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL
+    );
+    CREATE INDEX cancel_labels_page ON cancel_labels (env, created_at DESC, id DESC);
+    CREATE TABLE manifests (
+        id TEXT PRIMARY KEY, env TEXT NOT NULL, shipper_account_id TEXT, status TEXT NOT NULL,
+        record TEXT NOT NULL, created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL
+    );
+    CREATE INDEX manifests_page ON manifests (env, created_at DESC, id DESC);
+    CREATE TABLE bulk_downloads (
+        id TEXT PRIMARY KEY, env TEXT NOT NULL, shipper_account_id TEXT, status TEXT NOT NULL,
+        record TEXT NOT NULL, created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL
+    );
+    CREATE INDEX bulk_downloads_page ON bulk_downloads (env, created_at DESC, id DESC);
+    CREATE TABLE rates (
+        id TEXT PRIMARY KEY, env TEXT NOT NULL, shipper_account_id TEXT, status TEXT NOT NULL,
+        record TEXT NOT NULL, created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL
+    );
+    CREATE INDEX rates_page ON rates (env, created_at DESC, id DESC);
+    CREATE TABLE address_validations (
+        id TEXT PRIMARY KEY, env TEXT NOT NULL, shipper_account_id TEXT, status TEXT NOT NULL,
+        record TEXT NOT NULL, created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL
+    );
+    CREATE INDEX address_validations_page ON address_validations (env, created_at DESC, id DESC);
+    -- Async jobs: claimed with FOR UPDATE SKIP LOCKED under a lease, so a job of a desk that died
+    -- is taken over once the lease ends.
+    CREATE TABLE jobs (
+        seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        id TEXT NOT NULL UNIQUE,
+        env TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        lane TEXT NOT NULL,
+        request TEXT NOT NULL,
+        state TEXT NOT NULL CHECK (state IN ('queued', 'done')),
+        accepted_at BIGINT NOT NULL,
+        finished_at BIGINT,
+        leased_by TEXT,
+        leased_until BIGINT
+    );
+    CREATE INDEX jobs_queued ON jobs (state, seq);
+    CREATE TABLE webhook_settings (
+        env TEXT PRIMARY KEY CHECK (env IN ('live', 'sandbox')),
+        url TEXT NOT NULL,
+        enabled BOOLEAN NOT NULL,
+        updated_at BIGINT NOT NULL
+    );
+    CREATE TABLE webhook_deliveries (
+        id TEXT PRIMARY KEY,
+        env TEXT NOT NULL,
+        event TEXT NOT NULL,
+        record_id TEXT NOT NULL,
+        url TEXT NOT NULL,
+        body TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('pending', 'delivered', 'failed')),
+        attempts BIGINT NOT NULL,
+        round_failures BIGINT NOT NULL,
+        next_attempt_at BIGINT,
+        created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL
+    );
+    CREATE INDEX webhook_deliveries_due ON webhook_deliveries (status, next_attempt_at);
+    CREATE INDEX webhook_deliveries_page ON webhook_deliveries (env, created_at DESC, id DESC);
+    CREATE TABLE webhook_attempts (
+        delivery_id TEXT NOT NULL,
+        attempt BIGINT NOT NULL,
+        at BIGINT NOT NULL,
+        url TEXT NOT NULL,
+        status_code BIGINT,
+        error TEXT,
+        duration_us BIGINT NOT NULL,
+        PRIMARY KEY (delivery_id, attempt)
+    );
+    -- Printers and profiles belong to a desk; print jobs are shared, each going to its printer's desk.
+    CREATE TABLE printers (
+        id TEXT PRIMARY KEY,
+        desk TEXT NOT NULL,
+        name TEXT NOT NULL,
+        transport TEXT NOT NULL,
+        address TEXT NOT NULL,
+        format TEXT NOT NULL CHECK (format IN ('pdf', 'zpl')),
+        dpi BIGINT NOT NULL,
+        strip_zpl_setup BOOLEAN NOT NULL,
+        created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL
+    );
+    CREATE TABLE print_profiles (
+        desk TEXT NOT NULL,
+        document_type TEXT NOT NULL,
+        printer_id TEXT NOT NULL REFERENCES printers (id) ON DELETE CASCADE,
+        stock TEXT NOT NULL,
+        copies BIGINT NOT NULL,
+        auto_print BOOLEAN NOT NULL,
+        updated_at BIGINT NOT NULL,
+        PRIMARY KEY (desk, document_type)
+    );
+    CREATE TABLE print_jobs (
+        id TEXT PRIMARY KEY,
+        env TEXT NOT NULL,
+        desk TEXT NOT NULL,
+        printer_id TEXT NOT NULL,
+        document_type TEXT NOT NULL,
+        owner_id TEXT NOT NULL,
+        file_id TEXT NOT NULL,
+        copies BIGINT NOT NULL,
+        stock TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('queued', 'printing', 'printed', 'failed')),
+        error TEXT,
+        attempts BIGINT NOT NULL,
+        bytes_sent BIGINT,
+        reference TEXT,
+        created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL,
+        printed_at BIGINT
+    );
+    CREATE INDEX print_jobs_page ON print_jobs (env, created_at DESC, id DESC);
+    CREATE INDEX print_jobs_status ON print_jobs (desk, status, updated_at);
+    CREATE INDEX print_jobs_owner ON print_jobs (owner_id, document_type, created_at);
+    -- No per-quarter-hour counts kept by a trigger here (SQLite's label_quarters): every label of
+    -- every desk would update the same counter row and wait for the others' commits. Today's
+    -- counts read the labels' (env, created_at) index instead.
+    CREATE TABLE idempotency_keys (
+        env TEXT NOT NULL,
+        key TEXT NOT NULL,
+        request_hash BYTEA NOT NULL,
+        http_status BIGINT,
+        response TEXT,
+        created_at BIGINT NOT NULL,
+        PRIMARY KEY (env, key)
+    );
+    CREATE INDEX idempotency_keys_age ON idempotency_keys (created_at);
+    CREATE TABLE orders (
+        id TEXT PRIMARY KEY,
+        env TEXT NOT NULL,
+        order_number TEXT NOT NULL,
+        status TEXT NOT NULL,
+        record TEXT NOT NULL,
+        search_text TEXT NOT NULL DEFAULT '',
+        created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL,
+        UNIQUE (env, order_number)
+    );
+    CREATE INDEX orders_page ON orders (env, created_at DESC, id DESC);
+    CREATE INDEX orders_status_page ON orders (env, status, created_at DESC, id DESC);
+    CREATE INDEX orders_search ON orders USING gin (search_text gin_trgm_ops);
+    CREATE TABLE order_labels (
+        label_id TEXT PRIMARY KEY,
+        order_id TEXT NOT NULL
+    );
+    CREATE TABLE import_mappings (
+        name TEXT PRIMARY KEY,
+        columns TEXT NOT NULL,
+        updated_at BIGINT NOT NULL
+    );
+    CREATE TABLE presets (
+        id TEXT PRIMARY KEY,
+        env TEXT NOT NULL,
+        name TEXT NOT NULL,
+        record TEXT NOT NULL,
+        created_at BIGINT NOT NULL,
+        UNIQUE (env, name)
+    );
+    CREATE TABLE ship_batches (
+        id TEXT PRIMARY KEY,
+        env TEXT NOT NULL,
+        created_at BIGINT NOT NULL
+    );
+    CREATE TABLE ship_batch_orders (
+        batch_id TEXT NOT NULL,
+        position BIGINT NOT NULL,
+        order_id TEXT NOT NULL,
+        order_number TEXT NOT NULL,
+        status TEXT NOT NULL,
+        label_id TEXT,
+        tracking_numbers TEXT NOT NULL,
+        info TEXT,
+        updated_at BIGINT NOT NULL,
+        PRIMARY KEY (batch_id, position)
+    );
+    "#,
+        ),
+    ],
     // 9: a label found by its tracking number (a scanned one, `tracking_numbers=`): the key leads
     // with the carrier, so a lookup by number alone read every number of the environment.
-    r#"
+    &[Step::Both(
+        r#"
     CREATE INDEX tracking_numbers_number ON tracking_numbers (number);
     "#,
+    )],
 ];
 
 /// The schema version this build writes.
@@ -326,12 +618,50 @@ pub fn version(conn: &Connection) -> crate::Result<usize> {
         .max(0) as usize)
 }
 
+/// Each version's script for `dialect`, with the version it brings the schema to (versions with
+/// nothing for that database are left out).
+pub fn scripts(dialect: Dialect) -> impl Iterator<Item = (usize, String)> {
+    MIGRATIONS.iter().enumerate().filter_map(move |(i, steps)| {
+        let script: String = steps
+            .iter()
+            .filter_map(|step| match (step, dialect) {
+                (Step::Both(sql), Dialect::Sqlite) | (Step::Sqlite(sql), Dialect::Sqlite) => Some(sql.to_string()),
+                (Step::Both(sql), Dialect::Postgres) => Some(as_postgres(sql)),
+                (Step::Postgres(sql), Dialect::Postgres) => Some(sql.to_string()),
+                _ => None,
+            })
+            .collect();
+        (!script.is_empty()).then_some((i + 1, script))
+    })
+}
+
+/// A shared step as PostgreSQL takes it (see the module's comment).
+fn as_postgres(sql: &str) -> String {
+    let mut out = String::with_capacity(sql.len());
+    let mut word = String::new();
+    for c in sql.chars().map(Some).chain([None]) {
+        match c {
+            Some(c) if c.is_ascii_alphanumeric() || c == '_' => word.push(c),
+            _ => {
+                out.push_str(match word.as_str() {
+                    "BLOB" => "BYTEA",
+                    "INTEGER" => "BIGINT",
+                    other => other,
+                });
+                word.clear();
+                out.extend(c);
+            }
+        }
+    }
+    out.replace("WITHOUT ROWID", "")
+}
+
 pub fn migrate(conn: &mut Connection) -> crate::Result<()> {
     let done = version(conn)?;
-    for (i, sql) in MIGRATIONS.iter().enumerate().skip(done) {
+    for (to, script) in scripts(Dialect::Sqlite).filter(|(to, _)| *to > done) {
         let tx = conn.transaction()?;
-        tx.execute_batch(sql)?;
-        tx.pragma_update(None, "user_version", (i + 1) as i64)?;
+        tx.execute_batch(&script)?;
+        tx.pragma_update(None, "user_version", to as i64)?;
         tx.commit()?;
     }
     Ok(())
@@ -348,9 +678,9 @@ mod tests {
         let mut conn = Connection::open_in_memory().unwrap();
         // The labels' account rows are beside the point here.
         conn.pragma_update(None, "foreign_keys", false).unwrap();
-        for (i, sql) in MIGRATIONS.iter().enumerate().take(7) {
-            conn.execute_batch(sql).unwrap();
-            conn.pragma_update(None, "user_version", (i + 1) as i64).unwrap();
+        for (to, sql) in scripts(Dialect::Sqlite).take(7) {
+            conn.execute_batch(&sql).unwrap();
+            conn.pragma_update(None, "user_version", to as i64).unwrap();
         }
         let insert = "INSERT INTO labels (id, env, shipper_account_id, status, order_number, search_text, manifest_id, request, record, created_at, updated_at)
                       VALUES (?1, 'sandbox', 'a', 'created', NULL, '', NULL, ?2, ?3, 1795000000000000, 1795000000000000)";
@@ -375,5 +705,20 @@ mod tests {
         assert_eq!((date.as_str(), service.as_str()), ("2026-11-25", "yodel_std"));
         assert!((kg - (1.5 + 0.5 + 2.0 * 0.45359237)).abs() < 1e-9, "{kg}");
         assert_eq!(read("async").0, "2026-11-18", "the day it was made (1795000000 s)");
+    }
+
+    #[test]
+    fn a_shared_step_reaches_postgresql_with_its_type_names() {
+        assert_eq!(
+            as_postgres("CREATE TABLE t (a INTEGER NOT NULL, b BLOB, c TEXT, integers_kept INTEGER) WITHOUT ROWID;"),
+            "CREATE TABLE t (a BIGINT NOT NULL, b BYTEA, c TEXT, integers_kept BIGINT) ;"
+        );
+    }
+
+    #[test]
+    fn both_databases_reach_the_latest_version() {
+        for dialect in [Dialect::Sqlite, Dialect::Postgres] {
+            assert_eq!(scripts(dialect).last().map(|(to, _)| to), Some(LATEST), "{dialect:?}");
+        }
     }
 }

@@ -3,8 +3,8 @@
 //! database of its own. Several `PgStore`s on one database stand for several desks.
 
 use packdesk_model::status::{AccountStatus, DeliveryStatus, LabelStatus, OrderStatus, PrintJobStatus};
-use packdesk_store::pg::{self, PgStore};
 use packdesk_store::db::Tx;
+use packdesk_store::pg::{self, PgStore};
 use packdesk_store::{tracking, StoreError};
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -775,21 +775,9 @@ fn every_table_answers_the_same_on_sqlite_and_on_the_shared_database() {
     assert!(listed.contains("[9]") && !listed.contains("[1, 2]"), "{listed}");
     same!(both, "sealed", |c| keys::any_sealed(c)?, |c| keys::pg::any_sealed(c)?);
 
-    same!(
-        both,
-        "meta first",
-        |c| packdesk_store::meta::init(c, "link_key", "a")?
-    );
-    same!(
-        both,
-        "meta kept",
-        |c| packdesk_store::meta::init(c, "link_key", "b")?
-    );
-    same!(
-        both,
-        "meta set",
-        |c| packdesk_store::meta::set(c, "link_key", "c")?
-    );
+    same!(both, "meta first", |c| packdesk_store::meta::init(c, "link_key", "a")?);
+    same!(both, "meta kept", |c| packdesk_store::meta::init(c, "link_key", "b")?);
+    same!(both, "meta set", |c| packdesk_store::meta::set(c, "link_key", "c")?);
     same!(both, "meta read", |c| packdesk_store::meta::get(c, "link_key")?);
 
     same!(
@@ -1415,22 +1403,16 @@ fn accounts_deliveries_and_print_jobs_answer_the_same_on_sqlite_and_on_the_share
             .unwrap()
     };
     same!(both, "deleted", |c| accounts::update(c, &deleted)?);
-    let page = same!(
-        both,
-        "a page of yodel",
-        |c| accounts::list(c, "live", Some("yodel"), 5, None)?
-    );
+    let page = same!(both, "a page of yodel", |c| accounts::list(
+        c,
+        "live",
+        Some("yodel"),
+        5,
+        None
+    )?);
     assert!(page.contains("acct-0") && !page.contains("acct-2"), "{page}");
-    same!(
-        both,
-        "every account",
-        |c| accounts::list(c, "live", None, 1, None)?
-    );
-    same!(
-        both,
-        "slugs, deleted too",
-        |c| accounts::slugs(c, "live")?
-    );
+    same!(both, "every account", |c| accounts::list(c, "live", None, 1, None)?);
+    same!(both, "slugs, deleted too", |c| accounts::slugs(c, "live")?);
     let numbered = labels::LabelRow {
         order_number: Some("SO-9".into()),
         ..support::label("lbl-1", "acct-1", 1, "2026-11-24", 1)
@@ -1886,7 +1868,15 @@ fn a_pooled_connection_prepares_each_statement_once_and_a_panic_mid_write_leaves
     for i in 0..5 {
         let seen = desk
             .write(|tx| {
-                assert!(accounts::get(&mut Tx::Postgres { client: tx, desk: "desk-a" }, "live", "acct-1")?.is_some());
+                assert!(accounts::get(
+                    &mut Tx::Postgres {
+                        client: tx,
+                        desk: "desk-a"
+                    },
+                    "live",
+                    "acct-1"
+                )?
+                .is_some());
                 labels::pg::insert(
                     tx,
                     "desk-a",
@@ -1902,7 +1892,7 @@ fn a_pooled_connection_prepares_each_statement_once_and_a_panic_mid_write_leaves
     // the four after it: PostgreSQL holds the same two statements, not ten.
     let ours = |s: &Vec<String>| {
         s.iter()
-            .filter(|q| q.contains("accounts") || q.contains("INSERT INTO labels"))
+            .filter(|q| q.contains("FROM shipper_accounts") || q.contains("INSERT INTO labels"))
             .count()
     };
     assert_eq!(ours(&rounds[0]), 2, "{:?}", rounds[0]);

@@ -38,8 +38,10 @@ pub fn draw_label(desk: &PgStore, scope: &str, parcels: u64, label: &str) -> Vec
 /// A live account of the carrier the tests draw for, stored at `desk`.
 pub fn account(desk: &PgStore, id: &str) {
     let row = account_row(id);
-    desk.write(|client| packdesk_store::accounts::insert(&mut packdesk_store::db::Tx::Postgres { client, desk: "desk-a" }, &row))
-        .unwrap();
+    desk.write(|client| {
+        packdesk_store::accounts::insert(&mut packdesk_store::db::Tx::Postgres { client, desk: "desk-a" }, &row)
+    })
+    .unwrap();
 }
 
 /// A live account of the carrier the tests draw for.
