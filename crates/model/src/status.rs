@@ -87,6 +87,15 @@ macro_rules! status_enum {
 }
 
 status_enum!(
+    /// The environment a key opens: live labels are real, sandbox ones are samples. Every row of
+    /// the store belongs to one.
+    Env {
+        Live = "live",
+        Sandbox = "sandbox",
+    }
+);
+
+status_enum!(
     /// A label's life: made at once (`created`) or by a job (`creating`), then voided or closed out.
     LabelStatus {
         Creating = "creating",

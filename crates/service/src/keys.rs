@@ -7,28 +7,7 @@ use packdesk_store::db::{keys, Db};
 use sha2::{Digest, Sha256};
 use std::sync::RwLock;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Env {
-    Live,
-    Sandbox,
-}
-
-impl Env {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Env::Live => "live",
-            Env::Sandbox => "sandbox",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Env> {
-        match s {
-            "live" => Some(Env::Live),
-            "sandbox" => Some(Env::Sandbox),
-            _ => None,
-        }
-    }
-}
+pub use packdesk_model::status::Env;
 
 pub struct KeyRing {
     hashes: RwLock<Vec<(Env, [u8; 32])>>,
