@@ -624,7 +624,7 @@ impl DispatcherTurn {
             tracing::warn!("this desk lost the webhook dispatcher's lock (the shared database went away)");
             self.lock = None;
         }
-        self.lock = match shared.try_session_lock(packdesk_store::webhooks::pg::DISPATCHER_LOCK) {
+        self.lock = match shared.try_session_lock(packdesk_store::webhooks::DISPATCHER_LOCK) {
             Ok(lock) => lock,
             Err(e) => {
                 // Checked again within a second; meanwhile another desk may send.

@@ -147,40 +147,7 @@ pub mod idempotency {
     both!(idempotency::purge(before: i64) -> crate::Result<usize>);
 }
 
-pub mod jobs {
-    use super::Tx;
-    use crate::jobs::JobRow;
-    both!(jobs::insert(id: &str, env: &str, kind: &str, lane: &str, request: &str, accepted_at: i64) -> crate::Result<i64>);
-    both!(jobs::get(id: &str) -> crate::Result<Option<JobRow>>);
-    both!(jobs::finish(id: &str, finished_at: i64) -> crate::Result<bool>);
-    both!(jobs::counts() -> crate::Result<(i64, i64)>);
-
-    /// Leases the next runnable job to this desk (shared database only: one desk's file keeps
-    /// its queue in memory and never calls this).
-    pub fn claim(c: &mut Tx<'_>, now: i64, lease_us: i64) -> crate::Result<Option<JobRow>> {
-        match c {
-            Tx::Sqlite(_) => Ok(None),
-            Tx::Postgres { client, desk } => crate::jobs::pg::claim(&mut **client, desk, now, lease_us),
-        }
-    }
-
-    /// Extends this desk's lease of a job it still runs; false when the job is no longer its.
-    pub fn renew(c: &mut Tx<'_>, id: &str, until: i64) -> crate::Result<bool> {
-        match c {
-            Tx::Sqlite(_) => Ok(true),
-            Tx::Postgres { client, desk } => crate::jobs::pg::renew(&mut **client, id, desk, until),
-        }
-    }
-
-    /// (seq, id, lane) of every queued job in order of acceptance: what a restart of one desk
-    /// runs again (a shared database's desks claim them instead: none here).
-    pub fn queued(c: &mut Tx<'_>) -> crate::Result<Vec<(i64, String, String)>> {
-        match c {
-            Tx::Sqlite(conn) => crate::jobs::queued(conn),
-            Tx::Postgres { .. } => Ok(Vec::new()),
-        }
-    }
-}
+pub use crate::jobs;
 
 pub mod keys {
     use super::Tx;
@@ -365,33 +332,11 @@ pub mod printing {
     }
 }
 
-pub mod records {
-    use super::Tx;
-    use crate::paging::Cursor;
-    use crate::records::{Kind, RecordFilter, RecordRow};
-    both!(records::insert(kind: Kind, r: &RecordRow) -> crate::Result<()>);
-    both!(records::put(kind: Kind, r: &RecordRow) -> crate::Result<()>);
-    both!(records::get(kind: Kind, env: &str, id: &str) -> crate::Result<Option<RecordRow>>);
-    both!(records::list(kind: Kind, env: &str, f: &RecordFilter, limit: usize, after: Option<&Cursor>) -> crate::Result<Vec<RecordRow>>);
-}
+pub use crate::records;
 
 pub mod tracking {
     use super::Tx;
     both!(tracking::counter(scope: &str) -> crate::Result<Option<u64>>);
 }
 
-pub mod webhooks {
-    use super::Tx;
-    use crate::paging::Cursor;
-    use crate::webhooks::{AttemptRow, DeliveryFilter, DeliveryRow, WebhookSetting};
-    both!(webhooks::setting(env: &str) -> crate::Result<Option<WebhookSetting>>);
-    both!(webhooks::set_setting(env: &str, s: &WebhookSetting) -> crate::Result<()>);
-    both!(webhooks::insert_delivery(d: &DeliveryRow) -> crate::Result<()>);
-    both!(webhooks::get_delivery(env: &str, id: &str) -> crate::Result<Option<DeliveryRow>>);
-    both!(webhooks::due(now: i64, limit: usize) -> crate::Result<Vec<DeliveryRow>>);
-    both!(webhooks::next_due_at() -> crate::Result<Option<i64>>);
-    both!(webhooks::update_delivery(d: &DeliveryRow) -> crate::Result<()>);
-    both!(webhooks::insert_attempt(a: &AttemptRow) -> crate::Result<()>);
-    both!(webhooks::attempts(delivery_id: &str) -> crate::Result<Vec<AttemptRow>>);
-    both!(webhooks::list(env: &str, f: &DeliveryFilter, limit: usize, after: Option<&Cursor>) -> crate::Result<Vec<DeliveryRow>>);
-}
+pub use crate::webhooks;

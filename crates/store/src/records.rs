@@ -1,8 +1,9 @@
 //! The records of cancel labels, manifests, bulk downloads, rates and address validations. They
 //! share one shape: the record as JSON plus the columns lists filter and page on.
 
+use crate::db::Tx;
 use crate::paging::Cursor;
-use rusqlite::{params, Connection, OptionalExtension, Row};
+use crate::sql::{FromRow, Row};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
@@ -30,6 +31,8 @@ pub struct RecordRow {
     pub id: String,
     pub env: String,
     pub shipper_account_id: Option<String>,
+    /// The record's status word. A word, not one enum: each kind has its own statuses
+    /// (`CancelStatus`, `ManifestStatus`, `BulkDownloadStatus`, `RateStatus`, `ValidationStatus`).
     pub status: String,
     pub record: String,
     pub created_at: i64,
@@ -38,55 +41,66 @@ pub struct RecordRow {
 
 const COLS: &str = "id, env, shipper_account_id, status, record, created_at, updated_at";
 
-fn from_row(r: &Row) -> rusqlite::Result<RecordRow> {
-    Ok(RecordRow {
-        id: r.get(0)?,
-        env: r.get(1)?,
-        shipper_account_id: r.get(2)?,
-        status: r.get(3)?,
-        record: r.get(4)?,
-        created_at: r.get(5)?,
-        updated_at: r.get(6)?,
-    })
+impl FromRow for RecordRow {
+    fn from_row(r: &Row<'_>) -> crate::Result<Self> {
+        Ok(RecordRow {
+            id: r.get(0)?,
+            env: r.get(1)?,
+            shipper_account_id: r.get(2)?,
+            status: r.get(3)?,
+            record: r.get(4)?,
+            created_at: r.get(5)?,
+            updated_at: r.get(6)?,
+        })
+    }
 }
 
-pub fn insert(conn: &Connection, kind: Kind, r: &RecordRow) -> crate::Result<()> {
-    conn.prepare_cached(&format!(
-        "INSERT INTO {} ({COLS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-        kind.table()
-    ))?
-    .execute(params![
-        r.id,
-        r.env,
-        r.shipper_account_id,
-        r.status,
-        r.record,
-        r.created_at,
-        r.updated_at
-    ])?;
+pub fn insert(c: &mut Tx<'_>, kind: Kind, r: &RecordRow) -> crate::Result<()> {
+    c.execute(
+        &format!(
+            "INSERT INTO {} ({COLS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            kind.table()
+        ),
+        &[
+            &r.id,
+            &r.env,
+            &r.shipper_account_id,
+            &r.status,
+            &r.record,
+            &r.created_at,
+            &r.updated_at,
+        ],
+    )?;
     Ok(())
 }
 
 /// Inserts the record, or replaces status, record and updated_at of the one with its id (an
 /// async record reaching its final state keeps its created_at).
-pub fn put(conn: &Connection, kind: Kind, r: &RecordRow) -> crate::Result<()> {
-    conn.prepare_cached(&format!(
-        "INSERT INTO {} ({COLS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
-         ON CONFLICT (id) DO UPDATE SET status = excluded.status, record = excluded.record, updated_at = excluded.updated_at",
-        kind.table()
-    ))?
-    .execute(params![r.id, r.env, r.shipper_account_id, r.status, r.record, r.created_at, r.updated_at])?;
+pub fn put(c: &mut Tx<'_>, kind: Kind, r: &RecordRow) -> crate::Result<()> {
+    c.execute(
+        &format!(
+            "INSERT INTO {} ({COLS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+             ON CONFLICT (id) DO UPDATE SET status = excluded.status, record = excluded.record, updated_at = excluded.updated_at",
+            kind.table()
+        ),
+        &[
+            &r.id,
+            &r.env,
+            &r.shipper_account_id,
+            &r.status,
+            &r.record,
+            &r.created_at,
+            &r.updated_at,
+        ],
+    )?;
     Ok(())
 }
 
-pub fn get(conn: &Connection, kind: Kind, env: &str, id: &str) -> crate::Result<Option<RecordRow>> {
-    Ok(conn
-        .prepare_cached(&format!(
-            "SELECT {COLS} FROM {} WHERE id = ?1 AND env = ?2",
-            kind.table()
-        ))?
-        .query_row(params![id, env], from_row)
-        .optional()?)
+pub fn get(c: &mut Tx<'_>, kind: Kind, env: &str, id: &str) -> crate::Result<Option<RecordRow>> {
+    c.row(
+        &format!("SELECT {COLS} FROM {} WHERE id = ?1 AND env = ?2", kind.table()),
+        &[&id, &env],
+    )
 }
 
 /// Filters of the list routes of these records.
@@ -100,7 +114,7 @@ pub struct RecordFilter {
 
 /// Newest first, `limit + 1` rows so the caller knows whether there is a next page.
 pub fn list(
-    conn: &Connection,
+    c: &mut Tx<'_>,
     kind: Kind,
     env: &str,
     f: &RecordFilter,
@@ -108,121 +122,23 @@ pub fn list(
     after: Option<&Cursor>,
 ) -> crate::Result<Vec<RecordRow>> {
     let (t, id) = after.map(|c| (c.created_at, c.id.as_str())).unwrap_or((i64::MAX, ""));
-    let mut st = conn.prepare_cached(&format!(
-        "SELECT {COLS} FROM {} WHERE env = ?1 AND created_at >= ?2 AND created_at <= ?3
-         AND (?4 IS NULL OR shipper_account_id = ?4) AND (?5 IS NULL OR status = ?5)
-         AND (created_at, id) < (?6, ?7) ORDER BY created_at DESC, id DESC LIMIT ?8",
-        kind.table()
-    ))?;
-    let rows = st.query_map(
-        params![
-            env,
-            f.created_at_min,
-            f.created_at_max,
-            f.shipper_account_id,
-            f.status,
-            t,
-            id,
-            (limit + 1) as i64
-        ],
-        from_row,
-    )?;
-    rows.collect::<rusqlite::Result<_>>().map_err(Into::into)
-}
-
-/// The same records in the shared database.
-pub mod pg {
-    use super::{Kind, RecordFilter, RecordRow, COLS};
-    use crate::paging::Cursor;
-    use postgres::GenericClient;
-
-    fn from_row(r: &postgres::Row) -> RecordRow {
-        RecordRow {
-            id: r.get(0),
-            env: r.get(1),
-            shipper_account_id: r.get(2),
-            status: r.get(3),
-            record: r.get(4),
-            created_at: r.get(5),
-            updated_at: r.get(6),
-        }
-    }
-
-    pub fn insert(tx: &mut impl GenericClient, kind: Kind, r: &RecordRow) -> crate::Result<()> {
-        tx.execute(
-            &format!(
-                "INSERT INTO {} ({COLS}) VALUES ($1, $2, $3, $4, $5, $6, $7)",
-                kind.table()
-            ),
-            &[
-                &r.id,
-                &r.env,
-                &r.shipper_account_id,
-                &r.status,
-                &r.record,
-                &r.created_at,
-                &r.updated_at,
-            ],
-        )?;
-        Ok(())
-    }
-
-    /// Inserts the record, or replaces status, record and updated_at of the one with its id.
-    pub fn put(tx: &mut impl GenericClient, kind: Kind, r: &RecordRow) -> crate::Result<()> {
-        tx.execute(
-            &format!(
-                "INSERT INTO {} ({COLS}) VALUES ($1, $2, $3, $4, $5, $6, $7)
-                 ON CONFLICT (id) DO UPDATE SET status = excluded.status, record = excluded.record,
-                 updated_at = excluded.updated_at",
-                kind.table()
-            ),
-            &[
-                &r.id,
-                &r.env,
-                &r.shipper_account_id,
-                &r.status,
-                &r.record,
-                &r.created_at,
-                &r.updated_at,
-            ],
-        )?;
-        Ok(())
-    }
-
-    pub fn get(client: &mut impl GenericClient, kind: Kind, env: &str, id: &str) -> crate::Result<Option<RecordRow>> {
-        let sql = format!("SELECT {COLS} FROM {} WHERE id = $1 AND env = $2", kind.table());
-        Ok(client.query_opt(&sql, &[&id, &env])?.as_ref().map(from_row))
-    }
-
-    /// Newest first, `limit + 1` rows so the caller knows whether there is a next page.
-    pub fn list(
-        client: &mut impl GenericClient,
-        kind: Kind,
-        env: &str,
-        f: &RecordFilter,
-        limit: usize,
-        after: Option<&Cursor>,
-    ) -> crate::Result<Vec<RecordRow>> {
-        let (t, id) = after.map(|c| (c.created_at, c.id.as_str())).unwrap_or((i64::MAX, ""));
-        let sql = format!(
-            "SELECT {COLS} FROM {} WHERE env = $1 AND created_at >= $2 AND created_at <= $3
-             AND ($4::text IS NULL OR shipper_account_id = $4) AND ($5::text IS NULL OR status = $5)
-             AND (created_at, id) < ($6, $7) ORDER BY created_at DESC, id DESC LIMIT $8",
+    // An absent filter is a NULL PostgreSQL cannot type by itself: hence the casts.
+    c.rows(
+        &format!(
+            "SELECT {COLS} FROM {} WHERE env = ?1 AND created_at >= ?2 AND created_at <= ?3
+             AND (CAST(?4 AS TEXT) IS NULL OR shipper_account_id = ?4) AND (CAST(?5 AS TEXT) IS NULL OR status = ?5)
+             AND (created_at, id) < (?6, ?7) ORDER BY created_at DESC, id DESC LIMIT ?8",
             kind.table()
-        );
-        let rows = client.query(
-            &sql,
-            &[
-                &env,
-                &f.created_at_min,
-                &f.created_at_max,
-                &f.shipper_account_id,
-                &f.status,
-                &t,
-                &id,
-                &((limit + 1) as i64),
-            ],
-        )?;
-        Ok(rows.iter().map(from_row).collect())
-    }
+        ),
+        &[
+            &env,
+            &f.created_at_min,
+            &f.created_at_max,
+            &f.shipper_account_id,
+            &f.status,
+            &t,
+            &id,
+            &((limit + 1) as i64),
+        ],
+    )
 }

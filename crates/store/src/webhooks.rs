@@ -1,9 +1,17 @@
 //! Webhook settings (one URL and an on/off switch per environment), deliveries (one per completed
 //! async job while webhooks are on) and every attempt made to deliver them.
+//!
+//! In the shared database of many desks, one desk sends them at a time: the one holding the
+//! dispatcher's session lock (`PgStore::try_session_lock` with `DISPATCHER_LOCK`), which goes
+//! with its connection when the desk dies.
 
+use crate::db::Tx;
 use crate::paging::Cursor;
+use crate::sql::{FromRow, Row};
 use packdesk_model::status::DeliveryStatus;
-use rusqlite::{params, Connection, OptionalExtension, Row};
+
+/// The session lock of the desk that sends the webhooks (shared database only).
+pub const DISPATCHER_LOCK: i64 = 0x7061_636b_7765_6268; // "packwebh"
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct WebhookSetting {
@@ -12,25 +20,29 @@ pub struct WebhookSetting {
     pub updated_at: i64,
 }
 
-pub fn setting(conn: &Connection, env: &str) -> crate::Result<Option<WebhookSetting>> {
-    Ok(conn
-        .prepare_cached("SELECT url, enabled, updated_at FROM webhook_settings WHERE env = ?1")?
-        .query_row([env], |r| {
-            Ok(WebhookSetting {
-                url: r.get(0)?,
-                enabled: r.get(1)?,
-                updated_at: r.get(2)?,
-            })
+impl FromRow for WebhookSetting {
+    fn from_row(r: &Row<'_>) -> crate::Result<Self> {
+        Ok(WebhookSetting {
+            url: r.get(0)?,
+            enabled: r.get(1)?,
+            updated_at: r.get(2)?,
         })
-        .optional()?)
+    }
 }
 
-pub fn set_setting(conn: &Connection, env: &str, s: &WebhookSetting) -> crate::Result<()> {
-    conn.prepare_cached(
+pub fn setting(c: &mut Tx<'_>, env: &str) -> crate::Result<Option<WebhookSetting>> {
+    c.row(
+        "SELECT url, enabled, updated_at FROM webhook_settings WHERE env = ?1",
+        &[&env],
+    )
+}
+
+pub fn set_setting(c: &mut Tx<'_>, env: &str, s: &WebhookSetting) -> crate::Result<()> {
+    c.execute(
         "INSERT INTO webhook_settings (env, url, enabled, updated_at) VALUES (?1, ?2, ?3, ?4)
          ON CONFLICT (env) DO UPDATE SET url = excluded.url, enabled = excluded.enabled, updated_at = excluded.updated_at",
-    )?
-    .execute(params![env, s.url, s.enabled, s.updated_at])?;
+        &[&env, &s.url, &s.enabled, &s.updated_at],
+    )?;
     Ok(())
 }
 
@@ -56,51 +68,51 @@ pub struct DeliveryRow {
 const COLS: &str =
     "id, env, event, record_id, url, body, status, attempts, round_failures, next_attempt_at, created_at, updated_at";
 
-fn from_row(r: &Row) -> rusqlite::Result<DeliveryRow> {
-    Ok(DeliveryRow {
-        id: r.get(0)?,
-        env: r.get(1)?,
-        event: r.get(2)?,
-        record_id: r.get(3)?,
-        url: r.get(4)?,
-        body: r.get(5)?,
-        status: r.get(6)?,
-        attempts: r.get(7)?,
-        round_failures: r.get(8)?,
-        next_attempt_at: r.get(9)?,
-        created_at: r.get(10)?,
-        updated_at: r.get(11)?,
-    })
+impl FromRow for DeliveryRow {
+    fn from_row(r: &Row<'_>) -> crate::Result<Self> {
+        Ok(DeliveryRow {
+            id: r.get(0)?,
+            env: r.get(1)?,
+            event: r.get(2)?,
+            record_id: r.get(3)?,
+            url: r.get(4)?,
+            body: r.get(5)?,
+            status: r.get(6)?,
+            attempts: r.get(7)?,
+            round_failures: r.get(8)?,
+            next_attempt_at: r.get(9)?,
+            created_at: r.get(10)?,
+            updated_at: r.get(11)?,
+        })
+    }
 }
 
-pub fn insert_delivery(conn: &Connection, d: &DeliveryRow) -> crate::Result<()> {
-    conn.prepare_cached(&format!(
-        "INSERT INTO webhook_deliveries ({COLS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"
-    ))?
-    .execute(params![
-        d.id,
-        d.env,
-        d.event,
-        d.record_id,
-        d.url,
-        d.body,
-        d.status,
-        d.attempts,
-        d.round_failures,
-        d.next_attempt_at,
-        d.created_at,
-        d.updated_at
-    ])?;
+pub fn insert_delivery(c: &mut Tx<'_>, d: &DeliveryRow) -> crate::Result<()> {
+    c.execute(
+        &format!("INSERT INTO webhook_deliveries ({COLS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"),
+        &[
+            &d.id,
+            &d.env,
+            &d.event,
+            &d.record_id,
+            &d.url,
+            &d.body,
+            &d.status,
+            &d.attempts,
+            &d.round_failures,
+            &d.next_attempt_at,
+            &d.created_at,
+            &d.updated_at,
+        ],
+    )?;
     Ok(())
 }
 
-pub fn get_delivery(conn: &Connection, env: &str, id: &str) -> crate::Result<Option<DeliveryRow>> {
-    Ok(conn
-        .prepare_cached(&format!(
-            "SELECT {COLS} FROM webhook_deliveries WHERE id = ?1 AND env = ?2"
-        ))?
-        .query_row(params![id, env], from_row)
-        .optional()?)
+pub fn get_delivery(c: &mut Tx<'_>, env: &str, id: &str) -> crate::Result<Option<DeliveryRow>> {
+    c.row(
+        &format!("SELECT {COLS} FROM webhook_deliveries WHERE id = ?1 AND env = ?2"),
+        &[&id, &env],
+    )
 }
 
 /// A pending delivery goes out only while its environment's webhook is enabled, and to the URL
@@ -110,40 +122,41 @@ const DUE_COLS: &str = "d.id, d.env, d.event, d.record_id, s.url, d.body, d.stat
 const DUE_FROM: &str = "webhook_deliveries d JOIN webhook_settings s ON s.env = d.env AND s.enabled
      WHERE d.status = 'pending'";
 
-/// Pending deliveries due at `now` whose webhook is enabled, earliest first, with its URL now.
-pub fn due(conn: &Connection, now: i64, limit: usize) -> crate::Result<Vec<DeliveryRow>> {
-    let mut st = conn.prepare_cached(&format!(
-        "SELECT {DUE_COLS} FROM {DUE_FROM} AND d.next_attempt_at <= ?1
-         ORDER BY d.next_attempt_at, d.created_at LIMIT ?2"
-    ))?;
-    let rows = st.query_map(params![now, limit as i64], from_row)?;
-    rows.collect::<rusqlite::Result<_>>().map_err(Into::into)
+/// Pending deliveries due at `now` whose webhook is enabled, the most overdue first, with its URL
+/// now.
+pub fn due(c: &mut Tx<'_>, now: i64, limit: usize) -> crate::Result<Vec<DeliveryRow>> {
+    c.rows(
+        &format!(
+            "SELECT {DUE_COLS} FROM {DUE_FROM} AND d.next_attempt_at <= ?1
+             ORDER BY d.next_attempt_at, d.created_at LIMIT ?2"
+        ),
+        &[&now, &(limit as i64)],
+    )
 }
 
-/// When the next pending delivery of an enabled webhook falls due, if any.
-pub fn next_due_at(conn: &Connection) -> crate::Result<Option<i64>> {
+/// When the next pending delivery of an enabled webhook falls due (None: nothing pending).
+pub fn next_due_at(c: &mut Tx<'_>) -> crate::Result<Option<i64>> {
     Ok(
-        conn.query_row(&format!("SELECT MIN(d.next_attempt_at) FROM {DUE_FROM}"), [], |r| {
-            r.get(0)
-        })?,
+        c.value::<Option<i64>>(&format!("SELECT MIN(d.next_attempt_at) FROM {DUE_FROM}"), &[])?
+            .flatten(),
     )
 }
 
 /// The new state of a delivery after an attempt (or a manual resend).
-pub fn update_delivery(conn: &Connection, d: &DeliveryRow) -> crate::Result<()> {
-    conn.prepare_cached(
+pub fn update_delivery(c: &mut Tx<'_>, d: &DeliveryRow) -> crate::Result<()> {
+    c.execute(
         "UPDATE webhook_deliveries SET url = ?2, status = ?3, attempts = ?4, round_failures = ?5, next_attempt_at = ?6,
          updated_at = ?7 WHERE id = ?1",
-    )?
-    .execute(params![
-        d.id,
-        d.url,
-        d.status,
-        d.attempts,
-        d.round_failures,
-        d.next_attempt_at,
-        d.updated_at
-    ])?;
+        &[
+            &d.id,
+            &d.url,
+            &d.status,
+            &d.attempts,
+            &d.round_failures,
+            &d.next_attempt_at,
+            &d.updated_at,
+        ],
+    )?;
     Ok(())
 }
 
@@ -159,29 +172,8 @@ pub struct AttemptRow {
     pub duration_us: i64,
 }
 
-pub fn insert_attempt(conn: &Connection, a: &AttemptRow) -> crate::Result<()> {
-    conn.prepare_cached(
-        "INSERT INTO webhook_attempts (delivery_id, attempt, at, url, status_code, error, duration_us)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-    )?
-    .execute(params![
-        a.delivery_id,
-        a.attempt,
-        a.at,
-        a.url,
-        a.status_code,
-        a.error,
-        a.duration_us
-    ])?;
-    Ok(())
-}
-
-pub fn attempts(conn: &Connection, delivery_id: &str) -> crate::Result<Vec<AttemptRow>> {
-    let mut st = conn.prepare_cached(
-        "SELECT delivery_id, attempt, at, url, status_code, error, duration_us FROM webhook_attempts
-         WHERE delivery_id = ?1 ORDER BY attempt",
-    )?;
-    let rows = st.query_map([delivery_id], |r| {
+impl FromRow for AttemptRow {
+    fn from_row(r: &Row<'_>) -> crate::Result<Self> {
         Ok(AttemptRow {
             delivery_id: r.get(0)?,
             attempt: r.get(1)?,
@@ -191,8 +183,32 @@ pub fn attempts(conn: &Connection, delivery_id: &str) -> crate::Result<Vec<Attem
             error: r.get(5)?,
             duration_us: r.get(6)?,
         })
-    })?;
-    rows.collect::<rusqlite::Result<_>>().map_err(Into::into)
+    }
+}
+
+pub fn insert_attempt(c: &mut Tx<'_>, a: &AttemptRow) -> crate::Result<()> {
+    c.execute(
+        "INSERT INTO webhook_attempts (delivery_id, attempt, at, url, status_code, error, duration_us)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        &[
+            &a.delivery_id,
+            &a.attempt,
+            &a.at,
+            &a.url,
+            &a.status_code,
+            &a.error,
+            &a.duration_us,
+        ],
+    )?;
+    Ok(())
+}
+
+pub fn attempts(c: &mut Tx<'_>, delivery_id: &str) -> crate::Result<Vec<AttemptRow>> {
+    c.rows(
+        "SELECT delivery_id, attempt, at, url, status_code, error, duration_us FROM webhook_attempts
+         WHERE delivery_id = ?1 ORDER BY attempt",
+        &[&delivery_id],
+    )
 }
 
 #[derive(Debug, Clone, Default)]
@@ -206,221 +222,31 @@ pub struct DeliveryFilter {
 
 /// Newest first, `limit + 1` rows so the caller knows whether there is a next page.
 pub fn list(
-    conn: &Connection,
+    c: &mut Tx<'_>,
     env: &str,
     f: &DeliveryFilter,
     limit: usize,
     after: Option<&Cursor>,
 ) -> crate::Result<Vec<DeliveryRow>> {
     let (t, id) = after.map(|c| (c.created_at, c.id.as_str())).unwrap_or((i64::MAX, ""));
-    let mut st = conn.prepare_cached(&format!(
-        "SELECT {COLS} FROM webhook_deliveries WHERE env = ?1 AND created_at >= ?2 AND created_at <= ?3
-         AND (?4 IS NULL OR status = ?4) AND (?5 IS NULL OR event = ?5) AND (?6 IS NULL OR record_id = ?6)
-         AND (created_at, id) < (?7, ?8) ORDER BY created_at DESC, id DESC LIMIT ?9"
-    ))?;
-    let rows = st.query_map(
-        params![
-            env,
-            f.created_at_min,
-            f.created_at_max,
-            f.status,
-            f.event,
-            f.record_id,
-            t,
-            id,
-            (limit + 1) as i64
+    // An absent filter is a NULL PostgreSQL cannot type by itself: hence the casts.
+    c.rows(
+        &format!(
+            "SELECT {COLS} FROM webhook_deliveries WHERE env = ?1 AND created_at >= ?2 AND created_at <= ?3
+             AND (CAST(?4 AS TEXT) IS NULL OR status = ?4) AND (CAST(?5 AS TEXT) IS NULL OR event = ?5)
+             AND (CAST(?6 AS TEXT) IS NULL OR record_id = ?6)
+             AND (created_at, id) < (?7, ?8) ORDER BY created_at DESC, id DESC LIMIT ?9"
+        ),
+        &[
+            &env,
+            &f.created_at_min,
+            &f.created_at_max,
+            &f.status,
+            &f.event,
+            &f.record_id,
+            &t,
+            &id,
+            &((limit + 1) as i64),
         ],
-        from_row,
-    )?;
-    rows.collect::<rusqlite::Result<_>>().map_err(Into::into)
-}
-
-/// Webhook settings and deliveries in the shared database of many desks. One desk sends them at a
-/// time: the one holding the dispatcher's session lock (`PgStore::try_session_lock` with
-/// `DISPATCHER_LOCK`), which goes with its connection when the desk dies.
-pub mod pg {
-    use super::{AttemptRow, DeliveryRow, WebhookSetting};
-    use postgres::GenericClient;
-
-    /// The session lock of the desk that sends the webhooks.
-    pub const DISPATCHER_LOCK: i64 = 0x7061_636b_7765_6268; // "packwebh"
-
-    fn from_row(r: &postgres::Row) -> DeliveryRow {
-        DeliveryRow {
-            id: r.get(0),
-            env: r.get(1),
-            event: r.get(2),
-            record_id: r.get(3),
-            url: r.get(4),
-            body: r.get(5),
-            status: r.get(6),
-            attempts: r.get(7),
-            round_failures: r.get(8),
-            next_attempt_at: r.get(9),
-            created_at: r.get(10),
-            updated_at: r.get(11),
-        }
-    }
-
-    pub fn setting(client: &mut impl GenericClient, env: &str) -> crate::Result<Option<WebhookSetting>> {
-        Ok(client
-            .query_opt(
-                "SELECT url, enabled, updated_at FROM webhook_settings WHERE env = $1",
-                &[&env],
-            )?
-            .map(|r| WebhookSetting {
-                url: r.get(0),
-                enabled: r.get(1),
-                updated_at: r.get(2),
-            }))
-    }
-
-    pub fn set_setting(tx: &mut impl GenericClient, env: &str, s: &WebhookSetting) -> crate::Result<()> {
-        tx.execute(
-            "INSERT INTO webhook_settings (env, url, enabled, updated_at) VALUES ($1, $2, $3, $4)
-             ON CONFLICT (env) DO UPDATE SET url = excluded.url, enabled = excluded.enabled, updated_at = excluded.updated_at",
-            &[&env, &s.url, &s.enabled, &s.updated_at],
-        )?;
-        Ok(())
-    }
-
-    pub fn insert_delivery(tx: &mut impl GenericClient, d: &DeliveryRow) -> crate::Result<()> {
-        tx.execute(
-            &format!(
-                "INSERT INTO webhook_deliveries ({}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
-                super::COLS
-            ),
-            &[
-                &d.id,
-                &d.env,
-                &d.event,
-                &d.record_id,
-                &d.url,
-                &d.body,
-                &d.status,
-                &d.attempts,
-                &d.round_failures,
-                &d.next_attempt_at,
-                &d.created_at,
-                &d.updated_at,
-            ],
-        )?;
-        Ok(())
-    }
-
-    /// Pending deliveries whose next attempt is due at `now`, the most overdue first.
-    pub fn due(client: &mut impl GenericClient, now: i64, limit: usize) -> crate::Result<Vec<DeliveryRow>> {
-        let rows = client.query(
-            &format!(
-                "SELECT {} FROM {} AND d.next_attempt_at <= $1
-                 ORDER BY d.next_attempt_at, d.created_at LIMIT $2",
-                super::DUE_COLS,
-                super::DUE_FROM
-            ),
-            &[&now, &(limit as i64)],
-        )?;
-        Ok(rows.iter().map(from_row).collect())
-    }
-
-    pub fn get_delivery(client: &mut impl GenericClient, env: &str, id: &str) -> crate::Result<Option<DeliveryRow>> {
-        let sql = format!(
-            "SELECT {} FROM webhook_deliveries WHERE id = $1 AND env = $2",
-            super::COLS
-        );
-        Ok(client.query_opt(&sql, &[&id, &env])?.as_ref().map(from_row))
-    }
-
-    /// When the next pending delivery is due (None: nothing pending).
-    pub fn next_due_at(client: &mut impl GenericClient) -> crate::Result<Option<i64>> {
-        Ok(client
-            .query_one(&format!("SELECT min(d.next_attempt_at) FROM {}", super::DUE_FROM), &[])?
-            .get(0))
-    }
-
-    /// Newest first, `limit + 1` rows so the caller knows whether there is a next page.
-    pub fn list(
-        client: &mut impl GenericClient,
-        env: &str,
-        f: &super::DeliveryFilter,
-        limit: usize,
-        after: Option<&crate::paging::Cursor>,
-    ) -> crate::Result<Vec<DeliveryRow>> {
-        let (t, id) = after.map(|c| (c.created_at, c.id.as_str())).unwrap_or((i64::MAX, ""));
-        let sql = format!(
-            "SELECT {} FROM webhook_deliveries WHERE env = $1 AND created_at >= $2 AND created_at <= $3
-             AND ($4::text IS NULL OR status = $4) AND ($5::text IS NULL OR event = $5)
-             AND ($6::text IS NULL OR record_id = $6)
-             AND (created_at, id) < ($7, $8) ORDER BY created_at DESC, id DESC LIMIT $9",
-            super::COLS
-        );
-        let rows = client.query(
-            &sql,
-            &[
-                &env,
-                &f.created_at_min,
-                &f.created_at_max,
-                &f.status,
-                &f.event,
-                &f.record_id,
-                &t,
-                &id,
-                &((limit + 1) as i64),
-            ],
-        )?;
-        Ok(rows.iter().map(from_row).collect())
-    }
-
-    pub fn update_delivery(tx: &mut impl GenericClient, d: &DeliveryRow) -> crate::Result<()> {
-        tx.execute(
-            "UPDATE webhook_deliveries SET url = $2, status = $3, attempts = $4, round_failures = $5,
-             next_attempt_at = $6, updated_at = $7 WHERE id = $1",
-            &[
-                &d.id,
-                &d.url,
-                &d.status,
-                &d.attempts,
-                &d.round_failures,
-                &d.next_attempt_at,
-                &d.updated_at,
-            ],
-        )?;
-        Ok(())
-    }
-
-    pub fn insert_attempt(tx: &mut impl GenericClient, a: &AttemptRow) -> crate::Result<()> {
-        tx.execute(
-            "INSERT INTO webhook_attempts (delivery_id, attempt, at, url, status_code, error, duration_us)
-             VALUES ($1, $2, $3, $4, $5, $6, $7)",
-            &[
-                &a.delivery_id,
-                &a.attempt,
-                &a.at,
-                &a.url,
-                &a.status_code,
-                &a.error,
-                &a.duration_us,
-            ],
-        )?;
-        Ok(())
-    }
-
-    pub fn attempts(client: &mut impl GenericClient, delivery_id: &str) -> crate::Result<Vec<AttemptRow>> {
-        let rows = client.query(
-            "SELECT delivery_id, attempt, at, url, status_code, error, duration_us FROM webhook_attempts
-             WHERE delivery_id = $1 ORDER BY attempt",
-            &[&delivery_id],
-        )?;
-        Ok(rows
-            .iter()
-            .map(|r| AttemptRow {
-                delivery_id: r.get(0),
-                attempt: r.get(1),
-                at: r.get(2),
-                url: r.get(3),
-                status_code: r.get(4),
-                error: r.get(5),
-                duration_us: r.get(6),
-            })
-            .collect())
-    }
+    )
 }

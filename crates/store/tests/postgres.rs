@@ -222,16 +222,17 @@ fn now_us() -> i64 {
 
 #[test]
 fn jobs_of_a_desk_that_died_are_taken_over_after_their_lease_and_each_runs_once_in_lane_order() {
-    use packdesk_store::jobs;
+    use packdesk_store::{db::Tx, jobs};
     let url = database();
     let desks: Vec<Arc<PgStore>> = (0..3).map(|_| Arc::new(PgStore::open(&url).unwrap())).collect();
     // What a job's completion writes with its `finish`, in one transaction (a label's record, say).
     desks[0]
         .write(|tx| {
             tx.batch_execute("CREATE TABLE job_results (id TEXT NOT NULL, lane TEXT NOT NULL, seq BIGINT NOT NULL, desk TEXT NOT NULL, done_order BIGINT GENERATED ALWAYS AS IDENTITY)")?;
+            let c = &mut Tx::Postgres { client: tx, desk: "desk-0" };
             for i in 0..240 {
                 let lane = format!("account-{}", i % 8);
-                jobs::pg::insert(tx, &format!("job-{i}"), "live", "label", &lane, "{}", now_us())?;
+                jobs::insert(c, &format!("job-{i}"), "live", "label", &lane, "{}", now_us())?;
             }
             Ok::<_, StoreError>(())
         })
@@ -243,7 +244,7 @@ fn jobs_of_a_desk_that_died_are_taken_over_after_their_lease_and_each_runs_once_
     let abandoned: Vec<String> = (0..3)
         .map(|_| {
             desks[0]
-                .write(|tx| jobs::pg::claim(tx, "desk-0", now_us(), LEASE_US))
+                .write(|client| jobs::claim(&mut Tx::Postgres { client, desk: "desk-0" }, now_us(), LEASE_US))
                 .unwrap()
                 .expect("a job to take")
                 .id
@@ -261,9 +262,13 @@ fn jobs_of_a_desk_that_died_are_taken_over_after_their_lease_and_each_runs_once_
                 let mut idle_since = std::time::Instant::now();
                 let mut taken_over = Vec::new();
                 loop {
-                    let job = desk.write(|tx| jobs::pg::claim(tx, &name, now_us(), LEASE_US)).unwrap();
+                    let job = desk
+                        .write(|client| jobs::claim(&mut Tx::Postgres { client, desk: &name }, now_us(), LEASE_US))
+                        .unwrap();
                     let Some(job) = job else {
-                        let (queued, _) = desk.read(jobs::pg::counts).unwrap();
+                        let (queued, _) = desk
+                            .read(|client| jobs::counts(&mut Tx::Postgres { client, desk: &name }))
+                            .unwrap();
                         if queued == 0 || idle_since.elapsed() > std::time::Duration::from_secs(20) {
                             return taken_over;
                         }
@@ -277,7 +282,11 @@ fn jobs_of_a_desk_that_died_are_taken_over_after_their_lease_and_each_runs_once_
                     // False when this desk's lease ran out (a stall) and another finished the job:
                     // then nothing of this transaction is written (the results below count).
                     desk.write(|tx| {
-                        if !jobs::pg::finish(tx, &job.id, now_us())? {
+                        let c = &mut Tx::Postgres {
+                            client: &mut *tx,
+                            desk: &name,
+                        };
+                        if !jobs::finish(c, &job.id, now_us())? {
                             return Ok(false);
                         }
                         tx.execute(
@@ -295,7 +304,13 @@ fn jobs_of_a_desk_that_died_are_taken_over_after_their_lease_and_each_runs_once_
     for w in workers {
         taken_over.extend(w.join().unwrap());
     }
-    assert_eq!(desks[1].read(jobs::pg::counts).unwrap(), (0, 240), "every job done");
+    assert_eq!(
+        desks[1]
+            .read(|client| jobs::counts(&mut Tx::Postgres { client, desk: "desk-1" }))
+            .unwrap(),
+        (0, 240),
+        "every job done"
+    );
     let taken: HashSet<String> = taken_over.iter().map(|t| t.0.clone()).collect();
     assert_eq!(
         taken,
@@ -333,37 +348,51 @@ fn jobs_of_a_desk_that_died_are_taken_over_after_their_lease_and_each_runs_once_
 
 #[test]
 fn a_desk_whose_lease_ran_out_while_it_worked_cannot_finish_a_job_another_desk_finished() {
-    use packdesk_store::jobs;
+    use packdesk_store::{db::Tx, jobs};
     let url = database();
     let (slow, quick) = (PgStore::open(&url).unwrap(), PgStore::open(&url).unwrap());
-    slow.write(|tx| jobs::pg::insert(tx, "job-x", "live", "label", "lane", "{}", 0))
-        .unwrap();
+    slow.write(|client| {
+        jobs::insert(
+            &mut Tx::Postgres { client, desk: "slow" },
+            "job-x",
+            "live",
+            "label",
+            "lane",
+            "{}",
+            0,
+        )
+    })
+    .unwrap();
     let t0 = 1_000_000;
     let mine = slow
-        .write(|tx| jobs::pg::claim(tx, "slow", t0, 1_000))
+        .write(|client| jobs::claim(&mut Tx::Postgres { client, desk: "slow" }, t0, 1_000))
         .unwrap()
         .unwrap();
     assert!(
         quick
-            .write(|tx| jobs::pg::claim(tx, "quick", t0 + 500, 1_000))
+            .write(|client| jobs::claim(&mut Tx::Postgres { client, desk: "quick" }, t0 + 500, 1_000))
             .unwrap()
             .is_none(),
         "leased: nothing to take"
     );
     let theirs = quick
-        .write(|tx| jobs::pg::claim(tx, "quick", t0 + 1_000, 1_000))
+        .write(|client| jobs::claim(&mut Tx::Postgres { client, desk: "quick" }, t0 + 1_000, 1_000))
         .unwrap()
         .unwrap();
     assert_eq!(theirs.id, mine.id, "the lease ended: the job is taken over");
     assert!(
         !slow
-            .write(|tx| jobs::pg::renew(tx, "job-x", "slow", t0 + 5_000))
+            .write(|client| jobs::renew(&mut Tx::Postgres { client, desk: "slow" }, "job-x", t0 + 5_000))
             .unwrap(),
         "no longer slow's"
     );
-    assert!(quick.write(|tx| jobs::pg::finish(tx, "job-x", t0 + 1_500)).unwrap());
+    assert!(quick
+        .write(|client| jobs::finish(&mut Tx::Postgres { client, desk: "quick" }, "job-x", t0 + 1_500))
+        .unwrap());
     assert!(
-        !slow.write(|tx| jobs::pg::finish(tx, "job-x", t0 + 2_000)).unwrap(),
+        !slow
+            .write(|client| jobs::finish(&mut Tx::Postgres { client, desk: "slow" }, "job-x", t0 + 2_000))
+            .unwrap(),
         "done once"
     );
 }
@@ -639,7 +668,8 @@ fn any_desk_searches_the_shared_history_and_an_order_number_is_used_once_across_
 
 #[test]
 fn one_desk_sends_the_webhooks_at_a_time_and_another_takes_over_when_it_is_gone() {
-    use packdesk_store::webhooks::{self, pg::DISPATCHER_LOCK};
+    use packdesk_store::db::Tx;
+    use packdesk_store::webhooks::{self, DISPATCHER_LOCK};
     let url = database();
     let (a, b) = (PgStore::open(&url).unwrap(), PgStore::open(&url).unwrap());
     let mut held = a
@@ -653,16 +683,17 @@ fn one_desk_sends_the_webhooks_at_a_time_and_another_takes_over_when_it_is_gone(
     );
 
     // Deliveries any desk queued are due for whichever desk sends (while the webhook is on).
-    a.write(|tx| {
+    a.write(|client| {
+        let c = &mut Tx::Postgres { client, desk: "desk-a" };
         let on = webhooks::WebhookSetting {
             url: "http://127.0.0.1:9/hook".into(),
             enabled: true,
             updated_at: 1,
         };
-        webhooks::pg::set_setting(tx, "live", &on)?;
+        webhooks::set_setting(c, "live", &on)?;
         for i in 0..3 {
-            webhooks::pg::insert_delivery(
-                tx,
+            webhooks::insert_delivery(
+                c,
                 &webhooks::DeliveryRow {
                     id: format!("delivery-{i}"),
                     env: "live".into(),
@@ -709,20 +740,23 @@ fn one_desk_sends_the_webhooks_at_a_time_and_another_takes_over_when_it_is_gone(
         "the desk that lost its connection knows it no longer sends"
     );
 
-    let due = b.read(|c| webhooks::pg::due(c, 101, 10)).unwrap();
+    let due = b
+        .read(|client| webhooks::due(&mut Tx::Postgres { client, desk: "desk-b" }, 101, 10))
+        .unwrap();
     assert_eq!(
         due.iter().map(|d| d.id.as_str()).collect::<Vec<_>>(),
         vec!["delivery-0", "delivery-1"],
         "the most overdue first, none not yet due"
     );
-    b.write(|tx| {
+    b.write(|client| {
+        let c = &mut Tx::Postgres { client, desk: "desk-b" };
         let mut d = due[0].clone();
         d.status = DeliveryStatus::Delivered;
         d.attempts = 1;
         d.next_attempt_at = None;
-        webhooks::pg::update_delivery(tx, &d)?;
-        webhooks::pg::insert_attempt(
-            tx,
+        webhooks::update_delivery(c, &d)?;
+        webhooks::insert_attempt(
+            c,
             &webhooks::AttemptRow {
                 delivery_id: d.id.clone(),
                 attempt: 0,
@@ -735,9 +769,13 @@ fn one_desk_sends_the_webhooks_at_a_time_and_another_takes_over_when_it_is_gone(
         )
     })
     .unwrap();
-    let due = a.read(|c| webhooks::pg::due(c, 1_000, 10)).unwrap();
+    let due = a
+        .read(|client| webhooks::due(&mut Tx::Postgres { client, desk: "desk-a" }, 1_000, 10))
+        .unwrap();
     assert_eq!(due.len(), 2, "a delivered one is not sent again");
-    let attempts = a.read(|c| webhooks::pg::attempts(c, "delivery-0")).unwrap();
+    let attempts = a
+        .read(|client| webhooks::attempts(&mut Tx::Postgres { client, desk: "desk-a" }, "delivery-0"))
+        .unwrap();
     assert_eq!(attempts.len(), 1);
     assert_eq!(attempts[0].status_code, Some(200));
 }
@@ -813,9 +851,7 @@ fn every_table_answers_the_same_on_sqlite_and_on_the_shared_database() {
             created_at: 100 + i,
             updated_at: 100 + i,
         };
-        same!(both, "a manifest", |c| records::insert(c, Kind::Manifest, &r)?, |c| {
-            records::pg::insert(c, Kind::Manifest, &r)?
-        });
+        same!(both, "a manifest", |c| records::insert(c, Kind::Manifest, &r)?);
     }
     let done = RecordRow {
         id: "rec-1".into(),
@@ -826,20 +862,15 @@ fn every_table_answers_the_same_on_sqlite_and_on_the_shared_database() {
         created_at: 999,
         updated_at: 500,
     };
-    same!(both, "replaced", |c| records::put(c, Kind::Manifest, &done)?, |c| {
-        records::pg::put(c, Kind::Manifest, &done)?
-    });
+    same!(both, "replaced", |c| records::put(c, Kind::Manifest, &done)?);
     let f = RecordFilter {
         shipper_account_id: Some("acct-1".into()),
         created_at_max: i64::MAX,
         ..Default::default()
     };
-    let page = same!(
-        both,
-        "a page",
-        |c| records::list(c, Kind::Manifest, "live", &f, 1, None)?,
-        |c| records::pg::list(c, Kind::Manifest, "live", &f, 1, None)?
-    );
+    let page = same!(both, "a page", |c| {
+        records::list(c, Kind::Manifest, "live", &f, 1, None)?
+    });
     assert!(
         page.contains("rec-4") && page.contains("rec-2") && !page.contains("rec-0"),
         "{page}"
@@ -849,12 +880,9 @@ fn every_table_answers_the_same_on_sqlite_and_on_the_shared_database() {
         status: Some("failed".into()),
         ..Default::default()
     };
-    let failed = same!(
-        both,
-        "by status",
-        |c| records::list(c, Kind::Manifest, "live", &all, 10, None)?,
-        |c| records::pg::list(c, Kind::Manifest, "live", &all, 10, None)?
-    );
+    let failed = same!(both, "by status", |c| {
+        records::list(c, Kind::Manifest, "live", &all, 10, None)?
+    });
     assert!(
         failed.contains("created_at: 101"),
         "the first created_at stays: {failed}"
@@ -1435,9 +1463,7 @@ fn accounts_deliveries_and_print_jobs_answer_the_same_on_sqlite_and_on_the_share
         |c| { labels::pg::order_number_taken(c, "acct-1", "SO-9")? }
     );
 
-    same!(both, "no delivery due", |c| webhooks::next_due_at(c)?, |c| {
-        webhooks::pg::next_due_at(c)?
-    });
+    same!(both, "no delivery due", |c| webhooks::next_due_at(c)?);
     for i in 0..3i64 {
         let d = webhooks::DeliveryRow {
             id: format!("delivery-{i}"),
@@ -1453,76 +1479,46 @@ fn accounts_deliveries_and_print_jobs_answer_the_same_on_sqlite_and_on_the_share
             created_at: i,
             updated_at: i,
         };
-        same!(both, "a delivery", |c| webhooks::insert_delivery(c, &d)?, |c| {
-            webhooks::pg::insert_delivery(c, &d)?
-        });
+        same!(both, "a delivery", |c| webhooks::insert_delivery(c, &d)?);
     }
-    same!(
-        both,
-        "nothing due while the webhook is unset",
-        |c| webhooks::next_due_at(c)?,
-        |c| { webhooks::pg::next_due_at(c)? }
-    );
+    same!(both, "nothing due while the webhook is unset", |c| {
+        webhooks::next_due_at(c)?
+    });
     let on = webhooks::WebhookSetting {
         url: "http://127.0.0.1:9/now".into(),
         enabled: true,
         updated_at: 1,
     };
-    same!(both, "webhook on", |c| webhooks::set_setting(c, "live", &on)?, |c| {
-        webhooks::pg::set_setting(c, "live", &on)?
-    });
-    same!(both, "due first", |c| webhooks::next_due_at(c)?, |c| {
-        webhooks::pg::next_due_at(c)?
-    });
-    same!(
-        both,
-        "due, to the URL set now",
-        |c| webhooks::due(c, 100, 10)?
+    same!(both, "webhook on", |c| webhooks::set_setting(c, "live", &on)?);
+    same!(both, "due first", |c| webhooks::next_due_at(c)?);
+    same!(both, "due, to the URL set now", |c| {
+        webhooks::due(c, 100, 10)?
             .iter()
             .map(|d| (d.id.clone(), d.url.clone()))
-            .collect::<Vec<_>>(),
-        |c| {
-            webhooks::pg::due(c, 100, 10)?
-                .iter()
-                .map(|d| (d.id.clone(), d.url.clone()))
-                .collect::<Vec<_>>()
-        }
-    );
-    same!(both, "one", |c| webhooks::get_delivery(c, "live", "delivery-1")?, |c| {
-        webhooks::pg::get_delivery(c, "live", "delivery-1")?
+            .collect::<Vec<_>>()
     });
+    same!(both, "one", |c| webhooks::get_delivery(c, "live", "delivery-1")?);
     let labels_only = webhooks::DeliveryFilter {
         event: Some("label.created".into()),
         created_at_max: i64::MAX,
         ..Default::default()
     };
-    let listed = same!(
-        both,
-        "by event",
-        |c| webhooks::list(c, "live", &labels_only, 10, None)?,
-        |c| webhooks::pg::list(c, "live", &labels_only, 10, None)?
-    );
+    let listed = same!(both, "by event", |c| webhooks::list(c, "live", &labels_only, 10, None)?);
     assert!(
         listed.contains("delivery-2") && !listed.contains("delivery-1"),
         "{listed}"
     );
 
-    same!(
-        both,
-        "a job queued",
-        |c| {
-            jobs::insert(c, "job-1", "live", "label", "acct-1", "{}", 5)?;
-        },
-        |c| {
-            jobs::pg::insert(c, "job-1", "live", "label", "acct-1", "{}", 5)?;
-        }
-    );
-    same!(
-        both,
-        "the job",
-        |c| jobs::get(c, "job-1")?.map(|j| (j.id, j.state, j.lane)),
-        |c| jobs::pg::get(c, "job-1")?.map(|j| (j.id, j.state, j.lane))
-    );
+    same!(both, "a job queued", |c| {
+        jobs::insert(c, "job-1", "live", "label", "acct-1", "{}", 5)?;
+    });
+    same!(both, "the job", |c| {
+        jobs::get(c, "job-1")?.map(|j| (j.id, j.state, j.lane))
+    });
+    same!(both, "the jobs counted", |c| jobs::counts(c)?);
+    same!(both, "the job done", |c| jobs::finish(c, "job-1", 6)?);
+    same!(both, "done once", |c| jobs::finish(c, "job-1", 7)?);
+    same!(both, "the jobs counted again", |c| jobs::counts(c)?);
 
     let printer = PrinterRow {
         id: "printer-1".into(),
@@ -1635,9 +1631,10 @@ fn a_desk_moves_into_the_shared_database_whole_and_another_key_set_is_refused_un
             updated_at: 5,
         };
         orders::put(c, &order, "SO-1001 Jane Doe Leeds")?;
-        jobs::insert(c, "job-1", "live", "label", "acct-1", "{}", 10)?;
-        jobs::insert(c, "job-2", "live", "label", "acct-1", "{}", 11)?;
-        jobs::finish(c, "job-1", 12)?;
+        let t = &mut packdesk_store::db::Tx::Sqlite(c);
+        jobs::insert(t, "job-1", "live", "label", "acct-1", "{}", 10)?;
+        jobs::insert(t, "job-2", "live", "label", "acct-1", "{}", 11)?;
+        jobs::finish(t, "job-1", 12)?;
         let printer = printing::PrinterRow {
             id: "printer-1".into(),
             name: "Zebra".into(),
@@ -1717,12 +1714,21 @@ fn a_desk_moves_into_the_shared_database_whole_and_another_key_set_is_refused_un
         "a number the desk issued is issued"
     );
     let claimed = other
-        .write(|tx| jobs::pg::claim(tx, "desk-b", now_us(), 60_000_000))
+        .write(|client| {
+            jobs::claim(
+                &mut packdesk_store::db::Tx::Postgres { client, desk: "desk-b" },
+                now_us(),
+                60_000_000,
+            )
+        })
         .unwrap()
         .expect("the desk's queued job");
     assert_eq!(claimed.id, "job-2", "the finished one is not run again");
     other
-        .write(|tx| jobs::pg::insert(tx, "job-3", "live", "label", "acct-1", "{}", 13))
+        .write(|client| {
+            let c = &mut packdesk_store::db::Tx::Postgres { client, desk: "desk-b" };
+            jobs::insert(c, "job-3", "live", "label", "acct-1", "{}", 13)
+        })
         .unwrap();
     assert_eq!(
         other
