@@ -107,35 +107,7 @@ pub mod batches {
     both!(batches::set_result(id: &str, position: i64, o: Outcome, now: i64) -> crate::Result<()>);
 }
 
-pub mod files {
-    use super::Tx;
-    use crate::files::FileRow;
-    both!(files::insert(f: &FileRow) -> crate::Result<()>);
-    both!(files::get(env: &str, id: &str) -> crate::Result<Option<FileRow>>);
-    both!(files::get_by_id(id: &str) -> crate::Result<Option<FileRow>>);
-
-    pub fn of_owner(c: &mut Tx<'_>, env: &str, owner_id: &str, kind: &str) -> crate::Result<Option<FileRow>> {
-        match c {
-            Tx::Sqlite(conn) => crate::files::of_owner(conn, env, owner_id, kind),
-            Tx::Postgres { client, .. } => crate::files::pg::of_owner(&mut **client, env, owner_id, kind, None),
-        }
-    }
-
-    pub fn of_owner_as(
-        c: &mut Tx<'_>,
-        env: &str,
-        owner_id: &str,
-        kind: &str,
-        file_type: &str,
-    ) -> crate::Result<Option<FileRow>> {
-        match c {
-            Tx::Sqlite(conn) => crate::files::of_owner_as(conn, env, owner_id, kind, file_type),
-            Tx::Postgres { client, .. } => {
-                crate::files::pg::of_owner(&mut **client, env, owner_id, kind, Some(file_type))
-            }
-        }
-    }
-}
+pub use crate::files;
 
 pub mod idempotency {
     use super::Tx;
@@ -272,65 +244,7 @@ pub mod orders {
 
 pub use crate::presets;
 
-/// Printers and print profiles are the desk's own; print jobs are shared, each going to the desk
-/// of its printer.
-pub mod printing {
-    use super::Tx;
-    use crate::paging::Cursor;
-    use crate::printing::{JobFilter, PrintJobRow, PrinterRow, ProfileRow};
-    use packdesk_model::status::PrintJobStatus;
-
-    /// Calls SQLite's `$name(conn, args)` or PostgreSQL's `$name(client, desk, args)`.
-    macro_rules! of_desk {
-        ($name:ident ( $($arg:ident : $ty:ty),* ) -> $ret:ty) => {
-            pub fn $name(c: &mut Tx<'_>, $($arg: $ty),*) -> $ret {
-                match c {
-                    Tx::Sqlite(conn) => crate::printing::$name(conn, $($arg),*),
-                    Tx::Postgres { client, desk } => crate::printing::pg::$name(&mut **client, desk, $($arg),*),
-                }
-            }
-        };
-    }
-
-    of_desk!(put_printer(p: &PrinterRow) -> crate::Result<()>);
-    of_desk!(printers() -> crate::Result<Vec<PrinterRow>>);
-    of_desk!(delete_printer(id: &str) -> crate::Result<bool>);
-    of_desk!(put_profile(p: &ProfileRow) -> crate::Result<()>);
-    of_desk!(profile(document_type: &str) -> crate::Result<Option<ProfileRow>>);
-    of_desk!(profiles() -> crate::Result<Vec<ProfileRow>>);
-    of_desk!(delete_profile(document_type: &str) -> crate::Result<bool>);
-    of_desk!(jobs_in(status: PrintJobStatus, limit: usize) -> crate::Result<Vec<PrintJobRow>>);
-    of_desk!(retry_due(max_attempts: i64, cutoff: i64, limit: usize) -> crate::Result<Vec<PrintJobRow>>);
-    of_desk!(waiting_jobs() -> crate::Result<i64>);
-    of_desk!(newest_failures() -> crate::Result<Vec<(String, i64, Option<String>)>>);
-    both!(printing::job(id: &str) -> crate::Result<Option<PrintJobRow>>);
-    both!(printing::backlog(printer_id: &str) -> crate::Result<(i64, i64, Option<String>)>);
-    both!(printing::last_job_of(owner_id: &str, document_type: &str) -> crate::Result<Option<(PrintJobStatus, Option<String>)>>);
-    both!(printing::list_jobs(env: &str, f: &JobFilter, limit: usize, after: Option<&Cursor>) -> crate::Result<Vec<PrintJobRow>>);
-    both!(printing::printed_since(printer_id: &str, since: i64) -> crate::Result<bool>);
-
-    /// A printer by id: this desk's, or (shared database) another desk's, whose worker sends its jobs.
-    pub fn printer(c: &mut Tx<'_>, id: &str) -> crate::Result<Option<PrinterRow>> {
-        match c {
-            Tx::Sqlite(conn) => crate::printing::printer(conn, id),
-            Tx::Postgres { client, .. } => Ok(crate::printing::pg::printer(&mut **client, id)?.map(|(p, _)| p)),
-        }
-    }
-
-    /// Writes a print job; on a shared database it belongs to the desk of its printer, whichever
-    /// desk made or retried it.
-    pub fn put_job(c: &mut Tx<'_>, j: &PrintJobRow) -> crate::Result<()> {
-        match c {
-            Tx::Sqlite(conn) => crate::printing::put_job(conn, j),
-            Tx::Postgres { client, desk } => {
-                let owner = crate::printing::pg::printer(&mut **client, &j.printer_id)?
-                    .map(|(_, d)| d)
-                    .unwrap_or_else(|| desk.to_string());
-                crate::printing::pg::put_job(&mut **client, &owner, j)
-            }
-        }
-    }
-}
+pub use crate::printing;
 
 pub use crate::records;
 

@@ -100,7 +100,7 @@ pub fn write_made(conn: &Connection, m: &MadeLabel) -> Result<(), InsertError> {
         false => insert(conn, l)?,
     }
     for f in m.files {
-        crate::files::insert(conn, f)?;
+        crate::files::insert(&mut crate::db::Tx::Sqlite(conn), f)?;
     }
     Ok(())
 }

@@ -898,33 +898,16 @@ fn every_table_answers_the_same_on_sqlite_and_on_the_shared_database() {
         bytes: b"a,b\n".to_vec(),
         created_at: 7,
     };
-    same!(both, "a file", |c| files::insert(c, &file)?, |c| files::pg::insert(
-        c, &file
+    same!(both, "a file", |c| files::insert(c, &file)?);
+    same!(both, "by owner", |c| files::of_owner_as(
+        c, "live", "rec-0", "manifest", "csv"
     )?);
-    same!(
-        both,
-        "by owner",
-        |c| files::of_owner_as(c, "live", "rec-0", "manifest", "csv")?,
-        |c| files::pg::of_owner(c, "live", "rec-0", "manifest", Some("csv"))?
-    );
-    same!(
-        both,
-        "not as pdf",
-        |c| files::of_owner_as(c, "live", "rec-0", "manifest", "pdf")?,
-        |c| files::pg::of_owner(c, "live", "rec-0", "manifest", Some("pdf"))?
-    );
-    same!(
-        both,
-        "any type",
-        |c| files::of_owner(c, "live", "rec-0", "manifest")?,
-        |c| { files::pg::of_owner(c, "live", "rec-0", "manifest", None)? }
-    );
-    same!(both, "by id", |c| files::get_by_id(c, "file-1")?, |c| {
-        files::pg::get_by_id(c, "file-1")?
-    });
-    same!(both, "other env", |c| files::get(c, "sandbox", "file-1")?, |c| {
-        files::pg::get(c, "sandbox", "file-1")?
-    });
+    same!(both, "not as pdf", |c| files::of_owner_as(
+        c, "live", "rec-0", "manifest", "pdf"
+    )?);
+    same!(both, "any type", |c| files::of_owner(c, "live", "rec-0", "manifest")?);
+    same!(both, "by id", |c| files::get_by_id(c, "file-1")?);
+    same!(both, "other env", |c| files::get(c, "sandbox", "file-1")?);
 
     let preset = |id: &str, name: &str| presets::PresetRow {
         id: id.into(),
@@ -1006,29 +989,44 @@ fn each_desk_prints_its_own_printers_jobs_once_and_every_desk_sees_every_job() {
             updated_at: 1,
         };
         let name = format!("desk-{d}");
-        desk.write(|tx| {
-            printing::pg::put_printer(tx, &name, &printer)?;
-            printing::pg::put_profile(tx, &name, &profile)
+        desk.write(|client| {
+            let c = &mut Tx::Postgres { client, desk: &name };
+            printing::put_printer(c, &printer)?;
+            printing::put_profile(c, &profile)
         })
         .unwrap();
     }
     // Both desks have a printer of the same name and a label profile; each sees its own.
     let profile_of = |d: usize| {
         desks[0]
-            .read(|c| printing::pg::profile(c, &format!("desk-{d}"), "label"))
+            .read(|client| {
+                printing::profile(
+                    &mut Tx::Postgres {
+                        client,
+                        desk: &format!("desk-{d}"),
+                    },
+                    "label",
+                )
+            })
             .unwrap()
             .unwrap()
             .printer_id
     };
     assert_eq!((profile_of(0), profile_of(1)), ("printer-0".into(), "printer-1".into()));
-    assert_eq!(desks[1].read(|c| printing::pg::printers(c, "desk-1")).unwrap().len(), 1);
+    assert_eq!(
+        desks[1]
+            .read(|client| printing::printers(&mut Tx::Postgres { client, desk: "desk-1" }))
+            .unwrap()
+            .len(),
+        1
+    );
 
     // 100 labels made through the API at desk 0, half for each desk's printer.
     desks[0]
-        .write(|tx| {
+        .write(|client| {
+            let c = &mut Tx::Postgres { client, desk: "desk-0" };
             for i in 0..100i64 {
                 let d = i % 2;
-                let (_, desk) = printing::pg::printer(tx, &format!("printer-{d}"))?.unwrap();
                 let job = PrintJobRow {
                     id: format!("job-{i:03}"),
                     env: "live".into(),
@@ -1047,12 +1045,17 @@ fn each_desk_prints_its_own_printers_jobs_once_and_every_desk_sees_every_job() {
                     updated_at: i,
                     printed_at: None,
                 };
-                printing::pg::put_job(tx, &desk, &job)?;
+                printing::put_job(c, &job)?;
             }
             Ok::<_, StoreError>(())
         })
         .unwrap();
-    assert_eq!(desks[1].read(|c| printing::pg::waiting_jobs(c, "desk-1")).unwrap(), 50);
+    assert_eq!(
+        desks[1]
+            .read(|client| printing::waiting_jobs(&mut Tx::Postgres { client, desk: "desk-1" }))
+            .unwrap(),
+        50
+    );
 
     // Each desk runs two print workers that take 5 jobs at a time, slowly.
     let workers: Vec<_> = (0..4)
@@ -1062,8 +1065,12 @@ fn each_desk_prints_its_own_printers_jobs_once_and_every_desk_sees_every_job() {
                 let mut sent = Vec::new();
                 loop {
                     let taken = desk
-                        .write(|tx| {
-                            let jobs = printing::pg::claim_queued(tx, &format!("desk-{d}"), 200, 5)?;
+                        .write(|client| {
+                            let c = &mut Tx::Postgres {
+                                client,
+                                desk: &format!("desk-{d}"),
+                            };
+                            let jobs = printing::claim_queued(c, 200, 5)?;
                             std::thread::sleep(std::time::Duration::from_millis(5));
                             Ok::<_, StoreError>(jobs)
                         })
@@ -1094,11 +1101,13 @@ fn each_desk_prints_its_own_printers_jobs_once_and_every_desk_sees_every_job() {
         ..Default::default()
     };
     let listed = desks[1]
-        .read(|c| printing::pg::list_jobs(c, "live", &all, 200, None))
+        .read(|client| printing::list_jobs(&mut Tx::Postgres { client, desk: "desk-1" }, "live", &all, 200, None))
         .unwrap();
     assert_eq!(listed.len(), 100, "every desk sees every desk's jobs");
     assert_eq!(
-        desks[0].read(|c| printing::pg::backlog(c, "printer-0")).unwrap(),
+        desks[0]
+            .read(|client| printing::backlog(&mut Tx::Postgres { client, desk: "desk-0" }, "printer-0"))
+            .unwrap(),
         (50, 0, None),
         "printing, not yet printed"
     );
@@ -1177,8 +1186,14 @@ fn a_label_is_written_whole_with_its_numbers_and_files_or_not_at_all_on_both() {
     let shared_label = shared.read(|c| labels::pg::get(c, "live", "lbl-1")).unwrap();
     assert_eq!(format!("{lite_label:?}"), format!("{shared_label:?}"));
     for f in &files {
-        let lite_file = lite.read(|c| files::get(c, "live", &f.id)).unwrap().unwrap();
-        let shared_file = shared.read(|c| files::pg::get(c, "live", &f.id)).unwrap().unwrap();
+        let lite_file = lite
+            .read(|c| files::get(&mut Tx::Sqlite(c), "live", &f.id))
+            .unwrap()
+            .unwrap();
+        let shared_file = shared
+            .read(|client| files::get(&mut Tx::Postgres { client, desk: "desk-a" }, "live", &f.id))
+            .unwrap()
+            .unwrap();
         assert_eq!((&lite_file.bytes, &shared_file.bytes), (&f.bytes, &f.bytes));
         assert_eq!(format!("{lite_file:?}"), format!("{shared_file:?}"));
     }
@@ -1203,8 +1218,14 @@ fn a_label_is_written_whole_with_its_numbers_and_files_or_not_at_all_on_both() {
     );
     assert!(lite.read(|c| labels::get(c, "live", "lbl-2")).unwrap().is_none());
     assert!(shared.read(|c| labels::pg::get(c, "live", "lbl-2")).unwrap().is_none());
-    assert!(lite.read(|c| files::get(c, "live", "f-3")).unwrap().is_none());
-    assert!(shared.read(|c| files::pg::get(c, "live", "f-3")).unwrap().is_none());
+    assert!(lite
+        .read(|c| files::get(&mut Tx::Sqlite(c), "live", "f-3"))
+        .unwrap()
+        .is_none());
+    assert!(shared
+        .read(|client| files::get(&mut Tx::Postgres { client, desk: "desk-a" }, "live", "f-3"))
+        .unwrap()
+        .is_none());
     let lite_free = lite.write(|c| tracking::register(c, "live", "yodel", "JD000000001002", "probe"));
     let shared_free = shared.write(|c| tracking::pg::register(c, "live", "yodel", "JD000000001002", "probe"));
     assert!(
@@ -1531,9 +1552,7 @@ fn accounts_deliveries_and_print_jobs_answer_the_same_on_sqlite_and_on_the_share
         created_at: 1,
         updated_at: 1,
     };
-    same!(both, "a printer", |c| printing::put_printer(c, &printer)?, |c| {
-        printing::pg::put_printer(c, "desk-a", &printer)?
-    });
+    same!(both, "a printer", |c| printing::put_printer(c, &printer)?);
     for (i, (status, attempts, at)) in [
         (PrintJobStatus::Failed, 1, 10),
         (PrintJobStatus::Failed, 5, 11),
@@ -1561,36 +1580,46 @@ fn accounts_deliveries_and_print_jobs_answer_the_same_on_sqlite_and_on_the_share
             updated_at: at,
             printed_at: None,
         };
-        same!(both, "a print job", |c| printing::put_job(c, &job)?, |c| {
-            printing::pg::put_job(c, "desk-a", &job)?
-        });
+        same!(both, "a print job", |c| printing::put_job(c, &job)?);
     }
-    let due = same!(both, "retries due", |c| printing::retry_due(c, 3, 25, 10)?, |c| {
-        printing::pg::retry_due(c, "desk-a", 3, 25, 10)?
-    });
+    let due = same!(both, "retries due", |c| printing::retry_due(c, 3, 25, 10)?);
     assert!(
         due.contains("pjob-0") && !due.contains("pjob-1") && !due.contains("pjob-2"),
         "{due}"
     );
-    let newest = same!(both, "newest failure", |c| printing::newest_failures(c)?, |c| {
-        printing::pg::newest_failures(c, "desk-a")?
-    });
+    let newest = same!(both, "newest failure", |c| printing::newest_failures(c)?);
     assert!(newest.contains("paper out 2"), "{newest}");
-    same!(
-        both,
-        "printed since",
-        |c| (
-            printing::printed_since(c, "printer-1", 15)?,
-            printing::printed_since(c, "printer-1", 20)?
-        ),
-        |c| (
-            printing::pg::printed_since(c, "printer-1", 15)?,
-            printing::pg::printed_since(c, "printer-1", 20)?
-        )
-    );
-    same!(both, "the backlog", |c| printing::backlog(c, "printer-1")?, |c| {
-        printing::pg::backlog(c, "printer-1")?
-    });
+    same!(both, "printed since", |c| (
+        printing::printed_since(c, "printer-1", 15)?,
+        printing::printed_since(c, "printer-1", 20)?
+    ));
+    same!(both, "the backlog", |c| printing::backlog(c, "printer-1")?);
+    // A queued job is claimed once, on both (one desk's file has one writer; the shared database
+    // passes over rows another desk holds).
+    let queued = PrintJobRow {
+        id: "pjob-9".into(),
+        env: "live".into(),
+        printer_id: "printer-1".into(),
+        document_type: "label".into(),
+        owner_id: "lbl-9".into(),
+        file_id: "file-9".into(),
+        copies: 1,
+        stock: "4x6".into(),
+        status: PrintJobStatus::Queued,
+        error: None,
+        attempts: 0,
+        bytes_sent: None,
+        reference: None,
+        created_at: 40,
+        updated_at: 40,
+        printed_at: None,
+    };
+    same!(both, "a queued job", |c| printing::put_job(c, &queued)?);
+    let claimed = same!(both, "claimed", |c| printing::claim_queued(c, 41, 10)?);
+    assert!(claimed.contains("pjob-9") && claimed.contains("Printing"), "{claimed}");
+    let again = same!(both, "claimed once", |c| printing::claim_queued(c, 42, 10)?);
+    assert_eq!(again, "[]");
+    same!(both, "sending", |c| printing::backlog(c, "printer-1")?);
 }
 
 /// `packdesk-server migrate`'s copy: a desk's SQLite file moves into an empty shared database
@@ -1646,9 +1675,9 @@ fn a_desk_moves_into_the_shared_database_whole_and_another_key_set_is_refused_un
             created_at: 1,
             updated_at: 1,
         };
-        printing::put_printer(c, &printer)?;
+        printing::put_printer(&mut Tx::Sqlite(c), &printer)?;
         printing::put_profile(
-            c,
+            &mut Tx::Sqlite(c),
             &printing::ProfileRow {
                 document_type: "label".into(),
                 printer_id: "printer-1".into(),
@@ -1732,13 +1761,16 @@ fn a_desk_moves_into_the_shared_database_whole_and_another_key_set_is_refused_un
         .unwrap();
     assert_eq!(
         other
-            .read(|c| printing::pg::profile(c, "desk-a", "label"))
+            .read(|client| printing::profile(&mut Tx::Postgres { client, desk: "desk-a" }, "label"))
             .unwrap()
             .map(|p| p.copies),
         Some(2),
         "the desk's printers and profiles stay its own"
     );
-    assert!(other.read(|c| printing::pg::profiles(c, "desk-b")).unwrap().is_empty());
+    assert!(other
+        .read(|client| printing::profiles(&mut Tx::Postgres { client, desk: "desk-b" }))
+        .unwrap()
+        .is_empty());
     assert_eq!(
         other
             .read(|client| packdesk_store::meta::get(&mut Tx::Postgres { client, desk: "desk-b" }, "file_link_key"))
