@@ -98,36 +98,15 @@ macro_rules! both {
 pub use crate::accounts;
 pub use crate::meta;
 
-pub mod batches {
-    use super::Tx;
-    use crate::batches::{BatchOrderRow, Outcome};
-    both!(batches::insert(id: &str, env: &str, orders: &[(String, String)], now: i64) -> crate::Result<()>);
-    both!(batches::created_at(env: &str, id: &str) -> crate::Result<Option<i64>>);
-    both!(batches::orders(id: &str) -> crate::Result<Vec<BatchOrderRow>>);
-    both!(batches::set_result(id: &str, position: i64, o: Outcome, now: i64) -> crate::Result<()>);
-}
+pub use crate::batches;
 
 pub use crate::files;
 
-pub mod idempotency {
-    use super::Tx;
-    use crate::idempotency::IdempotencyRow;
-    both!(idempotency::get(env: &str, key: &str) -> crate::Result<Option<IdempotencyRow>>);
-    both!(idempotency::reserve(env: &str, key: &str, request_hash: &[u8], now: i64) -> crate::Result<()>);
-    both!(idempotency::finish(env: &str, key: &str, http_status: u16, response: &str) -> crate::Result<()>);
-    both!(idempotency::release(env: &str, key: &str) -> crate::Result<()>);
-    both!(idempotency::purge(before: i64) -> crate::Result<usize>);
-}
+pub use crate::idempotency;
 
 pub use crate::jobs;
 
-pub mod keys {
-    use super::Tx;
-    use crate::keys::KeyRow;
-    both!(keys::all() -> crate::Result<Vec<KeyRow>>);
-    both!(keys::put(k: &KeyRow) -> crate::Result<()>);
-    both!(keys::any_sealed() -> crate::Result<bool>);
-}
+pub use crate::keys;
 
 pub mod labels {
     use super::Tx;
@@ -208,39 +187,7 @@ pub mod labels {
     }
 }
 
-pub mod orders {
-    use super::Tx;
-    use crate::orders::{OrderFilter, OrderRow};
-    use crate::paging::Cursor;
-    both!(orders::get(env: &str, id: &str) -> crate::Result<Option<OrderRow>>);
-    both!(orders::by_number(env: &str, order_number: &str) -> crate::Result<Option<OrderRow>>);
-    both!(orders::put(o: &OrderRow, search_text: &str) -> crate::Result<()>);
-    both!(orders::list(env: &str, f: &OrderFilter, limit: usize, after: Option<&Cursor>) -> crate::Result<Vec<OrderRow>>);
-    both!(orders::link_label(label_id: &str, order_id: &str) -> crate::Result<()>);
-    both!(orders::order_of_label(label_id: &str) -> crate::Result<Option<String>>);
-    both!(orders::mapping(name: &str) -> crate::Result<Option<String>>);
-    both!(orders::put_mapping(name: &str, columns: &str, now: i64) -> crate::Result<()>);
-
-    /// An order read to be shipped: on a shared database its row stays locked until the
-    /// transaction ends, so a second desk scanning it waits and then finds it shipped (on one
-    /// desk's file the writer is alone anyway).
-    pub fn get_for_update(c: &mut Tx<'_>, env: &str, id: &str) -> crate::Result<Option<OrderRow>> {
-        match c {
-            Tx::Sqlite(conn) => crate::orders::get(conn, env, id),
-            Tx::Postgres { client, .. } => crate::orders::pg::get_for_update(&mut **client, env, id),
-        }
-    }
-
-    /// Order numbers about to be saved: on a shared database, locked until the transaction ends,
-    /// so two desks saving the same new order at once make it once (the second waits, then finds
-    /// it and updates it). One desk's file has one writer: nothing to do.
-    pub fn lock_numbers(c: &mut Tx<'_>, env: &str, numbers: &[&str]) -> crate::Result<()> {
-        match c {
-            Tx::Sqlite(_) => Ok(()),
-            Tx::Postgres { client, .. } => crate::orders::pg::lock_numbers(&mut **client, env, numbers),
-        }
-    }
-}
+pub use crate::orders;
 
 pub use crate::presets;
 

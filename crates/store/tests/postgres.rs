@@ -461,7 +461,7 @@ fn one_close_out_takes_the_labels_of_every_desk_and_two_at_once_never_share_a_la
 
 #[test]
 fn an_order_scanned_at_two_desks_at_once_ships_once_and_the_second_desk_learns_which_desk_shipped_it() {
-    use packdesk_store::{labels, orders};
+    use packdesk_store::{db::Tx, labels, orders};
     let url = database();
     let (a, b) = (
         Arc::new(PgStore::open(&url).unwrap()),
@@ -477,14 +477,16 @@ fn an_order_scanned_at_two_desks_at_once_ships_once_and_the_second_desk_learns_w
         created_at: 1,
         updated_at: 1,
     };
-    a.write(|tx| orders::pg::put(tx, &order, "so-1001 Jane Doe")).unwrap();
+    a.write(|client| orders::put(&mut Tx::Postgres { client, desk: "desk-a" }, &order, "so-1001 Jane Doe"))
+        .unwrap();
 
     // What shipping an order writes in its label's transaction: the order locked and checked,
     // the label, the order marked shipped; `hold` keeps the transaction open a while, as drawing
     // the label does. Answers the label made, or the desk that had shipped the order.
     fn ship(desk: &PgStore, name: &str, locked: impl FnOnce(), hold: std::time::Duration) -> Result<String, String> {
         desk.write(|tx| {
-            let o = orders::pg::get_for_update(tx, "live", "order-1")?.expect("the order");
+            let o = orders::get_for_update(&mut Tx::Postgres { client: tx, desk: name }, "live", "order-1")?
+                .expect("the order");
             locked();
             if o.status == OrderStatus::Shipped {
                 // The label that shipped it (read here: the service keeps it in the order's record).
@@ -502,8 +504,9 @@ fn an_order_scanned_at_two_desks_at_once_ships_once_and_the_second_desk_learns_w
                 status: OrderStatus::Shipped,
                 ..o
             };
-            orders::pg::put(tx, &shipped, "so-1001 Jane Doe")?;
-            orders::pg::link_label(tx, &id, "order-1")?;
+            let c = &mut Tx::Postgres { client: tx, desk: name };
+            orders::put(c, &shipped, "so-1001 Jane Doe")?;
+            orders::link_label(c, &id, "order-1")?;
             Ok::<_, StoreError>(Ok(id))
         })
         .unwrap()
@@ -546,7 +549,7 @@ fn an_order_scanned_at_two_desks_at_once_ships_once_and_the_second_desk_learns_w
 
 #[test]
 fn any_desk_searches_the_shared_history_and_an_order_number_is_used_once_across_desks() {
-    use packdesk_store::{labels, orders, paging::Cursor};
+    use packdesk_store::{db::Tx, labels, orders, paging::Cursor};
     let url = database();
     let (a, b) = (PgStore::open(&url).unwrap(), PgStore::open(&url).unwrap());
     support::account(&a, "acct-1");
@@ -626,14 +629,15 @@ fn any_desk_searches_the_shared_history_and_an_order_number_is_used_once_across_
             created_at: i,
             updated_at: i,
         };
-        a.write(|tx| orders::pg::put(tx, &o, text)).unwrap();
+        a.write(|client| orders::put(&mut Tx::Postgres { client, desk: "desk-a" }, &o, text))
+            .unwrap();
     }
     let orders_found = |s: &str| -> Vec<String> {
         let f = orders::OrderFilter {
             search: Some(s.into()),
             ..Default::default()
         };
-        b.read(|c| orders::pg::list(c, "live", &f, 10, None))
+        b.read(|client| orders::list(&mut Tx::Postgres { client, desk: "desk-b" }, "live", &f, 10, None))
             .unwrap()
             .into_iter()
             .map(|o| o.id)
@@ -797,49 +801,37 @@ fn every_table_answers_the_same_on_sqlite_and_on_the_shared_database() {
         key_sealed: vec![3, 4, 5],
         created_at: 10,
     };
-    same!(both, "no key yet", |c| keys::any_sealed(c)?, |c| {
-        keys::pg::any_sealed(c)?
-    });
-    same!(both, "a key", |c| keys::put(c, &key)?, |c| keys::pg::put(c, &key)?);
+    same!(both, "no key yet", |c| keys::any_sealed(c)?);
+    same!(both, "a key", |c| keys::put(c, &key)?);
     let rotated = keys::KeyRow {
         key_hash: vec![9],
         created_at: 11,
         ..key.clone()
     };
-    same!(both, "rotated", |c| keys::put(c, &rotated)?, |c| keys::pg::put(
-        c, &rotated
-    )?);
-    let listed = same!(both, "the keys", |c| keys::all(c)?, |c| keys::pg::all(c)?);
+    same!(both, "rotated", |c| keys::put(c, &rotated)?);
+    let listed = same!(both, "the keys", |c| keys::all(c)?);
     assert!(listed.contains("[9]") && !listed.contains("[1, 2]"), "{listed}");
-    same!(both, "sealed", |c| keys::any_sealed(c)?, |c| keys::pg::any_sealed(c)?);
+    same!(both, "sealed", |c| keys::any_sealed(c)?);
 
     same!(both, "meta first", |c| packdesk_store::meta::init(c, "link_key", "a")?);
     same!(both, "meta kept", |c| packdesk_store::meta::init(c, "link_key", "b")?);
     same!(both, "meta set", |c| packdesk_store::meta::set(c, "link_key", "c")?);
     same!(both, "meta read", |c| packdesk_store::meta::get(c, "link_key")?);
 
-    same!(
-        both,
-        "a key taken",
-        |c| idempotency::reserve(c, "live", "k1", b"hash", 5)?,
-        |c| idempotency::pg::reserve(c, "live", "k1", b"hash", 5)?
-    );
-    same!(both, "while it runs", |c| idempotency::get(c, "live", "k1")?, |c| {
-        idempotency::pg::get(c, "live", "k1")?
-    });
-    same!(
-        both,
-        "answered",
-        |c| idempotency::finish(c, "live", "k1", 201, "{\"id\":1}")?,
-        |c| idempotency::pg::finish(c, "live", "k1", 201, "{\"id\":1}")?
-    );
-    let answered = same!(both, "the answer", |c| idempotency::get(c, "live", "k1")?, |c| {
-        idempotency::pg::get(c, "live", "k1")?
-    });
+    same!(both, "a key taken", |c| idempotency::reserve(
+        c, "live", "k1", b"hash", 5
+    )?);
+    same!(both, "while it runs", |c| idempotency::get(c, "live", "k1")?);
+    same!(both, "answered", |c| idempotency::finish(
+        c,
+        "live",
+        "k1",
+        201,
+        "{\"id\":1}"
+    )?);
+    let answered = same!(both, "the answer", |c| idempotency::get(c, "live", "k1")?);
     assert!(answered.contains("201"), "{answered}");
-    same!(both, "purged", |c| idempotency::purge(c, 6)?, |c| {
-        idempotency::pg::purge(c, 6)?
-    });
+    same!(both, "purged", |c| idempotency::purge(c, 6)?);
 
     for i in 0..5i64 {
         let r = RecordRow {
@@ -933,34 +925,101 @@ fn every_table_answers_the_same_on_sqlite_and_on_the_shared_database() {
         ("order-1".to_string(), "SO-1".to_string()),
         ("order-2".to_string(), "SO-2".to_string()),
     ];
-    same!(
-        both,
-        "a batch",
-        |c| batches::insert(c, "batch-1", "live", &orders, 3)?,
-        |c| { batches::pg::insert(c, "batch-1", "live", &orders, 3)? }
-    );
+    same!(both, "a batch", |c| batches::insert(c, "batch-1", "live", &orders, 3)?);
     let shipped = batches::Outcome {
         status: packdesk_model::status::BatchOrderStatus::Shipped,
         label_id: Some("lbl-1"),
         tracking_numbers: "JD1 JD2",
         info: None,
     };
-    same!(
-        both,
-        "a result",
-        |c| batches::set_result(c, "batch-1", 1, shipped, 4)?,
-        |c| { batches::pg::set_result(c, "batch-1", 1, shipped, 4)? }
-    );
-    let rows = same!(both, "the batch", |c| batches::orders(c, "batch-1")?, |c| {
-        batches::pg::orders(c, "batch-1")?
-    });
+    same!(both, "a result", |c| batches::set_result(c, "batch-1", 1, shipped, 4)?);
+    let rows = same!(both, "the batch", |c| batches::orders(c, "batch-1")?);
     assert!(
         rows.contains("position: 1, order_id: \"order-2\"") && rows.contains("JD1 JD2"),
         "{rows}"
     );
-    same!(both, "its time", |c| batches::created_at(c, "live", "batch-1")?, |c| {
-        batches::pg::created_at(c, "live", "batch-1")?
+    same!(both, "its time", |c| batches::created_at(c, "live", "batch-1")?);
+}
+
+/// Orders answer the same on both backends: read, locked, found by their words (SQLite's word
+/// index, PostgreSQL's trigram search), paged, and linked to the label that ships them.
+#[test]
+fn orders_answer_the_same_on_sqlite_and_on_the_shared_database() {
+    use packdesk_store::orders::{self, OrderFilter, OrderRow};
+    use packdesk_store::paging::Cursor;
+    use packdesk_store::Store;
+    let dir = tempfile::tempdir().unwrap();
+    let lite = Store::open(&dir.path().join("packdesk.db")).unwrap();
+    let shared = PgStore::open(&database()).unwrap();
+    let both = (&lite, &shared);
+
+    let order = |i: i64, status: OrderStatus| OrderRow {
+        id: format!("order-{i}"),
+        env: "live".into(),
+        order_number: format!("SO-100{i}"),
+        status,
+        record: format!("{{\"n\":{i}}}"),
+        created_at: i,
+        updated_at: i,
+    };
+    same!(both, "numbers locked", |c| orders::lock_numbers(
+        c,
+        "live",
+        &["SO-1001", "SO-1002", "SO-1001"]
+    )?);
+    same!(both, "saved", |c| {
+        orders::put(c, &order(1, OrderStatus::Open), "SO-1001 Jane Doe M1 1AE MUG-RED")?;
+        orders::put(c, &order(2, OrderStatus::Open), "SO-1002 Hans Müller 10115 MUG-BLUE")?;
+        orders::put(c, &order(3, OrderStatus::Shipped), "SO-1003 Jane Smith LS1 MUG-RED")?
     });
+    same!(both, "changed", |c| orders::put(
+        c,
+        &order(1, OrderStatus::Open),
+        "SO-1001 Jane Roe M1 1AE MUG-RED"
+    )?);
+    same!(both, "by id", |c| orders::get(c, "live", "order-2")?);
+    same!(both, "locked", |c| orders::get_for_update(c, "live", "order-2")?);
+    same!(both, "by number", |c| orders::by_number(c, "live", "SO-1003")?);
+    same!(both, "another env", |c| orders::get(c, "sandbox", "order-2")?);
+    let found = |search: &str, status: Option<OrderStatus>, after: Option<Cursor>| {
+        let f = OrderFilter {
+            search: Some(search.into()),
+            status,
+        };
+        same!(both, "found", |c| orders::list(c, "live", &f, 10, after.as_ref())?
+            .into_iter()
+            .map(|o| o.id)
+            .collect::<Vec<_>>())
+    };
+    assert_eq!(found("", None, None), r#"["order-3", "order-2", "order-1"]"#);
+    assert_eq!(found("mug-r", None, None), r#"["order-3", "order-1"]"#);
+    assert_eq!(found("JANE m1", None, None), r#"["order-1"]"#);
+    assert_eq!(found("doe", None, None), "[]", "the old words are gone");
+    assert_eq!(found("roe", None, None), r#"["order-1"]"#);
+    assert_eq!(found("müll", None, None), r#"["order-2"]"#);
+    assert_eq!(found("mug", Some(OrderStatus::Open), None), r#"["order-2", "order-1"]"#);
+    let cursor = Cursor {
+        created_at: 3,
+        id: "order-3".into(),
+    };
+    assert_eq!(found("mug", None, Some(cursor)), r#"["order-2", "order-1"]"#);
+    let page = same!(both, "a page", |c| orders::list(
+        c,
+        "live",
+        &OrderFilter::default(),
+        1,
+        None
+    )?
+    .into_iter()
+    .map(|o| o.id)
+    .collect::<Vec<_>>());
+    assert_eq!(page, r#"["order-3", "order-2"]"#, "limit + 1");
+
+    same!(both, "linked", |c| orders::link_label(c, "lbl-1", "order-3")?);
+    same!(both, "its order", |c| (
+        orders::order_of_label(c, "lbl-1")?,
+        orders::order_of_label(c, "lbl-2")?
+    ));
 }
 
 #[test]
@@ -1406,15 +1465,13 @@ fn labels_answer_the_same_on_sqlite_and_on_the_shared_database() {
             .map(|l| l.id)
             .collect::<Vec<_>>()
     );
-    same!(
-        both,
-        "a mapping",
-        |c| orders::put_mapping(c, "shop", "{\"Order\":\"order_number\"}", 5)?,
-        |c| orders::pg::put_mapping(c, "shop", "{\"Order\":\"order_number\"}", 5)?
-    );
-    same!(both, "read back", |c| orders::mapping(c, "shop")?, |c| {
-        orders::pg::mapping(c, "shop")?
-    });
+    same!(both, "a mapping", |c| orders::put_mapping(
+        c,
+        "shop",
+        "{\"Order\":\"order_number\"}",
+        5
+    )?);
+    same!(both, "read back", |c| orders::mapping(c, "shop")?);
 }
 
 /// Accounts, deliveries, jobs and print jobs answer the same on both backends (a desk's own
@@ -1627,7 +1684,7 @@ fn accounts_deliveries_and_print_jobs_answer_the_same_on_sqlite_and_on_the_share
 /// keys is refused and nothing is written.
 #[test]
 fn a_desk_moves_into_the_shared_database_whole_and_another_key_set_is_refused_untouched() {
-    use packdesk_store::{copy, jobs, keys, labels, orders, printing, tracking, Store};
+    use packdesk_store::{copy, db::Tx, jobs, keys, labels, orders, printing, tracking, Store};
     let dir = tempfile::tempdir().unwrap();
     let lite = Store::open(&dir.path().join("packdesk.sqlite3")).unwrap();
     let key = |hash: u8| keys::KeyRow {
@@ -1638,7 +1695,7 @@ fn a_desk_moves_into_the_shared_database_whole_and_another_key_set_is_refused_un
     };
     let account = support::account_row("acct-1");
     lite.write(|c| {
-        keys::put(c, &key(1))?;
+        keys::put(&mut Tx::Sqlite(c), &key(1))?;
         packdesk_store::meta::set(&mut Tx::Sqlite(c), "file_link_key", "k3y")?;
         packdesk_store::accounts::insert(&mut Tx::Sqlite(c), &account)?;
         tracking::advance(c, "acct-1/pool", 1_120)?;
@@ -1659,7 +1716,7 @@ fn a_desk_moves_into_the_shared_database_whole_and_another_key_set_is_refused_un
             created_at: 5,
             updated_at: 5,
         };
-        orders::put(c, &order, "SO-1001 Jane Doe Leeds")?;
+        orders::put(&mut Tx::Sqlite(c), &order, "SO-1001 Jane Doe Leeds")?;
         let t = &mut packdesk_store::db::Tx::Sqlite(c);
         jobs::insert(t, "job-1", "live", "label", "acct-1", "{}", 10)?;
         jobs::insert(t, "job-2", "live", "label", "acct-1", "{}", 11)?;
@@ -1722,12 +1779,12 @@ fn a_desk_moves_into_the_shared_database_whole_and_another_key_set_is_refused_un
         Some("desk-a")
     );
     let by_word = other
-        .read(|c| {
+        .read(|client| {
             let f = orders::OrderFilter {
                 search: Some("jane lee".into()),
                 ..Default::default()
             };
-            orders::pg::list(c, "live", &f, 10, None)
+            orders::list(&mut Tx::Postgres { client, desk: "desk-b" }, "live", &f, 10, None)
         })
         .unwrap();
     assert_eq!(by_word.len(), 1, "orders are found by the words they had");
@@ -1788,7 +1845,7 @@ fn a_desk_moves_into_the_shared_database_whole_and_another_key_set_is_refused_un
     let stranger = Store::open(&dir2.path().join("packdesk.sqlite3")).unwrap();
     stranger
         .write(|c| {
-            keys::put(c, &key(2))?;
+            keys::put(&mut Tx::Sqlite(c), &key(2))?;
             packdesk_store::meta::set(&mut Tx::Sqlite(c), "stranger", "1")
         })
         .unwrap();
@@ -1800,7 +1857,13 @@ fn a_desk_moves_into_the_shared_database_whole_and_another_key_set_is_refused_un
             .unwrap(),
         None
     );
-    assert_eq!(shared.read(keys::pg::all).unwrap()[0].key_hash, vec![1]);
+    assert_eq!(
+        shared
+            .read(|client| keys::all(&mut Tx::Postgres { client, desk: "desk-a" }))
+            .unwrap()[0]
+            .key_hash,
+        vec![1]
+    );
 }
 
 /// What a desk sees when the database drops its connections (PostgreSQL restarted, the network
