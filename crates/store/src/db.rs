@@ -242,84 +242,7 @@ pub mod keys {
     both!(keys::any_sealed() -> crate::Result<bool>);
 }
 
-pub mod labels {
-    use super::Tx;
-    use crate::labels::{InsertError, LabelFilter, LabelRow, Waiting};
-    use crate::paging::Cursor;
-    use packdesk_model::status::LabelStatus;
-
-    /// A new label, of this desk.
-    pub fn insert(c: &mut Tx<'_>, l: &LabelRow) -> Result<(), InsertError> {
-        match c {
-            Tx::Sqlite(conn) => crate::labels::insert(conn, l),
-            Tx::Postgres { client, desk } => crate::labels::pg::insert(&mut **client, desk, l),
-        }
-    }
-
-    /// A label as made, with its numbers and files, written whole (`labels::write_made`).
-    pub fn write_made(c: &mut Tx<'_>, m: &crate::labels::MadeLabel) -> Result<(), InsertError> {
-        match c {
-            Tx::Sqlite(conn) => crate::labels::write_made(conn, m),
-            Tx::Postgres { client, desk } => crate::labels::pg::write_made(&mut **client, desk, m),
-        }
-    }
-
-    /// A label read to change its status: locked to the end of the transaction on a shared
-    /// database, so a cancel and a close-out never both take it (one desk's writer is alone).
-    pub fn get_for_update(c: &mut Tx<'_>, env: &str, id: &str) -> crate::Result<Option<LabelRow>> {
-        match c {
-            Tx::Sqlite(conn) => crate::labels::get(conn, env, id),
-            Tx::Postgres { client, .. } => crate::labels::pg::get_for_update(&mut **client, env, id),
-        }
-    }
-
-    /// The desk that made a label (None on one desk's own file).
-    pub fn desk_of(c: &mut Tx<'_>, id: &str) -> crate::Result<Option<String>> {
-        match c {
-            Tx::Sqlite(_) => Ok(None),
-            Tx::Postgres { client, .. } => crate::labels::pg::desk_of(&mut **client, id),
-        }
-    }
-
-    both!(labels::order_number_taken(account_id: &str, order_number: &str) -> crate::Result<bool>);
-    both!(labels::get(env: &str, id: &str) -> crate::Result<Option<LabelRow>>);
-    both!(labels::list(env: &str, f: &LabelFilter, limit: usize, after: Option<&Cursor>) -> crate::Result<Vec<LabelRow>>);
-    both!(labels::add_file(id: &str, kind: &str, file: &str) -> crate::Result<()>);
-    both!(labels::set_status(id: &str, status: LabelStatus, updated_at: i64) -> crate::Result<()>);
-    both!(labels::manifestable(account_id: &str, day: &str) -> crate::Result<Vec<LabelRow>>);
-    both!(labels::of_manifest(manifest_id: &str) -> crate::Result<Vec<LabelRow>>);
-    both!(labels::release_manifest(manifest_id: &str, updated_at: i64) -> crate::Result<()>);
-    both!(labels::waiting(account_id: &str) -> crate::Result<Vec<Waiting>>);
-    both!(labels::counts_since(env: &str, since: i64) -> crate::Result<Vec<(String, LabelStatus, i64)>>);
-    both!(labels::per_day(env: &str, since: i64, offset_us: i64) -> crate::Result<Vec<(i64, i64)>>);
-
-    pub fn set_manifested(c: &mut Tx<'_>, ids: &[String], manifest_id: &str, updated_at: i64) -> crate::Result<()> {
-        match c {
-            Tx::Sqlite(conn) => crate::labels::set_manifested(conn, ids, manifest_id, updated_at),
-            Tx::Postgres { client, .. } => {
-                crate::labels::pg::set_manifest(&mut **client, ids, manifest_id, LabelStatus::Manifested, updated_at)
-            }
-        }
-    }
-
-    pub fn set_manifesting(c: &mut Tx<'_>, ids: &[String], manifest_id: &str, updated_at: i64) -> crate::Result<()> {
-        match c {
-            Tx::Sqlite(conn) => crate::labels::set_manifesting(conn, ids, manifest_id, updated_at),
-            Tx::Postgres { client, .. } => {
-                crate::labels::pg::set_manifest(&mut **client, ids, manifest_id, LabelStatus::Manifesting, updated_at)
-            }
-        }
-    }
-
-    /// Brings SQLite's word index up to date (at most `max` labels); PostgreSQL's trigram index
-    /// is kept by the database itself, so there it has nothing to do.
-    pub fn catch_up_words(c: &mut Tx<'_>, max: usize) -> crate::Result<usize> {
-        match c {
-            Tx::Sqlite(conn) => crate::labels::catch_up_words(conn, max),
-            Tx::Postgres { .. } => Ok(0),
-        }
-    }
-}
+pub use crate::labels;
 
 pub mod orders {
     use super::Tx;
@@ -427,10 +350,7 @@ pub mod records {
     both!(records::list(kind: Kind, env: &str, f: &RecordFilter, limit: usize, after: Option<&Cursor>) -> crate::Result<Vec<RecordRow>>);
 }
 
-pub mod tracking {
-    use super::Tx;
-    both!(tracking::counter(scope: &str) -> crate::Result<Option<u64>>);
-}
+pub use crate::tracking;
 
 pub mod webhooks {
     use super::Tx;

@@ -304,7 +304,7 @@ impl PgStore {
 
     /// Runs `f` on a connection of the pool outside any transaction: each statement it sends is a
     /// transaction of its own, committed before its answer comes back (a write that is whole in
-    /// one statement, such as `tracking::pg::reserve`).
+    /// one statement, such as `tracking::reserve`).
     pub fn autocommit<T, E: From<StoreError>>(&self, f: impl FnOnce(&mut Client) -> Result<T, E>) -> Result<T, E> {
         let (mut client, prepared) = self.take()?;
         let (out, prepared) = lending(&mut client, prepared, f);
