@@ -10,6 +10,7 @@ use packdesk_model::ToRequest;
 use packdesk_service::clock::SystemClock;
 use packdesk_service::keys::Env;
 use packdesk_service::{DataDir, Service};
+use packdesk_store::db::Tx;
 use packdesk_store::labels::{self, LabelRow};
 use serde_json::json;
 use std::sync::Arc;
@@ -70,7 +71,7 @@ fn main() {
     // serializes the two writers): a million labels through the API would take the bench's hour.
     let store = packdesk_store::Store::open(&DataDir(dir.path().to_path_buf()).database()).unwrap();
     let template = store
-        .read(|c| labels::get(c, "sandbox", &made.id).map(Option::unwrap))
+        .read(|c| labels::get(&mut Tx::Sqlite(c), "sandbox", &made.id).map(Option::unwrap))
         .unwrap();
 
     // Rows over the last 30 days, newest last; one in ten on the small account, one in twenty
@@ -101,7 +102,8 @@ fn main() {
                     updated_at: created,
                     ..template.clone()
                 };
-                labels::insert(tx, &row).map_err(|_| packdesk_model::ServiceError::internal("insert"))?;
+                labels::insert(&mut Tx::Sqlite(tx), &row)
+                    .map_err(|_| packdesk_model::ServiceError::internal("insert"))?;
             }
             Ok(())
         })

@@ -9,8 +9,8 @@ use packdesk_model::error::Problems;
 use packdesk_model::record::{AccountStatus, Deleted, ShipperAccount, ShipperAccountList};
 use packdesk_model::request::*;
 use packdesk_model::{ErrorCode, ServiceError};
+use packdesk_store::accounts as table;
 use packdesk_store::accounts::AccountRow;
-use packdesk_store::db::accounts as table;
 use packdesk_store::paging;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -222,7 +222,7 @@ impl Service {
                 Some(r) => {
                     let stored = self
                         .store
-                        .read(|conn| packdesk_store::db::tracking::counter(conn, &scope))?;
+                        .read(|conn| packdesk_store::tracking::counter(conn, &scope))?;
                     let next = self.allocator.peek(&scope).max(stored).unwrap_or(0).max(r.start);
                     if next > r.end {
                         0

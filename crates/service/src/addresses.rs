@@ -11,7 +11,7 @@ use packdesk_model::error::Problems;
 use packdesk_model::record::{AddressValidation, AddressValidationList};
 use packdesk_model::request::{Address, AddressValidationRequest, ListQuery};
 use packdesk_model::ServiceError;
-use packdesk_store::db::records;
+use packdesk_store::records;
 use packdesk_store::records::Kind;
 use serde_json::{json, Value};
 

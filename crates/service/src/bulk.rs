@@ -10,10 +10,10 @@ use packdesk_model::record::{BulkDownload, BulkDownloadList};
 use packdesk_model::request::{BulkDownloadRequest, ListQuery};
 use packdesk_model::status::LabelStatus;
 use packdesk_model::ServiceError;
-use packdesk_store::db::records;
-use packdesk_store::db::{files, labels};
 use packdesk_store::files::FileRow;
+use packdesk_store::records;
 use packdesk_store::records::Kind;
+use packdesk_store::{files, labels};
 use serde_json::{json, Value};
 
 pub const BULK_STATUSES: &[&str] = packdesk_model::status::BulkDownloadStatus::NAMES;

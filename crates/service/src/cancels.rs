@@ -10,10 +10,10 @@ use packdesk_model::record::{CancelLabel, CancelLabelList};
 use packdesk_model::request::{CancelLabelRequest, ListQuery};
 use packdesk_model::status::LabelStatus;
 use packdesk_model::{ErrorCode, ServiceError};
-use packdesk_store::db::labels;
-use packdesk_store::db::records;
 use packdesk_store::db::Tx;
+use packdesk_store::labels;
 use packdesk_store::labels::LabelRow;
+use packdesk_store::records;
 use packdesk_store::records::Kind;
 use serde_json::{json, Value};
 

@@ -53,7 +53,7 @@ impl Service {
         let (window, rows) = self.label_rows(env, q)?;
         let printed = self.store.read(|c| {
             rows.iter()
-                .map(|r| packdesk_store::db::printing::last_job_of(c, &r.id, "label"))
+                .map(|r| packdesk_store::printing::last_job_of(c, &r.id, "label"))
                 .collect::<Result<Vec<_>, _>>()
         })?;
         let rows = rows

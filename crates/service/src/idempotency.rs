@@ -9,7 +9,7 @@
 use crate::keys::Env;
 use crate::Service;
 use packdesk_model::{ErrorCode, ServiceError};
-use packdesk_store::db::idempotency as table;
+use packdesk_store::idempotency as table;
 use sha2::{Digest, Sha256};
 
 /// How long a key answers its first answer.

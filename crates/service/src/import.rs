@@ -877,7 +877,7 @@ impl Service {
         let (imported, updated, refused, numbers, weights) = self.store.write(|tx| {
             // All of the chunk's numbers at once (see `upsert_order`).
             let chunk_numbers: Vec<&str> = ready.iter().map(|d| d.request.order_number.as_str()).collect();
-            packdesk_store::db::orders::lock_numbers(tx, env.as_str(), &chunk_numbers)?;
+            packdesk_store::orders::lock_numbers(tx, env.as_str(), &chunk_numbers)?;
             let (mut imported, mut updated, mut refused, mut numbers) = (0, 0, Vec::new(), Vec::new());
             let mut weights = Vec::new();
             for (i, mut d) in ready.into_iter().enumerate() {
@@ -885,8 +885,7 @@ impl Service {
                 let earlier = written.contains(&d.request.order_number);
                 if earlier {
                     // Rows of an order this file wrote before: its items so far, then these.
-                    if let Some(row) = packdesk_store::db::orders::by_number(tx, env.as_str(), &d.request.order_number)?
-                    {
+                    if let Some(row) = packdesk_store::orders::by_number(tx, env.as_str(), &d.request.order_number)? {
                         let before = crate::orders::order_of(&row)?;
                         let mut items = before.items;
                         items.append(&mut d.request.items);
@@ -930,7 +929,7 @@ impl Service {
     pub fn import_mapping(&self, name: &str) -> Result<ImportMapping, ServiceError> {
         let json = self
             .store
-            .read(|c| packdesk_store::db::orders::mapping(c, name))?
+            .read(|c| packdesk_store::orders::mapping(c, name))?
             .ok_or_else(|| ServiceError::invalid("mapping", format!("no import mapping named `{name}`")))?;
         Ok(ImportMapping {
             columns: serde_json::from_str(&json).map_err(ServiceError::internal)?,
@@ -946,7 +945,7 @@ impl Service {
         let json = serde_json::to_string(&m.columns).map_err(ServiceError::internal)?;
         let now = self.now_us();
         self.store
-            .write(|tx| packdesk_store::db::orders::put_mapping(tx, name.trim(), &json, now))?;
+            .write(|tx| packdesk_store::orders::put_mapping(tx, name.trim(), &json, now))?;
         Ok(m)
     }
 }

@@ -14,8 +14,8 @@ use crate::Service;
 use packdesk_model::status::JobState;
 use packdesk_model::status::LabelStatus;
 use packdesk_model::ServiceError;
-use packdesk_store::db::jobs;
 use packdesk_store::db::Tx;
+use packdesk_store::jobs;
 use packdesk_store::records::Kind;
 use serde_json::Value;
 use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
@@ -351,20 +351,20 @@ impl Service {
         self.store.write(|tx| {
             let data = match job.kind.record_kind() {
                 None => {
-                    packdesk_store::db::labels::set_status(tx, &job.id, LabelStatus::Failed, now)?;
-                    let row = packdesk_store::db::labels::get(tx, env, &job.id)?;
+                    packdesk_store::labels::set_status(tx, &job.id, LabelStatus::Failed, now)?;
+                    let row = packdesk_store::labels::get(tx, env, &job.id)?;
                     row.map(|r| self.label_value(&r)).transpose()?.unwrap_or_default()
                 }
                 Some(kind) => {
-                    let Some(mut row) = packdesk_store::db::records::get(tx, kind, env, &job.id)? else {
+                    let Some(mut row) = packdesk_store::records::get(tx, kind, env, &job.id)? else {
                         return Err(ServiceError::internal("the job's record is gone"));
                     };
                     if kind == Kind::CancelLabel {
                         let mut record: Value = serde_json::from_str(&row.record).map_err(ServiceError::internal)?;
                         if let Some(label) = record["label"]["id"].as_str() {
-                            if let Some(l) = packdesk_store::db::labels::get(tx, env, label)? {
+                            if let Some(l) = packdesk_store::labels::get(tx, env, label)? {
                                 if l.status == LabelStatus::Cancelling {
-                                    packdesk_store::db::labels::set_status(tx, label, LabelStatus::Created, now)?;
+                                    packdesk_store::labels::set_status(tx, label, LabelStatus::Created, now)?;
                                 }
                             }
                         }
@@ -372,7 +372,7 @@ impl Service {
                         row.record = record.to_string();
                     }
                     if kind == Kind::Manifest {
-                        packdesk_store::db::labels::release_manifest(tx, &job.id, now)?;
+                        packdesk_store::labels::release_manifest(tx, &job.id, now)?;
                     }
                     let mut record: Value = serde_json::from_str(&row.record).map_err(ServiceError::internal)?;
                     record["status"] = Value::String("failed".into());
@@ -380,7 +380,7 @@ impl Service {
                     row.status = "failed".into();
                     row.record = record.to_string();
                     row.updated_at = now;
-                    packdesk_store::db::records::put(tx, kind, &row)?;
+                    packdesk_store::records::put(tx, kind, &row)?;
                     record
                 }
             };

@@ -3,7 +3,8 @@
 
 use crate::vault::{random_bytes, Vault};
 use packdesk_model::ServiceError;
-use packdesk_store::db::{keys, Db};
+use packdesk_store::db::Db;
+use packdesk_store::keys;
 use sha2::{Digest, Sha256};
 use std::sync::RwLock;
 

@@ -23,8 +23,8 @@ use packdesk_model::request::*;
 use packdesk_model::status::AccountStatus;
 use packdesk_model::{ErrorCode, ServiceError};
 use packdesk_store::accounts::AccountRow;
-use packdesk_store::db::labels as table;
 use packdesk_store::files::FileRow;
+use packdesk_store::labels as table;
 use packdesk_store::labels::{InsertError, LabelFilter, LabelRow, MadeLabel};
 use packdesk_store::paging;
 use serde_json::{json, Value};
@@ -638,15 +638,17 @@ impl Service {
     /// in one statement of its own, so desks never draw the same serial; a desk that dies
     /// before its label commits leaves a gap, never a number twice.
     fn reserve_serials(&self, scope: &str, count: u64, range: TrackingRange) -> Result<Vec<u64>, ServiceError> {
-        let Some(shared) = self.store.shared() else {
+        let packdesk_store::db::Db::Postgres { store: shared, desk } = &self.store else {
             return self.allocator.reserve(scope, count, range, || {
                 self.store
-                    .read(|conn| packdesk_store::db::tracking::counter(conn, scope))
+                    .read(|conn| packdesk_store::tracking::counter(conn, scope))
                     .map_err(ServiceError::from)
             });
         };
-        let reserved =
-            shared.autocommit(|c| packdesk_store::tracking::pg::reserve(c, scope, count, range.start, range.end))?;
+        let reserved = shared.autocommit(|client| {
+            let c = &mut packdesk_store::db::Tx::Postgres { client, desk };
+            packdesk_store::tracking::reserve(c, scope, count, range.start, range.end)
+        })?;
         reserved.map_err(|left| crate::allocator::exhausted(range, left, count))
     }
 

@@ -167,7 +167,7 @@ fn warehouse_key_needed() -> ServiceError {
 
 /// Whether the database holds anything sealed by the vault (API keys, carrier credentials).
 fn holds_sealed_secrets(store: &Db) -> Result<bool, ServiceError> {
-    store.read(packdesk_store::db::keys::any_sealed).map_err(Into::into)
+    store.read(packdesk_store::keys::any_sealed).map_err(Into::into)
 }
 
 /// The desk's operations over one data folder. Callers reach the store, vault and keys only
@@ -452,7 +452,7 @@ impl Service {
         }
         let row = self
             .store
-            .read(|c| packdesk_store::db::files::get_by_id(c, id))?
+            .read(|c| packdesk_store::files::get_by_id(c, id))?
             .ok_or_else(|| ServiceError::at(model::ErrorCode::ItemNotFound, "id", format!("no file {id}")))?;
         Ok(file_answer(row))
     }
@@ -461,7 +461,7 @@ impl Service {
     pub fn file(&self, env: Env, id: &str) -> Result<(Vec<u8>, &'static str, String), ServiceError> {
         let row = self
             .store
-            .read(|c| packdesk_store::db::files::get(c, env.as_str(), id))?
+            .read(|c| packdesk_store::files::get(c, env.as_str(), id))?
             .ok_or_else(|| ServiceError::at(model::ErrorCode::ItemNotFound, "id", format!("no file {id}")))?;
         Ok(file_answer(row))
     }

@@ -31,7 +31,7 @@ impl FileLinks {
     /// Loads the store's link key, making it on first use (every process on the store shares it).
     pub fn load(store: &Db) -> Result<FileLinks, ServiceError> {
         let fresh = to_hex(&crate::vault::random_bytes::<32>());
-        let hex = store.write(|tx| packdesk_store::db::meta::init(tx, META_KEY, &fresh))?;
+        let hex = store.write(|tx| packdesk_store::meta::init(tx, META_KEY, &fresh))?;
         let key = from_hex(&hex)
             .filter(|k| k.len() >= 32)
             .ok_or_else(|| ServiceError::internal("the file link key in the store is damaged"))?;

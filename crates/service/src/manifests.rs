@@ -14,12 +14,12 @@ use packdesk_model::request::{ListQuery, ManifestRequest};
 use packdesk_model::status::LabelStatus;
 use packdesk_model::{ErrorCode, ServiceError};
 use packdesk_store::accounts::AccountRow;
-use packdesk_store::db::files;
-use packdesk_store::db::labels;
-use packdesk_store::db::records;
 use packdesk_store::db::Tx;
+use packdesk_store::files;
 use packdesk_store::files::FileRow;
+use packdesk_store::labels;
 use packdesk_store::labels::LabelRow;
+use packdesk_store::records;
 use packdesk_store::records::Kind;
 use serde_json::{json, Value};
 

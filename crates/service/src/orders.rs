@@ -10,8 +10,8 @@ use packdesk_model::order::{Order, OrderList, OrderRequest, OrderSource, OrdersS
 use packdesk_model::request::ListQuery;
 use packdesk_model::status::OrderStatus;
 use packdesk_model::{ErrorCode, ServiceError};
-use packdesk_store::db::orders as table;
 use packdesk_store::db::Tx;
+use packdesk_store::orders as table;
 use packdesk_store::orders::{OrderFilter, OrderRow};
 use packdesk_store::paging;
 
@@ -63,7 +63,7 @@ pub(crate) fn cancelled(o: &Order) -> ServiceError {
 pub(crate) fn shipped_before(c: &mut Tx<'_>, o: &Order) -> Result<ServiceError, ServiceError> {
     // On a shared database the operator learns where too: another desk may have packed it.
     let desk = match o.label_ids.last() {
-        Some(label) => packdesk_store::db::labels::desk_of(c, label)?,
+        Some(label) => packdesk_store::labels::desk_of(c, label)?,
         None => None,
     };
     let at_desk = desk

@@ -14,10 +14,10 @@ use packdesk_model::record::AccountRefDescribed;
 use packdesk_model::request::{IdRef, ManifestRequest};
 use packdesk_model::status::AccountStatus;
 use packdesk_model::ServiceError;
+use packdesk_store::accounts as account_table;
 use packdesk_store::accounts::AccountRow;
-use packdesk_store::db::accounts as account_table;
-use packdesk_store::db::labels;
-use packdesk_store::db::records;
+use packdesk_store::labels;
+use packdesk_store::records;
 use packdesk_store::records::{Kind, RecordFilter};
 use std::collections::BTreeMap;
 
@@ -213,7 +213,7 @@ impl Service {
         };
         let has_profile = self
             .store
-            .read(|c| packdesk_store::db::printing::profile(c, "manifest"))?
+            .read(|c| packdesk_store::printing::profile(c, "manifest"))?
             .is_some();
         let mut results = Vec::new();
         for a in chosen {

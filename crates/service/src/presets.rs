@@ -11,7 +11,7 @@ use packdesk_model::preset::{Preset, PresetList, PresetRequest, Rule, Rules};
 use packdesk_model::record::Deleted;
 use packdesk_model::request::{Weight, WeightUnit};
 use packdesk_model::{ErrorCode, ServiceError};
-use packdesk_store::db::presets as table;
+use packdesk_store::presets as table;
 use packdesk_store::presets::PresetRow;
 
 const MAX_RULES: usize = 200;
@@ -305,7 +305,7 @@ impl Service {
     }
 
     pub fn rules(&self, env: Env) -> Result<Rules, ServiceError> {
-        let json = self.store.read(|c| packdesk_store::db::meta::get(c, &rules_key(env)))?;
+        let json = self.store.read(|c| packdesk_store::meta::get(c, &rules_key(env)))?;
         match json {
             None => Ok(Rules::default()),
             Some(j) => serde_json::from_str(&j).map_err(ServiceError::internal),
@@ -360,7 +360,7 @@ impl Service {
         p.into_result()?;
         let json = serde_json::to_string(&rules).map_err(ServiceError::internal)?;
         self.store
-            .write(|tx| packdesk_store::db::meta::set(tx, &rules_key(env), &json))?;
+            .write(|tx| packdesk_store::meta::set(tx, &rules_key(env), &json))?;
         Ok(rules)
     }
 

@@ -20,9 +20,9 @@ use packdesk_model::request::ListQuery;
 use packdesk_model::status::LabelStatus;
 use packdesk_model::{ErrorCode, ServiceError};
 use packdesk_print::{convert, zpl, PrintOptions, Transport};
-use packdesk_store::db::files;
-use packdesk_store::db::printing as table;
+use packdesk_store::files;
 use packdesk_store::paging;
+use packdesk_store::printing as table;
 use packdesk_store::printing::{JobFilter, PrintJobRow, PrinterRow, ProfileRow};
 use std::sync::{Condvar, Mutex};
 use std::time::Duration;
@@ -373,7 +373,7 @@ impl Service {
         if owner_path == "label_id" {
             let label = self
                 .store
-                .read(|c| packdesk_store::db::labels::get(c, env.as_str(), &owner))?;
+                .read(|c| packdesk_store::labels::get(c, env.as_str(), &owner))?;
             if label.is_some_and(|l| matches!(l.status, LabelStatus::Cancelled | LabelStatus::Cancelling)) {
                 return Err(ServiceError::at(
                     ErrorCode::OperationNotAllowed,
@@ -460,7 +460,7 @@ impl Service {
         let env = Env::parse(&job.env).ok_or("bad environment")?;
         let file = self
             .store
-            .read(|c| packdesk_store::db::files::get(c, env.as_str(), &job.file_id))
+            .read(|c| packdesk_store::files::get(c, env.as_str(), &job.file_id))
             .map_err(|e| e.to_string())?
             .ok_or("the document is gone")?;
         let paper = stock_paper(&job.stock);

@@ -16,8 +16,8 @@ use packdesk_model::record::{AccountRefDescribed, RateEntry, RateRecord, RateRec
 use packdesk_model::request::{ListQuery, RatesRequest};
 use packdesk_model::status::AccountStatus;
 use packdesk_model::{ErrorCode, ServiceError};
-use packdesk_store::db::accounts;
-use packdesk_store::db::records;
+use packdesk_store::accounts;
+use packdesk_store::records;
 use packdesk_store::records::Kind;
 use serde_json::json;
 

@@ -5,8 +5,8 @@ use crate::keys::Env;
 use crate::Service;
 use packdesk_model::request::ListQuery;
 use packdesk_model::{ErrorCode, ServiceError};
-use packdesk_store::db::records as table;
 use packdesk_store::paging;
+use packdesk_store::records as table;
 use packdesk_store::records::{Kind, RecordFilter, RecordRow};
 use serde_json::Value;
 

@@ -13,7 +13,7 @@ const SCALE_KEY: &str = "scale_device";
 impl Service {
     /// Starts reading the scale the desk was set to (workers call it at start).
     pub fn start_scale(&self) -> Result<(), ServiceError> {
-        let saved = self.store.read(|c| packdesk_store::db::meta::desk_get(c, SCALE_KEY))?;
+        let saved = self.store.read(|c| packdesk_store::meta::desk_get(c, SCALE_KEY))?;
         self.scale.watch(choice_of(saved.as_deref()));
         Ok(())
     }
@@ -35,7 +35,7 @@ impl Service {
         }
         let saved = device.clone().unwrap_or_default();
         self.store
-            .write(|tx| packdesk_store::db::meta::desk_set(tx, SCALE_KEY, &saved))?;
+            .write(|tx| packdesk_store::meta::desk_set(tx, SCALE_KEY, &saved))?;
         self.scale.watch(choice_of(device.as_deref()));
         Ok(self.scale_state())
     }

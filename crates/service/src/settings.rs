@@ -9,9 +9,7 @@ const SETTINGS_KEY: &str = "desk_settings";
 
 impl Service {
     pub fn desk_settings(&self) -> Result<DeskSettings, ServiceError> {
-        let json = self
-            .store
-            .read(|c| packdesk_store::db::meta::desk_get(c, SETTINGS_KEY))?;
+        let json = self.store.read(|c| packdesk_store::meta::desk_get(c, SETTINGS_KEY))?;
         match json {
             None => Ok(DeskSettings::default()),
             Some(j) => serde_json::from_str(&j).map_err(ServiceError::internal),
@@ -36,7 +34,7 @@ impl Service {
         }
         let json = serde_json::to_string(&s).map_err(ServiceError::internal)?;
         self.store
-            .write(|tx| packdesk_store::db::meta::desk_set(tx, SETTINGS_KEY, &json))?;
+            .write(|tx| packdesk_store::meta::desk_set(tx, SETTINGS_KEY, &json))?;
         Ok(s)
     }
 }

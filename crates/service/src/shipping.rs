@@ -322,7 +322,7 @@ impl Service {
         let kind = "packing_slip";
         if self
             .store
-            .read(|c| packdesk_store::db::files::of_owner(c, env.as_str(), &label.id, kind))?
+            .read(|c| packdesk_store::files::of_owner(c, env.as_str(), &label.id, kind))?
             .is_some()
         {
             return Ok(());
@@ -366,8 +366,8 @@ impl Service {
         };
         let file_ref = serde_json::to_string(&file_ref).map_err(ServiceError::internal)?;
         self.store.write(|tx| {
-            packdesk_store::db::files::insert(tx, &row)?;
-            packdesk_store::db::labels::add_file(tx, &label.id, kind, &file_ref)
+            packdesk_store::files::insert(tx, &row)?;
+            packdesk_store::labels::add_file(tx, &label.id, kind, &file_ref)
         })?;
         self.auto_print(env, &label.id, &[kind]);
         Ok(())
@@ -429,10 +429,7 @@ impl Service {
                 p.invalid(format!("order_ids[{i}]"), format!("{id} is in the batch twice"));
                 continue;
             }
-            match self
-                .store
-                .read(|c| packdesk_store::db::orders::get(c, env.as_str(), id))?
-            {
+            match self.store.read(|c| packdesk_store::orders::get(c, env.as_str(), id))? {
                 None => p.add(
                     ErrorCode::ItemNotFound,
                     format!("order_ids[{i}]"),
@@ -474,16 +471,16 @@ impl Service {
         // One lane per batch: its orders ship one after another, in the order given.
         let lane = format!("batch:{batch_id}");
         self.accept_jobs(env, JobKind::ShipOrder, &lane, &jobs, |tx, now| {
-            packdesk_store::db::batches::insert(tx, &batch_id, env.as_str(), &numbers, now).map_err(Into::into)
+            packdesk_store::batches::insert(tx, &batch_id, env.as_str(), &numbers, now).map_err(Into::into)
         })?;
         self.get_ship_batch(env, &batch_id)
     }
 
     pub fn get_ship_batch(&self, env: Env, id: &str) -> Result<ShipBatch, ServiceError> {
         let (created, rows) = self.store.read(|c| {
-            let created = packdesk_store::db::batches::created_at(c, env.as_str(), id)?;
+            let created = packdesk_store::batches::created_at(c, env.as_str(), id)?;
             let rows = match created {
-                Some(_) => packdesk_store::db::batches::orders(c, id)?,
+                Some(_) => packdesk_store::batches::orders(c, id)?,
                 None => Vec::new(),
             };
             Ok::<_, ServiceError>((created, rows))
@@ -560,10 +557,10 @@ impl Service {
     fn finish_batch_order(&self, job: &Job, r: &ShipJob, o: Outcome) -> Result<(), ServiceError> {
         let now = self.now_us();
         self.store.write(|tx| {
-            if !packdesk_store::db::jobs::finish(tx, &job.id, now)? {
+            if !packdesk_store::jobs::finish(tx, &job.id, now)? {
                 return Err(ServiceError::internal(format!("job {} was finished already", job.id)));
             }
-            packdesk_store::db::batches::set_result(tx, &r.batch_id, r.position, o, now)?;
+            packdesk_store::batches::set_result(tx, &r.batch_id, r.position, o, now)?;
             Ok(())
         })
     }

@@ -6,7 +6,7 @@ use crate::clock::iso_micros;
 use crate::Service;
 use packdesk_model::desk::{DeskState, DeskStatus, FailingPrinter, PrintingRequest};
 use packdesk_model::ServiceError;
-use packdesk_store::db::printing as table;
+use packdesk_store::printing as table;
 use std::sync::atomic::Ordering;
 
 const PAUSED_KEY: &str = "printing_paused";
@@ -15,7 +15,7 @@ impl Service {
     /// Reads the pause kept in the database (at open: a paused desk stays paused after a restart,
     /// so its queue does not print by surprise).
     pub(crate) fn load_printing_pause(&self) -> Result<(), ServiceError> {
-        let paused = self.store.read(|c| packdesk_store::db::meta::desk_get(c, PAUSED_KEY))?;
+        let paused = self.store.read(|c| packdesk_store::meta::desk_get(c, PAUSED_KEY))?;
         self.print_signal
             .paused
             .store(paused.as_deref() == Some("true"), Ordering::SeqCst);
@@ -30,7 +30,7 @@ impl Service {
     pub fn set_printing(&self, req: PrintingRequest) -> Result<DeskStatus, ServiceError> {
         let value = if req.paused { "true" } else { "false" };
         self.store
-            .write(|tx| packdesk_store::db::meta::desk_set(tx, PAUSED_KEY, value))?;
+            .write(|tx| packdesk_store::meta::desk_set(tx, PAUSED_KEY, value))?;
         self.print_signal.paused.store(req.paused, Ordering::SeqCst);
         if !req.paused {
             self.wake_printer();

@@ -5,6 +5,7 @@
 //! `cargo bench -p packdesk-store --bench history_postgres`: a close-out of 10,000 labels, searches
 //! over 1,000,000; without `--bench` (as `cargo test` runs benches) 1,000 and 20,000, once.
 
+use packdesk_store::db::Tx;
 use packdesk_store::labels::{self, LabelFilter};
 use packdesk_store::pg::{self, PgStore};
 use packdesk_store::StoreError;
@@ -46,7 +47,11 @@ fn main() {
                                 "2026-11-24",
                                 serial as i64,
                             );
-                            labels::pg::insert(tx, &format!("desk-{d}"), &row).map_err(support::refused)?;
+                            let c = &mut Tx::Postgres {
+                                client: tx,
+                                desk: &format!("desk-{d}"),
+                            };
+                            labels::insert(c, &row).map_err(support::refused)?;
                         }
                         Ok::<_, StoreError>(())
                     })
@@ -127,8 +132,11 @@ fn main() {
                 created_at_max: i64::MAX,
                 ..Default::default()
             };
+            let name = format!("desk-{}", i % DESKS);
             let t = Instant::now();
-            let page = desk.read(|c| labels::pg::list(c, "live", &f, 50, None)).unwrap();
+            let page = desk
+                .read(|client| labels::list(&mut Tx::Postgres { client, desk: &name }, "live", &f, 50, None))
+                .unwrap();
             times.push(t.elapsed());
             found += usize::from(!page.is_empty());
         }

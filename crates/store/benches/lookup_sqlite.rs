@@ -3,6 +3,7 @@
 //! `cargo bench -p packdesk-store --bench lookup_sqlite`: 1,000,000 labels; without `--bench` (as
 //! `cargo test` runs benches) 20,000, once.
 
+use packdesk_store::db::Tx;
 use packdesk_store::labels::{self, LabelFilter, LabelRow};
 use packdesk_store::{tracking, Store, StoreError};
 use std::time::{Duration, Instant};
@@ -43,12 +44,13 @@ fn main() {
                         created_at: i as i64,
                         updated_at: i as i64,
                     };
-                    labels::insert(tx, &row).map_err(|e| match e {
+                    let c = &mut Tx::Sqlite(tx);
+                    labels::insert(c, &row).map_err(|e| match e {
                         labels::InsertError::Db(e) => e,
                         other => panic!("{other:?}"),
                     })?;
                     // 20 carriers, as the key (env, slug, number) has them.
-                    tracking::register(tx, "live", &format!("carrier-{}", i % 20), &format!("TN{i:012}"), &id)?;
+                    tracking::register(c, "live", &format!("carrier-{}", i % 20), &format!("TN{i:012}"), &id)?;
                 }
                 Ok::<_, StoreError>(())
             })
@@ -71,7 +73,9 @@ fn main() {
             ..Default::default()
         };
         let t = Instant::now();
-        let found = store.read(|c| labels::list(c, "live", &f, 10, None)).unwrap();
+        let found = store
+            .read(|c| labels::list(&mut Tx::Sqlite(c), "live", &f, 10, None))
+            .unwrap();
         times.push(t.elapsed());
         assert_eq!(found.len(), 1, "the label of TN{n:012}");
     }

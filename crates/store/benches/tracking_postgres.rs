@@ -1,6 +1,6 @@
 //! Tracking numbers drawn by 3 desks of 6 clients each on one PostgreSQL (issue 16): each label
 //! reserves its serials under the counter's row lock in one statement (not waiting for the disk:
-//! see `tracking::pg::reserve`) and registers them in a durable transaction, as a label is made. Needs the cluster of `tests/postgres.sh` (PACKDESK_TEST_POSTGRES).
+//! see `tracking::reserve`) and registers them in a durable transaction, as a label is made. Needs the cluster of `tests/postgres.sh` (PACKDESK_TEST_POSTGRES).
 //! `cargo bench -p packdesk-store --bench tracking_postgres`: 6,000 labels; without `--bench`
 //! (as `cargo test` runs benches) 360, once.
 

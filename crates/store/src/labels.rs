@@ -1,9 +1,18 @@
 //! Labels. `record` holds the label record as JSON; `status` and `updated_at` are columns (they
 //! change) and are written into the record when it is read.
+//!
+//! On the shared database of many desks there is one history for every desk, each label noting
+//! the desk that made it. A close-out locks the labels it takes, so two desks closing out one
+//! account at once never put a label into two manifests; search runs on the trigram index of the
+//! search text (no word tables to keep up). One desk's file keeps a word index of its own
+//! (`catch_up_words`) and counts its labels per quarter hour.
 
+use crate::db::Tx;
 use crate::paging::Cursor;
+use crate::sql::{Dialect, FromRow, Param, Row};
+use crate::StoreError;
 use packdesk_model::status::LabelStatus;
-use rusqlite::{params, params_from_iter, types::Value, Connection, OptionalExtension, Row};
+use std::borrow::Cow;
 
 #[derive(Debug, Clone)]
 pub struct LabelRow {
@@ -29,26 +38,35 @@ pub struct LabelRow {
     pub updated_at: i64,
 }
 
-const COLS: &str =
-    "id, env, shipper_account_id, status, order_number, search_text, manifest_id, request, record, created_at, updated_at, ship_date, service_type, weight_kg";
+/// A label's columns in `LabelRow::from_row`'s order (a macro, so statements are made of it once,
+/// at compile time).
+macro_rules! cols {
+    () => {
+        "id, env, shipper_account_id, status, order_number, search_text, manifest_id, request, record, created_at, updated_at, ship_date, service_type, weight_kg"
+    };
+}
 
-fn from_row(r: &Row) -> rusqlite::Result<LabelRow> {
-    Ok(LabelRow {
-        id: r.get(0)?,
-        env: r.get(1)?,
-        shipper_account_id: r.get(2)?,
-        status: r.get(3)?,
-        order_number: r.get(4)?,
-        search_text: r.get(5)?,
-        manifest_id: r.get(6)?,
-        request: r.get(7)?,
-        record: r.get(8)?,
-        created_at: r.get(9)?,
-        updated_at: r.get(10)?,
-        ship_date: r.get(11)?,
-        service_type: r.get(12)?,
-        weight_kg: r.get(13)?,
-    })
+const COLS: &str = cols!();
+
+impl FromRow for LabelRow {
+    fn from_row(r: &Row<'_>) -> crate::Result<Self> {
+        Ok(LabelRow {
+            id: r.get(0)?,
+            env: r.get(1)?,
+            shipper_account_id: r.get(2)?,
+            status: r.get(3)?,
+            order_number: r.get(4)?,
+            search_text: r.get(5)?,
+            manifest_id: r.get(6)?,
+            request: r.get(7)?,
+            record: r.get(8)?,
+            created_at: r.get(9)?,
+            updated_at: r.get(10)?,
+            ship_date: r.get(11)?,
+            service_type: r.get(12)?,
+            weight_kg: r.get(13)?,
+        })
+    }
 }
 
 #[derive(Debug)]
@@ -64,6 +82,29 @@ pub enum InsertError {
 impl From<crate::StoreError> for InsertError {
     fn from(e: crate::StoreError) -> Self {
         InsertError::Db(e)
+    }
+}
+
+/// A label's write refused by the database: a live label of the account has its order number
+/// (the unique index `labels_order_number`), or another failure.
+fn refused(e: StoreError) -> InsertError {
+    let order_number = match &e {
+        StoreError::Sqlite(e) => e.to_string().contains("labels.shipper_account_id, labels.order_number"),
+        StoreError::Postgres(e) => e.as_db_error().and_then(|d| d.constraint()) == Some("labels_order_number"),
+        _ => false,
+    };
+    match order_number {
+        true => InsertError::DuplicateOrderNumber,
+        false => InsertError::Db(e),
+    }
+}
+
+/// A search text as the database keeps it: PostgreSQL's TEXT refuses NUL characters
+/// (`pg::searchable`); SQLite keeps them.
+fn storable<'t>(c: &Tx<'_>, text: &'t str) -> Cow<'t, str> {
+    match c.dialect() {
+        Dialect::Sqlite => Cow::Borrowed(text),
+        Dialect::Postgres => crate::pg::searchable(text),
     }
 }
 
@@ -85,76 +126,197 @@ pub struct MadeLabel<'a> {
 
 /// Registers the label's numbers (each must be new), moves its range's counter past them, and
 /// stores the label and its files, in the caller's transaction.
-pub fn write_made(conn: &Connection, m: &MadeLabel) -> Result<(), InsertError> {
+pub fn write_made(c: &mut Tx<'_>, m: &MadeLabel) -> Result<(), InsertError> {
+    if let Tx::Postgres { client, desk } = c {
+        return write_made_in_one_statement(client, desk, m);
+    }
     let l = m.row;
     for (serial, number) in m.serials.iter().zip(m.numbers) {
-        if !crate::tracking::register(conn, &l.env, m.slug, number, &l.id)? {
+        if !crate::tracking::register(c, &l.env, m.slug, number, &l.id)? {
             return Err(InsertError::NumberTaken(*serial));
         }
     }
     if let Some(last) = m.serials.last() {
-        crate::tracking::advance(conn, m.scope, last + 1)?;
+        crate::tracking::advance(c, m.scope, last + 1)?;
     }
     match m.completes {
-        true => complete(conn, &l.id, l.status, &l.record, &l.search_text, l.updated_at)?,
-        false => insert(conn, l)?,
+        true => complete(c, &l.id, l.status, &l.record, &l.search_text, l.updated_at)?,
+        false => insert(c, l)?,
     }
     for f in m.files {
-        crate::files::insert(&mut crate::db::Tx::Sqlite(conn), f)?;
+        crate::files::insert(c, f)?;
     }
     Ok(())
 }
 
-pub fn insert(conn: &Connection, l: &LabelRow) -> Result<(), InsertError> {
-    let res = conn
-        .prepare_cached(&format!(
-            "INSERT INTO labels ({COLS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)"
-        ))
-        .and_then(|mut st| {
-            st.execute(params![
-                l.id,
-                l.env,
-                l.shipper_account_id,
-                l.status,
-                l.order_number,
-                l.search_text,
-                l.manifest_id,
-                l.request,
-                l.record,
-                l.created_at,
-                l.updated_at,
-                l.ship_date,
-                l.service_type,
-                l.weight_kg
-            ])
-        });
-    match res {
-        Ok(_) => Ok(()),
-        Err(e) if e.to_string().contains("labels.shipper_account_id, labels.order_number") => {
-            Err(InsertError::DuplicateOrderNumber)
+/// PostgreSQL's `write_made` in one statement (one round trip, where registering, storing and
+/// filing took five): a number issued before or a taken order number fails the statement whole,
+/// by the unique keys. The counter moved when the serials were reserved (`tracking::reserve`).
+/// Its parameters are typed (the completing statement leaves some of the label's unused, whose
+/// types PostgreSQL could not infer), and it is prepared once per pooled connection
+/// (`pg::query`).
+fn write_made_in_one_statement(client: &mut postgres::Client, desk: &str, m: &MadeLabel) -> Result<(), InsertError> {
+    use postgres::types::{ToSql, Type};
+    let l = m.row;
+    let file_ids: Vec<&str> = m.files.iter().map(|f| f.id.as_str()).collect();
+    let kinds: Vec<&str> = m.files.iter().map(|f| f.kind.as_str()).collect();
+    let file_types: Vec<&str> = m.files.iter().map(|f| f.file_type.as_str()).collect();
+    let papers: Vec<&str> = m.files.iter().map(|f| f.paper_size.as_str()).collect();
+    let bytes: Vec<&[u8]> = m.files.iter().map(|f| f.bytes.as_slice()).collect();
+    let created: Vec<i64> = m.files.iter().map(|f| f.created_at).collect();
+    let search_text = crate::pg::searchable(&l.search_text);
+    // The label's row in `COLS` order, then the desk: `$1`..`$15`; after them the carrier, the
+    // numbers, and the files as arrays.
+    let values: [(&(dyn ToSql + Sync), Type); 23] = [
+        (&l.id, Type::TEXT),
+        (&l.env, Type::TEXT),
+        (&l.shipper_account_id, Type::TEXT),
+        (&l.status, Type::TEXT),
+        (&l.order_number, Type::TEXT),
+        (&search_text, Type::TEXT),
+        (&l.manifest_id, Type::TEXT),
+        (&l.request, Type::TEXT),
+        (&l.record, Type::TEXT),
+        (&l.created_at, Type::INT8),
+        (&l.updated_at, Type::INT8),
+        (&l.ship_date, Type::TEXT),
+        (&l.service_type, Type::TEXT),
+        (&l.weight_kg, Type::FLOAT8),
+        (&desk, Type::TEXT),
+        (&m.slug, Type::TEXT),
+        (&m.numbers, Type::TEXT_ARRAY),
+        (&file_ids, Type::TEXT_ARRAY),
+        (&kinds, Type::TEXT_ARRAY),
+        (&file_types, Type::TEXT_ARRAY),
+        (&papers, Type::TEXT_ARRAY),
+        (&bytes, Type::BYTEA_ARRAY),
+        (&created, Type::INT8_ARRAY),
+    ];
+    macro_rules! with_label {
+        ($label:expr) => {
+            concat!(
+                "WITH numbers AS (
+                     INSERT INTO tracking_numbers (env, slug, number, label_id) SELECT $2, $16, n, $1 FROM unnest($17::text[]) AS n
+                 ), files AS (
+                     INSERT INTO files (id, env, owner_id, kind, file_type, paper_size, bytes, created_at)
+                     SELECT f.id, $2, $1, f.kind, f.file_type, f.paper_size, f.bytes, f.created_at
+                     FROM unnest($18::text[], $19::text[], $20::text[], $21::text[], $22::bytea[], $23::int8[])
+                         AS f (id, kind, file_type, paper_size, bytes, created_at)
+                 ) ",
+                $label
+            )
+        };
+    }
+    let sql = match m.completes {
+        true => {
+            with_label!("UPDATE labels SET status = $4, search_text = $6, record = $9, updated_at = $11 WHERE id = $1")
         }
-        Err(e) => Err(InsertError::Db(e.into())),
+        false => with_label!(concat!(
+            "INSERT INTO labels (",
+            cols!(),
+            ", desk) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)"
+        )),
+    };
+    match crate::pg::query(client, sql, &values) {
+        Ok(_) => Ok(()),
+        Err(e) if e.as_db_error().and_then(|d| d.constraint()) == Some("tracking_numbers_pkey") => {
+            Err(InsertError::NumberTaken(m.serials.first().copied().unwrap_or(0)))
+        }
+        Err(e) => Err(refused(e.into())),
     }
 }
 
-pub fn order_number_taken(conn: &Connection, account_id: &str, order_number: &str) -> crate::Result<bool> {
-    Ok(conn.prepare_cached(
+/// Stores a label (on a shared database, of this desk).
+pub fn insert(c: &mut Tx<'_>, l: &LabelRow) -> Result<(), InsertError> {
+    let search_text: &str = &storable(c, &l.search_text);
+    let mut values: Vec<&dyn Param> = vec![
+        &l.id,
+        &l.env,
+        &l.shipper_account_id,
+        &l.status,
+        &l.order_number,
+        &search_text,
+        &l.manifest_id,
+        &l.request,
+        &l.record,
+        &l.created_at,
+        &l.updated_at,
+        &l.ship_date,
+        &l.service_type,
+        &l.weight_kg,
+    ];
+    let desk: Option<&str> = match &*c {
+        Tx::Sqlite(_) => None,
+        Tx::Postgres { desk, .. } => Some(desk),
+    };
+    let sql = match &desk {
+        None => concat!(
+            "INSERT INTO labels (",
+            cols!(),
+            ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)"
+        ),
+        // The shared database notes the desk that made it.
+        Some(desk) => {
+            values.push(desk);
+            concat!(
+                "INSERT INTO labels (",
+                cols!(),
+                ", desk) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)"
+            )
+        }
+    };
+    c.execute(sql, &values).map_err(refused)?;
+    Ok(())
+}
+
+/// Whether a live label of the account (on a shared database, made at any desk) has this order
+/// number.
+pub fn order_number_taken(c: &mut Tx<'_>, account_id: &str, order_number: &str) -> crate::Result<bool> {
+    c.exists(
         "SELECT 1 FROM labels WHERE shipper_account_id = ?1 AND order_number = ?2 AND status NOT IN ('cancelled', 'failed')",
-    )?
-    .exists(params![account_id, order_number])?)
+        &[&account_id, &order_number],
+    )
 }
 
-pub fn get(conn: &Connection, env: &str, id: &str) -> crate::Result<Option<LabelRow>> {
-    Ok(conn
-        .prepare_cached(&format!("SELECT {COLS} FROM labels WHERE id = ?1 AND env = ?2"))?
-        .query_row(params![id, env], from_row)
-        .optional()?)
+pub fn get(c: &mut Tx<'_>, env: &str, id: &str) -> crate::Result<Option<LabelRow>> {
+    c.row(
+        concat!("SELECT ", cols!(), " FROM labels WHERE id = ?1 AND env = ?2"),
+        &[&id, &env],
+    )
 }
 
-/// The labels of some tracking numbers (the list of numbers follows). `+env`: without statistics
-/// SQLite would take the key's leading `env` for the selective term and read every number of the
-/// environment (130 ms in a million); the number index finds each at once.
-pub const BY_TRACKING_NUMBER: &str = "SELECT DISTINCT label_id FROM tracking_numbers WHERE +env = ? AND number IN ";
+/// A label read to change its status (cancel, a close-out naming it). On a shared database its
+/// row stays locked until the caller's transaction ends, so a cancel and a close-out never both
+/// take it, and a change another desk committed meanwhile is what this reads (READ COMMITTED
+/// reads the row again after waiting for its lock). One desk's writer is alone.
+pub fn get_for_update(c: &mut Tx<'_>, env: &str, id: &str) -> crate::Result<Option<LabelRow>> {
+    let sql = match c.dialect() {
+        Dialect::Sqlite => concat!("SELECT ", cols!(), " FROM labels WHERE id = ?1 AND env = ?2"),
+        Dialect::Postgres => concat!("SELECT ", cols!(), " FROM labels WHERE id = ?1 AND env = ?2 FOR UPDATE"),
+    };
+    c.row(sql, &[&id, &env])
+}
+
+/// The desk that made a label (None on one desk's own file).
+pub fn desk_of(c: &mut Tx<'_>, id: &str) -> crate::Result<Option<String>> {
+    match c.dialect() {
+        Dialect::Sqlite => Ok(None),
+        Dialect::Postgres => c.value("SELECT desk FROM labels WHERE id = ?1", &[&id]),
+    }
+}
+
+/// The labels of some tracking numbers (`numbers`: their placeholders; `?1`: the environment).
+/// SQLite: `+env`: without statistics SQLite would take the key's leading `env` for the selective
+/// term and read every number of the environment (130 ms in a million); the number index finds
+/// each at once. (PostgreSQL has statistics, and no `+` of text.)
+fn by_tracking_number(dialect: Dialect, numbers: &str) -> String {
+    match dialect {
+        Dialect::Sqlite => {
+            format!("SELECT DISTINCT label_id FROM tracking_numbers WHERE +env = ?1 AND number IN ({numbers})")
+        }
+        Dialect::Postgres => format!("SELECT label_id FROM tracking_numbers WHERE env = ?1 AND number IN ({numbers})"),
+    }
+}
 
 /// Filters of `GET /labels`.
 #[derive(Debug, Clone, Default)]
@@ -167,41 +329,34 @@ pub struct LabelFilter {
     pub search: Option<String>,
 }
 
-/// Newest first, `limit + 1` rows so the caller knows whether there is a next page.
+/// `v` as the next parameter of a statement: answers its placeholder.
+fn mark<'a>(args: &mut Vec<&'a dyn Param>, v: &'a dyn Param) -> String {
+    args.push(v);
+    format!("?{}", args.len())
+}
+
+/// Newest first, `limit + 1` rows so the caller knows whether there is a next page. A search is
+/// the whole text anywhere in the search text (on a shared database, any case; on SQLite, any
+/// case of ASCII).
 pub fn list(
-    conn: &Connection,
+    c: &mut Tx<'_>,
     env: &str,
     f: &LabelFilter,
     limit: usize,
     after: Option<&Cursor>,
 ) -> crate::Result<Vec<LabelRow>> {
-    // A search of 3+ characters starts from the word index's hits (CROSS JOIN keeps that order
-    // of loops: otherwise SQLite walks the whole page index probing each row); the LIKE below
-    // then keeps the rows that hold the whole text.
-    let indexed = f.search.as_ref().filter(|s| s.trim().chars().count() >= 3);
-    // Tracking numbers likewise start from the number index's hits (a scan finds its label at
-    // once, where walking the page index for it read up to every label).
-    let marks = vec!["?"; f.tracking_numbers.len()].join(", ");
-    let by_number = indexed.is_none() && !f.tracking_numbers.is_empty();
-    let mut sql = match indexed {
-        None if by_number => format!(
-            "SELECT {COLS} FROM ({BY_TRACKING_NUMBER}({marks})) AS hits \
-             CROSS JOIN labels ON labels.id = hits.label_id WHERE env = ? AND created_at >= ? AND created_at <= ?"
-        ),
-        Some(_) => format!(
-            "SELECT {COLS} FROM (SELECT label_id FROM label_words WHERE word >= ? AND word < ? \
-             UNION SELECT label_id FROM label_words WHERE word >= ? AND word < ?) AS hits \
-             CROSS JOIN labels ON labels.id = hits.label_id WHERE env = ? AND created_at >= ? AND created_at <= ?"
-        ),
-        None => format!("SELECT {COLS} FROM labels WHERE env = ? AND created_at >= ? AND created_at <= ?"),
-    };
-    let mut args: Vec<Value> = Vec::new();
-    if by_number {
-        args.push(env.to_string().into());
-        args.extend(f.tracking_numbers.iter().map(|t| Value::from(t.clone())));
-    }
+    let dialect = c.dialect();
+    // SQLite: a search of 3+ characters starts from the word index's hits (CROSS JOIN keeps that
+    // order of loops: otherwise SQLite walks the whole page index probing each row); the LIKE
+    // below then keeps the rows that hold the whole text. (PostgreSQL's trigram index finds the
+    // whole text from 3 characters on; its planner chooses the order of loops.)
+    let indexed = f
+        .search
+        .as_deref()
+        .filter(|s| dialect == Dialect::Sqlite && s.trim().chars().count() >= 3);
+    // The word ranges: of the longest word of the search, words that start with it, or end with it.
+    let mut ranges: Vec<String> = Vec::new();
     if let Some(s) = indexed {
-        // The longest word of the search: words that start with it, or end with it.
         let longest = s
             .split_whitespace()
             .max_by_key(|w| w.chars().count())
@@ -210,139 +365,241 @@ pub fn list(
         let reversed = format!("~{}", longest.chars().rev().collect::<String>());
         for start in [longest, reversed] {
             let end = format!("{start}\u{10FFFF}");
-            args.push(start.into());
-            args.push(end.into());
+            ranges.push(start);
+            ranges.push(end);
         }
     }
-    args.extend([
-        Value::from(env.to_string()),
-        f.created_at_min.into(),
-        f.created_at_max.into(),
-    ]);
+    // The whole text, anywhere; LIKE's wildcards taken literally.
+    let pattern = f
+        .search
+        .as_deref()
+        .map(str::trim)
+        .filter(|s| dialect == Dialect::Sqlite || !s.is_empty())
+        .map(|s| {
+            let escaped = s.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_");
+            format!("%{escaped}%")
+        });
+    let limit = (limit + 1) as i64;
+
+    let mut args: Vec<&dyn Param> = vec![&env, &f.created_at_min, &f.created_at_max];
+    let numbers = f
+        .tracking_numbers
+        .iter()
+        .map(|t| mark(&mut args, t))
+        .collect::<Vec<_>>()
+        .join(", ");
+    // SQLite: tracking numbers likewise start from the number index's hits (a scan finds its label
+    // at once, where walking the page index for it read up to every label).
+    let by_number = dialect == Dialect::Sqlite && indexed.is_none() && !f.tracking_numbers.is_empty();
+    let mut sql = if by_number {
+        format!(
+            "SELECT {COLS} FROM ({}) AS hits \
+             CROSS JOIN labels ON labels.id = hits.label_id WHERE env = ?1 AND created_at >= ?2 AND created_at <= ?3",
+            by_tracking_number(dialect, &numbers)
+        )
+    } else if indexed.is_some() {
+        let w: Vec<String> = ranges.iter().map(|r| mark(&mut args, r)).collect();
+        format!(
+            "SELECT {COLS} FROM (SELECT label_id FROM label_words WHERE word >= {} AND word < {} \
+             UNION SELECT label_id FROM label_words WHERE word >= {} AND word < {}) AS hits \
+             CROSS JOIN labels ON labels.id = hits.label_id WHERE env = ?1 AND created_at >= ?2 AND created_at <= ?3",
+            w[0], w[1], w[2], w[3]
+        )
+    } else {
+        format!("SELECT {COLS} FROM labels WHERE env = ?1 AND created_at >= ?2 AND created_at <= ?3")
+    };
     if let Some(a) = &f.shipper_account_id {
-        sql.push_str(" AND shipper_account_id = ?");
-        args.push(a.clone().into());
+        sql.push_str(&format!(" AND shipper_account_id = {}", mark(&mut args, a)));
     }
     if let Some(s) = &f.status {
-        sql.push_str(" AND status = ?");
-        args.push(Value::Text(s.as_str().into()));
+        sql.push_str(&format!(" AND status = {}", mark(&mut args, s)));
     }
     if !f.tracking_numbers.is_empty() && !by_number {
-        sql.push_str(&format!(" AND id IN ({BY_TRACKING_NUMBER}({marks}))"));
-        args.push(env.to_string().into());
-        args.extend(f.tracking_numbers.iter().map(|t| Value::from(t.clone())));
+        sql.push_str(&format!(" AND id IN ({})", by_tracking_number(dialect, &numbers)));
     }
-    if let Some(s) = f.search.as_deref().map(str::trim) {
-        // The whole text, anywhere (case-insensitive for ASCII); LIKE's wildcards taken literally.
-        // Alone (under 3 characters) this scans the rows.
-        let escaped = s.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_");
-        sql.push_str(" AND search_text LIKE ? ESCAPE '\\'");
-        args.push(format!("%{escaped}%").into());
+    if let Some(p) = &pattern {
+        let p = mark(&mut args, p);
+        match dialect {
+            // Case-insensitive for ASCII. Alone (under 3 characters) this scans the rows.
+            Dialect::Sqlite => sql.push_str(&format!(" AND search_text LIKE {p} ESCAPE '\\'")),
+            // Any case, on the trigram index (the backslash is its escape already).
+            Dialect::Postgres => sql.push_str(&format!(" AND search_text ILIKE {p}")),
+        }
     }
-    if let Some(c) = after {
-        sql.push_str(" AND (created_at, id) < (?, ?)");
-        args.push(c.created_at.into());
-        args.push(c.id.clone().into());
+    if let Some(cursor) = after {
+        let at = mark(&mut args, &cursor.created_at);
+        let id = mark(&mut args, &cursor.id);
+        sql.push_str(&format!(" AND (created_at, id) < ({at}, {id})"));
     }
-    sql.push_str(" ORDER BY created_at DESC, id DESC LIMIT ?");
-    args.push(((limit + 1) as i64).into());
-    let mut st = conn.prepare_cached(&sql)?;
-    let rows = st.query_map(params_from_iter(args), from_row)?;
-    rows.collect::<rusqlite::Result<_>>().map_err(Into::into)
+    sql.push_str(&format!(
+        " ORDER BY created_at DESC, id DESC LIMIT {}",
+        mark(&mut args, &limit)
+    ));
+    planned_each_time(c, &sql, &args)
+}
+
+/// The rows of `sql`, planned for its values each time. PostgreSQL: unprepared, as a statement
+/// prepared once (`Tx::rows`) gets a generic plan after five runs, one that cannot know how rare
+/// a search text is or how recent a time (a search then walked the page index: 15 ms at 20,000
+/// labels, where the trigram index takes 1). SQLite plans alike whatever the values: `Tx::rows`.
+/// `sql` has no `?` but its placeholders.
+fn planned_each_time<T: FromRow>(c: &mut Tx<'_>, sql: &str, args: &[&dyn Param]) -> crate::Result<Vec<T>> {
+    match c {
+        Tx::Postgres { client, .. } => {
+            let values: Vec<&(dyn postgres::types::ToSql + Sync)> = args
+                .iter()
+                .map(|a| *a as &(dyn postgres::types::ToSql + Sync))
+                .collect();
+            let rows = client.query(&sql.replace('?', "$"), &values)?;
+            rows.iter().map(|r| T::from_row(&Row::Postgres(r))).collect()
+        }
+        Tx::Sqlite(_) => c.rows(sql, args),
+    }
 }
 
 /// Adds a document made after the label (its packing slip) to the record's `files`: `file` is the
 /// file reference as JSON.
-pub fn add_file(conn: &Connection, id: &str, kind: &str, file: &str) -> crate::Result<()> {
-    conn.prepare_cached("UPDATE labels SET record = json_set(record, '$.files.' || ?2, json(?3)) WHERE id = ?1")?
-        .execute(params![id, kind, file])?;
+pub fn add_file(c: &mut Tx<'_>, id: &str, kind: &str, file: &str) -> crate::Result<()> {
+    let sql = match c.dialect() {
+        Dialect::Sqlite => "UPDATE labels SET record = json_set(record, '$.files.' || ?2, json(?3)) WHERE id = ?1",
+        // jsonb keeps no key order or spacing: the service reads the record into its type, never
+        // passes the text through.
+        Dialect::Postgres => {
+            "UPDATE labels SET record = jsonb_set(record::jsonb, '{files}',
+                 COALESCE(record::jsonb -> 'files', '{}') || jsonb_build_object(?2::text, ?3::text::jsonb))::text
+             WHERE id = ?1"
+        }
+    };
+    c.execute(sql, &[&id, &kind, &file])?;
     Ok(())
 }
 
-pub fn set_status(conn: &Connection, id: &str, status: LabelStatus, updated_at: i64) -> crate::Result<()> {
-    conn.prepare_cached("UPDATE labels SET status = ?2, updated_at = ?3 WHERE id = ?1")?
-        .execute(params![id, status, updated_at])?;
+pub fn set_status(c: &mut Tx<'_>, id: &str, status: LabelStatus, updated_at: i64) -> crate::Result<()> {
+    c.execute(
+        "UPDATE labels SET status = ?2, updated_at = ?3 WHERE id = ?1",
+        &[&id, &status, &updated_at],
+    )?;
     Ok(())
 }
 
-/// Labels of an account that a close-out of `day` takes: created, in no manifest, shipping on
-/// `day` or earlier (YYYY-MM-DD), oldest first.
-pub fn manifestable(conn: &Connection, account_id: &str, day: &str) -> crate::Result<Vec<LabelRow>> {
-    let mut st = conn.prepare_cached(&format!(
-        "SELECT {COLS} FROM labels WHERE shipper_account_id = ?1 AND status = 'created' AND manifest_id IS NULL
-         AND ship_date <= ?2 ORDER BY created_at, id"
-    ))?;
-    let rows = st.query_map(params![account_id, day], from_row)?;
-    rows.collect::<rusqlite::Result<_>>().map_err(Into::into)
+/// Labels of an account that a close-out of `day` takes (on a shared database, made at any
+/// desk): created, in no manifest, shipping on `day` or earlier (YYYY-MM-DD), oldest first. On a
+/// shared database they stay locked until the caller's transaction ends: a close-out of the same
+/// account at another desk waits, then finds them taken.
+pub fn manifestable(c: &mut Tx<'_>, account_id: &str, day: &str) -> crate::Result<Vec<LabelRow>> {
+    let sql = match c.dialect() {
+        Dialect::Sqlite => concat!(
+            "SELECT ",
+            cols!(),
+            " FROM labels WHERE shipper_account_id = ?1 AND status = 'created' AND manifest_id IS NULL
+             AND ship_date <= ?2 ORDER BY created_at, id"
+        ),
+        Dialect::Postgres => concat!(
+            "SELECT ",
+            cols!(),
+            " FROM labels WHERE shipper_account_id = ?1 AND status = 'created' AND manifest_id IS NULL
+             AND ship_date <= ?2 ORDER BY created_at, id FOR UPDATE"
+        ),
+    };
+    c.rows(sql, &[&account_id, &day])
 }
 
 /// Moves labels into a manifest.
-pub fn set_manifested(conn: &Connection, ids: &[String], manifest_id: &str, updated_at: i64) -> crate::Result<()> {
-    let mut st = conn
-        .prepare_cached("UPDATE labels SET status = 'manifested', manifest_id = ?2, updated_at = ?3 WHERE id = ?1")?;
-    for id in ids {
-        st.execute(params![id, manifest_id, updated_at])?;
+pub fn set_manifested(c: &mut Tx<'_>, ids: &[String], manifest_id: &str, updated_at: i64) -> crate::Result<()> {
+    set_manifest(c, ids, manifest_id, LabelStatus::Manifested, updated_at)
+}
+
+/// Puts labels into a manifest being made (async close-out): no cancel or other close-out takes them.
+pub fn set_manifesting(c: &mut Tx<'_>, ids: &[String], manifest_id: &str, updated_at: i64) -> crate::Result<()> {
+    set_manifest(c, ids, manifest_id, LabelStatus::Manifesting, updated_at)
+}
+
+/// Moves labels into a manifest (`status`: `manifested`, or `manifesting` while an async close-out
+/// makes it).
+fn set_manifest(
+    c: &mut Tx<'_>,
+    ids: &[String],
+    manifest_id: &str,
+    status: LabelStatus,
+    updated_at: i64,
+) -> crate::Result<()> {
+    match c {
+        // PostgreSQL: in one statement, the ids as one array (a close-out of thousands of labels
+        // is one round trip).
+        Tx::Postgres { client, .. } => {
+            crate::pg::execute_prepared(
+                &mut **client,
+                "UPDATE labels SET status = $3, manifest_id = $2, updated_at = $4 WHERE id = ANY($1)",
+                &[&ids, &manifest_id, &status, &updated_at],
+            )?;
+        }
+        // SQLite has no array parameter: a statement per label, on the desk's one writer.
+        Tx::Sqlite(_) => {
+            for id in ids {
+                c.execute(
+                    "UPDATE labels SET status = ?2, manifest_id = ?3, updated_at = ?4 WHERE id = ?1",
+                    &[id, &status, &manifest_id, &updated_at],
+                )?;
+            }
+        }
     }
     Ok(())
 }
 
 /// Completes a label accepted in `creating`: its final status, record and search text.
 pub fn complete(
-    conn: &Connection,
+    c: &mut Tx<'_>,
     id: &str,
     status: LabelStatus,
     record: &str,
     search_text: &str,
     updated_at: i64,
 ) -> crate::Result<()> {
-    // A label the word index has caught up with gets its new words now; a later one is indexed
-    // with its final text when the index next catches up.
-    let old: Option<(i64, String)> = conn
-        .prepare_cached("SELECT rowid, search_text FROM labels WHERE id = ?1")?
-        .query_row([id], |r| Ok((r.get(0)?, r.get(1)?)))
-        .optional()?;
-    if let Some((rowid, old_text)) = old {
-        if rowid <= words_indexed_up_to(conn)? && old_text != search_text {
-            let mut st = conn.prepare_cached("DELETE FROM label_words WHERE word = ?1 AND label_id = ?2")?;
-            for w in words(&old_text) {
-                st.execute(params![w, id])?;
+    if c.dialect() == Dialect::Sqlite {
+        // A label the word index has caught up with gets its new words now; a later one is
+        // indexed with its final text when the index next catches up.
+        let old: Option<(i64, String)> = c.row("SELECT rowid, search_text FROM labels WHERE id = ?1", &[&id])?;
+        if let Some((rowid, old_text)) = old {
+            if rowid <= words_indexed_up_to(c)? && old_text != search_text {
+                for w in words(&old_text) {
+                    c.execute("DELETE FROM label_words WHERE word = ?1 AND label_id = ?2", &[&w, &id])?;
+                }
+                index_words(c, id, search_text)?;
             }
-            index_words(conn, id, search_text)?;
         }
     }
-    conn.prepare_cached("UPDATE labels SET status = ?2, record = ?3, search_text = ?4, updated_at = ?5 WHERE id = ?1")?
-        .execute(params![id, status, record, search_text, updated_at])?;
+    let search_text: &str = &storable(c, search_text);
+    c.execute(
+        "UPDATE labels SET status = ?2, record = ?3, search_text = ?4, updated_at = ?5 WHERE id = ?1",
+        &[&id, &status, &record, &search_text, &updated_at],
+    )?;
     Ok(())
 }
 
-/// Puts labels into a manifest being made (async close-out): no cancel or other close-out takes them.
-pub fn set_manifesting(conn: &Connection, ids: &[String], manifest_id: &str, updated_at: i64) -> crate::Result<()> {
-    let mut st = conn
-        .prepare_cached("UPDATE labels SET status = 'manifesting', manifest_id = ?2, updated_at = ?3 WHERE id = ?1")?;
-    for id in ids {
-        st.execute(params![id, manifest_id, updated_at])?;
-    }
-    Ok(())
-}
-
-/// The labels of a manifest, oldest first.
-pub fn of_manifest(conn: &Connection, manifest_id: &str) -> crate::Result<Vec<LabelRow>> {
-    let mut st = conn.prepare_cached(&format!(
-        "SELECT {COLS} FROM labels WHERE manifest_id = ?1 ORDER BY created_at, id"
-    ))?;
-    let rows = st.query_map([manifest_id], from_row)?;
-    rows.collect::<rusqlite::Result<_>>().map_err(Into::into)
+/// The labels of a manifest, oldest first (on a shared database, whichever desk made them).
+pub fn of_manifest(c: &mut Tx<'_>, manifest_id: &str) -> crate::Result<Vec<LabelRow>> {
+    c.rows(
+        concat!(
+            "SELECT ",
+            cols!(),
+            " FROM labels WHERE manifest_id = ?1 ORDER BY created_at, id"
+        ),
+        &[&manifest_id],
+    )
 }
 
 /// Takes labels back out of a manifest that failed.
-pub fn release_manifest(conn: &Connection, manifest_id: &str, updated_at: i64) -> crate::Result<()> {
-    conn.prepare_cached("UPDATE labels SET status = 'created', manifest_id = NULL, updated_at = ?2 WHERE manifest_id = ?1 AND status = 'manifesting'")?
-        .execute(params![manifest_id, updated_at])?;
+pub fn release_manifest(c: &mut Tx<'_>, manifest_id: &str, updated_at: i64) -> crate::Result<()> {
+    c.execute(
+        "UPDATE labels SET status = 'created', manifest_id = NULL, updated_at = ?2 WHERE manifest_id = ?1 AND status = 'manifesting'",
+        &[&manifest_id, &updated_at],
+    )?;
     Ok(())
 }
 
 /// The words a search finds a label by: each word of its search text, lower case, and each word
-/// reversed behind `~` (so a search by the end of a word is an index range too).
+/// reversed behind `~` (so a search by the end of a word is an index range too). SQLite's word
+/// index only.
 fn words(search_text: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for w in search_text.split_whitespace() {
@@ -355,40 +612,48 @@ fn words(search_text: &str) -> Vec<String> {
     out
 }
 
-fn index_words(conn: &Connection, label_id: &str, search_text: &str) -> rusqlite::Result<()> {
-    let mut st = conn.prepare_cached("INSERT OR IGNORE INTO label_words (word, label_id) VALUES (?1, ?2)")?;
+fn index_words(c: &mut Tx<'_>, label_id: &str, search_text: &str) -> crate::Result<()> {
     for w in words(search_text) {
-        st.execute(params![w, label_id])?;
+        c.execute(
+            "INSERT INTO label_words (word, label_id) VALUES (?1, ?2) ON CONFLICT DO NOTHING",
+            &[&w, &label_id],
+        )?;
     }
     Ok(())
 }
 
-fn words_indexed_up_to(conn: &Connection) -> rusqlite::Result<i64> {
-    conn.prepare_cached("SELECT value FROM meta WHERE key = 'label_words_up_to'")?
-        .query_row([], |r| r.get::<_, String>(0))
-        .optional()
-        .map(|v| v.and_then(|v| v.parse().ok()).unwrap_or(0))
+fn words_indexed_up_to(c: &mut Tx<'_>) -> crate::Result<i64> {
+    Ok(
+        c.value::<String>("SELECT value FROM meta WHERE key = 'label_words_up_to'", &[])?
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0),
+    )
 }
 
-/// Moves the word index on: the words of up to `max` labels stored since it last caught up, so
-/// making a label writes no index pages and label creation keeps its speed. Answers how many
-/// labels it indexed (0: up to date).
-pub fn catch_up_words(conn: &Connection, max: usize) -> crate::Result<usize> {
-    let from = words_indexed_up_to(conn)?;
-    let mut st =
-        conn.prepare_cached("SELECT rowid, id, search_text FROM labels WHERE rowid > ?1 ORDER BY rowid LIMIT ?2")?;
+/// Brings SQLite's word index up to date: the words of up to `max` labels stored since it last
+/// caught up, so making a label writes no index pages and label creation keeps its speed. Answers
+/// how many labels it indexed (0: up to date). PostgreSQL's trigram index is kept by the database
+/// itself, so there it has nothing to do.
+pub fn catch_up_words(c: &mut Tx<'_>, max: usize) -> crate::Result<usize> {
+    if c.dialect() == Dialect::Postgres {
+        return Ok(0);
+    }
+    let from = words_indexed_up_to(c)?;
     let limit = i64::try_from(max).unwrap_or(i64::MAX);
-    let rows: Vec<(i64, String, String)> = st
-        .query_map(params![from, limit], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
-        .collect::<Result<_, _>>()?;
+    let rows: Vec<(i64, String, String)> = c.rows(
+        "SELECT rowid, id, search_text FROM labels WHERE rowid > ?1 ORDER BY rowid LIMIT ?2",
+        &[&from, &limit],
+    )?;
     let Some(last) = rows.last().map(|r| r.0) else {
         return Ok(0);
     };
     for (_, id, text) in &rows {
-        index_words(conn, id, text)?;
+        index_words(c, id, text)?;
     }
-    conn.prepare_cached("INSERT INTO meta (key, value) VALUES ('label_words_up_to', ?1) ON CONFLICT (key) DO UPDATE SET value = excluded.value")?
-        .execute([last.to_string()])?;
+    c.execute(
+        "INSERT INTO meta (key, value) VALUES ('label_words_up_to', ?1) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        &[&last.to_string()],
+    )?;
     Ok(rows.len())
 }
 
@@ -402,15 +667,8 @@ pub struct Waiting {
     pub oldest_created_at: i64,
 }
 
-/// The labels of an account waiting for a close-out by ship date and service, earliest date
-/// first (read from the close-out's index alone).
-pub fn waiting(conn: &Connection, account_id: &str) -> crate::Result<Vec<Waiting>> {
-    let mut st = conn.prepare_cached(
-        "SELECT ship_date, service_type, COUNT(*), TOTAL(weight_kg), MIN(created_at) FROM labels
-         WHERE shipper_account_id = ?1 AND status = 'created' AND manifest_id IS NULL
-         GROUP BY ship_date, service_type ORDER BY ship_date, service_type",
-    )?;
-    let rows = st.query_map([account_id], |r| {
+impl FromRow for Waiting {
+    fn from_row(r: &Row<'_>) -> crate::Result<Self> {
         Ok(Waiting {
             ship_date: r.get(0)?,
             service_type: r.get(1)?,
@@ -418,418 +676,48 @@ pub fn waiting(conn: &Connection, account_id: &str) -> crate::Result<Vec<Waiting
             weight_kg: r.get(3)?,
             oldest_created_at: r.get(4)?,
         })
-    })?;
-    rows.collect::<rusqlite::Result<_>>().map_err(Into::into)
+    }
+}
+
+/// The labels of an account waiting for a close-out by ship date and service (on a shared
+/// database, every desk's), earliest date first (read from the close-out's index alone).
+pub fn waiting(c: &mut Tx<'_>, account_id: &str) -> crate::Result<Vec<Waiting>> {
+    c.rows(
+        "SELECT ship_date, service_type, COUNT(*), COALESCE(SUM(weight_kg), 0), MIN(created_at) FROM labels
+         WHERE shipper_account_id = ?1 AND status = 'created' AND manifest_id IS NULL
+         GROUP BY ship_date, service_type ORDER BY ship_date, service_type",
+        &[&account_id],
+    )
 }
 
 /// Labels made since `since` (microseconds) by account and status: (account id, status, count).
-pub fn counts_since(conn: &Connection, env: &str, since: i64) -> crate::Result<Vec<(String, LabelStatus, i64)>> {
-    let mut st = conn.prepare_cached(
-        "SELECT shipper_account_id, status, COUNT(*) FROM labels WHERE env = ?1 AND created_at >= ?2 GROUP BY 1, 2",
-    )?;
-    let rows = st.query_map(params![env, since], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
-    rows.collect::<rusqlite::Result<_>>().map_err(Into::into)
+pub fn counts_since(c: &mut Tx<'_>, env: &str, since: i64) -> crate::Result<Vec<(String, LabelStatus, i64)>> {
+    planned_each_time(
+        c,
+        "SELECT shipper_account_id, status, COUNT(*) FROM labels WHERE env = ?1 AND created_at >= ?2
+         GROUP BY 1, 2 ORDER BY 1, 2",
+        &[&env, &since],
+    )
 }
 
 /// Labels made per day since `since` (microseconds, on a quarter hour), days cut at `offset_us`
 /// (a whole number of quarter hours) from UTC midnight, the desk's time zone: (day number since
-/// 1970-01-01, count). Reads the quarter-hour counts, not the labels.
-pub fn per_day(conn: &Connection, env: &str, since: i64, offset_us: i64) -> crate::Result<Vec<(i64, i64)>> {
-    let mut st = conn.prepare_cached(
-        "SELECT (quarter * 900000000 + ?3) / 86400000000 AS day, SUM(labels) FROM label_quarters
-         WHERE env = ?1 AND quarter >= ?2 / 900000000 GROUP BY day ORDER BY day",
-    )?;
-    let rows = st.query_map(params![env, since, offset_us], |r| Ok((r.get(0)?, r.get(1)?)))?;
-    rows.collect::<rusqlite::Result<_>>().map_err(Into::into)
-}
-
-/// Labels in the shared database of many desks: one history for every desk, each label noting the
-/// desk that made it. A close-out locks the labels it takes, so two desks closing out one account
-/// at once never put a label into two manifests; search runs on the trigram index of the search
-/// text (no word tables to keep up).
-pub mod pg {
-    use super::{InsertError, LabelFilter, LabelRow, LabelStatus};
-    use crate::paging::Cursor;
-    use postgres::types::ToSql;
-    use postgres::types::Type;
-    use postgres::GenericClient;
-
-    fn cols() -> &'static str {
-        super::COLS
-    }
-
-    fn from_row(r: &postgres::Row) -> LabelRow {
-        LabelRow {
-            id: r.get(0),
-            env: r.get(1),
-            shipper_account_id: r.get(2),
-            status: r.get(3),
-            order_number: r.get(4),
-            search_text: r.get(5),
-            manifest_id: r.get(6),
-            request: r.get(7),
-            record: r.get(8),
-            created_at: r.get(9),
-            updated_at: r.get(10),
-            ship_date: r.get(11),
-            service_type: r.get(12),
-            weight_kg: r.get(13),
+/// 1970-01-01, count).
+pub fn per_day(c: &mut Tx<'_>, env: &str, since: i64, offset_us: i64) -> crate::Result<Vec<(i64, i64)>> {
+    let sql = match c.dialect() {
+        // SQLite reads its quarter-hour counts, not the labels.
+        Dialect::Sqlite => {
+            "SELECT (quarter * 900000000 + ?3) / 86400000000 AS day, SUM(labels) FROM label_quarters
+             WHERE env = ?1 AND quarter >= ?2 / 900000000 GROUP BY day ORDER BY day"
         }
-    }
-
-    /// The INSERT of a label at `desk`, its values `$1`..`$15` as `label_values` gives them (made
-    /// once: it is sent, and looked up among the prepared statements, for every label).
-    fn insert_label_sql() -> &'static str {
-        static SQL: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
-            format!(
-                "INSERT INTO labels ({}, desk) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)",
-                cols()
-            )
-        });
-        &SQL
-    }
-
-    /// `write_made`'s statement: the label inserted, or an accepted async one completed, with its
-    /// numbers and files (made once, as `insert_label_sql`).
-    fn write_made_sql(completes: bool) -> &'static str {
-        fn with_label(label: &str) -> String {
-            // After the label's `$1`..`$15`: the carrier, the numbers, and the files as arrays.
-            format!(
-                "WITH numbers AS (
-                     INSERT INTO tracking_numbers (env, slug, number, label_id) SELECT $2, $16, n, $1 FROM unnest($17::text[]) AS n
-                 ), files AS (
-                     INSERT INTO files (id, env, owner_id, kind, file_type, paper_size, bytes, created_at)
-                     SELECT f.id, $2, $1, f.kind, f.file_type, f.paper_size, f.bytes, f.created_at
-                     FROM unnest($18::text[], $19::text[], $20::text[], $21::text[], $22::bytea[], $23::int8[])
-                         AS f (id, kind, file_type, paper_size, bytes, created_at)
-                 ) {label}"
-            )
+        // PostgreSQL counts from the labels' (env, created_at) index: no counter row that every
+        // desk's labels would queue on.
+        Dialect::Postgres => {
+            "SELECT (created_at + ?3) / 86400000000 AS day, count(*) FROM labels
+             WHERE env = ?1 AND created_at >= ?2 GROUP BY day ORDER BY day"
         }
-        static INSERTS: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| with_label(insert_label_sql()));
-        static COMPLETES: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
-            with_label("UPDATE labels SET status = $4, search_text = $6, record = $9, updated_at = $11 WHERE id = $1")
-        });
-        if completes {
-            &COMPLETES
-        } else {
-            &INSERTS
-        }
-    }
-
-    /// A label's row in `cols()` order, then the desk: `$1`..`$15` (typed: one round trip, no
-    /// prepare). `search_text` is the row's, made storable (`pg::searchable`).
-    fn label_values<'a>(
-        l: &'a LabelRow,
-        search_text: &'a (dyn ToSql + Sync),
-        desk: &'a &str,
-    ) -> Vec<(&'a (dyn ToSql + Sync), Type)> {
-        vec![
-            (&l.id, Type::TEXT),
-            (&l.env, Type::TEXT),
-            (&l.shipper_account_id, Type::TEXT),
-            (&l.status, Type::TEXT),
-            (&l.order_number, Type::TEXT),
-            (search_text, Type::TEXT),
-            (&l.manifest_id, Type::TEXT),
-            (&l.request, Type::TEXT),
-            (&l.record, Type::TEXT),
-            (&l.created_at, Type::INT8),
-            (&l.updated_at, Type::INT8),
-            (&l.ship_date, Type::TEXT),
-            (&l.service_type, Type::TEXT),
-            (&l.weight_kg, Type::FLOAT8),
-            (desk, Type::TEXT),
-        ]
-    }
-
-    /// A label's write refused by the database: a live label of the account has its order
-    /// number, or another failure.
-    fn refused(e: postgres::Error) -> InsertError {
-        match e.as_db_error().and_then(|d| d.constraint()) {
-            Some("labels_order_number") => InsertError::DuplicateOrderNumber,
-            _ => InsertError::Db(e.into()),
-        }
-    }
-
-    /// Stores a label made at `desk`.
-    pub fn insert(tx: &mut impl GenericClient, desk: &str, l: &LabelRow) -> Result<(), InsertError> {
-        let search_text = crate::pg::searchable(&l.search_text);
-        crate::pg::query(tx, insert_label_sql(), &label_values(l, &search_text, &desk)).map_err(refused)?;
-        Ok(())
-    }
-
-    /// `super::write_made` in one statement (one round trip, where registering, storing and
-    /// filing took five): a number issued before or a taken order number fails the statement
-    /// whole, by the unique keys. The counter moved when the serials were reserved.
-    pub fn write_made(tx: &mut impl GenericClient, desk: &str, m: &super::MadeLabel) -> Result<(), InsertError> {
-        let l = m.row;
-        let file_ids: Vec<&str> = m.files.iter().map(|f| f.id.as_str()).collect();
-        let kinds: Vec<&str> = m.files.iter().map(|f| f.kind.as_str()).collect();
-        let file_types: Vec<&str> = m.files.iter().map(|f| f.file_type.as_str()).collect();
-        let papers: Vec<&str> = m.files.iter().map(|f| f.paper_size.as_str()).collect();
-        let bytes: Vec<&[u8]> = m.files.iter().map(|f| f.bytes.as_slice()).collect();
-        let created: Vec<i64> = m.files.iter().map(|f| f.created_at).collect();
-        let search_text = crate::pg::searchable(&l.search_text);
-        let mut values = label_values(l, &search_text, &desk);
-        values.extend([
-            (&m.slug as &(dyn ToSql + Sync), Type::TEXT),
-            (&m.numbers, Type::TEXT_ARRAY),
-            (&file_ids, Type::TEXT_ARRAY),
-            (&kinds, Type::TEXT_ARRAY),
-            (&file_types, Type::TEXT_ARRAY),
-            (&papers, Type::TEXT_ARRAY),
-            (&bytes, Type::BYTEA_ARRAY),
-            (&created, Type::INT8_ARRAY),
-        ]);
-        match crate::pg::query(tx, write_made_sql(m.completes), &values) {
-            Ok(_) => Ok(()),
-            Err(e) if e.as_db_error().and_then(|d| d.constraint()) == Some("tracking_numbers_pkey") => {
-                Err(InsertError::NumberTaken(m.serials.first().copied().unwrap_or(0)))
-            }
-            Err(e) => Err(refused(e)),
-        }
-    }
-
-    /// Whether a live label of the account (made at any desk) has this order number.
-    pub fn order_number_taken(
-        client: &mut impl GenericClient,
-        account_id: &str,
-        order_number: &str,
-    ) -> crate::Result<bool> {
-        Ok(client
-            .query_one(
-                "SELECT EXISTS (SELECT 1 FROM labels WHERE shipper_account_id = $1 AND order_number = $2
-                 AND status NOT IN ('cancelled', 'failed'))",
-                &[&account_id, &order_number],
-            )?
-            .get(0))
-    }
-
-    pub fn get(client: &mut impl GenericClient, env: &str, id: &str) -> crate::Result<Option<LabelRow>> {
-        let row = client.query_opt(
-            &format!("SELECT {} FROM labels WHERE id = $1 AND env = $2", cols()),
-            &[&id, &env],
-        )?;
-        Ok(row.as_ref().map(from_row))
-    }
-
-    /// A label read to change its status (cancel, a close-out naming it): its row stays locked
-    /// until the caller's transaction ends, and a change another desk committed meanwhile is
-    /// what this reads (READ COMMITTED reads the row again after waiting for its lock).
-    pub fn get_for_update(client: &mut impl GenericClient, env: &str, id: &str) -> crate::Result<Option<LabelRow>> {
-        let row = client.query_opt(
-            &format!("SELECT {} FROM labels WHERE id = $1 AND env = $2 FOR UPDATE", cols()),
-            &[&id, &env],
-        )?;
-        Ok(row.as_ref().map(from_row))
-    }
-
-    /// The desk that made label `id`.
-    pub fn desk_of(client: &mut impl GenericClient, id: &str) -> crate::Result<Option<String>> {
-        Ok(client
-            .query_opt("SELECT desk FROM labels WHERE id = $1", &[&id])?
-            .map(|r| r.get(0)))
-    }
-
-    /// Newest first, `limit + 1` rows, as SQLite's `list`: the same filters; a search is the
-    /// whole text anywhere in the search text, any case (the trigram index finds it from 3
-    /// characters on).
-    pub fn list(
-        client: &mut impl GenericClient,
-        env: &str,
-        f: &LabelFilter,
-        limit: usize,
-        after: Option<&Cursor>,
-    ) -> crate::Result<Vec<LabelRow>> {
-        let mut args: Vec<Box<dyn ToSql + Sync>> = vec![
-            Box::new(env.to_string()),
-            Box::new(f.created_at_min),
-            Box::new(f.created_at_max),
-        ];
-        let mut sql = format!(
-            "SELECT {} FROM labels WHERE env = $1 AND created_at >= $2 AND created_at <= $3",
-            cols()
-        );
-        let mut arg = |sql: &mut String, clause: &str, v: Box<dyn ToSql + Sync>| {
-            args.push(v);
-            sql.push_str(&clause.replace("$?", &format!("${}", args.len())));
-        };
-        if let Some(a) = &f.shipper_account_id {
-            arg(&mut sql, " AND shipper_account_id = $?", Box::new(a.clone()));
-        }
-        if let Some(s) = &f.status {
-            arg(&mut sql, " AND status = $?", Box::new(*s));
-        }
-        if !f.tracking_numbers.is_empty() {
-            arg(
-                &mut sql,
-                " AND id IN (SELECT label_id FROM tracking_numbers WHERE env = $1 AND number = ANY($?))",
-                Box::new(f.tracking_numbers.clone()),
-            );
-        }
-        if let Some(s) = f.search.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
-            let escaped = s.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_");
-            arg(&mut sql, " AND search_text ILIKE $?", Box::new(format!("%{escaped}%")));
-        }
-        if let Some(c) = after {
-            arg(&mut sql, " AND (created_at, id) < ($?", Box::new(c.created_at));
-            arg(&mut sql, ", $?)", Box::new(c.id.clone()));
-        }
-        arg(
-            &mut sql,
-            " ORDER BY created_at DESC, id DESC LIMIT $?",
-            Box::new((limit + 1) as i64),
-        );
-        let refs: Vec<&(dyn ToSql + Sync)> = args.iter().map(|a| a.as_ref()).collect();
-        Ok(client.query(&sql, &refs)?.iter().map(from_row).collect())
-    }
-
-    pub fn set_status(
-        tx: &mut impl GenericClient,
-        id: &str,
-        status: LabelStatus,
-        updated_at: i64,
-    ) -> crate::Result<()> {
-        tx.execute(
-            "UPDATE labels SET status = $2, updated_at = $3 WHERE id = $1",
-            &[&id, &status, &updated_at],
-        )?;
-        Ok(())
-    }
-
-    /// Labels of an account that a close-out of `day` takes, made at any desk: created, in no
-    /// manifest, shipping on `day` or earlier, oldest first. They stay locked until the caller's
-    /// transaction ends: a close-out of the same account at another desk waits, then finds them
-    /// taken.
-    pub fn manifestable(tx: &mut impl GenericClient, account_id: &str, day: &str) -> crate::Result<Vec<LabelRow>> {
-        let rows = tx.query(
-            &format!(
-                "SELECT {} FROM labels WHERE shipper_account_id = $1 AND status = 'created' AND manifest_id IS NULL
-                 AND ship_date <= $2 ORDER BY created_at, id FOR UPDATE",
-                cols()
-            ),
-            &[&account_id, &day],
-        )?;
-        Ok(rows.iter().map(from_row).collect())
-    }
-
-    /// Moves labels into a manifest (`status`: `manifested`, or `manifesting` while an async
-    /// close-out makes it), in one statement.
-    pub fn set_manifest(
-        tx: &mut impl GenericClient,
-        ids: &[String],
-        manifest_id: &str,
-        status: LabelStatus,
-        updated_at: i64,
-    ) -> crate::Result<()> {
-        tx.execute(
-            "UPDATE labels SET status = $3, manifest_id = $2, updated_at = $4 WHERE id = ANY($1)",
-            &[&ids, &manifest_id, &status, &updated_at],
-        )?;
-        Ok(())
-    }
-
-    /// The labels of a manifest, oldest first, whichever desk made them.
-    pub fn of_manifest(client: &mut impl GenericClient, manifest_id: &str) -> crate::Result<Vec<LabelRow>> {
-        let rows = client.query(
-            &format!(
-                "SELECT {} FROM labels WHERE manifest_id = $1 ORDER BY created_at, id",
-                cols()
-            ),
-            &[&manifest_id],
-        )?;
-        Ok(rows.iter().map(from_row).collect())
-    }
-
-    /// Adds a document made after the label (its packing slip) to the record's `files`: `file` is
-    /// the file reference as JSON. (jsonb keeps no key order or spacing: the service reads the
-    /// record into its type, never passes the text through.)
-    pub fn add_file(tx: &mut impl GenericClient, id: &str, kind: &str, file: &str) -> crate::Result<()> {
-        tx.execute(
-            "UPDATE labels SET record = jsonb_set(record::jsonb, '{files}',
-                 COALESCE(record::jsonb -> 'files', '{}') || jsonb_build_object($2::text, $3::text::jsonb))::text
-             WHERE id = $1",
-            &[&id, &kind, &file],
-        )?;
-        Ok(())
-    }
-
-    /// Completes a label accepted in `creating`: its final status, record and search text.
-    pub fn complete(
-        tx: &mut impl GenericClient,
-        id: &str,
-        status: LabelStatus,
-        record: &str,
-        search_text: &str,
-        updated_at: i64,
-    ) -> crate::Result<()> {
-        tx.execute(
-            "UPDATE labels SET status = $2, record = $3, search_text = $4, updated_at = $5 WHERE id = $1",
-            &[&id, &status, &record, &crate::pg::searchable(search_text), &updated_at],
-        )?;
-        Ok(())
-    }
-
-    /// The labels of an account waiting for a close-out by ship date and service, every desk's.
-    pub fn waiting(client: &mut impl GenericClient, account_id: &str) -> crate::Result<Vec<super::Waiting>> {
-        let rows = client.query(
-            "SELECT ship_date, service_type, count(*), COALESCE(sum(weight_kg), 0), min(created_at) FROM labels
-             WHERE shipper_account_id = $1 AND status = 'created' AND manifest_id IS NULL
-             GROUP BY ship_date, service_type ORDER BY ship_date, service_type",
-            &[&account_id],
-        )?;
-        Ok(rows
-            .iter()
-            .map(|r| super::Waiting {
-                ship_date: r.get(0),
-                service_type: r.get(1),
-                labels: r.get(2),
-                weight_kg: r.get(3),
-                oldest_created_at: r.get(4),
-            })
-            .collect())
-    }
-
-    /// Labels made since `since` by account and status: (account id, status, count).
-    pub fn counts_since(
-        client: &mut impl GenericClient,
-        env: &str,
-        since: i64,
-    ) -> crate::Result<Vec<(String, LabelStatus, i64)>> {
-        let rows = client.query(
-            "SELECT shipper_account_id, status, count(*) FROM labels WHERE env = $1 AND created_at >= $2
-             GROUP BY 1, 2 ORDER BY 1, 2",
-            &[&env, &since],
-        )?;
-        Ok(rows.iter().map(|r| (r.get(0), r.get(1), r.get(2))).collect())
-    }
-
-    /// Labels made per day since `since`, days cut at `offset_us` from UTC midnight: (day number
-    /// since 1970-01-01, count). Counted from the labels' (env, created_at) index: no counter row
-    /// that every desk's labels would queue on.
-    pub fn per_day(
-        client: &mut impl GenericClient,
-        env: &str,
-        since: i64,
-        offset_us: i64,
-    ) -> crate::Result<Vec<(i64, i64)>> {
-        let rows = client.query(
-            "SELECT (created_at + $3) / 86400000000 AS day, count(*) FROM labels
-             WHERE env = $1 AND created_at >= $2 GROUP BY day ORDER BY day",
-            &[&env, &since, &offset_us],
-        )?;
-        Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
-    }
-
-    /// Takes labels back out of a manifest that failed.
-    pub fn release_manifest(tx: &mut impl GenericClient, manifest_id: &str, updated_at: i64) -> crate::Result<()> {
-        tx.execute(
-            "UPDATE labels SET status = 'created', manifest_id = NULL, updated_at = $2
-             WHERE manifest_id = $1 AND status = 'manifesting'",
-            &[&manifest_id, &updated_at],
-        )?;
-        Ok(())
-    }
+    };
+    planned_each_time(c, sql, &[&env, &since, &offset_us])
 }
 
 #[cfg(test)]
@@ -855,14 +743,14 @@ mod tests {
         }
     }
 
-    fn found(conn: &Connection, s: &str) -> Vec<String> {
+    fn found(conn: &rusqlite::Connection, s: &str) -> Vec<String> {
         let f = LabelFilter {
             created_at_min: 0,
             created_at_max: i64::MAX,
             search: Some(s.into()),
             ..Default::default()
         };
-        list(conn, "sandbox", &f, 10, None)
+        list(&mut Tx::Sqlite(conn), "sandbox", &f, 10, None)
             .unwrap()
             .into_iter()
             .map(|r| r.id)
@@ -875,7 +763,8 @@ mod tests {
         let store = crate::Store::open(&dir.path().join("db.sqlite3")).unwrap();
         let plan: Vec<String> = store
             .read(|c| {
-                let mut st = c.prepare(&format!("EXPLAIN QUERY PLAN {BY_TRACKING_NUMBER}(?, ?)"))?;
+                let sql = format!("EXPLAIN QUERY PLAN {}", by_tracking_number(Dialect::Sqlite, "?2, ?3"));
+                let mut st = c.prepare(&sql)?;
                 let rows = st.query_map(["sandbox", "JD1", "JD2"], |r| r.get::<_, String>(3))?;
                 Ok::<_, crate::StoreError>(rows.collect::<Result<_, _>>()?)
             })
@@ -891,12 +780,13 @@ mod tests {
                     "INSERT INTO shipper_accounts VALUES ('acct', 'sandbox', 'yodel', 'enabled', 'A', 'UTC', NULL, '{}', x'00', 0, 0)",
                     [],
                 )?;
+                let c = &mut Tx::Sqlite(tx);
                 for n in 1..=3 {
-                    insert(tx, &row(n, "")).unwrap();
-                    crate::tracking::register(tx, "sandbox", "yodel", &format!("JD{n}"), &format!("label-{n}"))?;
+                    insert(c, &row(n, "")).unwrap();
+                    crate::tracking::register(c, "sandbox", "yodel", &format!("JD{n}"), &format!("label-{n}"))?;
                 }
                 // A label of two parcels.
-                crate::tracking::register(tx, "sandbox", "yodel", "JD1B", "label-1")?;
+                crate::tracking::register(c, "sandbox", "yodel", "JD1B", "label-1")?;
                 Ok::<_, crate::StoreError>(())
             })
             .unwrap();
@@ -906,7 +796,7 @@ mod tests {
             ..Default::default()
         };
         let ids: Vec<String> = store
-            .read(|c| list(c, "sandbox", &f, 10, None))
+            .read(|c| list(&mut Tx::Sqlite(c), "sandbox", &f, 10, None))
             .unwrap()
             .into_iter()
             .map(|r| r.id)
@@ -925,13 +815,16 @@ mod tests {
                     [],
                 )
                 .unwrap();
-                conn_insert(tx, &row(1, "JD000111222333 ORD-1001 Jane Doe M1 1AE"));
-                conn_insert(tx, &row(2, "JD000111222444 ORD-1002 \"Quoted\" Co 75001"));
-                conn_insert(tx, &row(3, ""));
+                let c = &mut Tx::Sqlite(tx);
+                conn_insert(c, &row(1, "JD000111222333 ORD-1001 Jane Doe M1 1AE"));
+                conn_insert(c, &row(2, "JD000111222444 ORD-1002 \"Quoted\" Co 75001"));
+                conn_insert(c, &row(3, ""));
                 Ok(())
             })
             .unwrap();
-        store.write(|tx| catch_up_words(tx, usize::MAX)).unwrap();
+        store
+            .write(|tx| catch_up_words(&mut Tx::Sqlite(tx), usize::MAX))
+            .unwrap();
         store
             .read(|c| {
                 assert_eq!(found(c, "222333"), vec!["label-1"], "the end of a tracking number");
@@ -952,13 +845,23 @@ mod tests {
         // An async label gets its tracking numbers when it completes: search follows, whether the
         // index had caught up with it (label-3) or not (label-5).
         store
-            .write(|tx| complete(tx, "label-3", LabelStatus::Created, "{}", "JD999 ORD-7", 4))
+            .write(|tx| {
+                complete(
+                    &mut Tx::Sqlite(tx),
+                    "label-3",
+                    LabelStatus::Created,
+                    "{}",
+                    "JD999 ORD-7",
+                    4,
+                )
+            })
             .unwrap();
         store
             .write(|tx| {
-                conn_insert(tx, &row(5, ""));
-                complete(tx, "label-5", LabelStatus::Created, "{}", "JD555 ORD-8", 6)?;
-                assert_eq!(catch_up_words(tx, usize::MAX)?, 1);
+                let c = &mut Tx::Sqlite(tx);
+                conn_insert(c, &row(5, ""));
+                complete(c, "label-5", LabelStatus::Created, "{}", "JD555 ORD-8", 6)?;
+                assert_eq!(catch_up_words(c, usize::MAX)?, 1);
                 Ok::<_, crate::StoreError>(())
             })
             .unwrap();
@@ -970,8 +873,8 @@ mod tests {
         assert_eq!(after, vec!["label-3"]);
     }
 
-    fn conn_insert(conn: &Connection, r: &LabelRow) {
-        if let Err(InsertError::Db(e)) = insert(conn, r) {
+    fn conn_insert(c: &mut Tx<'_>, r: &LabelRow) {
+        if let Err(InsertError::Db(e)) = insert(c, r) {
             panic!("{e}");
         }
     }

@@ -1,6 +1,7 @@
 //! The SQLite store. One writer connection (every write is one `BEGIN IMMEDIATE` transaction) and a
 //! small pool of readers; WAL mode, so readers never wait for the writer. `pg` is the shared store
-//! of many desks on PostgreSQL, being ported function by function.
+//! of many desks on PostgreSQL; `db` chooses one; each table module's functions run on either
+//! (`sql`).
 #![forbid(unsafe_code)]
 
 pub mod accounts;

@@ -2,11 +2,10 @@
 //! PostgreSQL"). The blocking client over tokio-postgres, a small pool of connections, the schema
 //! at the same version line as SQLite's.
 //!
-//! Each table's statements live beside SQLite's, in the `pg` module of its file (`labels::pg`,
-//! `tracking::pg`, ...); the service reaches either through `db::Tx`. Here: opening (schema
-//! created or checked under an advisory lock, so desks starting at once do not race), the pool,
-//! transactions, session locks, and `query`: the statements run for every label are prepared
-//! once per pooled connection and kept with it.
+//! Each table's statements are written once for both databases in its module (`sql.rs`). Here:
+//! opening (schema created or checked under an advisory lock, so desks starting at once do not
+//! race), the pool, transactions, session locks, and the prepared statements: each statement is
+//! prepared once per pooled connection and kept with it.
 //!
 //! The blocking client runs its own small runtime: call it from plain or blocking threads, never
 //! from inside an async task (as the service already calls its store).
@@ -151,21 +150,6 @@ pub(crate) fn execute_prepared(
     }
 }
 
-/// `query` answering the one row, if any (as `query_typed_opt`).
-pub(crate) fn query_opt(
-    client: &mut impl GenericClient,
-    sql: &str,
-    params: &[(&(dyn postgres::types::ToSql + Sync), postgres::types::Type)],
-) -> Result<Option<postgres::Row>, postgres::Error> {
-    let mut rows = query(client, sql, params)?;
-    // As `query_typed_opt`: more than one row is the caller's mistake, shown as the first.
-    Ok(if rows.is_empty() {
-        None
-    } else {
-        Some(rows.swap_remove(0))
-    })
-}
-
 /// Connections kept open between calls (more are opened while clients wait, then closed).
 const IDLE_CONNECTIONS: usize = 8;
 
@@ -305,7 +289,7 @@ impl PgStore {
 
     /// Runs `f` on a connection of the pool outside any transaction: each statement it sends is a
     /// transaction of its own, committed before its answer comes back (a write that is whole in
-    /// one statement, such as `tracking::pg::reserve`).
+    /// one statement, such as `tracking::reserve`).
     pub fn autocommit<T, E: From<StoreError>>(&self, f: impl FnOnce(&mut Client) -> Result<T, E>) -> Result<T, E> {
         let (mut client, prepared) = self.take()?;
         let (out, prepared) = lending(&mut client, prepared, f);

@@ -96,7 +96,11 @@ fn an_empty_database_gets_the_whole_schema_once_and_a_newer_one_is_left_untouche
     .unwrap();
     let refused = PgStore::open(&url).err().expect("a newer schema is refused");
     assert!(format!("{refused:?}").contains("newer Packdesk"), "{refused:?}");
-    assert_eq!(desk.read(|c| tracking::pg::counter(c, "kept")).unwrap(), Some(7));
+    assert_eq!(
+        desk.read(|client| tracking::counter(&mut Tx::Postgres { client, desk: "desk-a" }, "kept"))
+            .unwrap(),
+        Some(7)
+    );
     assert_eq!(desk.read(pg::version).unwrap(), 99);
 }
 
@@ -143,7 +147,7 @@ fn three_desks_of_six_clients_never_draw_a_number_twice_and_leave_no_gap() {
     assert_eq!(distinct.len(), all.len(), "a number was drawn twice");
     // Every serial from the range's start up to the counter was drawn, each once.
     let next = desks[0]
-        .read(|c| tracking::pg::counter(c, "acct-1/pool"))
+        .read(|client| tracking::counter(&mut Tx::Postgres { client, desk: "desk-0" }, "acct-1/pool"))
         .unwrap()
         .unwrap();
     assert_eq!(next, support::RANGE_START + all.len() as u64);
@@ -159,27 +163,31 @@ fn three_desks_of_six_clients_never_draw_a_number_twice_and_leave_no_gap() {
 fn a_number_issued_at_one_desk_is_refused_at_another_and_an_exhausted_range_moves_nothing() {
     let url = database();
     let (a, b) = (PgStore::open(&url).unwrap(), PgStore::open(&url).unwrap());
-    let issued = |desk: &PgStore, label: &str| {
-        desk.write(|tx| tracking::pg::register(tx, "live", "yodel", "JD000000001000", label))
+    let issued = |desk: &PgStore, name: &str, label: &str| {
+        desk.write(|client| {
+            let c = &mut Tx::Postgres { client, desk: name };
+            tracking::register(c, "live", "yodel", "JD000000001000", label)
+        })
+        .unwrap()
+    };
+    assert!(issued(&a, "desk-a", "lbl-a"));
+    assert!(
+        !issued(&b, "desk-b", "lbl-b"),
+        "the second desk is told the number is taken"
+    );
+
+    let reserve = |desk: &PgStore, name: &str, n: u64| {
+        desk.autocommit(|client| tracking::reserve(&mut Tx::Postgres { client, desk: name }, "small", n, 10, 14))
             .unwrap()
     };
-    assert!(issued(&a, "lbl-a"));
-    assert!(!issued(&b, "lbl-b"), "the second desk is told the number is taken");
-
+    assert_eq!(reserve(&a, "desk-a", 3), Ok(vec![10, 11, 12]));
+    assert_eq!(reserve(&b, "desk-b", 3), Err(2), "two numbers left, three asked for");
     assert_eq!(
-        a.autocommit(|c| tracking::pg::reserve(c, "small", 3, 10, 14)).unwrap(),
-        Ok(vec![10, 11, 12])
+        b.read(|client| tracking::counter(&mut Tx::Postgres { client, desk: "desk-b" }, "small"))
+            .unwrap(),
+        Some(13)
     );
-    assert_eq!(
-        b.autocommit(|c| tracking::pg::reserve(c, "small", 3, 10, 14)).unwrap(),
-        Err(2),
-        "two numbers left, three asked for"
-    );
-    assert_eq!(b.read(|c| tracking::pg::counter(c, "small")).unwrap(), Some(13));
-    assert_eq!(
-        b.autocommit(|c| tracking::pg::reserve(c, "small", 2, 10, 14)).unwrap(),
-        Ok(vec![13, 14])
-    );
+    assert_eq!(reserve(&b, "desk-b", 2), Ok(vec![13, 14]));
 }
 
 #[test]
@@ -201,7 +209,16 @@ fn a_refused_statement_is_told_in_postgresqls_own_words() {
     let store = PgStore::open(&database()).unwrap();
     let err: packdesk_model::ServiceError = store
         .write(|c| {
-            tracking::pg::register(c, "live", "yodel", "JD1", "lbl-1")?;
+            tracking::register(
+                &mut Tx::Postgres {
+                    client: &mut *c,
+                    desk: "desk-a",
+                },
+                "live",
+                "yodel",
+                "JD1",
+                "lbl-1",
+            )?;
             c.batch_execute(
                 "INSERT INTO tracking_numbers (env, slug, number, label_id) VALUES ('live', 'yodel', 'JD1', 'lbl-2')",
             )
@@ -410,7 +427,11 @@ fn one_close_out_takes_the_labels_of_every_desk_and_two_at_once_never_share_a_la
                 let serial = (d as u64) * 1000 + i;
                 let day = if i < 100 { "2026-11-24" } else { "2026-11-25" };
                 let row = support::label(&format!("lbl-{d}-{i}"), "acct-1", serial, day, serial as i64);
-                labels::pg::insert(tx, &format!("desk-{d}"), &row).map_err(support::refused)?;
+                let c = &mut Tx::Postgres {
+                    client: &mut *tx,
+                    desk: &format!("desk-{d}"),
+                };
+                labels::insert(c, &row).map_err(support::refused)?;
             }
             Ok::<_, StoreError>(())
         })
@@ -449,7 +470,9 @@ fn one_close_out_takes_the_labels_of_every_desk_and_two_at_once_never_share_a_la
     } else {
         "manifest-1"
     };
-    let of_manifest = desks[0].read(|c| labels::pg::of_manifest(c, manifest)).unwrap();
+    let of_manifest = desks[0]
+        .read(|client| labels::of_manifest(&mut Tx::Postgres { client, desk: "desk-0" }, manifest))
+        .unwrap();
     assert_eq!(of_manifest.len(), 300);
     assert!(of_manifest.iter().all(|l| l.status == LabelStatus::Manifested));
     // Tomorrow's labels wait for tomorrow's close-out.
@@ -493,12 +516,12 @@ fn an_order_scanned_at_two_desks_at_once_ships_once_and_the_second_desk_learns_w
                 let label: String = tx
                     .query_one("SELECT label_id FROM order_labels WHERE order_id = $1", &[&"order-1"])?
                     .get(0);
-                let by = labels::pg::desk_of(tx, &label)?.expect("its desk");
+                let by = labels::desk_of(&mut Tx::Postgres { client: tx, desk: name }, &label)?.expect("its desk");
                 return Ok(Err(by));
             }
             let id = format!("lbl-{name}");
             let row = support::label(&id, "acct-1", 7, "2026-11-24", 5);
-            labels::pg::insert(tx, name, &row).map_err(support::refused)?;
+            labels::insert(&mut Tx::Postgres { client: tx, desk: name }, &row).map_err(support::refused)?;
             std::thread::sleep(hold);
             let shipped = orders::OrderRow {
                 status: OrderStatus::Shipped,
@@ -560,14 +583,9 @@ fn any_desk_searches_the_shared_history_and_an_order_number_is_used_once_across_
                 if serial == 7 {
                     row.search_text.push_str(" 100%_Cotton");
                 }
-                labels::pg::insert(tx, name, &row).map_err(support::refused)?;
-                tracking::pg::register(
-                    tx,
-                    "live",
-                    "yodel",
-                    &format!("JD{serial:012}"),
-                    &format!("lbl-{serial}"),
-                )?;
+                let c = &mut Tx::Postgres { client: tx, desk: name };
+                labels::insert(c, &row).map_err(support::refused)?;
+                tracking::register(c, "live", "yodel", &format!("JD{serial:012}"), &format!("lbl-{serial}"))?;
             }
             Ok::<_, StoreError>(())
         })
@@ -579,7 +597,7 @@ fn any_desk_searches_the_shared_history_and_an_order_number_is_used_once_across_
             created_at_max: i64::MAX,
             ..Default::default()
         };
-        a.read(|c| labels::pg::list(c, "live", &f, 3, after))
+        a.read(|client| labels::list(&mut Tx::Postgres { client, desk: "desk-a" }, "live", &f, 3, after))
             .unwrap()
             .into_iter()
             .map(|l| l.id)
@@ -611,7 +629,15 @@ fn any_desk_searches_the_shared_history_and_an_order_number_is_used_once_across_
         ..Default::default()
     };
     let found: Vec<String> = b
-        .read(|c| labels::pg::list(c, "live", &by_number, 10, None))
+        .read(|client| {
+            labels::list(
+                &mut Tx::Postgres { client, desk: "desk-b" },
+                "live",
+                &by_number,
+                10,
+                None,
+            )
+        })
         .unwrap()
         .into_iter()
         .map(|l| l.id)
@@ -659,8 +685,11 @@ fn any_desk_searches_the_shared_history_and_an_order_number_is_used_once_across_
         ..support::label(id, "acct-1", 999, "2026-11-24", 999)
     };
     let insert = |desk: &PgStore, name: &str, id: &str| {
-        desk.write(|tx| Ok::<_, StoreError>(labels::pg::insert(tx, name, &numbered(id))))
-            .unwrap()
+        desk.write(|client| {
+            let c = &mut Tx::Postgres { client, desk: name };
+            Ok::<_, StoreError>(labels::insert(c, &numbered(id)))
+        })
+        .unwrap()
     };
     insert(&a, "desk-a", "lbl-x").unwrap();
     let again = insert(&b, "desk-b", "lbl-y");
@@ -1194,6 +1223,7 @@ fn a_label_is_written_whole_with_its_numbers_and_files_or_not_at_all_on_both() {
     use packdesk_store::files::{self, FileRow};
     use packdesk_store::labels::{self, InsertError, MadeLabel};
     let (_dir, lite, shared) = sqlite_and_shared_with_an_account();
+    let both = (&lite, &shared);
     let file = |id: &str, owner: &str, kind: &str, bytes: &[u8]| FileRow {
         id: id.into(),
         env: "live".into(),
@@ -1214,9 +1244,11 @@ fn a_label_is_written_whole_with_its_numbers_and_files_or_not_at_all_on_both() {
     }
     let said = |e: InsertError| Refused(format!("{e:?}"));
     let write = |m: &MadeLabel| -> (String, String) {
-        let a = lite.write(|c| labels::write_made(c, m).map_err(said)).map_err(|r| r.0);
+        let a = lite
+            .write(|conn| labels::write_made(&mut Tx::Sqlite(conn), m).map_err(said))
+            .map_err(|r| r.0);
         let b = shared
-            .write(|c| labels::pg::write_made(c, "desk-a", m).map_err(said))
+            .write(|client| labels::write_made(&mut Tx::Postgres { client, desk: "desk-a" }, m).map_err(said))
             .map_err(|r| r.0);
         (format!("{a:?}"), format!("{b:?}"))
     };
@@ -1241,8 +1273,10 @@ fn a_label_is_written_whole_with_its_numbers_and_files_or_not_at_all_on_both() {
         completes: false,
     };
     both_say(&made, "Ok(())");
-    let lite_label = lite.read(|c| labels::get(c, "live", "lbl-1")).unwrap();
-    let shared_label = shared.read(|c| labels::pg::get(c, "live", "lbl-1")).unwrap();
+    let lite_label = lite.read(|c| labels::get(&mut Tx::Sqlite(c), "live", "lbl-1")).unwrap();
+    let shared_label = shared
+        .read(|client| labels::get(&mut Tx::Postgres { client, desk: "desk-a" }, "live", "lbl-1"))
+        .unwrap();
     assert_eq!(format!("{lite_label:?}"), format!("{shared_label:?}"));
     for f in &files {
         let lite_file = lite
@@ -1256,7 +1290,11 @@ fn a_label_is_written_whole_with_its_numbers_and_files_or_not_at_all_on_both() {
         assert_eq!((&lite_file.bytes, &shared_file.bytes), (&f.bytes, &f.bytes));
         assert_eq!(format!("{lite_file:?}"), format!("{shared_file:?}"));
     }
-    assert_eq!(lite.read(|c| tracking::counter(c, "acct-1/pool")).unwrap(), Some(1002));
+    assert_eq!(
+        lite.read(|c| tracking::counter(&mut Tx::Sqlite(c), "acct-1/pool"))
+            .unwrap(),
+        Some(1002)
+    );
 
     // A second label drawing a number issued before: refused whole, its other number and its
     // file not kept, on both.
@@ -1275,8 +1313,14 @@ fn a_label_is_written_whole_with_its_numbers_and_files_or_not_at_all_on_both() {
         a.starts_with("Err(\"NumberTaken(") && b.starts_with("Err(\"NumberTaken("),
         "{a} / {b}"
     );
-    assert!(lite.read(|c| labels::get(c, "live", "lbl-2")).unwrap().is_none());
-    assert!(shared.read(|c| labels::pg::get(c, "live", "lbl-2")).unwrap().is_none());
+    assert!(lite
+        .read(|c| labels::get(&mut Tx::Sqlite(c), "live", "lbl-2"))
+        .unwrap()
+        .is_none());
+    assert!(shared
+        .read(|client| labels::get(&mut Tx::Postgres { client, desk: "desk-a" }, "live", "lbl-2"))
+        .unwrap()
+        .is_none());
     assert!(lite
         .read(|c| files::get(&mut Tx::Sqlite(c), "live", "f-3"))
         .unwrap()
@@ -1285,8 +1329,11 @@ fn a_label_is_written_whole_with_its_numbers_and_files_or_not_at_all_on_both() {
         .read(|client| files::get(&mut Tx::Postgres { client, desk: "desk-a" }, "live", "f-3"))
         .unwrap()
         .is_none());
-    let lite_free = lite.write(|c| tracking::register(c, "live", "yodel", "JD000000001002", "probe"));
-    let shared_free = shared.write(|c| tracking::pg::register(c, "live", "yodel", "JD000000001002", "probe"));
+    let lite_free = lite.write(|c| tracking::register(&mut Tx::Sqlite(c), "live", "yodel", "JD000000001002", "probe"));
+    let shared_free = shared.write(|client| {
+        let c = &mut Tx::Postgres { client, desk: "desk-a" };
+        tracking::register(c, "live", "yodel", "JD000000001002", "probe")
+    });
     assert!(
         lite_free.unwrap() && shared_free.unwrap(),
         "the refused label's new number was not kept"
@@ -1308,11 +1355,8 @@ fn a_label_is_written_whole_with_its_numbers_and_files_or_not_at_all_on_both() {
     // An async label accepted in status `creating` is completed in place.
     let mut creating = support::label("lbl-4", "acct-1", 1004, "2026-11-25", 8);
     creating.status = LabelStatus::Creating;
-    lite.write(|c| labels::insert(c, &creating).map_err(support::refused))
-        .unwrap();
-    shared
-        .write(|c| labels::pg::insert(c, "desk-a", &creating).map_err(support::refused))
-        .unwrap();
+    same!(both, "accepted", |c| labels::insert(c, &creating)
+        .map_err(support::refused)?);
     let mut done = creating.clone();
     done.status = LabelStatus::Created;
     done.record = "{\"done\":true}".into();
@@ -1331,8 +1375,14 @@ fn a_label_is_written_whole_with_its_numbers_and_files_or_not_at_all_on_both() {
         },
         "Ok(())",
     );
-    let lite_done = lite.read(|c| labels::get(c, "live", "lbl-4")).unwrap().unwrap();
-    let shared_done = shared.read(|c| labels::pg::get(c, "live", "lbl-4")).unwrap().unwrap();
+    let lite_done = lite
+        .read(|c| labels::get(&mut Tx::Sqlite(c), "live", "lbl-4"))
+        .unwrap()
+        .unwrap();
+    let shared_done = shared
+        .read(|client| labels::get(&mut Tx::Postgres { client, desk: "desk-a" }, "live", "lbl-4"))
+        .unwrap()
+        .unwrap();
     assert_eq!(format!("{lite_done:?}"), format!("{shared_done:?}"));
     assert_eq!(
         (lite_done.status.as_str(), lite_done.updated_at, lite_done.created_at),
@@ -1359,112 +1409,99 @@ fn labels_answer_the_same_on_sqlite_and_on_the_shared_database() {
         if i % 7 == 0 {
             row.status = LabelStatus::Cancelled;
         }
-        lite.write(|c| labels::insert(c, &row).map_err(support::refused))
-            .unwrap();
-        shared
-            .write(|c| labels::pg::insert(c, "desk-a", &row).map_err(support::refused))
-            .unwrap();
+        same!(both, "a label", |c| labels::insert(c, &row)
+            .map_err(support::refused)?);
     }
-    lite.write(|c| labels::catch_up_words(c, 1000)).unwrap();
-    let waiting = same!(both, "waiting", |c| labels::waiting(c, "acct-1")?, |c| {
-        labels::pg::waiting(c, "acct-1")?
-    });
+    lite.write(|c| labels::catch_up_words(&mut Tx::Sqlite(c), 1000))
+        .unwrap();
+    let waiting = same!(both, "waiting", |c| labels::waiting(c, "acct-1")?);
     assert!(
         waiting.contains("yodel_24") && waiting.contains("2026-11-23"),
         "{waiting}"
     );
-    same!(
-        both,
-        "counts since",
-        |c| {
-            let mut v = labels::counts_since(c, "live", 50 * HOUR)?;
-            v.sort();
-            v
-        },
-        |c| {
-            let mut v = labels::pg::counts_since(c, "live", 50 * HOUR)?;
-            v.sort();
-            v
-        }
-    );
-    // Days cut at 01:00 (a desk an hour east of UTC).
-    let per_day = same!(both, "per day", |c| labels::per_day(c, "live", 24 * HOUR, HOUR)?, |c| {
-        labels::pg::per_day(c, "live", 24 * HOUR, HOUR)?
+    same!(both, "counts since", |c| {
+        let mut v = labels::counts_since(c, "live", 50 * HOUR)?;
+        v.sort();
+        v
     });
+    // Days cut at 01:00 (a desk an hour east of UTC).
+    let per_day = same!(both, "per day", |c| labels::per_day(c, "live", 24 * HOUR, HOUR)?);
     assert!(per_day.starts_with("[(1, "), "{per_day}");
 
     let slip = r#"{"url":"https://desk/files/slip-1","file_type":"pdf"}"#;
-    same!(
-        both,
-        "a packing slip added",
-        |c| labels::add_file(c, "lbl-03", "packing_slip", slip)?,
-        |c| labels::pg::add_file(c, "lbl-03", "packing_slip", slip)?
-    );
-    let with_slip = shared.read(|c| labels::pg::get(c, "live", "lbl-03")).unwrap().unwrap();
+    same!(both, "a packing slip added", |c| labels::add_file(
+        c,
+        "lbl-03",
+        "packing_slip",
+        slip
+    )?);
+    let with_slip = shared
+        .read(|client| labels::get(&mut Tx::Postgres { client, desk: "desk-a" }, "live", "lbl-03"))
+        .unwrap()
+        .unwrap();
     let record: serde_json::Value = serde_json::from_str(&with_slip.record).unwrap();
     assert_eq!(
         record["files"]["packing_slip"]["url"], "https://desk/files/slip-1",
         "{record}"
     );
-    let lite_slip = lite.read(|c| labels::get(c, "live", "lbl-03")).unwrap().unwrap();
+    let lite_slip = lite
+        .read(|c| labels::get(&mut Tx::Sqlite(c), "live", "lbl-03"))
+        .unwrap()
+        .unwrap();
     let lite_record: serde_json::Value = serde_json::from_str(&lite_slip.record).unwrap();
     assert_eq!(record, lite_record);
 
-    same!(
-        both,
-        "completed",
-        |c| labels::complete(
-            c,
-            "lbl-05",
-            LabelStatus::Created,
-            "{\"done\":true}",
-            "JD000000000005 ref-5 NEWREF",
-            99
-        )?,
-        |c| labels::pg::complete(
-            c,
-            "lbl-05",
-            LabelStatus::Created,
-            "{\"done\":true}",
-            "JD000000000005 ref-5 NEWREF",
-            99
-        )?
-    );
+    same!(both, "completed", |c| labels::complete(
+        c,
+        "lbl-05",
+        LabelStatus::Created,
+        "{\"done\":true}",
+        "JD000000000005 ref-5 NEWREF",
+        99
+    )?);
     let search = labels::LabelFilter {
         search: Some("newref".into()),
         created_at_max: i64::MAX,
         ..Default::default()
     };
-    let found = same!(
-        both,
-        "found by its new text",
-        |c| labels::list(c, "live", &search, 10, None)?
-            .into_iter()
-            .map(|l| (l.id, l.updated_at))
-            .collect::<Vec<_>>(),
-        |c| labels::pg::list(c, "live", &search, 10, None)?
-            .into_iter()
-            .map(|l| (l.id, l.updated_at))
-            .collect::<Vec<_>>()
-    );
+    let found = same!(both, "found by its new text", |c| labels::list(
+        c, "live", &search, 10, None
+    )?
+    .into_iter()
+    .map(|l| (l.id, l.updated_at))
+    .collect::<Vec<_>>());
     assert_eq!(found, r#"[("lbl-05", 99)]"#);
     let cancelled = labels::LabelFilter {
         status: Some(LabelStatus::Cancelled),
         created_at_max: i64::MAX,
         ..Default::default()
     };
-    same!(
-        both,
-        "by status",
-        |c| labels::list(c, "live", &cancelled, 3, None)?
-            .into_iter()
-            .map(|l| l.id)
-            .collect::<Vec<_>>(),
-        |c| labels::pg::list(c, "live", &cancelled, 3, None)?
-            .into_iter()
-            .map(|l| l.id)
-            .collect::<Vec<_>>()
-    );
+    same!(both, "by status", |c| labels::list(c, "live", &cancelled, 3, None)?
+        .into_iter()
+        .map(|l| l.id)
+        .collect::<Vec<_>>());
+
+    // Tracking numbers: serials reserved within a range, the counter moved on (never back), a
+    // number registered once.
+    let drawn = same!(both, "serials", |c| tracking::reserve(c, "small", 3, 10, 14)?);
+    assert_eq!(drawn, "Ok([10, 11, 12])");
+    let short = same!(both, "too few left", |c| tracking::reserve(c, "small", 3, 10, 14)?);
+    assert_eq!(short, "Err(2)");
+    same!(both, "the rest", |c| tracking::reserve(c, "small", 2, 10, 14)?);
+    let moved = same!(both, "advanced", |c| {
+        tracking::advance(c, "small", 20)?;
+        tracking::advance(c, "small", 16)?;
+        tracking::advance(c, "fresh", 5)?;
+        (tracking::counter(c, "small")?, tracking::counter(c, "fresh")?)
+    });
+    assert_eq!(moved, "(Some(20), Some(5))");
+    let fresh = same!(both, "registered", |c| tracking::register(
+        c, "live", "yodel", "JD9", "lbl-01"
+    )?);
+    let again = same!(both, "issued before", |c| tracking::register(
+        c, "live", "yodel", "JD9", "lbl-02"
+    )?);
+    assert_eq!((fresh.as_str(), again.as_str()), ("true", "false"));
     same!(both, "a mapping", |c| orders::put_mapping(
         c,
         "shop",
@@ -1523,23 +1560,10 @@ fn accounts_deliveries_and_print_jobs_answer_the_same_on_sqlite_and_on_the_share
         order_number: Some("SO-9".into()),
         ..support::label("lbl-1", "acct-1", 1, "2026-11-24", 1)
     };
-    same!(
-        both,
-        "free",
-        |c| labels::order_number_taken(c, "acct-1", "SO-9")?,
-        |c| { labels::pg::order_number_taken(c, "acct-1", "SO-9")? }
-    );
-    lite.write(|c| labels::insert(c, &numbered).map_err(support::refused))
-        .unwrap();
-    shared
-        .write(|c| labels::pg::insert(c, "desk-a", &numbered).map_err(support::refused))
-        .unwrap();
-    same!(
-        both,
-        "taken",
-        |c| labels::order_number_taken(c, "acct-1", "SO-9")?,
-        |c| { labels::pg::order_number_taken(c, "acct-1", "SO-9")? }
-    );
+    same!(both, "free", |c| labels::order_number_taken(c, "acct-1", "SO-9")?);
+    same!(both, "a numbered label", |c| labels::insert(c, &numbered)
+        .map_err(support::refused)?);
+    same!(both, "taken", |c| labels::order_number_taken(c, "acct-1", "SO-9")?);
 
     same!(both, "no delivery due", |c| webhooks::next_due_at(c)?);
     for i in 0..3i64 {
@@ -1698,14 +1722,21 @@ fn a_desk_moves_into_the_shared_database_whole_and_another_key_set_is_refused_un
         keys::put(&mut Tx::Sqlite(c), &key(1))?;
         packdesk_store::meta::set(&mut Tx::Sqlite(c), "file_link_key", "k3y")?;
         packdesk_store::accounts::insert(&mut Tx::Sqlite(c), &account)?;
-        tracking::advance(c, "acct-1/pool", 1_120)?;
+        let tx = &mut Tx::Sqlite(c);
+        tracking::advance(tx, "acct-1/pool", 1_120)?;
         for i in 0..120u64 {
             labels::insert(
-                c,
+                tx,
                 &support::label(&format!("lbl-{i}"), "acct-1", 1_000 + i, "2026-11-24", i as i64),
             )
             .map_err(support::refused)?;
-            tracking::register(c, "live", "yodel", &format!("JD{:012}", 1_000 + i), &format!("lbl-{i}"))?;
+            tracking::register(
+                tx,
+                "live",
+                "yodel",
+                &format!("JD{:012}", 1_000 + i),
+                &format!("lbl-{i}"),
+            )?;
         }
         let order = orders::OrderRow {
             id: "order-1".into(),
@@ -1747,7 +1778,8 @@ fn a_desk_moves_into_the_shared_database_whole_and_another_key_set_is_refused_un
         Ok::<_, StoreError>(())
     })
     .unwrap();
-    lite.write(|c| labels::catch_up_words(c, 1_000)).unwrap();
+    lite.write(|c| labels::catch_up_words(&mut Tx::Sqlite(c), 1_000))
+        .unwrap();
 
     let url = database();
     let shared = PgStore::open(&url).unwrap();
@@ -1764,18 +1796,21 @@ fn a_desk_moves_into_the_shared_database_whole_and_another_key_set_is_refused_un
     // Another desk of the warehouse sees the moved desk's data.
     let other = PgStore::open(&url).unwrap();
     let found = other
-        .read(|c| {
+        .read(|client| {
             let f = labels::LabelFilter {
                 search: Some("jd000000001117".into()),
                 created_at_max: i64::MAX,
                 ..Default::default()
             };
-            labels::pg::list(c, "live", &f, 10, None)
+            labels::list(&mut Tx::Postgres { client, desk: "desk-b" }, "live", &f, 10, None)
         })
         .unwrap();
     assert_eq!(found.iter().map(|l| l.id.as_str()).collect::<Vec<_>>(), vec!["lbl-117"]);
     assert_eq!(
-        other.read(|c| labels::pg::desk_of(c, "lbl-117")).unwrap().as_deref(),
+        other
+            .read(|client| labels::desk_of(&mut Tx::Postgres { client, desk: "desk-b" }, "lbl-117"))
+            .unwrap()
+            .as_deref(),
         Some("desk-a")
     );
     let by_word = other
@@ -1789,13 +1824,18 @@ fn a_desk_moves_into_the_shared_database_whole_and_another_key_set_is_refused_un
         .unwrap();
     assert_eq!(by_word.len(), 1, "orders are found by the words they had");
     assert_eq!(
-        other.read(|c| tracking::pg::counter(c, "acct-1/pool")).unwrap(),
+        other
+            .read(|client| tracking::counter(&mut Tx::Postgres { client, desk: "desk-b" }, "acct-1/pool"))
+            .unwrap(),
         Some(1_120),
         "the range goes on after the desk's last number"
     );
     assert!(
         !other
-            .write(|tx| tracking::pg::register(tx, "live", "yodel", "JD000000001000", "lbl-new"))
+            .write(|client| {
+                let c = &mut Tx::Postgres { client, desk: "desk-b" };
+                tracking::register(c, "live", "yodel", "JD000000001000", "lbl-new")
+            })
             .unwrap(),
         "a number the desk issued is issued"
     );
@@ -1880,10 +1920,9 @@ fn a_desk_whose_connections_the_database_dropped_goes_on_and_a_cut_write_leaves_
         .map(|i| {
             let desk = desk.clone();
             std::thread::spawn(move || {
-                desk.write(|tx| {
-                    labels::pg::insert(
-                        tx,
-                        "desk-a",
+                desk.write(|client| {
+                    labels::insert(
+                        &mut Tx::Postgres { client, desk: "desk-a" },
                         &support::label(&format!("lbl-{i}"), "acct-1", i, "2026-11-24", 1),
                     )
                     .map_err(support::refused)?;
@@ -1910,10 +1949,9 @@ fn a_desk_whose_connections_the_database_dropped_goes_on_and_a_cut_write_leaves_
     drop_the_desk();
     std::thread::sleep(std::time::Duration::from_millis(100));
     for i in 10..14 {
-        desk.write(|tx| {
-            labels::pg::insert(
-                tx,
-                "desk-a",
+        desk.write(|client| {
+            labels::insert(
+                &mut Tx::Postgres { client, desk: "desk-a" },
                 &support::label(&format!("lbl-{i}"), "acct-1", i, "2026-11-24", 1),
             )
             .map_err(support::refused)
@@ -1923,15 +1961,20 @@ fn a_desk_whose_connections_the_database_dropped_goes_on_and_a_cut_write_leaves_
     drop_the_desk();
     std::thread::sleep(std::time::Duration::from_millis(2_100));
     assert!(
-        desk.read(|c| labels::pg::get(c, "live", "lbl-13")).unwrap().is_some(),
+        desk.read(|client| labels::get(&mut Tx::Postgres { client, desk: "desk-a" }, "live", "lbl-13"))
+            .unwrap()
+            .is_some(),
         "a read after the drop goes through"
     );
 
     // The connection is cut while a label is half-written.
     let cut = desk
         .write(|tx| {
-            labels::pg::insert(tx, "desk-a", &support::label("lbl-half", "acct-1", 99, "2026-11-24", 1))
-                .map_err(support::refused)?;
+            let c = &mut Tx::Postgres {
+                client: &mut *tx,
+                desk: "desk-a",
+            };
+            labels::insert(c, &support::label("lbl-half", "acct-1", 99, "2026-11-24", 1)).map_err(support::refused)?;
             drop_the_desk();
             std::thread::sleep(std::time::Duration::from_millis(100));
             tx.execute("UPDATE labels SET status = 'created' WHERE id = 'lbl-half'", &[])?;
@@ -1942,12 +1985,15 @@ fn a_desk_whose_connections_the_database_dropped_goes_on_and_a_cut_write_leaves_
     assert_eq!(cut.code, packdesk_model::ErrorCode::InternalRetry, "{cut:?}");
     assert!(
         admin
-            .read(|c| labels::pg::get(c, "live", "lbl-half"))
+            .read(|client| labels::get(&mut Tx::Postgres { client, desk: "desk-a" }, "live", "lbl-half"))
             .unwrap()
             .is_none(),
         "nothing of it was kept"
     );
-    assert!(desk.read(|c| labels::pg::get(c, "live", "lbl-0")).unwrap().is_some());
+    assert!(desk
+        .read(|client| labels::get(&mut Tx::Postgres { client, desk: "desk-a" }, "live", "lbl-0"))
+        .unwrap()
+        .is_some());
 }
 
 /// The statements PostgreSQL keeps prepared on the connection `c` (its own view of them).
@@ -1971,16 +2017,18 @@ fn a_pooled_connection_prepares_each_statement_once_and_a_panic_mid_write_leaves
             .write(|tx| {
                 assert!(accounts::get(
                     &mut Tx::Postgres {
-                        client: tx,
+                        client: &mut *tx,
                         desk: "desk-a"
                     },
                     "live",
                     "acct-1"
                 )?
                 .is_some());
-                labels::pg::insert(
-                    tx,
-                    "desk-a",
+                labels::insert(
+                    &mut Tx::Postgres {
+                        client: &mut *tx,
+                        desk: "desk-a",
+                    },
                     &support::label(&format!("lbl-{i}"), "acct-1", i, "2026-11-25", 1),
                 )
                 .map_err(support::refused)?;
@@ -2001,9 +2049,9 @@ fn a_pooled_connection_prepares_each_statement_once_and_a_panic_mid_write_leaves
     // A write that panics midway rolls back, and the next one on this thread still finds its
     // connection's statements (or prepares them anew): nothing stale is left behind.
     let panicked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        let _ = desk.write(|tx| {
-            labels::pg::insert(tx, "desk-a", &support::label("lbl-x", "acct-1", 9, "2026-11-25", 1))
-                .map_err(support::refused)?;
+        let _ = desk.write(|client| {
+            let c = &mut Tx::Postgres { client, desk: "desk-a" };
+            labels::insert(c, &support::label("lbl-x", "acct-1", 9, "2026-11-25", 1)).map_err(support::refused)?;
             if true {
                 panic!("the desk's code failed mid-write");
             }
@@ -2012,10 +2060,10 @@ fn a_pooled_connection_prepares_each_statement_once_and_a_panic_mid_write_leaves
     }));
     assert!(panicked.is_err());
     let after = desk
-        .write(|tx| {
-            labels::pg::insert(tx, "desk-a", &support::label("lbl-y", "acct-1", 10, "2026-11-25", 1))
-                .map_err(support::refused)?;
-            Ok::<_, StoreError>(labels::pg::get(tx, "live", "lbl-x")?.is_none())
+        .write(|client| {
+            let c = &mut Tx::Postgres { client, desk: "desk-a" };
+            labels::insert(c, &support::label("lbl-y", "acct-1", 10, "2026-11-25", 1)).map_err(support::refused)?;
+            Ok::<_, StoreError>(labels::get(c, "live", "lbl-x")?.is_none())
         })
         .unwrap();
     assert!(after, "the panicked write's label was kept");

@@ -3,6 +3,7 @@
 // Each test binary and bench uses a part of it.
 #![allow(dead_code)]
 
+use packdesk_store::db::Tx;
 use packdesk_store::pg::PgStore;
 use packdesk_store::{tracking, StoreError};
 
@@ -21,12 +22,16 @@ pub fn cluster() -> String {
 /// label's (durable) one; each must be new.
 pub fn draw_label(desk: &PgStore, scope: &str, parcels: u64, label: &str) -> Vec<u64> {
     let serials = desk
-        .autocommit(|c| tracking::pg::reserve(c, scope, parcels, RANGE_START, 10_000_000))
+        .autocommit(|client| {
+            let c = &mut Tx::Postgres { client, desk: "desk-a" };
+            tracking::reserve(c, scope, parcels, RANGE_START, 10_000_000)
+        })
         .unwrap()
         .expect("the range has numbers left");
-    desk.write(|tx| {
+    desk.write(|client| {
+        let c = &mut Tx::Postgres { client, desk: "desk-a" };
         for s in &serials {
-            let fresh = tracking::pg::register(tx, "live", "yodel", &format!("JD{s:012}"), label)?;
+            let fresh = tracking::register(c, "live", "yodel", &format!("JD{s:012}"), label)?;
             assert!(fresh, "{s} was issued before");
         }
         Ok::<_, StoreError>(())
@@ -91,18 +96,13 @@ pub fn label(
 /// One close-out of `account` for `day` at `desk`, as the service makes it: the labels it takes,
 /// moved into manifest `manifest_id` in the same transaction.
 pub fn close_out(desk: &PgStore, account: &str, day: &str, manifest_id: &str) -> Vec<String> {
-    desk.write(|tx| {
-        let ids: Vec<String> = packdesk_store::labels::pg::manifestable(tx, account, day)?
+    desk.write(|client| {
+        let c = &mut Tx::Postgres { client, desk: "desk-a" };
+        let ids: Vec<String> = packdesk_store::labels::manifestable(c, account, day)?
             .into_iter()
             .map(|l| l.id)
             .collect();
-        packdesk_store::labels::pg::set_manifest(
-            tx,
-            &ids,
-            manifest_id,
-            packdesk_model::status::LabelStatus::Manifested,
-            2,
-        )?;
+        packdesk_store::labels::set_manifested(c, &ids, manifest_id, 2)?;
         Ok::<_, StoreError>(ids)
     })
     .unwrap()
