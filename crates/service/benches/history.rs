@@ -71,7 +71,7 @@ fn main() {
     // serializes the two writers): a million labels through the API would take the bench's hour.
     let store = packdesk_store::Store::open(&DataDir(dir.path().to_path_buf()).database()).unwrap();
     let template = store
-        .read(|c| labels::get(&mut Tx::Sqlite(c), "sandbox", &made.id).map(Option::unwrap))
+        .read(|c| labels::get(&mut Tx::Sqlite(c), Env::Sandbox, &made.id).map(Option::unwrap))
         .unwrap();
 
     // Rows over the last 30 days, newest last; one in ten on the small account, one in twenty

@@ -207,7 +207,7 @@ impl Service {
             return Err(ServiceError::invalid(path, "must be a UUID"));
         }
         self.store
-            .read(|c| table::get(c, env.as_str(), id))?
+            .read(|c| table::get(c, env, id))?
             .ok_or_else(|| not_found(path, id))
     }
 
@@ -279,7 +279,7 @@ impl Service {
         let creds = serde_json::to_vec(&req.credentials).map_err(ServiceError::internal)?;
         let row = AccountRow {
             id: uuid::Uuid::new_v4().to_string(),
-            env: env.as_str().into(),
+            env: env,
             slug: c.slug.clone(),
             status: AccountStatus::Enabled,
             description: req.description.trim().to_string(),
@@ -306,7 +306,7 @@ impl Service {
         let w = crate::list::window(q, self.clock.now())?;
         let rows = self
             .store
-            .read(|c| table::list(c, env.as_str(), q.slug.as_deref(), w.limit, w.after.as_ref()))?;
+            .read(|c| table::list(c, env, q.slug.as_deref(), w.limit, w.after.as_ref()))?;
         let page = paging::page(rows, w.limit, |r| paging::Cursor {
             created_at: r.created_at,
             id: r.id.clone(),
@@ -335,7 +335,7 @@ impl Service {
         }
         let now = self.now_us();
         self.store.write(|tx| {
-            let mut row = table::get(tx, env.as_str(), id)?.ok_or_else(|| not_found("id", id))?;
+            let mut row = table::get(tx, env, id)?.ok_or_else(|| not_found("id", id))?;
             change(&mut row)?;
             row.updated_at = now;
             table::update(tx, &row)?;

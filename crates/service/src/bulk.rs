@@ -64,10 +64,10 @@ impl Service {
         let (mut valid, mut invalid, mut docs) = (Vec::new(), Vec::new(), Vec::new());
         self.store.read(|c| {
             for l in &req.labels {
-                let label = labels::get(c, env.as_str(), &l.id)?;
+                let label = labels::get(c, env, &l.id)?;
                 let file = match &label {
                     Some(lb) if !matches!(lb.status, LabelStatus::Cancelled | LabelStatus::Failed) => {
-                        files::of_owner(c, env.as_str(), &l.id, "label")?
+                        files::of_owner(c, env, &l.id, "label")?
                     }
                     _ => None,
                 };
@@ -134,7 +134,7 @@ impl Service {
                 tx,
                 &FileRow {
                     id: file_id.clone(),
-                    env: env.as_str().into(),
+                    env: env,
                     owner_id: id.to_string(),
                     kind: "bulk".into(),
                     file_type: file_type.clone(),

@@ -22,7 +22,7 @@ pub const CANCEL_STATUSES: &[&str] = packdesk_model::status::CancelStatus::NAMES
 /// The label, if it can be cancelled now (locked to the end of the transaction: a close-out at
 /// another desk waits, then finds it cancelled).
 fn cancellable(c: &mut Tx<'_>, env: Env, id: &str) -> Result<LabelRow, ServiceError> {
-    let label = labels::get_for_update(c, env.as_str(), id)?
+    let label = labels::get_for_update(c, env, id)?
         .ok_or_else(|| ServiceError::at(ErrorCode::ItemNotFound, "label.id", format!("no label {id}")))?;
     match label.status.as_str() {
         "cancelled" | "cancelling" => Err(ServiceError::at(
@@ -100,7 +100,7 @@ impl Service {
         let label_id = req.label.id;
         let now = self.now_us();
         self.store.write(|tx| {
-            let label = labels::get_for_update(tx, job.env.as_str(), &label_id)?
+            let label = labels::get_for_update(tx, job.env, &label_id)?
                 .ok_or_else(|| ServiceError::at(ErrorCode::ItemNotFound, "label.id", format!("no label {label_id}")))?;
             if label.status != LabelStatus::Cancelling {
                 return Err(ServiceError::invalid(

@@ -62,7 +62,7 @@ impl Service {
         let now = self.now_us();
         self.store.write(|tx| {
             table::purge(tx, now - TTL_US)?;
-            match table::get(tx, env.as_str(), key)? {
+            match table::get(tx, env, key)? {
                 Some(row) if &row.request_hash != hash => Err(ServiceError::invalid(
                     "headers.idempotency-key",
                     "this Idempotency-Key was used with another request in the last 24 hours; send a new key for a new request",
@@ -75,12 +75,12 @@ impl Service {
                         "the first request with this Idempotency-Key is still running; send it again in a moment",
                     )),
                     None => {
-                        table::reserve(tx, env.as_str(), key, hash, now)?;
+                        table::reserve(tx, env, key, hash, now)?;
                         Ok(Claim::Run)
                     }
                 },
                 None => {
-                    table::reserve(tx, env.as_str(), key, hash, now)?;
+                    table::reserve(tx, env, key, hash, now)?;
                     Ok(Claim::Run)
                 }
             }
@@ -98,8 +98,8 @@ impl Service {
         body: &str,
     ) -> Result<(), ServiceError> {
         self.store.write(|tx| match keep {
-            true => table::finish(tx, env.as_str(), key, http_status, body),
-            false => table::release(tx, env.as_str(), key),
+            true => table::finish(tx, env, key, http_status, body),
+            false => table::release(tx, env, key),
         })?;
         Ok(())
     }

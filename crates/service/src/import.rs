@@ -877,7 +877,7 @@ impl Service {
         let (imported, updated, refused, numbers, weights) = self.store.write(|tx| {
             // All of the chunk's numbers at once (see `upsert_order`).
             let chunk_numbers: Vec<&str> = ready.iter().map(|d| d.request.order_number.as_str()).collect();
-            packdesk_store::orders::lock_numbers(tx, env.as_str(), &chunk_numbers)?;
+            packdesk_store::orders::lock_numbers(tx, env, &chunk_numbers)?;
             let (mut imported, mut updated, mut refused, mut numbers) = (0, 0, Vec::new(), Vec::new());
             let mut weights = Vec::new();
             for (i, mut d) in ready.into_iter().enumerate() {
@@ -885,7 +885,7 @@ impl Service {
                 let earlier = written.contains(&d.request.order_number);
                 if earlier {
                     // Rows of an order this file wrote before: its items so far, then these.
-                    if let Some(row) = packdesk_store::orders::by_number(tx, env.as_str(), &d.request.order_number)? {
+                    if let Some(row) = packdesk_store::orders::by_number(tx, env, &d.request.order_number)? {
                         let before = crate::orders::order_of(&row)?;
                         let mut items = before.items;
                         items.append(&mut d.request.items);

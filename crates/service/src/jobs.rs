@@ -255,7 +255,7 @@ impl Service {
             write(tx, now)?;
             let mut seqs = Vec::with_capacity(jobs_to_run.len());
             for (id, request) in jobs_to_run {
-                seqs.push(jobs::insert(tx, id, env.as_str(), kind.as_str(), lane, request, now)?);
+                seqs.push(jobs::insert(tx, id, env, kind.as_str(), lane, request, now)?);
             }
             Ok::<_, ServiceError>(seqs)
         })?;
@@ -293,9 +293,10 @@ impl Service {
         let Ok(Some(row)) = self.store.read(|c| jobs::get(c, id)) else {
             return;
         };
-        let (Some(kind), Some(env)) = (JobKind::parse(&row.kind), Env::parse(&row.env)) else {
+        let Some(kind) = JobKind::parse(&row.kind) else {
             return;
         };
+        let env = row.env;
         if row.state != JobState::Queued {
             return;
         }
@@ -347,7 +348,7 @@ impl Service {
             return self.fail_ship_order(job, err);
         }
         let now = self.now_us();
-        let env = job.env.as_str();
+        let env = job.env;
         self.store.write(|tx| {
             let data = match job.kind.record_kind() {
                 None => {

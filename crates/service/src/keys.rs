@@ -23,7 +23,7 @@ fn new_key(env: Env, vault: &Vault, now_us: i64) -> (String, packdesk_store::key
     let hex = crate::vault::to_hex(&random_bytes::<24>());
     let key = format!("pdk_{}_{hex}", env.as_str());
     let row = packdesk_store::keys::KeyRow {
-        env: env.as_str().into(),
+        env: env,
         key_hash: hash(&key).to_vec(),
         key_sealed: vault.seal(key.as_bytes()),
         created_at: now_us,
@@ -43,7 +43,7 @@ impl KeyRing {
         let rows = store.write(|tx| {
             let mut rows = keys::all(tx)?;
             for env in [Env::Live, Env::Sandbox] {
-                if !rows.iter().any(|r| r.env == env.as_str()) {
+                if !rows.iter().any(|r| r.env == env) {
                     let (_, row) = new_key(env, vault, now_us);
                     keys::put(tx, &row)?;
                     rows.push(row);
@@ -54,7 +54,7 @@ impl KeyRing {
         })?;
         let hashes = rows
             .iter()
-            .filter_map(|r| Some((Env::parse(&r.env)?, <[u8; 32]>::try_from(r.key_hash.as_slice()).ok()?)))
+            .filter_map(|r| Some((r.env, <[u8; 32]>::try_from(r.key_hash.as_slice()).ok()?)))
             .collect();
         Ok((
             KeyRing {
@@ -78,8 +78,8 @@ impl KeyRing {
     pub fn reveal(store: &Db, vault: &Vault) -> Result<Vec<(Env, String)>, ServiceError> {
         let rows = store.read(keys::all)?;
         rows.iter()
-            .filter_map(|r| Env::parse(&r.env).map(|e| (e, r)))
-            .map(|(env, r)| {
+            .map(|r| {
+                let env = r.env;
                 let key = vault.open_sealed(&r.key_sealed)?;
                 Ok((env, String::from_utf8_lossy(&key).into_owned()))
             })

@@ -661,7 +661,7 @@ impl Service {
             let record_json = serde_json::to_value(&record).map_err(ServiceError::internal)?;
             let row = LabelRow {
                 id: id.clone(),
-                env: d.env.as_str().into(),
+                env: d.env,
                 shipper_account_id: d.account.id.clone(),
                 status: LabelStatus::Creating,
                 order_number: d.req.order_number.clone(),
@@ -720,7 +720,7 @@ impl Service {
             }
             rows.push(FileRow {
                 id: file_id,
-                env: d.env.as_str().into(),
+                env: d.env,
                 owner_id: id.clone(),
                 kind: kind.into(),
                 file_type: file_type.into(),
@@ -741,7 +741,7 @@ impl Service {
         let mut record_json = serde_json::to_value(&record).map_err(ServiceError::internal)?;
         let row = LabelRow {
             id: id.clone(),
-            env: d.env.as_str().into(),
+            env: d.env,
             shipper_account_id: d.account.id.clone(),
             status: LabelStatus::Created,
             order_number: d.req.order_number.clone(),
@@ -795,7 +795,7 @@ impl Service {
     pub fn get_label(&self, env: Env, id: &str) -> Result<Label, ServiceError> {
         let row = self
             .store
-            .read(|c| table::get(c, env.as_str(), id))?
+            .read(|c| table::get(c, env, id))?
             .ok_or_else(|| ServiceError::at(ErrorCode::ItemNotFound, "id", format!("no label {id}")))?;
         crate::records::typed(self.label_json(&row)?)
     }
@@ -852,7 +852,7 @@ impl Service {
         }
         let rows = self
             .store
-            .read(|c| table::list(c, env.as_str(), &filter, w.limit, w.after.as_ref()))?;
+            .read(|c| table::list(c, env, &filter, w.limit, w.after.as_ref()))?;
         let page = paging::page(rows, w.limit, |r| paging::Cursor {
             created_at: r.created_at,
             id: r.id.clone(),

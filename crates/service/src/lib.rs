@@ -461,7 +461,7 @@ impl Service {
     pub fn file(&self, env: Env, id: &str) -> Result<(Vec<u8>, &'static str, String), ServiceError> {
         let row = self
             .store
-            .read(|c| packdesk_store::files::get(c, env.as_str(), id))?
+            .read(|c| packdesk_store::files::get(c, env, id))?
             .ok_or_else(|| ServiceError::at(model::ErrorCode::ItemNotFound, "id", format!("no file {id}")))?;
         Ok(file_answer(row))
     }

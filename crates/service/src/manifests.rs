@@ -100,7 +100,7 @@ fn choose_labels(
             let mut out = Vec::with_capacity(ids.len());
             for (i, id) in ids.iter().enumerate() {
                 let path = format!("label_ids[{i}]");
-                let l = labels::get_for_update(tx, env.as_str(), id)?
+                let l = labels::get_for_update(tx, env, id)?
                     .ok_or_else(|| ServiceError::at(ErrorCode::ItemNotFound, &path, format!("no label {id}")))?;
                 if l.shipper_account_id != account.id {
                     return Err(ServiceError::invalid(
@@ -240,7 +240,7 @@ impl Service {
                 tx,
                 &FileRow {
                     id: id.clone(),
-                    env: env.as_str().into(),
+                    env: env,
                     owner_id: manifest_id.to_string(),
                     kind: "manifest".into(),
                     file_type: file_type.into(),

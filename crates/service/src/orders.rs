@@ -247,7 +247,7 @@ impl Service {
         let now = self.now_us();
         let (created, updated, saved) = self.store.write(|tx| {
             let numbers: Vec<&str> = orders.iter().map(|o| o.order_number.as_str()).collect();
-            table::lock_numbers(tx, env.as_str(), &numbers)?;
+            table::lock_numbers(tx, env, &numbers)?;
             let (mut created, mut updated, mut saved) = (0, 0, Vec::new());
             for (i, o) in orders.into_iter().enumerate() {
                 // A microsecond apart: the orders of one call keep their order in the list.
@@ -292,7 +292,7 @@ impl Service {
         now: i64,
         write: bool,
     ) -> Result<Upserted, ServiceError> {
-        let old_row = table::by_number(tx, env.as_str(), &o.order_number)?;
+        let old_row = table::by_number(tx, env, &o.order_number)?;
         let old = old_row.as_ref().map(order_of).transpose()?;
         if let Some(old) = old.as_ref().filter(|o| o.status == OrderStatus::Shipped) {
             return Ok(Upserted::Shipped(format!(
@@ -347,7 +347,7 @@ impl Service {
     ) -> Result<(), ServiceError> {
         let row = OrderRow {
             id: o.id.clone(),
-            env: env.as_str().into(),
+            env: env,
             order_number: o.order_number.clone(),
             status: o.status,
             record: serde_json::to_string(o).map_err(ServiceError::internal)?,
@@ -362,7 +362,7 @@ impl Service {
     pub(crate) fn stored_order(&self, env: Env, id: &str) -> Result<Order, ServiceError> {
         let row = self
             .store
-            .read(|c| table::get(c, env.as_str(), id))?
+            .read(|c| table::get(c, env, id))?
             .ok_or_else(|| not_found(id))?;
         order_of(&row)
     }
@@ -385,9 +385,7 @@ impl Service {
 
     /// The open order with this number (what a scan at the desk asks for).
     pub fn order_by_number(&self, env: Env, order_number: &str) -> Result<Option<Order>, ServiceError> {
-        let row = self
-            .store
-            .read(|c| table::by_number(c, env.as_str(), order_number.trim()))?;
+        let row = self.store.read(|c| table::by_number(c, env, order_number.trim()))?;
         row.map(|r| order_of(&r)).transpose()
     }
 
@@ -403,9 +401,7 @@ impl Service {
             status: status.as_deref().and_then(OrderStatus::parse),
             search: nonempty(&q.s),
         };
-        let rows = self
-            .store
-            .read(|c| table::list(c, env.as_str(), &f, limit, after.as_ref()))?;
+        let rows = self.store.read(|c| table::list(c, env, &f, limit, after.as_ref()))?;
         let page = paging::page(rows, limit, |r| paging::Cursor {
             created_at: r.created_at,
             id: r.id.clone(),
@@ -424,7 +420,7 @@ impl Service {
         let now = self.now_us();
         self.store.write(|tx| {
             // Locked: a desk shipping it meanwhile is waited for, then seen.
-            let row = table::get_for_update(tx, env.as_str(), id)?.ok_or_else(|| not_found(id))?;
+            let row = table::get_for_update(tx, env, id)?.ok_or_else(|| not_found(id))?;
             let mut o = order_of(&row)?;
             if o.status == OrderStatus::Shipped {
                 return Err(ServiceError::at(
@@ -459,7 +455,7 @@ impl Service {
     ) -> Result<(), ServiceError> {
         // Locked until the label commits (shared database): a second desk scanning the order
         // waits here, then finds it shipped.
-        let row = table::get_for_update(tx, env.as_str(), order_id)?.ok_or_else(|| not_found(order_id))?;
+        let row = table::get_for_update(tx, env, order_id)?.ok_or_else(|| not_found(order_id))?;
         let mut o = order_of(&row)?;
         match o.status {
             OrderStatus::Cancelled => return Err(cancelled(&o)),
@@ -487,7 +483,7 @@ impl Service {
         let Some(order_id) = table::order_of_label(tx, &label.id)? else {
             return Ok(());
         };
-        let Some(row) = table::get_for_update(tx, env.as_str(), &order_id)? else {
+        let Some(row) = table::get_for_update(tx, env, &order_id)? else {
             return Ok(());
         };
         let mut o = order_of(&row)?;
@@ -529,9 +525,7 @@ impl Service {
         let mut rows = Vec::new();
         let mut after = None;
         loop {
-            let page = self
-                .store
-                .read(|c| table::list(c, env.as_str(), &f, 500, after.as_ref()))?;
+            let page = self.store.read(|c| table::list(c, env, &f, 500, after.as_ref()))?;
             let more = page.len() > 500;
             for r in page.into_iter().take(500) {
                 after = Some(paging::Cursor {

@@ -42,9 +42,7 @@ fn check_offset(minutes: i64) -> Result<i64, ServiceError> {
 
 impl Service {
     fn enabled_accounts(&self, env: Env) -> Result<Vec<AccountRow>, ServiceError> {
-        let mut rows = self
-            .store
-            .read(|c| account_table::list(c, env.as_str(), None, 10_000, None))?;
+        let mut rows = self.store.read(|c| account_table::list(c, env, None, 10_000, None))?;
         rows.retain(|a| a.status == AccountStatus::Enabled);
         rows.reverse(); // oldest first: the order they were set up in
         Ok(rows)
@@ -59,14 +57,11 @@ impl Service {
         let now = self.now_us();
         let today = (now + offset).div_euclid(DAY_US);
         let start_of = |day: i64| day * DAY_US - offset;
-        let accounts: BTreeMap<String, String> = self
-            .store
-            .read(|c| account_table::slugs(c, env.as_str()))?
-            .into_iter()
-            .collect();
+        let accounts: BTreeMap<String, String> =
+            self.store.read(|c| account_table::slugs(c, env))?.into_iter().collect();
         let (counts, per_day) = self.store.read(|c| {
-            let counts = labels::counts_since(c, env.as_str(), start_of(today))?;
-            let per_day = labels::per_day(c, env.as_str(), start_of(today - days + 1), offset)?;
+            let counts = labels::counts_since(c, env, start_of(today))?;
+            let per_day = labels::per_day(c, env, start_of(today - days + 1), offset)?;
             Ok::<_, ServiceError>((counts, per_day))
         })?;
         let mut by_carrier: BTreeMap<String, BTreeMap<String, i64>> = BTreeMap::new();
@@ -130,7 +125,7 @@ impl Service {
                     created_at_min: start_of_today,
                     created_at_max: i64::MAX,
                 };
-                let manifests = records::list(c, Kind::Manifest, env.as_str(), &filter, 50, None)?;
+                let manifests = records::list(c, Kind::Manifest, env, &filter, 50, None)?;
                 Ok::<_, ServiceError>((waiting, manifests))
             })?;
             let c = carrier(&a.slug);

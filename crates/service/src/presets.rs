@@ -147,7 +147,7 @@ pub fn resolve<'a>(presets: &'a [Preset], rules: &Rules, o: &Order) -> Option<(&
 
 impl Service {
     pub fn list_presets(&self, env: Env) -> Result<PresetList, ServiceError> {
-        let rows = self.store.read(|c| table::list(c, env.as_str()))?;
+        let rows = self.store.read(|c| table::list(c, env))?;
         Ok(PresetList {
             presets: rows.iter().map(preset_record).collect::<Result<_, _>>()?,
         })
@@ -156,7 +156,7 @@ impl Service {
     pub fn get_preset(&self, env: Env, id: &str) -> Result<Preset, ServiceError> {
         let row = self
             .store
-            .read(|c| table::get(c, env.as_str(), id))?
+            .read(|c| table::get(c, env, id))?
             .ok_or_else(|| not_found(id))?;
         preset_record(&row)
     }
@@ -188,7 +188,7 @@ impl Service {
                 ),
             ));
         }
-        self.store.write(|tx| table::delete(tx, env.as_str(), id))?;
+        self.store.write(|tx| table::delete(tx, env, id))?;
         Ok(Deleted { id: id.into() })
     }
 
@@ -276,7 +276,7 @@ impl Service {
         };
         let row = PresetRow {
             id: preset.id.clone(),
-            env: env.as_str().into(),
+            env: env,
             name: preset.name.clone(),
             record: serde_json::to_string(&preset).map_err(ServiceError::internal)?,
             created_at: now,
@@ -284,7 +284,7 @@ impl Service {
         self.store.write(|tx| {
             // One default per environment: a new default takes the mark from the old one.
             if preset.is_default {
-                for other in table::list(tx, env.as_str())? {
+                for other in table::list(tx, env)? {
                     let mut o = preset_record(&other)?;
                     if o.id != preset.id && o.is_default {
                         o.is_default = false;

@@ -134,7 +134,7 @@ fn queued_job(
 ) -> PrintJobRow {
     PrintJobRow {
         id: uuid::Uuid::new_v4().to_string(),
-        env: env.as_str().into(),
+        env: env,
         printer_id: printer_id.into(),
         document_type: document_type.into(),
         owner_id: owner_id.into(),
@@ -371,9 +371,7 @@ impl Service {
             ));
         }
         if owner_path == "label_id" {
-            let label = self
-                .store
-                .read(|c| packdesk_store::labels::get(c, env.as_str(), &owner))?;
+            let label = self.store.read(|c| packdesk_store::labels::get(c, env, &owner))?;
             if label.is_some_and(|l| matches!(l.status, LabelStatus::Cancelled | LabelStatus::Cancelling)) {
                 return Err(ServiceError::at(
                     ErrorCode::OperationNotAllowed,
@@ -387,8 +385,8 @@ impl Service {
             .store
             .read(|c| match kind {
                 // Its PDF for the driver, not the CSV for the carrier.
-                "manifest" => files::of_owner_as(c, env.as_str(), &owner, kind, "pdf"),
-                _ => files::of_owner(c, env.as_str(), &owner, kind),
+                "manifest" => files::of_owner_as(c, env, &owner, kind, "pdf"),
+                _ => files::of_owner(c, env, &owner, kind),
             })?
             .ok_or_else(|| {
                 ServiceError::at(
@@ -457,10 +455,10 @@ impl Service {
                 _ => render_test_page_pdf(&printer.name, printer.dpi as u32, paper),
             });
         }
-        let env = Env::parse(&job.env).ok_or("bad environment")?;
+        let env = job.env;
         let file = self
             .store
-            .read(|c| packdesk_store::files::get(c, env.as_str(), &job.file_id))
+            .read(|c| packdesk_store::files::get(c, env, &job.file_id))
             .map_err(|e| e.to_string())?
             .ok_or("the document is gone")?;
         let paper = stock_paper(&job.stock);
@@ -539,7 +537,7 @@ impl Service {
         let job = self
             .store
             .read(|c| table::job(c, id))?
-            .filter(|j| j.env == env.as_str())
+            .filter(|j| j.env == env)
             .ok_or_else(|| not_found("print job", "id", id))?;
         if self.printing_paused() {
             // Printed when the desk resumes, in its turn.
@@ -556,7 +554,7 @@ impl Service {
         let job = self
             .store
             .read(|c| table::job(c, id))?
-            .filter(|j| j.env == env.as_str())
+            .filter(|j| j.env == env)
             .ok_or_else(|| not_found("print job", "id", id))?;
         Ok(job_record(&job))
     }
@@ -573,7 +571,7 @@ impl Service {
         };
         let rows = self
             .store
-            .read(|c| table::list_jobs(c, env.as_str(), &f, w.limit, w.after.as_ref()))?;
+            .read(|c| table::list_jobs(c, env, &f, w.limit, w.after.as_ref()))?;
         let page = paging::page(rows, w.limit, |r| paging::Cursor {
             created_at: r.created_at,
             id: r.id.clone(),
@@ -621,7 +619,7 @@ impl Service {
             if !profiles.iter().any(|p| p.document_type == *kind && p.auto_print) {
                 continue;
             }
-            let Ok(Some(file)) = self.store.read(|c| files::of_owner(c, env.as_str(), owner_id, kind)) else {
+            let Ok(Some(file)) = self.store.read(|c| files::of_owner(c, env, owner_id, kind)) else {
                 continue;
             };
             match self.new_print_job(env, kind, owner_id, &file, None, None) {
@@ -778,7 +776,7 @@ impl Service {
     pub fn preview(&self, env: Env, file_id: &str, page: u32, dpi: Option<u32>) -> Result<Vec<u8>, ServiceError> {
         let file = self
             .store
-            .read(|c| files::get(c, env.as_str(), file_id))?
+            .read(|c| files::get(c, env, file_id))?
             .ok_or_else(|| not_found("file", "id", file_id))?;
         let fail = |why: String| ServiceError::invalid("page", why);
         match file.file_type.as_str() {

@@ -101,7 +101,7 @@ impl Service {
             entries.push(entry);
         };
         for acct in &req.shipper_accounts {
-            let row = self.store.read(|c| accounts::get(c, env.as_str(), &acct.id))?;
+            let row = self.store.read(|c| accounts::get(c, env, &acct.id))?;
             let Some(row) = row else {
                 fail(
                     &mut entries,

@@ -13,7 +13,7 @@ use serde_json::Value;
 pub(crate) fn row(env: Env, account: Option<&str>, status: &str, record: &Value, now: i64) -> RecordRow {
     RecordRow {
         id: record["id"].as_str().unwrap_or_default().to_string(),
-        env: env.as_str().into(),
+        env: env,
         shipper_account_id: account.map(String::from),
         status: status.into(),
         record: record.to_string(),
@@ -44,7 +44,7 @@ impl Service {
     ) -> Result<T, ServiceError> {
         let r = self
             .store
-            .read(|c| table::get(c, kind, env.as_str(), id))?
+            .read(|c| table::get(c, kind, env, id))?
             .ok_or_else(|| ServiceError::at(ErrorCode::ItemNotFound, "id", format!("no record {id}")))?;
         typed(self.record_json(&r)?)
     }
@@ -67,7 +67,7 @@ impl Service {
         };
         let rows = self
             .store
-            .read(|c| table::list(c, kind, env.as_str(), &f, w.limit, w.after.as_ref()))?;
+            .read(|c| table::list(c, kind, env, &f, w.limit, w.after.as_ref()))?;
         let page = paging::page(rows, w.limit, |r| paging::Cursor {
             created_at: r.created_at,
             id: r.id.clone(),

@@ -322,7 +322,7 @@ impl Service {
         let kind = "packing_slip";
         if self
             .store
-            .read(|c| packdesk_store::files::of_owner(c, env.as_str(), &label.id, kind))?
+            .read(|c| packdesk_store::files::of_owner(c, env, &label.id, kind))?
             .is_some()
         {
             return Ok(());
@@ -350,7 +350,7 @@ impl Service {
         };
         let row = packdesk_store::files::FileRow {
             id: uuid::Uuid::new_v4().to_string(),
-            env: env.as_str().into(),
+            env: env,
             owner_id: label.id.clone(),
             kind: kind.into(),
             file_type: "pdf".into(),
@@ -429,7 +429,7 @@ impl Service {
                 p.invalid(format!("order_ids[{i}]"), format!("{id} is in the batch twice"));
                 continue;
             }
-            match self.store.read(|c| packdesk_store::orders::get(c, env.as_str(), id))? {
+            match self.store.read(|c| packdesk_store::orders::get(c, env, id))? {
                 None => p.add(
                     ErrorCode::ItemNotFound,
                     format!("order_ids[{i}]"),
@@ -471,14 +471,14 @@ impl Service {
         // One lane per batch: its orders ship one after another, in the order given.
         let lane = format!("batch:{batch_id}");
         self.accept_jobs(env, JobKind::ShipOrder, &lane, &jobs, |tx, now| {
-            packdesk_store::batches::insert(tx, &batch_id, env.as_str(), &numbers, now).map_err(Into::into)
+            packdesk_store::batches::insert(tx, &batch_id, env, &numbers, now).map_err(Into::into)
         })?;
         self.get_ship_batch(env, &batch_id)
     }
 
     pub fn get_ship_batch(&self, env: Env, id: &str) -> Result<ShipBatch, ServiceError> {
         let (created, rows) = self.store.read(|c| {
-            let created = packdesk_store::batches::created_at(c, env.as_str(), id)?;
+            let created = packdesk_store::batches::created_at(c, env, id)?;
             let rows = match created {
                 Some(_) => packdesk_store::batches::orders(c, id)?,
                 None => Vec::new(),

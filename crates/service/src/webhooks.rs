@@ -169,14 +169,14 @@ struct Attempted {
 
 /// The webhook setting of `env`.
 fn setting_of(store: &Db, env: Env) -> Result<WebhookSetting, ServiceError> {
-    let s = store.read(|c| table::setting(c, env.as_str()))?;
+    let s = store.read(|c| table::setting(c, env))?;
     Ok(setting_record(s.as_ref()))
 }
 
 /// Sets the URL and/or turns webhooks on or off for `env` (a new URL turns them on unless told).
 fn update_setting(store: &Db, env: Env, req: WebhookChange, now: i64) -> Result<WebhookSetting, ServiceError> {
     let saved = store.write(|tx| {
-        let old = table::setting(tx, env.as_str())?;
+        let old = table::setting(tx, env)?;
         let url = req.url.clone().or_else(|| old.as_ref().map(|o| o.url.clone()));
         let enabled = req.enabled.or(old.as_ref().map(|o| o.enabled)).unwrap_or(true);
         let url = match url {
@@ -194,7 +194,7 @@ fn update_setting(store: &Db, env: Env, req: WebhookChange, now: i64) -> Result<
             enabled,
             updated_at: now,
         };
-        table::set_setting(tx, env.as_str(), &s)?;
+        table::set_setting(tx, env, &s)?;
         Ok(s)
     })?;
     Ok(setting_record(Some(&saved)))
@@ -238,7 +238,7 @@ impl Service {
         data: Value,
         now: i64,
     ) -> Result<(), ServiceError> {
-        let Some(setting) = table::setting(tx, env.as_str())?.filter(|s| s.enabled) else {
+        let Some(setting) = table::setting(tx, env)?.filter(|s| s.enabled) else {
             return Ok(());
         };
         let body = json!({"event": event, "date_time": crate::clock::iso_micros(now), "meta": meta, "data": data});
@@ -246,7 +246,7 @@ impl Service {
             tx,
             &DeliveryRow {
                 id: uuid::Uuid::new_v4().to_string(),
-                env: env.as_str().into(),
+                env: env,
                 event: event.into(),
                 record_id: record_id.into(),
                 url: setting.url,
@@ -524,7 +524,7 @@ impl Service {
             created_at_max: w.created_at_max.timestamp_micros(),
         };
         let (rows, last_attempts) = self.store.read(|c| {
-            let rows = table::list(c, env.as_str(), &f, w.limit, w.after.as_ref())?;
+            let rows = table::list(c, env, &f, w.limit, w.after.as_ref())?;
             let mut last = Vec::new();
             for r in rows.iter().take(w.limit) {
                 last.push(table::attempts(c, &r.id)?.pop());
@@ -550,7 +550,7 @@ impl Service {
     /// One delivery with every attempt and the body it sends.
     pub fn get_webhook_delivery(&self, env: Env, id: &str) -> Result<WebhookDelivery, ServiceError> {
         let (d, attempts) = self.store.read(|c| {
-            let d = table::get_delivery(c, env.as_str(), id)?
+            let d = table::get_delivery(c, env, id)?
                 .ok_or_else(|| ServiceError::at(ErrorCode::ItemNotFound, "id", format!("no webhook delivery {id}")))?;
             let a = table::attempts(c, id)?;
             Ok::<_, ServiceError>((d, a))
@@ -564,9 +564,9 @@ impl Service {
     pub fn resend_webhook_delivery(&self, env: Env, id: &str) -> Result<WebhookDelivery, ServiceError> {
         let now = self.now_us();
         self.store.write(|tx| {
-            let mut d = table::get_delivery(tx, env.as_str(), id)?
+            let mut d = table::get_delivery(tx, env, id)?
                 .ok_or_else(|| ServiceError::at(ErrorCode::ItemNotFound, "id", format!("no webhook delivery {id}")))?;
-            if let Some(s) = table::setting(tx, env.as_str())? {
+            if let Some(s) = table::setting(tx, env)? {
                 d.url = s.url;
             }
             d.status = DeliveryStatus::Pending;

@@ -5,6 +5,7 @@
 //! `cargo bench -p packdesk-store --bench history_postgres`: a close-out of 10,000 labels, searches
 //! over 1,000,000; without `--bench` (as `cargo test` runs benches) 1,000 and 20,000, once.
 
+use packdesk_model::status::Env;
 use packdesk_store::db::Tx;
 use packdesk_store::labels::{self, LabelFilter};
 use packdesk_store::pg::{self, PgStore};
@@ -135,7 +136,7 @@ fn main() {
             let name = format!("desk-{}", i % DESKS);
             let t = Instant::now();
             let page = desk
-                .read(|client| labels::list(&mut Tx::Postgres { client, desk: &name }, "live", &f, 50, None))
+                .read(|client| labels::list(&mut Tx::Postgres { client, desk: &name }, Env::Live, &f, 50, None))
                 .unwrap();
             times.push(t.elapsed());
             found += usize::from(!page.is_empty());

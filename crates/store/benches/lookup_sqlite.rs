@@ -3,6 +3,7 @@
 //! `cargo bench -p packdesk-store --bench lookup_sqlite`: 1,000,000 labels; without `--bench` (as
 //! `cargo test` runs benches) 20,000, once.
 
+use packdesk_model::status::Env;
 use packdesk_store::db::Tx;
 use packdesk_store::labels::{self, LabelFilter, LabelRow};
 use packdesk_store::{tracking, Store, StoreError};
@@ -30,7 +31,7 @@ fn main() {
                     let id = format!("lbl-{i}");
                     let row = LabelRow {
                         id: id.clone(),
-                        env: "live".into(),
+                        env: Env::Live,
                         shipper_account_id: "acct".into(),
                         status: packdesk_model::status::LabelStatus::Created,
                         order_number: None,
@@ -50,7 +51,7 @@ fn main() {
                         other => panic!("{other:?}"),
                     })?;
                     // 20 carriers, as the key (env, slug, number) has them.
-                    tracking::register(c, "live", &format!("carrier-{}", i % 20), &format!("TN{i:012}"), &id)?;
+                    tracking::register(c, Env::Live, &format!("carrier-{}", i % 20), &format!("TN{i:012}"), &id)?;
                 }
                 Ok::<_, StoreError>(())
             })
@@ -74,7 +75,7 @@ fn main() {
         };
         let t = Instant::now();
         let found = store
-            .read(|c| labels::list(&mut Tx::Sqlite(c), "live", &f, 10, None))
+            .read(|c| labels::list(&mut Tx::Sqlite(c), Env::Live, &f, 10, None))
             .unwrap();
         times.push(t.elapsed());
         assert_eq!(found.len(), 1, "the label of TN{n:012}");

@@ -6,11 +6,12 @@ use crate::db::Tx;
 use crate::paging::Cursor;
 use crate::sql::{FromRow, Row};
 use packdesk_model::status::AccountStatus;
+use packdesk_model::status::Env;
 
 #[derive(Debug, Clone)]
 pub struct AccountRow {
     pub id: String,
-    pub env: String,
+    pub env: Env,
     pub slug: String,
     pub status: AccountStatus,
     pub description: String,
@@ -94,7 +95,7 @@ pub fn update(c: &mut Tx<'_>, a: &AccountRow) -> crate::Result<()> {
 }
 
 /// The account `id` of environment `env`, unless deleted (read for every label).
-pub fn get(c: &mut Tx<'_>, env: &str, id: &str) -> crate::Result<Option<AccountRow>> {
+pub fn get(c: &mut Tx<'_>, env: Env, id: &str) -> crate::Result<Option<AccountRow>> {
     c.row(
         concat!(
             "SELECT ",
@@ -108,7 +109,7 @@ pub fn get(c: &mut Tx<'_>, env: &str, id: &str) -> crate::Result<Option<AccountR
 /// Newest first, `limit + 1` rows so the caller knows whether there is a next page.
 pub fn list(
     c: &mut Tx<'_>,
-    env: &str,
+    env: Env,
     slug: Option<&str>,
     limit: usize,
     after: Option<&Cursor>,
@@ -129,7 +130,7 @@ pub fn list(
 
 /// Every account of the environment that ever was (deleted ones too) with its carrier: their
 /// labels stay in the history and in the day's counts.
-pub fn slugs(c: &mut Tx<'_>, env: &str) -> crate::Result<Vec<(String, String)>> {
+pub fn slugs(c: &mut Tx<'_>, env: Env) -> crate::Result<Vec<(String, String)>> {
     c.rows(
         "SELECT id, slug FROM shipper_accounts WHERE env = ?1 ORDER BY id",
         &[&env],

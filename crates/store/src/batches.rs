@@ -5,6 +5,7 @@
 use crate::db::Tx;
 use crate::sql::{FromRow, Row};
 use packdesk_model::status::BatchOrderStatus;
+use packdesk_model::status::Env;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct BatchOrderRow {
@@ -34,7 +35,7 @@ impl FromRow for BatchOrderRow {
     }
 }
 
-pub fn insert(c: &mut Tx<'_>, id: &str, env: &str, orders: &[(String, String)], now: i64) -> crate::Result<()> {
+pub fn insert(c: &mut Tx<'_>, id: &str, env: Env, orders: &[(String, String)], now: i64) -> crate::Result<()> {
     c.execute(
         "INSERT INTO ship_batches (id, env, created_at) VALUES (?1, ?2, ?3)",
         &[&id, &env, &now],
@@ -68,7 +69,7 @@ pub fn insert(c: &mut Tx<'_>, id: &str, env: &str, orders: &[(String, String)], 
 }
 
 /// The batch's creation time, if it exists in the environment.
-pub fn created_at(c: &mut Tx<'_>, env: &str, id: &str) -> crate::Result<Option<i64>> {
+pub fn created_at(c: &mut Tx<'_>, env: Env, id: &str) -> crate::Result<Option<i64>> {
     c.value(
         "SELECT created_at FROM ship_batches WHERE id = ?1 AND env = ?2",
         &[&id, &env],

@@ -3,11 +3,12 @@
 
 use crate::db::Tx;
 use crate::sql::{FromRow, Row};
+use packdesk_model::status::Env;
 
 #[derive(Debug, Clone)]
 pub struct FileRow {
     pub id: String,
-    pub env: String,
+    pub env: Env,
     pub owner_id: String,
     /// label, invoice, customs_declaration, manifest, ...
     pub kind: String,
@@ -52,7 +53,7 @@ pub fn insert(c: &mut Tx<'_>, f: &FileRow) -> crate::Result<()> {
     Ok(())
 }
 
-pub fn get(c: &mut Tx<'_>, env: &str, id: &str) -> crate::Result<Option<FileRow>> {
+pub fn get(c: &mut Tx<'_>, env: Env, id: &str) -> crate::Result<Option<FileRow>> {
     c.row(
         "SELECT id, env, owner_id, kind, file_type, paper_size, bytes, created_at FROM files WHERE id = ?1 AND env = ?2",
         &[&id, &env],
@@ -68,14 +69,14 @@ pub fn get_by_id(c: &mut Tx<'_>, id: &str) -> crate::Result<Option<FileRow>> {
 }
 
 /// The file of `kind` that belongs to `owner_id` (a label's label document, say).
-pub fn of_owner(c: &mut Tx<'_>, env: &str, owner_id: &str, kind: &str) -> crate::Result<Option<FileRow>> {
+pub fn of_owner(c: &mut Tx<'_>, env: Env, owner_id: &str, kind: &str) -> crate::Result<Option<FileRow>> {
     first_of_owner(c, env, owner_id, kind, None)
 }
 
 /// The owner's file of `kind` in `file_type` (a manifest has a PDF and a CSV).
 pub fn of_owner_as(
     c: &mut Tx<'_>,
-    env: &str,
+    env: Env,
     owner_id: &str,
     kind: &str,
     file_type: &str,
@@ -86,7 +87,7 @@ pub fn of_owner_as(
 /// The owner's first file of `kind` (in `file_type`, when given).
 fn first_of_owner(
     c: &mut Tx<'_>,
-    env: &str,
+    env: Env,
     owner_id: &str,
     kind: &str,
     file_type: Option<&str>,

@@ -5,6 +5,7 @@
 
 use crate::db::Tx;
 use crate::sql::{FromRow, Row};
+use packdesk_model::status::Env;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct IdempotencyRow {
@@ -26,7 +27,7 @@ impl FromRow for IdempotencyRow {
     }
 }
 
-pub fn get(c: &mut Tx<'_>, env: &str, key: &str) -> crate::Result<Option<IdempotencyRow>> {
+pub fn get(c: &mut Tx<'_>, env: Env, key: &str) -> crate::Result<Option<IdempotencyRow>> {
     c.row(
         "SELECT request_hash, http_status, response, created_at FROM idempotency_keys WHERE env = ?1 AND key = ?2",
         &[&env, &key],
@@ -34,7 +35,7 @@ pub fn get(c: &mut Tx<'_>, env: &str, key: &str) -> crate::Result<Option<Idempot
 }
 
 /// Takes the key for a request about to run (replacing a row given up on).
-pub fn reserve(c: &mut Tx<'_>, env: &str, key: &str, request_hash: &[u8], now: i64) -> crate::Result<()> {
+pub fn reserve(c: &mut Tx<'_>, env: Env, key: &str, request_hash: &[u8], now: i64) -> crate::Result<()> {
     c.execute(
         "INSERT INTO idempotency_keys (env, key, request_hash, http_status, response, created_at) \
          VALUES (?1, ?2, ?3, NULL, NULL, ?4) \
@@ -45,7 +46,7 @@ pub fn reserve(c: &mut Tx<'_>, env: &str, key: &str, request_hash: &[u8], now: i
     Ok(())
 }
 
-pub fn finish(c: &mut Tx<'_>, env: &str, key: &str, http_status: u16, response: &str) -> crate::Result<()> {
+pub fn finish(c: &mut Tx<'_>, env: Env, key: &str, http_status: u16, response: &str) -> crate::Result<()> {
     c.execute(
         "UPDATE idempotency_keys SET http_status = ?3, response = ?4 WHERE env = ?1 AND key = ?2",
         &[&env, &key, &i64::from(http_status), &response],
@@ -54,7 +55,7 @@ pub fn finish(c: &mut Tx<'_>, env: &str, key: &str, http_status: u16, response: 
 }
 
 /// Forgets a key whose request should be tried afresh (it failed before doing anything).
-pub fn release(c: &mut Tx<'_>, env: &str, key: &str) -> crate::Result<()> {
+pub fn release(c: &mut Tx<'_>, env: Env, key: &str) -> crate::Result<()> {
     c.execute(
         "DELETE FROM idempotency_keys WHERE env = ?1 AND key = ?2",
         &[&env, &key],

@@ -10,6 +10,7 @@
 
 use crate::db::Tx;
 use crate::sql::{Dialect, FromRow, Row};
+use packdesk_model::status::Env;
 use packdesk_model::status::JobState;
 
 #[derive(Debug, Clone)]
@@ -18,7 +19,7 @@ pub struct JobRow {
     pub seq: i64,
     /// The id of the record the job completes.
     pub id: String,
-    pub env: String,
+    pub env: Env,
     /// label, cancel_label, manifest, bulk_download, rate
     pub kind: String,
     /// Jobs of one lane (a shipper account) run one at a time, in order of acceptance.
@@ -52,7 +53,7 @@ impl FromRow for JobRow {
 pub fn insert(
     c: &mut Tx<'_>,
     id: &str,
-    env: &str,
+    env: Env,
     kind: &str,
     lane: &str,
     request: &str,

@@ -3,10 +3,11 @@
 
 use crate::db::Tx;
 use crate::sql::{FromRow, Row};
+use packdesk_model::status::Env;
 
 #[derive(Debug, Clone)]
 pub struct KeyRow {
-    pub env: String,
+    pub env: Env,
     pub key_hash: Vec<u8>,
     pub key_sealed: Vec<u8>,
     pub created_at: i64,

@@ -11,13 +11,14 @@ use crate::db::Tx;
 use crate::paging::Cursor;
 use crate::sql::{Dialect, FromRow, Param, Row};
 use crate::StoreError;
+use packdesk_model::status::Env;
 use packdesk_model::status::LabelStatus;
 use std::borrow::Cow;
 
 #[derive(Debug, Clone)]
 pub struct LabelRow {
     pub id: String,
-    pub env: String,
+    pub env: Env,
     pub shipper_account_id: String,
     pub status: LabelStatus,
     pub order_number: Option<String>,
@@ -132,7 +133,7 @@ pub fn write_made(c: &mut Tx<'_>, m: &MadeLabel) -> Result<(), InsertError> {
     }
     let l = m.row;
     for (serial, number) in m.serials.iter().zip(m.numbers) {
-        if !crate::tracking::register(c, &l.env, m.slug, number, &l.id)? {
+        if !crate::tracking::register(c, l.env, m.slug, number, &l.id)? {
             return Err(InsertError::NumberTaken(*serial));
         }
     }
@@ -278,7 +279,7 @@ pub fn order_number_taken(c: &mut Tx<'_>, account_id: &str, order_number: &str) 
     )
 }
 
-pub fn get(c: &mut Tx<'_>, env: &str, id: &str) -> crate::Result<Option<LabelRow>> {
+pub fn get(c: &mut Tx<'_>, env: Env, id: &str) -> crate::Result<Option<LabelRow>> {
     c.row(
         concat!("SELECT ", cols!(), " FROM labels WHERE id = ?1 AND env = ?2"),
         &[&id, &env],
@@ -289,7 +290,7 @@ pub fn get(c: &mut Tx<'_>, env: &str, id: &str) -> crate::Result<Option<LabelRow
 /// row stays locked until the caller's transaction ends, so a cancel and a close-out never both
 /// take it, and a change another desk committed meanwhile is what this reads (READ COMMITTED
 /// reads the row again after waiting for its lock). One desk's writer is alone.
-pub fn get_for_update(c: &mut Tx<'_>, env: &str, id: &str) -> crate::Result<Option<LabelRow>> {
+pub fn get_for_update(c: &mut Tx<'_>, env: Env, id: &str) -> crate::Result<Option<LabelRow>> {
     let sql = match c.dialect() {
         Dialect::Sqlite => concat!("SELECT ", cols!(), " FROM labels WHERE id = ?1 AND env = ?2"),
         Dialect::Postgres => concat!("SELECT ", cols!(), " FROM labels WHERE id = ?1 AND env = ?2 FOR UPDATE"),
@@ -340,7 +341,7 @@ fn mark<'a>(args: &mut Vec<&'a dyn Param>, v: &'a dyn Param) -> String {
 /// case of ASCII).
 pub fn list(
     c: &mut Tx<'_>,
-    env: &str,
+    env: Env,
     f: &LabelFilter,
     limit: usize,
     after: Option<&Cursor>,
@@ -691,7 +692,7 @@ pub fn waiting(c: &mut Tx<'_>, account_id: &str) -> crate::Result<Vec<Waiting>> 
 }
 
 /// Labels made since `since` (microseconds) by account and status: (account id, status, count).
-pub fn counts_since(c: &mut Tx<'_>, env: &str, since: i64) -> crate::Result<Vec<(String, LabelStatus, i64)>> {
+pub fn counts_since(c: &mut Tx<'_>, env: Env, since: i64) -> crate::Result<Vec<(String, LabelStatus, i64)>> {
     planned_each_time(
         c,
         "SELECT shipper_account_id, status, COUNT(*) FROM labels WHERE env = ?1 AND created_at >= ?2
@@ -703,7 +704,7 @@ pub fn counts_since(c: &mut Tx<'_>, env: &str, since: i64) -> crate::Result<Vec<
 /// Labels made per day since `since` (microseconds, on a quarter hour), days cut at `offset_us`
 /// (a whole number of quarter hours) from UTC midnight, the desk's time zone: (day number since
 /// 1970-01-01, count).
-pub fn per_day(c: &mut Tx<'_>, env: &str, since: i64, offset_us: i64) -> crate::Result<Vec<(i64, i64)>> {
+pub fn per_day(c: &mut Tx<'_>, env: Env, since: i64, offset_us: i64) -> crate::Result<Vec<(i64, i64)>> {
     let sql = match c.dialect() {
         // SQLite reads its quarter-hour counts, not the labels.
         Dialect::Sqlite => {
@@ -727,7 +728,7 @@ mod tests {
     fn row(n: i64, search: &str) -> LabelRow {
         LabelRow {
             id: format!("label-{n}"),
-            env: "sandbox".into(),
+            env: Env::Sandbox,
             shipper_account_id: "acct".into(),
             status: LabelStatus::Created,
             order_number: None,
@@ -750,7 +751,7 @@ mod tests {
             search: Some(s.into()),
             ..Default::default()
         };
-        list(&mut Tx::Sqlite(conn), "sandbox", &f, 10, None)
+        list(&mut Tx::Sqlite(conn), Env::Sandbox, &f, 10, None)
             .unwrap()
             .into_iter()
             .map(|r| r.id)
@@ -783,10 +784,10 @@ mod tests {
                 let c = &mut Tx::Sqlite(tx);
                 for n in 1..=3 {
                     insert(c, &row(n, "")).unwrap();
-                    crate::tracking::register(c, "sandbox", "yodel", &format!("JD{n}"), &format!("label-{n}"))?;
+                    crate::tracking::register(c, Env::Sandbox, "yodel", &format!("JD{n}"), &format!("label-{n}"))?;
                 }
                 // A label of two parcels.
-                crate::tracking::register(c, "sandbox", "yodel", "JD1B", "label-1")?;
+                crate::tracking::register(c, Env::Sandbox, "yodel", "JD1B", "label-1")?;
                 Ok::<_, crate::StoreError>(())
             })
             .unwrap();
@@ -796,7 +797,7 @@ mod tests {
             ..Default::default()
         };
         let ids: Vec<String> = store
-            .read(|c| list(&mut Tx::Sqlite(c), "sandbox", &f, 10, None))
+            .read(|c| list(&mut Tx::Sqlite(c), Env::Sandbox, &f, 10, None))
             .unwrap()
             .into_iter()
             .map(|r| r.id)

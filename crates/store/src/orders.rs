@@ -8,12 +8,13 @@
 use crate::db::Tx;
 use crate::paging::Cursor;
 use crate::sql::{Dialect, FromRow, Param, Row};
+use packdesk_model::status::Env;
 use packdesk_model::status::OrderStatus;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct OrderRow {
     pub id: String,
-    pub env: String,
+    pub env: Env,
     pub order_number: String,
     pub status: OrderStatus,
     pub record: String,
@@ -37,7 +38,7 @@ impl FromRow for OrderRow {
     }
 }
 
-pub fn get(c: &mut Tx<'_>, env: &str, id: &str) -> crate::Result<Option<OrderRow>> {
+pub fn get(c: &mut Tx<'_>, env: Env, id: &str) -> crate::Result<Option<OrderRow>> {
     c.row(
         &format!("SELECT {COLS} FROM orders WHERE env = ?1 AND id = ?2"),
         &[&env, &id],
@@ -47,7 +48,7 @@ pub fn get(c: &mut Tx<'_>, env: &str, id: &str) -> crate::Result<Option<OrderRow
 /// An order read to be shipped: on a shared database its row stays locked until the
 /// transaction ends, so a second desk scanning it waits and then finds it shipped (on one
 /// desk's file the writer is alone anyway).
-pub fn get_for_update(c: &mut Tx<'_>, env: &str, id: &str) -> crate::Result<Option<OrderRow>> {
+pub fn get_for_update(c: &mut Tx<'_>, env: Env, id: &str) -> crate::Result<Option<OrderRow>> {
     let lock = match c.dialect() {
         Dialect::Sqlite => "",
         Dialect::Postgres => " FOR UPDATE",
@@ -70,7 +71,7 @@ const ORDER_NUMBER_LOCKS: i32 = 0x6f72_6472; // "ordr"
 /// overlapping files wait for each other instead of deadlocking. A row that does not exist yet
 /// cannot be locked FOR UPDATE: this is what stops two desks inserting the same new order number
 /// at once.
-pub fn lock_numbers(c: &mut Tx<'_>, env: &str, numbers: &[&str]) -> crate::Result<()> {
+pub fn lock_numbers(c: &mut Tx<'_>, env: Env, numbers: &[&str]) -> crate::Result<()> {
     match c {
         Tx::Sqlite(_) => Ok(()),
         Tx::Postgres { client, .. } => {
@@ -86,7 +87,7 @@ pub fn lock_numbers(c: &mut Tx<'_>, env: &str, numbers: &[&str]) -> crate::Resul
     }
 }
 
-pub fn by_number(c: &mut Tx<'_>, env: &str, order_number: &str) -> crate::Result<Option<OrderRow>> {
+pub fn by_number(c: &mut Tx<'_>, env: Env, order_number: &str) -> crate::Result<Option<OrderRow>> {
     c.row(
         &format!("SELECT {COLS} FROM orders WHERE env = ?1 AND order_number = ?2"),
         &[&env, &order_number],
@@ -176,7 +177,7 @@ impl Args {
 /// A page of orders, newest first (`limit` + 1 rows, for `paging::page`).
 pub fn list(
     c: &mut Tx<'_>,
-    env: &str,
+    env: Env,
     f: &OrderFilter,
     limit: usize,
     after: Option<&Cursor>,
@@ -313,7 +314,7 @@ mod tests {
     fn row(i: i64, number: &str) -> OrderRow {
         OrderRow {
             id: format!("order-{i}"),
-            env: "live".into(),
+            env: Env::Live,
             order_number: number.into(),
             status: OrderStatus::Open,
             record: "{}".into(),
@@ -347,7 +348,7 @@ mod tests {
                 ..Default::default()
             };
             store
-                .read(|c| list(&mut Tx::Sqlite(c), "live", &f, 10, None))
+                .read(|c| list(&mut Tx::Sqlite(c), Env::Live, &f, 10, None))
                 .unwrap()
                 .into_iter()
                 .map(|o| o.id)
@@ -366,7 +367,7 @@ mod tests {
         assert_eq!(found("smith"), vec!["order-1"]);
         let other_env = OrderFilter::default();
         assert!(store
-            .read(|c| list(&mut Tx::Sqlite(c), "sandbox", &other_env, 10, None))
+            .read(|c| list(&mut Tx::Sqlite(c), Env::Sandbox, &other_env, 10, None))
             .unwrap()
             .is_empty());
     }
@@ -394,7 +395,7 @@ mod tests {
                 ..Default::default()
             };
             store
-                .read(|c| list(&mut Tx::Sqlite(c), "live", &f, 3, after))
+                .read(|c| list(&mut Tx::Sqlite(c), Env::Live, &f, 3, after))
                 .unwrap()
                 .into_iter()
                 .map(|o| o.id)

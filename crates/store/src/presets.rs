@@ -4,11 +4,12 @@
 
 use crate::db::Tx;
 use crate::sql::{is_unique_violation, FromRow, Row};
+use packdesk_model::status::Env;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct PresetRow {
     pub id: String,
-    pub env: String,
+    pub env: Env,
     pub name: String,
     pub record: String,
     pub created_at: i64,
@@ -27,14 +28,14 @@ impl FromRow for PresetRow {
 }
 
 /// Every preset of an environment, oldest first (a desk has a handful).
-pub fn list(c: &mut Tx<'_>, env: &str) -> crate::Result<Vec<PresetRow>> {
+pub fn list(c: &mut Tx<'_>, env: Env) -> crate::Result<Vec<PresetRow>> {
     c.rows(
         "SELECT id, env, name, record, created_at FROM presets WHERE env = ?1 ORDER BY created_at, id",
         &[&env],
     )
 }
 
-pub fn get(c: &mut Tx<'_>, env: &str, id: &str) -> crate::Result<Option<PresetRow>> {
+pub fn get(c: &mut Tx<'_>, env: Env, id: &str) -> crate::Result<Option<PresetRow>> {
     c.row(
         "SELECT id, env, name, record, created_at FROM presets WHERE env = ?1 AND id = ?2",
         &[&env, &id],
@@ -59,6 +60,6 @@ pub fn put(c: &mut Tx<'_>, p: &PresetRow) -> crate::Result<bool> {
     }
 }
 
-pub fn delete(c: &mut Tx<'_>, env: &str, id: &str) -> crate::Result<bool> {
+pub fn delete(c: &mut Tx<'_>, env: Env, id: &str) -> crate::Result<bool> {
     Ok(c.execute("DELETE FROM presets WHERE env = ?1 AND id = ?2", &[&env, &id])? > 0)
 }

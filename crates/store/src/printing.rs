@@ -9,6 +9,7 @@
 use crate::db::Tx;
 use crate::paging::Cursor;
 use crate::sql::{FromRow, Param, Row};
+use packdesk_model::status::Env;
 use packdesk_model::status::PrintJobStatus;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -236,7 +237,7 @@ pub fn delete_profile(c: &mut Tx<'_>, document_type: &str) -> crate::Result<bool
 #[derive(Debug, Clone, PartialEq)]
 pub struct PrintJobRow {
     pub id: String,
-    pub env: String,
+    pub env: Env,
     pub printer_id: String,
     /// label, invoice, customs_declaration, packing_slip, manifest, bulk_download, test_page
     pub document_type: String,
@@ -443,7 +444,7 @@ pub fn last_job_of(
 /// jobs.
 pub fn list_jobs(
     c: &mut Tx<'_>,
-    env: &str,
+    env: Env,
     f: &JobFilter,
     limit: usize,
     after: Option<&Cursor>,

@@ -4,6 +4,7 @@
 use crate::db::Tx;
 use crate::paging::Cursor;
 use crate::sql::{FromRow, Row};
+use packdesk_model::status::Env;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
@@ -29,7 +30,7 @@ impl Kind {
 #[derive(Debug, Clone)]
 pub struct RecordRow {
     pub id: String,
-    pub env: String,
+    pub env: Env,
     pub shipper_account_id: Option<String>,
     /// The record's status word. A word, not one enum: each kind has its own statuses
     /// (`CancelStatus`, `ManifestStatus`, `BulkDownloadStatus`, `RateStatus`, `ValidationStatus`).
@@ -96,7 +97,7 @@ pub fn put(c: &mut Tx<'_>, kind: Kind, r: &RecordRow) -> crate::Result<()> {
     Ok(())
 }
 
-pub fn get(c: &mut Tx<'_>, kind: Kind, env: &str, id: &str) -> crate::Result<Option<RecordRow>> {
+pub fn get(c: &mut Tx<'_>, kind: Kind, env: Env, id: &str) -> crate::Result<Option<RecordRow>> {
     c.row(
         &format!("SELECT {COLS} FROM {} WHERE id = ?1 AND env = ?2", kind.table()),
         &[&id, &env],
@@ -116,7 +117,7 @@ pub struct RecordFilter {
 pub fn list(
     c: &mut Tx<'_>,
     kind: Kind,
-    env: &str,
+    env: Env,
     f: &RecordFilter,
     limit: usize,
     after: Option<&Cursor>,

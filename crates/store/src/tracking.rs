@@ -7,6 +7,7 @@
 
 use crate::db::Tx;
 use crate::sql::Dialect;
+use packdesk_model::status::Env;
 
 /// The next serial `scope` would draw (None: never drawn from).
 pub fn counter(c: &mut Tx<'_>, scope: &str) -> crate::Result<Option<u64>> {
@@ -31,7 +32,7 @@ pub fn advance(c: &mut Tx<'_>, scope: &str, next: u64) -> crate::Result<()> {
 }
 
 /// Registers `number` as issued to `label_id`; false when it was issued before (by any desk).
-pub fn register(c: &mut Tx<'_>, env: &str, slug: &str, number: &str, label_id: &str) -> crate::Result<bool> {
+pub fn register(c: &mut Tx<'_>, env: Env, slug: &str, number: &str, label_id: &str) -> crate::Result<bool> {
     let n = c.execute(
         "INSERT INTO tracking_numbers (env, slug, number, label_id) VALUES (?1, ?2, ?3, ?4) ON CONFLICT DO NOTHING",
         &[&env, &slug, &number, &label_id],

@@ -9,6 +9,7 @@ use crate::db::Tx;
 use crate::paging::Cursor;
 use crate::sql::{FromRow, Row};
 use packdesk_model::status::DeliveryStatus;
+use packdesk_model::status::Env;
 
 /// The session lock of the desk that sends the webhooks (shared database only).
 pub const DISPATCHER_LOCK: i64 = 0x7061_636b_7765_6268; // "packwebh"
@@ -30,14 +31,14 @@ impl FromRow for WebhookSetting {
     }
 }
 
-pub fn setting(c: &mut Tx<'_>, env: &str) -> crate::Result<Option<WebhookSetting>> {
+pub fn setting(c: &mut Tx<'_>, env: Env) -> crate::Result<Option<WebhookSetting>> {
     c.row(
         "SELECT url, enabled, updated_at FROM webhook_settings WHERE env = ?1",
         &[&env],
     )
 }
 
-pub fn set_setting(c: &mut Tx<'_>, env: &str, s: &WebhookSetting) -> crate::Result<()> {
+pub fn set_setting(c: &mut Tx<'_>, env: Env, s: &WebhookSetting) -> crate::Result<()> {
     c.execute(
         "INSERT INTO webhook_settings (env, url, enabled, updated_at) VALUES (?1, ?2, ?3, ?4)
          ON CONFLICT (env) DO UPDATE SET url = excluded.url, enabled = excluded.enabled, updated_at = excluded.updated_at",
@@ -49,7 +50,7 @@ pub fn set_setting(c: &mut Tx<'_>, env: &str, s: &WebhookSetting) -> crate::Resu
 #[derive(Debug, Clone)]
 pub struct DeliveryRow {
     pub id: String,
-    pub env: String,
+    pub env: Env,
     pub event: String,
     pub record_id: String,
     pub url: String,
@@ -108,7 +109,7 @@ pub fn insert_delivery(c: &mut Tx<'_>, d: &DeliveryRow) -> crate::Result<()> {
     Ok(())
 }
 
-pub fn get_delivery(c: &mut Tx<'_>, env: &str, id: &str) -> crate::Result<Option<DeliveryRow>> {
+pub fn get_delivery(c: &mut Tx<'_>, env: Env, id: &str) -> crate::Result<Option<DeliveryRow>> {
     c.row(
         &format!("SELECT {COLS} FROM webhook_deliveries WHERE id = ?1 AND env = ?2"),
         &[&id, &env],
@@ -223,7 +224,7 @@ pub struct DeliveryFilter {
 /// Newest first, `limit + 1` rows so the caller knows whether there is a next page.
 pub fn list(
     c: &mut Tx<'_>,
-    env: &str,
+    env: Env,
     f: &DeliveryFilter,
     limit: usize,
     after: Option<&Cursor>,

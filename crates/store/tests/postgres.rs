@@ -2,7 +2,7 @@
 //! address is PACKDESK_TEST_POSTGRES (`.ci/test` starts it before `cargo test`); each case makes a
 //! database of its own. Several `PgStore`s on one database stand for several desks.
 
-use packdesk_model::status::{AccountStatus, DeliveryStatus, LabelStatus, OrderStatus, PrintJobStatus};
+use packdesk_model::status::{AccountStatus, DeliveryStatus, Env, LabelStatus, OrderStatus, PrintJobStatus};
 use packdesk_store::db::Tx;
 use packdesk_store::pg::{self, PgStore};
 use packdesk_store::{tracking, StoreError};
@@ -166,7 +166,7 @@ fn a_number_issued_at_one_desk_is_refused_at_another_and_an_exhausted_range_move
     let issued = |desk: &PgStore, name: &str, label: &str| {
         desk.write(|client| {
             let c = &mut Tx::Postgres { client, desk: name };
-            tracking::register(c, "live", "yodel", "JD000000001000", label)
+            tracking::register(c, Env::Live, "yodel", "JD000000001000", label)
         })
         .unwrap()
     };
@@ -214,7 +214,7 @@ fn a_refused_statement_is_told_in_postgresqls_own_words() {
                     client: &mut *c,
                     desk: "desk-a",
                 },
-                "live",
+                Env::Live,
                 "yodel",
                 "JD1",
                 "lbl-1",
@@ -249,7 +249,7 @@ fn jobs_of_a_desk_that_died_are_taken_over_after_their_lease_and_each_runs_once_
             let c = &mut Tx::Postgres { client: tx, desk: "desk-0" };
             for i in 0..240 {
                 let lane = format!("account-{}", i % 8);
-                jobs::insert(c, &format!("job-{i}"), "live", "label", &lane, "{}", now_us())?;
+                jobs::insert(c, &format!("job-{i}"), Env::Live, "label", &lane, "{}", now_us())?;
             }
             Ok::<_, StoreError>(())
         })
@@ -372,7 +372,7 @@ fn a_desk_whose_lease_ran_out_while_it_worked_cannot_finish_a_job_another_desk_f
         jobs::insert(
             &mut Tx::Postgres { client, desk: "slow" },
             "job-x",
-            "live",
+            Env::Live,
             "label",
             "lane",
             "{}",
@@ -493,7 +493,7 @@ fn an_order_scanned_at_two_desks_at_once_ships_once_and_the_second_desk_learns_w
     support::account(&a, "acct-1");
     let order = orders::OrderRow {
         id: "order-1".into(),
-        env: "live".into(),
+        env: Env::Live,
         order_number: "SO-1001".into(),
         status: OrderStatus::Open,
         record: "{}".into(),
@@ -508,7 +508,7 @@ fn an_order_scanned_at_two_desks_at_once_ships_once_and_the_second_desk_learns_w
     // the label does. Answers the label made, or the desk that had shipped the order.
     fn ship(desk: &PgStore, name: &str, locked: impl FnOnce(), hold: std::time::Duration) -> Result<String, String> {
         desk.write(|tx| {
-            let o = orders::get_for_update(&mut Tx::Postgres { client: tx, desk: name }, "live", "order-1")?
+            let o = orders::get_for_update(&mut Tx::Postgres { client: tx, desk: name }, Env::Live, "order-1")?
                 .expect("the order");
             locked();
             if o.status == OrderStatus::Shipped {
@@ -585,7 +585,13 @@ fn any_desk_searches_the_shared_history_and_an_order_number_is_used_once_across_
                 }
                 let c = &mut Tx::Postgres { client: tx, desk: name };
                 labels::insert(c, &row).map_err(support::refused)?;
-                tracking::register(c, "live", "yodel", &format!("JD{serial:012}"), &format!("lbl-{serial}"))?;
+                tracking::register(
+                    c,
+                    Env::Live,
+                    "yodel",
+                    &format!("JD{serial:012}"),
+                    &format!("lbl-{serial}"),
+                )?;
             }
             Ok::<_, StoreError>(())
         })
@@ -597,7 +603,7 @@ fn any_desk_searches_the_shared_history_and_an_order_number_is_used_once_across_
             created_at_max: i64::MAX,
             ..Default::default()
         };
-        a.read(|client| labels::list(&mut Tx::Postgres { client, desk: "desk-a" }, "live", &f, 3, after))
+        a.read(|client| labels::list(&mut Tx::Postgres { client, desk: "desk-a" }, Env::Live, &f, 3, after))
             .unwrap()
             .into_iter()
             .map(|l| l.id)
@@ -632,7 +638,7 @@ fn any_desk_searches_the_shared_history_and_an_order_number_is_used_once_across_
         .read(|client| {
             labels::list(
                 &mut Tx::Postgres { client, desk: "desk-b" },
-                "live",
+                Env::Live,
                 &by_number,
                 10,
                 None,
@@ -648,7 +654,7 @@ fn any_desk_searches_the_shared_history_and_an_order_number_is_used_once_across_
     for (i, text) in [(1, "so-1001 Jane Doe M1 1AE"), (2, "so-1002 Hans Müller 10115 (gift)")] {
         let o = orders::OrderRow {
             id: format!("order-{i}"),
-            env: "live".into(),
+            env: Env::Live,
             order_number: format!("SO-100{i}"),
             status: OrderStatus::Open,
             record: "{}".into(),
@@ -663,7 +669,7 @@ fn any_desk_searches_the_shared_history_and_an_order_number_is_used_once_across_
             search: Some(s.into()),
             ..Default::default()
         };
-        b.read(|client| orders::list(&mut Tx::Postgres { client, desk: "desk-b" }, "live", &f, 10, None))
+        b.read(|client| orders::list(&mut Tx::Postgres { client, desk: "desk-b" }, Env::Live, &f, 10, None))
             .unwrap()
             .into_iter()
             .map(|o| o.id)
@@ -723,13 +729,13 @@ fn one_desk_sends_the_webhooks_at_a_time_and_another_takes_over_when_it_is_gone(
             enabled: true,
             updated_at: 1,
         };
-        webhooks::set_setting(c, "live", &on)?;
+        webhooks::set_setting(c, Env::Live, &on)?;
         for i in 0..3 {
             webhooks::insert_delivery(
                 c,
                 &webhooks::DeliveryRow {
                     id: format!("delivery-{i}"),
-                    env: "live".into(),
+                    env: Env::Live,
                     event: "label.created".into(),
                     record_id: format!("lbl-{i}"),
                     url: "http://127.0.0.1:9/hook".into(),
@@ -825,7 +831,7 @@ fn every_table_answers_the_same_on_sqlite_and_on_the_shared_database() {
     let both = (&lite, &shared);
 
     let key = keys::KeyRow {
-        env: "live".into(),
+        env: Env::Live,
         key_hash: vec![1, 2],
         key_sealed: vec![3, 4, 5],
         created_at: 10,
@@ -848,24 +854,28 @@ fn every_table_answers_the_same_on_sqlite_and_on_the_shared_database() {
     same!(both, "meta read", |c| packdesk_store::meta::get(c, "link_key")?);
 
     same!(both, "a key taken", |c| idempotency::reserve(
-        c, "live", "k1", b"hash", 5
+        c,
+        Env::Live,
+        "k1",
+        b"hash",
+        5
     )?);
-    same!(both, "while it runs", |c| idempotency::get(c, "live", "k1")?);
+    same!(both, "while it runs", |c| idempotency::get(c, Env::Live, "k1")?);
     same!(both, "answered", |c| idempotency::finish(
         c,
-        "live",
+        Env::Live,
         "k1",
         201,
         "{\"id\":1}"
     )?);
-    let answered = same!(both, "the answer", |c| idempotency::get(c, "live", "k1")?);
+    let answered = same!(both, "the answer", |c| idempotency::get(c, Env::Live, "k1")?);
     assert!(answered.contains("201"), "{answered}");
     same!(both, "purged", |c| idempotency::purge(c, 6)?);
 
     for i in 0..5i64 {
         let r = RecordRow {
             id: format!("rec-{i}"),
-            env: "live".into(),
+            env: Env::Live,
             shipper_account_id: (i % 2 == 0).then(|| "acct-1".to_string()),
             status: "created".into(),
             record: format!("{{\"n\":{i}}}"),
@@ -876,7 +886,7 @@ fn every_table_answers_the_same_on_sqlite_and_on_the_shared_database() {
     }
     let done = RecordRow {
         id: "rec-1".into(),
-        env: "live".into(),
+        env: Env::Live,
         shipper_account_id: None,
         status: "failed".into(),
         record: "{}".into(),
@@ -890,7 +900,7 @@ fn every_table_answers_the_same_on_sqlite_and_on_the_shared_database() {
         ..Default::default()
     };
     let page = same!(both, "a page", |c| {
-        records::list(c, Kind::Manifest, "live", &f, 1, None)?
+        records::list(c, Kind::Manifest, Env::Live, &f, 1, None)?
     });
     assert!(
         page.contains("rec-4") && page.contains("rec-2") && !page.contains("rec-0"),
@@ -902,7 +912,7 @@ fn every_table_answers_the_same_on_sqlite_and_on_the_shared_database() {
         ..Default::default()
     };
     let failed = same!(both, "by status", |c| {
-        records::list(c, Kind::Manifest, "live", &all, 10, None)?
+        records::list(c, Kind::Manifest, Env::Live, &all, 10, None)?
     });
     assert!(
         failed.contains("created_at: 101"),
@@ -911,7 +921,7 @@ fn every_table_answers_the_same_on_sqlite_and_on_the_shared_database() {
 
     let file = files::FileRow {
         id: "file-1".into(),
-        env: "live".into(),
+        env: Env::Live,
         owner_id: "rec-0".into(),
         kind: "manifest".into(),
         file_type: "csv".into(),
@@ -921,18 +931,31 @@ fn every_table_answers_the_same_on_sqlite_and_on_the_shared_database() {
     };
     same!(both, "a file", |c| files::insert(c, &file)?);
     same!(both, "by owner", |c| files::of_owner_as(
-        c, "live", "rec-0", "manifest", "csv"
+        c,
+        Env::Live,
+        "rec-0",
+        "manifest",
+        "csv"
     )?);
     same!(both, "not as pdf", |c| files::of_owner_as(
-        c, "live", "rec-0", "manifest", "pdf"
+        c,
+        Env::Live,
+        "rec-0",
+        "manifest",
+        "pdf"
     )?);
-    same!(both, "any type", |c| files::of_owner(c, "live", "rec-0", "manifest")?);
+    same!(both, "any type", |c| files::of_owner(
+        c,
+        Env::Live,
+        "rec-0",
+        "manifest"
+    )?);
     same!(both, "by id", |c| files::get_by_id(c, "file-1")?);
-    same!(both, "other env", |c| files::get(c, "sandbox", "file-1")?);
+    same!(both, "other env", |c| files::get(c, Env::Sandbox, "file-1")?);
 
     let preset = |id: &str, name: &str| presets::PresetRow {
         id: id.into(),
-        env: "live".into(),
+        env: Env::Live,
         name: name.into(),
         record: "{}".into(),
         created_at: 1,
@@ -946,15 +969,21 @@ fn every_table_answers_the_same_on_sqlite_and_on_the_shared_database() {
     same!(both, "another", |c| presets::put(c, &b)?);
     let refused = same!(both, "a name taken", |c| presets::put(c, &b_as_a)?);
     assert_eq!(refused, "false");
-    same!(both, "the presets", |c| presets::list(c, "live")?);
-    same!(both, "deleted", |c| presets::delete(c, "live", "p-1")?);
-    same!(both, "gone", |c| presets::get(c, "live", "p-1")?);
+    same!(both, "the presets", |c| presets::list(c, Env::Live)?);
+    same!(both, "deleted", |c| presets::delete(c, Env::Live, "p-1")?);
+    same!(both, "gone", |c| presets::get(c, Env::Live, "p-1")?);
 
     let orders = vec![
         ("order-1".to_string(), "SO-1".to_string()),
         ("order-2".to_string(), "SO-2".to_string()),
     ];
-    same!(both, "a batch", |c| batches::insert(c, "batch-1", "live", &orders, 3)?);
+    same!(both, "a batch", |c| batches::insert(
+        c,
+        "batch-1",
+        Env::Live,
+        &orders,
+        3
+    )?);
     let shipped = batches::Outcome {
         status: packdesk_model::status::BatchOrderStatus::Shipped,
         label_id: Some("lbl-1"),
@@ -967,7 +996,7 @@ fn every_table_answers_the_same_on_sqlite_and_on_the_shared_database() {
         rows.contains("position: 1, order_id: \"order-2\"") && rows.contains("JD1 JD2"),
         "{rows}"
     );
-    same!(both, "its time", |c| batches::created_at(c, "live", "batch-1")?);
+    same!(both, "its time", |c| batches::created_at(c, Env::Live, "batch-1")?);
 }
 
 /// Orders answer the same on both backends: read, locked, found by their words (SQLite's word
@@ -984,7 +1013,7 @@ fn orders_answer_the_same_on_sqlite_and_on_the_shared_database() {
 
     let order = |i: i64, status: OrderStatus| OrderRow {
         id: format!("order-{i}"),
-        env: "live".into(),
+        env: Env::Live,
         order_number: format!("SO-100{i}"),
         status,
         record: format!("{{\"n\":{i}}}"),
@@ -993,7 +1022,7 @@ fn orders_answer_the_same_on_sqlite_and_on_the_shared_database() {
     };
     same!(both, "numbers locked", |c| orders::lock_numbers(
         c,
-        "live",
+        Env::Live,
         &["SO-1001", "SO-1002", "SO-1001"]
     )?);
     same!(both, "saved", |c| {
@@ -1006,16 +1035,16 @@ fn orders_answer_the_same_on_sqlite_and_on_the_shared_database() {
         &order(1, OrderStatus::Open),
         "SO-1001 Jane Roe M1 1AE MUG-RED"
     )?);
-    same!(both, "by id", |c| orders::get(c, "live", "order-2")?);
-    same!(both, "locked", |c| orders::get_for_update(c, "live", "order-2")?);
-    same!(both, "by number", |c| orders::by_number(c, "live", "SO-1003")?);
-    same!(both, "another env", |c| orders::get(c, "sandbox", "order-2")?);
+    same!(both, "by id", |c| orders::get(c, Env::Live, "order-2")?);
+    same!(both, "locked", |c| orders::get_for_update(c, Env::Live, "order-2")?);
+    same!(both, "by number", |c| orders::by_number(c, Env::Live, "SO-1003")?);
+    same!(both, "another env", |c| orders::get(c, Env::Sandbox, "order-2")?);
     let found = |search: &str, status: Option<OrderStatus>, after: Option<Cursor>| {
         let f = OrderFilter {
             search: Some(search.into()),
             status,
         };
-        same!(both, "found", |c| orders::list(c, "live", &f, 10, after.as_ref())?
+        same!(both, "found", |c| orders::list(c, Env::Live, &f, 10, after.as_ref())?
             .into_iter()
             .map(|o| o.id)
             .collect::<Vec<_>>())
@@ -1034,7 +1063,7 @@ fn orders_answer_the_same_on_sqlite_and_on_the_shared_database() {
     assert_eq!(found("mug", None, Some(cursor)), r#"["order-2", "order-1"]"#);
     let page = same!(both, "a page", |c| orders::list(
         c,
-        "live",
+        Env::Live,
         &OrderFilter::default(),
         1,
         None
@@ -1117,7 +1146,7 @@ fn each_desk_prints_its_own_printers_jobs_once_and_every_desk_sees_every_job() {
                 let d = i % 2;
                 let job = PrintJobRow {
                     id: format!("job-{i:03}"),
-                    env: "live".into(),
+                    env: Env::Live,
                     printer_id: format!("printer-{d}"),
                     document_type: "label".into(),
                     owner_id: format!("lbl-{i}"),
@@ -1189,7 +1218,7 @@ fn each_desk_prints_its_own_printers_jobs_once_and_every_desk_sees_every_job() {
         ..Default::default()
     };
     let listed = desks[1]
-        .read(|client| printing::list_jobs(&mut Tx::Postgres { client, desk: "desk-1" }, "live", &all, 200, None))
+        .read(|client| printing::list_jobs(&mut Tx::Postgres { client, desk: "desk-1" }, Env::Live, &all, 200, None))
         .unwrap();
     assert_eq!(listed.len(), 100, "every desk sees every desk's jobs");
     assert_eq!(
@@ -1226,7 +1255,7 @@ fn a_label_is_written_whole_with_its_numbers_and_files_or_not_at_all_on_both() {
     let both = (&lite, &shared);
     let file = |id: &str, owner: &str, kind: &str, bytes: &[u8]| FileRow {
         id: id.into(),
-        env: "live".into(),
+        env: Env::Live,
         owner_id: owner.into(),
         kind: kind.into(),
         file_type: "pdf".into(),
@@ -1273,18 +1302,20 @@ fn a_label_is_written_whole_with_its_numbers_and_files_or_not_at_all_on_both() {
         completes: false,
     };
     both_say(&made, "Ok(())");
-    let lite_label = lite.read(|c| labels::get(&mut Tx::Sqlite(c), "live", "lbl-1")).unwrap();
+    let lite_label = lite
+        .read(|c| labels::get(&mut Tx::Sqlite(c), Env::Live, "lbl-1"))
+        .unwrap();
     let shared_label = shared
-        .read(|client| labels::get(&mut Tx::Postgres { client, desk: "desk-a" }, "live", "lbl-1"))
+        .read(|client| labels::get(&mut Tx::Postgres { client, desk: "desk-a" }, Env::Live, "lbl-1"))
         .unwrap();
     assert_eq!(format!("{lite_label:?}"), format!("{shared_label:?}"));
     for f in &files {
         let lite_file = lite
-            .read(|c| files::get(&mut Tx::Sqlite(c), "live", &f.id))
+            .read(|c| files::get(&mut Tx::Sqlite(c), Env::Live, &f.id))
             .unwrap()
             .unwrap();
         let shared_file = shared
-            .read(|client| files::get(&mut Tx::Postgres { client, desk: "desk-a" }, "live", &f.id))
+            .read(|client| files::get(&mut Tx::Postgres { client, desk: "desk-a" }, Env::Live, &f.id))
             .unwrap()
             .unwrap();
         assert_eq!((&lite_file.bytes, &shared_file.bytes), (&f.bytes, &f.bytes));
@@ -1314,25 +1345,26 @@ fn a_label_is_written_whole_with_its_numbers_and_files_or_not_at_all_on_both() {
         "{a} / {b}"
     );
     assert!(lite
-        .read(|c| labels::get(&mut Tx::Sqlite(c), "live", "lbl-2"))
+        .read(|c| labels::get(&mut Tx::Sqlite(c), Env::Live, "lbl-2"))
         .unwrap()
         .is_none());
     assert!(shared
-        .read(|client| labels::get(&mut Tx::Postgres { client, desk: "desk-a" }, "live", "lbl-2"))
+        .read(|client| labels::get(&mut Tx::Postgres { client, desk: "desk-a" }, Env::Live, "lbl-2"))
         .unwrap()
         .is_none());
     assert!(lite
-        .read(|c| files::get(&mut Tx::Sqlite(c), "live", "f-3"))
+        .read(|c| files::get(&mut Tx::Sqlite(c), Env::Live, "f-3"))
         .unwrap()
         .is_none());
     assert!(shared
-        .read(|client| files::get(&mut Tx::Postgres { client, desk: "desk-a" }, "live", "f-3"))
+        .read(|client| files::get(&mut Tx::Postgres { client, desk: "desk-a" }, Env::Live, "f-3"))
         .unwrap()
         .is_none());
-    let lite_free = lite.write(|c| tracking::register(&mut Tx::Sqlite(c), "live", "yodel", "JD000000001002", "probe"));
+    let lite_free =
+        lite.write(|c| tracking::register(&mut Tx::Sqlite(c), Env::Live, "yodel", "JD000000001002", "probe"));
     let shared_free = shared.write(|client| {
         let c = &mut Tx::Postgres { client, desk: "desk-a" };
-        tracking::register(c, "live", "yodel", "JD000000001002", "probe")
+        tracking::register(c, Env::Live, "yodel", "JD000000001002", "probe")
     });
     assert!(
         lite_free.unwrap() && shared_free.unwrap(),
@@ -1376,11 +1408,11 @@ fn a_label_is_written_whole_with_its_numbers_and_files_or_not_at_all_on_both() {
         "Ok(())",
     );
     let lite_done = lite
-        .read(|c| labels::get(&mut Tx::Sqlite(c), "live", "lbl-4"))
+        .read(|c| labels::get(&mut Tx::Sqlite(c), Env::Live, "lbl-4"))
         .unwrap()
         .unwrap();
     let shared_done = shared
-        .read(|client| labels::get(&mut Tx::Postgres { client, desk: "desk-a" }, "live", "lbl-4"))
+        .read(|client| labels::get(&mut Tx::Postgres { client, desk: "desk-a" }, Env::Live, "lbl-4"))
         .unwrap()
         .unwrap();
     assert_eq!(format!("{lite_done:?}"), format!("{shared_done:?}"));
@@ -1420,12 +1452,12 @@ fn labels_answer_the_same_on_sqlite_and_on_the_shared_database() {
         "{waiting}"
     );
     same!(both, "counts since", |c| {
-        let mut v = labels::counts_since(c, "live", 50 * HOUR)?;
+        let mut v = labels::counts_since(c, Env::Live, 50 * HOUR)?;
         v.sort();
         v
     });
     // Days cut at 01:00 (a desk an hour east of UTC).
-    let per_day = same!(both, "per day", |c| labels::per_day(c, "live", 24 * HOUR, HOUR)?);
+    let per_day = same!(both, "per day", |c| labels::per_day(c, Env::Live, 24 * HOUR, HOUR)?);
     assert!(per_day.starts_with("[(1, "), "{per_day}");
 
     let slip = r#"{"url":"https://desk/files/slip-1","file_type":"pdf"}"#;
@@ -1436,7 +1468,7 @@ fn labels_answer_the_same_on_sqlite_and_on_the_shared_database() {
         slip
     )?);
     let with_slip = shared
-        .read(|client| labels::get(&mut Tx::Postgres { client, desk: "desk-a" }, "live", "lbl-03"))
+        .read(|client| labels::get(&mut Tx::Postgres { client, desk: "desk-a" }, Env::Live, "lbl-03"))
         .unwrap()
         .unwrap();
     let record: serde_json::Value = serde_json::from_str(&with_slip.record).unwrap();
@@ -1445,7 +1477,7 @@ fn labels_answer_the_same_on_sqlite_and_on_the_shared_database() {
         "{record}"
     );
     let lite_slip = lite
-        .read(|c| labels::get(&mut Tx::Sqlite(c), "live", "lbl-03"))
+        .read(|c| labels::get(&mut Tx::Sqlite(c), Env::Live, "lbl-03"))
         .unwrap()
         .unwrap();
     let lite_record: serde_json::Value = serde_json::from_str(&lite_slip.record).unwrap();
@@ -1465,7 +1497,11 @@ fn labels_answer_the_same_on_sqlite_and_on_the_shared_database() {
         ..Default::default()
     };
     let found = same!(both, "found by its new text", |c| labels::list(
-        c, "live", &search, 10, None
+        c,
+        Env::Live,
+        &search,
+        10,
+        None
     )?
     .into_iter()
     .map(|l| (l.id, l.updated_at))
@@ -1476,7 +1512,7 @@ fn labels_answer_the_same_on_sqlite_and_on_the_shared_database() {
         created_at_max: i64::MAX,
         ..Default::default()
     };
-    same!(both, "by status", |c| labels::list(c, "live", &cancelled, 3, None)?
+    same!(both, "by status", |c| labels::list(c, Env::Live, &cancelled, 3, None)?
         .into_iter()
         .map(|l| l.id)
         .collect::<Vec<_>>());
@@ -1496,10 +1532,18 @@ fn labels_answer_the_same_on_sqlite_and_on_the_shared_database() {
     });
     assert_eq!(moved, "(Some(20), Some(5))");
     let fresh = same!(both, "registered", |c| tracking::register(
-        c, "live", "yodel", "JD9", "lbl-01"
+        c,
+        Env::Live,
+        "yodel",
+        "JD9",
+        "lbl-01"
     )?);
     let again = same!(both, "issued before", |c| tracking::register(
-        c, "live", "yodel", "JD9", "lbl-02"
+        c,
+        Env::Live,
+        "yodel",
+        "JD9",
+        "lbl-02"
     )?);
     assert_eq!((fresh.as_str(), again.as_str()), ("true", "false"));
     same!(both, "a mapping", |c| orders::put_mapping(
@@ -1524,7 +1568,7 @@ fn accounts_deliveries_and_print_jobs_answer_the_same_on_sqlite_and_on_the_share
     for i in 0..4i64 {
         let a = accounts::AccountRow {
             id: format!("acct-{i}"),
-            env: "live".into(),
+            env: Env::Live,
             slug: ["yodel", "dpd"][(i % 2) as usize].into(),
             status: AccountStatus::Enabled,
             description: format!("Account {i}"),
@@ -1541,21 +1585,21 @@ fn accounts_deliveries_and_print_jobs_answer_the_same_on_sqlite_and_on_the_share
         status: AccountStatus::Deleted,
         updated_at: 9,
         ..shared
-            .read(|client| accounts::get(&mut Tx::Postgres { client, desk: "desk-a" }, "live", "acct-2"))
+            .read(|client| accounts::get(&mut Tx::Postgres { client, desk: "desk-a" }, Env::Live, "acct-2"))
             .unwrap()
             .unwrap()
     };
     same!(both, "deleted", |c| accounts::update(c, &deleted)?);
     let page = same!(both, "a page of yodel", |c| accounts::list(
         c,
-        "live",
+        Env::Live,
         Some("yodel"),
         5,
         None
     )?);
     assert!(page.contains("acct-0") && !page.contains("acct-2"), "{page}");
-    same!(both, "every account", |c| accounts::list(c, "live", None, 1, None)?);
-    same!(both, "slugs, deleted too", |c| accounts::slugs(c, "live")?);
+    same!(both, "every account", |c| accounts::list(c, Env::Live, None, 1, None)?);
+    same!(both, "slugs, deleted too", |c| accounts::slugs(c, Env::Live)?);
     let numbered = labels::LabelRow {
         order_number: Some("SO-9".into()),
         ..support::label("lbl-1", "acct-1", 1, "2026-11-24", 1)
@@ -1569,7 +1613,7 @@ fn accounts_deliveries_and_print_jobs_answer_the_same_on_sqlite_and_on_the_share
     for i in 0..3i64 {
         let d = webhooks::DeliveryRow {
             id: format!("delivery-{i}"),
-            env: "live".into(),
+            env: Env::Live,
             event: ["label.created", "manifest.created"][(i % 2) as usize].into(),
             record_id: format!("rec-{i}"),
             url: "http://127.0.0.1:9/hook".into(),
@@ -1591,7 +1635,7 @@ fn accounts_deliveries_and_print_jobs_answer_the_same_on_sqlite_and_on_the_share
         enabled: true,
         updated_at: 1,
     };
-    same!(both, "webhook on", |c| webhooks::set_setting(c, "live", &on)?);
+    same!(both, "webhook on", |c| webhooks::set_setting(c, Env::Live, &on)?);
     same!(both, "due first", |c| webhooks::next_due_at(c)?);
     same!(both, "due, to the URL set now", |c| {
         webhooks::due(c, 100, 10)?
@@ -1599,20 +1643,26 @@ fn accounts_deliveries_and_print_jobs_answer_the_same_on_sqlite_and_on_the_share
             .map(|d| (d.id.clone(), d.url.clone()))
             .collect::<Vec<_>>()
     });
-    same!(both, "one", |c| webhooks::get_delivery(c, "live", "delivery-1")?);
+    same!(both, "one", |c| webhooks::get_delivery(c, Env::Live, "delivery-1")?);
     let labels_only = webhooks::DeliveryFilter {
         event: Some("label.created".into()),
         created_at_max: i64::MAX,
         ..Default::default()
     };
-    let listed = same!(both, "by event", |c| webhooks::list(c, "live", &labels_only, 10, None)?);
+    let listed = same!(both, "by event", |c| webhooks::list(
+        c,
+        Env::Live,
+        &labels_only,
+        10,
+        None
+    )?);
     assert!(
         listed.contains("delivery-2") && !listed.contains("delivery-1"),
         "{listed}"
     );
 
     same!(both, "a job queued", |c| {
-        jobs::insert(c, "job-1", "live", "label", "acct-1", "{}", 5)?;
+        jobs::insert(c, "job-1", Env::Live, "label", "acct-1", "{}", 5)?;
     });
     same!(both, "the job", |c| {
         jobs::get(c, "job-1")?.map(|j| (j.id, j.state, j.lane))
@@ -1645,7 +1695,7 @@ fn accounts_deliveries_and_print_jobs_answer_the_same_on_sqlite_and_on_the_share
     {
         let job = PrintJobRow {
             id: format!("pjob-{i}"),
-            env: "live".into(),
+            env: Env::Live,
             printer_id: "printer-1".into(),
             document_type: "label".into(),
             owner_id: format!("lbl-{i}"),
@@ -1679,7 +1729,7 @@ fn accounts_deliveries_and_print_jobs_answer_the_same_on_sqlite_and_on_the_share
     // passes over rows another desk holds).
     let queued = PrintJobRow {
         id: "pjob-9".into(),
-        env: "live".into(),
+        env: Env::Live,
         printer_id: "printer-1".into(),
         document_type: "label".into(),
         owner_id: "lbl-9".into(),
@@ -1712,7 +1762,7 @@ fn a_desk_moves_into_the_shared_database_whole_and_another_key_set_is_refused_un
     let dir = tempfile::tempdir().unwrap();
     let lite = Store::open(&dir.path().join("packdesk.sqlite3")).unwrap();
     let key = |hash: u8| keys::KeyRow {
-        env: "live".into(),
+        env: Env::Live,
         key_hash: vec![hash],
         key_sealed: vec![7, 7],
         created_at: 1,
@@ -1732,7 +1782,7 @@ fn a_desk_moves_into_the_shared_database_whole_and_another_key_set_is_refused_un
             .map_err(support::refused)?;
             tracking::register(
                 tx,
-                "live",
+                Env::Live,
                 "yodel",
                 &format!("JD{:012}", 1_000 + i),
                 &format!("lbl-{i}"),
@@ -1740,7 +1790,7 @@ fn a_desk_moves_into_the_shared_database_whole_and_another_key_set_is_refused_un
         }
         let order = orders::OrderRow {
             id: "order-1".into(),
-            env: "live".into(),
+            env: Env::Live,
             order_number: "SO-1001".into(),
             status: OrderStatus::Open,
             record: "{}".into(),
@@ -1749,8 +1799,8 @@ fn a_desk_moves_into_the_shared_database_whole_and_another_key_set_is_refused_un
         };
         orders::put(&mut Tx::Sqlite(c), &order, "SO-1001 Jane Doe Leeds")?;
         let t = &mut packdesk_store::db::Tx::Sqlite(c);
-        jobs::insert(t, "job-1", "live", "label", "acct-1", "{}", 10)?;
-        jobs::insert(t, "job-2", "live", "label", "acct-1", "{}", 11)?;
+        jobs::insert(t, "job-1", Env::Live, "label", "acct-1", "{}", 10)?;
+        jobs::insert(t, "job-2", Env::Live, "label", "acct-1", "{}", 11)?;
         jobs::finish(t, "job-1", 12)?;
         let printer = printing::PrinterRow {
             id: "printer-1".into(),
@@ -1802,7 +1852,7 @@ fn a_desk_moves_into_the_shared_database_whole_and_another_key_set_is_refused_un
                 created_at_max: i64::MAX,
                 ..Default::default()
             };
-            labels::list(&mut Tx::Postgres { client, desk: "desk-b" }, "live", &f, 10, None)
+            labels::list(&mut Tx::Postgres { client, desk: "desk-b" }, Env::Live, &f, 10, None)
         })
         .unwrap();
     assert_eq!(found.iter().map(|l| l.id.as_str()).collect::<Vec<_>>(), vec!["lbl-117"]);
@@ -1819,7 +1869,7 @@ fn a_desk_moves_into_the_shared_database_whole_and_another_key_set_is_refused_un
                 search: Some("jane lee".into()),
                 ..Default::default()
             };
-            orders::list(&mut Tx::Postgres { client, desk: "desk-b" }, "live", &f, 10, None)
+            orders::list(&mut Tx::Postgres { client, desk: "desk-b" }, Env::Live, &f, 10, None)
         })
         .unwrap();
     assert_eq!(by_word.len(), 1, "orders are found by the words they had");
@@ -1834,7 +1884,7 @@ fn a_desk_moves_into_the_shared_database_whole_and_another_key_set_is_refused_un
         !other
             .write(|client| {
                 let c = &mut Tx::Postgres { client, desk: "desk-b" };
-                tracking::register(c, "live", "yodel", "JD000000001000", "lbl-new")
+                tracking::register(c, Env::Live, "yodel", "JD000000001000", "lbl-new")
             })
             .unwrap(),
         "a number the desk issued is issued"
@@ -1853,7 +1903,7 @@ fn a_desk_moves_into_the_shared_database_whole_and_another_key_set_is_refused_un
     other
         .write(|client| {
             let c = &mut packdesk_store::db::Tx::Postgres { client, desk: "desk-b" };
-            jobs::insert(c, "job-3", "live", "label", "acct-1", "{}", 13)
+            jobs::insert(c, "job-3", Env::Live, "label", "acct-1", "{}", 13)
         })
         .unwrap();
     assert_eq!(
@@ -1961,7 +2011,7 @@ fn a_desk_whose_connections_the_database_dropped_goes_on_and_a_cut_write_leaves_
     drop_the_desk();
     std::thread::sleep(std::time::Duration::from_millis(2_100));
     assert!(
-        desk.read(|client| labels::get(&mut Tx::Postgres { client, desk: "desk-a" }, "live", "lbl-13"))
+        desk.read(|client| labels::get(&mut Tx::Postgres { client, desk: "desk-a" }, Env::Live, "lbl-13"))
             .unwrap()
             .is_some(),
         "a read after the drop goes through"
@@ -1985,13 +2035,13 @@ fn a_desk_whose_connections_the_database_dropped_goes_on_and_a_cut_write_leaves_
     assert_eq!(cut.code, packdesk_model::ErrorCode::InternalRetry, "{cut:?}");
     assert!(
         admin
-            .read(|client| labels::get(&mut Tx::Postgres { client, desk: "desk-a" }, "live", "lbl-half"))
+            .read(|client| labels::get(&mut Tx::Postgres { client, desk: "desk-a" }, Env::Live, "lbl-half"))
             .unwrap()
             .is_none(),
         "nothing of it was kept"
     );
     assert!(desk
-        .read(|client| labels::get(&mut Tx::Postgres { client, desk: "desk-a" }, "live", "lbl-0"))
+        .read(|client| labels::get(&mut Tx::Postgres { client, desk: "desk-a" }, Env::Live, "lbl-0"))
         .unwrap()
         .is_some());
 }
@@ -2020,7 +2070,7 @@ fn a_pooled_connection_prepares_each_statement_once_and_a_panic_mid_write_leaves
                         client: &mut *tx,
                         desk: "desk-a"
                     },
-                    "live",
+                    Env::Live,
                     "acct-1"
                 )?
                 .is_some());
@@ -2063,7 +2113,7 @@ fn a_pooled_connection_prepares_each_statement_once_and_a_panic_mid_write_leaves
         .write(|client| {
             let c = &mut Tx::Postgres { client, desk: "desk-a" };
             labels::insert(c, &support::label("lbl-y", "acct-1", 10, "2026-11-25", 1)).map_err(support::refused)?;
-            Ok::<_, StoreError>(labels::get(c, "live", "lbl-x")?.is_none())
+            Ok::<_, StoreError>(labels::get(c, Env::Live, "lbl-x")?.is_none())
         })
         .unwrap();
     assert!(after, "the panicked write's label was kept");

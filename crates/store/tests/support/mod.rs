@@ -3,6 +3,7 @@
 // Each test binary and bench uses a part of it.
 #![allow(dead_code)]
 
+use packdesk_model::status::Env;
 use packdesk_store::db::Tx;
 use packdesk_store::pg::PgStore;
 use packdesk_store::{tracking, StoreError};
@@ -31,7 +32,7 @@ pub fn draw_label(desk: &PgStore, scope: &str, parcels: u64, label: &str) -> Vec
     desk.write(|client| {
         let c = &mut Tx::Postgres { client, desk: "desk-a" };
         for s in &serials {
-            let fresh = tracking::register(c, "live", "yodel", &format!("JD{s:012}"), label)?;
+            let fresh = tracking::register(c, Env::Live, "yodel", &format!("JD{s:012}"), label)?;
             assert!(fresh, "{s} was issued before");
         }
         Ok::<_, StoreError>(())
@@ -53,7 +54,7 @@ pub fn account(desk: &PgStore, id: &str) {
 pub fn account_row(id: &str) -> packdesk_store::accounts::AccountRow {
     packdesk_store::accounts::AccountRow {
         id: id.into(),
-        env: "live".into(),
+        env: Env::Live,
         slug: "yodel".into(),
         status: packdesk_model::status::AccountStatus::Enabled,
         description: format!("Account {id}"),
@@ -77,7 +78,7 @@ pub fn label(
 ) -> packdesk_store::labels::LabelRow {
     packdesk_store::labels::LabelRow {
         id: id.into(),
-        env: "live".into(),
+        env: Env::Live,
         shipper_account_id: account.into(),
         status: packdesk_model::status::LabelStatus::Created,
         order_number: None,
