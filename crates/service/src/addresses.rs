@@ -10,9 +10,11 @@ use packdesk_carriers::postal::{normalise_postal_code, STATE_REQUIRED};
 use packdesk_model::error::Problems;
 use packdesk_model::record::{AddressValidation, AddressValidationList};
 use packdesk_model::request::{Address, AddressValidationRequest, ListQuery};
+use packdesk_model::status::ValidationStatus;
 use packdesk_model::ServiceError;
 use packdesk_store::records;
 use packdesk_store::records::Kind;
+use packdesk_store::records::RecordStatus;
 use serde_json::{json, Value};
 
 pub const VALIDATION_STATUSES: &[&str] = &["valid", "invalid"];
@@ -123,9 +125,13 @@ impl Service {
             "created_at": stamp,
             "updated_at": stamp,
         });
-        let status = if valid { "valid" } else { "invalid" };
+        let status = RecordStatus::AddressValidation(if valid {
+            ValidationStatus::Valid
+        } else {
+            ValidationStatus::Invalid
+        });
         self.store
-            .write(|tx| records::insert(tx, Kind::AddressValidation, &row(env, None, status, &record, now)))?;
+            .write(|tx| records::insert(tx, &row(env, None, status, &record, now)))?;
         Ok(record)
     }
 

@@ -8,11 +8,13 @@ use crate::Service;
 use packdesk_documents::merge::merge_pdfs;
 use packdesk_model::record::{BulkDownload, BulkDownloadList};
 use packdesk_model::request::{BulkDownloadRequest, ListQuery};
+use packdesk_model::status::BulkDownloadStatus;
 use packdesk_model::status::LabelStatus;
 use packdesk_model::ServiceError;
 use packdesk_store::files::FileRow;
 use packdesk_store::records;
 use packdesk_store::records::Kind;
+use packdesk_store::records::RecordStatus;
 use packdesk_store::{files, labels};
 use serde_json::{json, Value};
 
@@ -40,7 +42,7 @@ impl Service {
             return self.accept_job(env, JobKind::BulkDownload, &id, &id, &request, |tx, now| {
                 let stamp = crate::clock::iso_micros(now);
                 let record = json!({"id": id, "status": "creating", "labels": [], "invalid_labels": [], "files": null, "created_at": stamp, "updated_at": stamp});
-                records::put(tx, Kind::BulkDownload, &row(env, None, "creating", &record, now))?;
+                records::put(tx, &row(env, None, RecordStatus::BulkDownload(BulkDownloadStatus::Creating), &record, now))?;
                 Ok(record)
             });
         }
@@ -143,7 +145,16 @@ impl Service {
                     created_at: now,
                 },
             )?;
-            records::put(tx, Kind::BulkDownload, &row(env, None, "created", &record, now))?;
+            records::put(
+                tx,
+                &row(
+                    env,
+                    None,
+                    RecordStatus::BulkDownload(BulkDownloadStatus::Created),
+                    &record,
+                    now,
+                ),
+            )?;
             match job {
                 Some(job) => self.complete_job_in(tx, job, json!({"code": 200}), record.clone(), now),
                 None => Ok(()),

@@ -8,6 +8,7 @@ use crate::reply::Reply;
 use crate::Service;
 use packdesk_model::record::{CancelLabel, CancelLabelList};
 use packdesk_model::request::{CancelLabelRequest, ListQuery};
+use packdesk_model::status::CancelStatus;
 use packdesk_model::status::LabelStatus;
 use packdesk_model::{ErrorCode, ServiceError};
 use packdesk_store::db::Tx;
@@ -15,6 +16,7 @@ use packdesk_store::labels;
 use packdesk_store::labels::LabelRow;
 use packdesk_store::records;
 use packdesk_store::records::Kind;
+use packdesk_store::records::RecordStatus;
 use serde_json::{json, Value};
 
 pub const CANCEL_STATUSES: &[&str] = packdesk_model::status::CancelStatus::NAMES;
@@ -70,8 +72,13 @@ impl Service {
                 let record = cancel_record(&record_id, "cancelling", &label_id, now, now);
                 records::put(
                     tx,
-                    Kind::CancelLabel,
-                    &row(env, Some(&label.shipper_account_id), "cancelling", &record, now),
+                    &row(
+                        env,
+                        Some(&label.shipper_account_id),
+                        RecordStatus::CancelLabel(CancelStatus::Cancelling),
+                        &record,
+                        now,
+                    ),
                 )?;
                 Ok(record)
             });
@@ -86,8 +93,13 @@ impl Service {
                 let record = cancel_record(&record_id, "cancelled", &label_id, now, now);
                 records::put(
                     tx,
-                    Kind::CancelLabel,
-                    &row(env, Some(&label.shipper_account_id), "cancelled", &record, now),
+                    &row(
+                        env,
+                        Some(&label.shipper_account_id),
+                        RecordStatus::CancelLabel(CancelStatus::Cancelled),
+                        &record,
+                        now,
+                    ),
                 )?;
                 Ok(record)
             })
@@ -113,8 +125,13 @@ impl Service {
             let record = cancel_record(&job.id, "cancelled", &label_id, job.accepted_at, now);
             records::put(
                 tx,
-                Kind::CancelLabel,
-                &row(job.env, Some(&label.shipper_account_id), "cancelled", &record, now),
+                &row(
+                    job.env,
+                    Some(&label.shipper_account_id),
+                    RecordStatus::CancelLabel(CancelStatus::Cancelled),
+                    &record,
+                    now,
+                ),
             )?;
             self.complete_job_in(tx, job, json!({"code": 200}), record, now)
         })

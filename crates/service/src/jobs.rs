@@ -17,6 +17,7 @@ use packdesk_model::ServiceError;
 use packdesk_store::db::Tx;
 use packdesk_store::jobs;
 use packdesk_store::records::Kind;
+use packdesk_store::records::RecordStatus;
 use serde_json::Value;
 use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 use std::sync::{Condvar, Mutex};
@@ -378,10 +379,11 @@ impl Service {
                     let mut record: Value = serde_json::from_str(&row.record).map_err(ServiceError::internal)?;
                     record["status"] = Value::String("failed".into());
                     record["updated_at"] = Value::String(crate::clock::iso_micros(now));
-                    row.status = "failed".into();
+                    row.status = RecordStatus::failed(kind)
+                        .ok_or_else(|| ServiceError::internal("an address validation is never a job"))?;
                     row.record = record.to_string();
                     row.updated_at = now;
-                    packdesk_store::records::put(tx, kind, &row)?;
+                    packdesk_store::records::put(tx, &row)?;
                     record
                 }
             };

@@ -12,6 +12,7 @@ use packdesk_documents::manifest::{render_manifest_csv, render_manifest_pdf, Man
 use packdesk_model::record::{Manifest, ManifestList};
 use packdesk_model::request::{ListQuery, ManifestRequest};
 use packdesk_model::status::LabelStatus;
+use packdesk_model::status::ManifestStatus;
 use packdesk_model::{ErrorCode, ServiceError};
 use packdesk_store::accounts::AccountRow;
 use packdesk_store::db::Tx;
@@ -21,6 +22,7 @@ use packdesk_store::labels;
 use packdesk_store::labels::LabelRow;
 use packdesk_store::records;
 use packdesk_store::records::Kind;
+use packdesk_store::records::RecordStatus;
 use serde_json::{json, Value};
 
 pub const MANIFEST_STATUSES: &[&str] = packdesk_model::status::ManifestStatus::NAMES;
@@ -172,8 +174,13 @@ impl Service {
                     });
                     records::put(
                         tx,
-                        Kind::Manifest,
-                        &row(env, Some(&account.id), "manifesting", &record, now),
+                        &row(
+                            env,
+                            Some(&account.id),
+                            RecordStatus::Manifest(ManifestStatus::Manifesting),
+                            &record,
+                            now,
+                        ),
                     )?;
                     Ok(record)
                 },
@@ -264,9 +271,15 @@ impl Service {
             "created_at": crate::clock::iso_micros(created),
             "updated_at": crate::clock::iso_micros(now),
         });
-        let mut stored = row(env, Some(&account.id), "manifested", &record, now);
+        let mut stored = row(
+            env,
+            Some(&account.id),
+            RecordStatus::Manifest(ManifestStatus::Manifested),
+            &record,
+            now,
+        );
         stored.created_at = created;
-        records::put(tx, Kind::Manifest, &stored)?;
+        records::put(tx, &stored)?;
         if let Some(job) = job {
             self.complete_job_in(tx, job, json!({"code": 200}), record.clone(), now)?;
         }

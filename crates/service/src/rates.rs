@@ -15,10 +15,12 @@ use packdesk_model::error::Problems;
 use packdesk_model::record::{AccountRefDescribed, RateEntry, RateRecord, RateRecordList};
 use packdesk_model::request::{ListQuery, RatesRequest};
 use packdesk_model::status::AccountStatus;
+use packdesk_model::status::RateStatus;
 use packdesk_model::{ErrorCode, ServiceError};
 use packdesk_store::accounts;
 use packdesk_store::records;
 use packdesk_store::records::Kind;
+use packdesk_store::records::RecordStatus;
 use serde_json::json;
 
 pub const RATE_STATUSES: &[&str] = packdesk_model::status::RateStatus::NAMES;
@@ -74,7 +76,10 @@ impl Service {
                 let stamp = crate::clock::iso_micros(now);
                 let record =
                     json!({"id": id, "status": "calculating", "rates": [], "created_at": stamp, "updated_at": stamp});
-                records::put(tx, Kind::Rate, &row(env, None, "calculating", &record, now))?;
+                records::put(
+                    tx,
+                    &row(env, None, RecordStatus::Rate(RateStatus::Calculating), &record, now),
+                )?;
                 Ok(record)
             });
         }
@@ -160,7 +165,10 @@ impl Service {
             true => Reply::done(record),
         };
         self.store.write(|tx| {
-            records::put(tx, Kind::Rate, &row(env, None, "calculated", &reply.data, now))?;
+            records::put(
+                tx,
+                &row(env, None, RecordStatus::Rate(RateStatus::Calculated), &reply.data, now),
+            )?;
             match job {
                 // The calculate_rates webhook carries 4713 with details empty, as the contract
                 // shows it; the reasons are in the synchronous answer's details.

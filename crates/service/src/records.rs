@@ -7,15 +7,15 @@ use packdesk_model::request::ListQuery;
 use packdesk_model::{ErrorCode, ServiceError};
 use packdesk_store::paging;
 use packdesk_store::records as table;
-use packdesk_store::records::{Kind, RecordFilter, RecordRow};
+use packdesk_store::records::{Kind, RecordFilter, RecordRow, RecordStatus};
 use serde_json::Value;
 
-pub(crate) fn row(env: Env, account: Option<&str>, status: &str, record: &Value, now: i64) -> RecordRow {
+pub(crate) fn row(env: Env, account: Option<&str>, status: RecordStatus, record: &Value, now: i64) -> RecordRow {
     RecordRow {
         id: record["id"].as_str().unwrap_or_default().to_string(),
         env: env,
         shipper_account_id: account.map(String::from),
-        status: status.into(),
+        status,
         record: record.to_string(),
         created_at: now,
         updated_at: now,
@@ -31,7 +31,7 @@ pub(crate) fn typed<T: serde::de::DeserializeOwned>(v: Value) -> Result<T, Servi
 impl Service {
     pub(crate) fn record_json(&self, r: &RecordRow) -> Result<Value, ServiceError> {
         let mut v: Value = serde_json::from_str(&r.record).map_err(ServiceError::internal)?;
-        v["status"] = Value::String(r.status.clone());
+        v["status"] = Value::String(r.status.as_str().into());
         self.absolute_urls(&mut v);
         Ok(v)
     }

@@ -436,26 +436,7 @@ pub fn list(
         " ORDER BY created_at DESC, id DESC LIMIT {}",
         mark(&mut args, &limit)
     ));
-    planned_each_time(c, &sql, &args)
-}
-
-/// The rows of `sql`, planned for its values each time. PostgreSQL: unprepared, as a statement
-/// prepared once (`Tx::rows`) gets a generic plan after five runs, one that cannot know how rare
-/// a search text is or how recent a time (a search then walked the page index: 15 ms at 20,000
-/// labels, where the trigram index takes 1). SQLite plans alike whatever the values: `Tx::rows`.
-/// `sql` has no `?` but its placeholders.
-fn planned_each_time<T: FromRow>(c: &mut Tx<'_>, sql: &str, args: &[&dyn Param]) -> crate::Result<Vec<T>> {
-    match c {
-        Tx::Postgres { client, .. } => {
-            let values: Vec<&(dyn postgres::types::ToSql + Sync)> = args
-                .iter()
-                .map(|a| *a as &(dyn postgres::types::ToSql + Sync))
-                .collect();
-            let rows = client.query(&sql.replace('?', "$"), &values)?;
-            rows.iter().map(|r| T::from_row(&Row::Postgres(r))).collect()
-        }
-        Tx::Sqlite(_) => c.rows(sql, args),
-    }
+    c.rows_planned_each_time(&sql, &args)
 }
 
 /// Adds a document made after the label (its packing slip) to the record's `files`: `file` is the
@@ -693,8 +674,7 @@ pub fn waiting(c: &mut Tx<'_>, account_id: &str) -> crate::Result<Vec<Waiting>> 
 
 /// Labels made since `since` (microseconds) by account and status: (account id, status, count).
 pub fn counts_since(c: &mut Tx<'_>, env: Env, since: i64) -> crate::Result<Vec<(String, LabelStatus, i64)>> {
-    planned_each_time(
-        c,
+    c.rows_planned_each_time(
         "SELECT shipper_account_id, status, COUNT(*) FROM labels WHERE env = ?1 AND created_at >= ?2
          GROUP BY 1, 2 ORDER BY 1, 2",
         &[&env, &since],
@@ -718,7 +698,7 @@ pub fn per_day(c: &mut Tx<'_>, env: Env, since: i64, offset_us: i64) -> crate::R
              WHERE env = ?1 AND created_at >= ?2 GROUP BY day ORDER BY day"
         }
     };
-    planned_each_time(c, sql, &[&env, &since, &offset_us])
+    c.rows_planned_each_time(sql, &[&env, &since, &offset_us])
 }
 
 #[cfg(test)]

@@ -93,6 +93,9 @@ pub enum StoreError {
     /// The disk did not confirm a commit's sync: it may be lost in a power cut.
     #[error("the data folder's disk did not confirm the write")]
     Unsynced(#[source] std::io::Error),
+    /// A value in the database that none of its type's words are: written by something else.
+    #[error("the database holds {0}")]
+    Unreadable(String),
     /// The shared PostgreSQL database refused or lost the statement.
     #[error("shared database error")]
     Postgres(#[source] postgres::Error),
@@ -154,6 +157,7 @@ impl From<StoreError> for ServiceError {
                 "the disk of the data folder is full: nothing was saved; free some space and send the request again",
             ),
             StoreError::Sqlite(cause) => ServiceError::internal(format!("database: {cause}")),
+            StoreError::Unreadable(what) => ServiceError::internal(format!("database: it holds {what}")),
             StoreError::Unsynced(cause) => ServiceError::at(
                 ErrorCode::InternalRetry,
                 "",

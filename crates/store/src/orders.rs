@@ -263,7 +263,8 @@ pub fn list(
         // The page's ids first (from indexes alone), then only their records.
         sql = format!("SELECT {COLS} FROM orders WHERE id IN ({sql}) ORDER BY created_at DESC, id DESC");
     }
-    c.rows(&sql, &args.refs())
+    // A search: planned for its words each time (`rows_planned_each_time`).
+    c.rows_planned_each_time(&sql, &args.refs())
 }
 
 /// `text` as a regular expression that matches it literally (PostgreSQL's search).

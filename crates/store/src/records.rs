@@ -4,7 +4,8 @@
 use crate::db::Tx;
 use crate::paging::Cursor;
 use crate::sql::{FromRow, Row};
-use packdesk_model::status::Env;
+use crate::StoreError;
+use packdesk_model::status::{BulkDownloadStatus, CancelStatus, Env, ManifestStatus, RateStatus, ValidationStatus};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
@@ -27,14 +28,65 @@ impl Kind {
     }
 }
 
+/// A record's status: each kind has its own, and the status says the kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RecordStatus {
+    CancelLabel(CancelStatus),
+    Manifest(ManifestStatus),
+    BulkDownload(BulkDownloadStatus),
+    Rate(RateStatus),
+    AddressValidation(ValidationStatus),
+}
+
+impl RecordStatus {
+    pub fn kind(self) -> Kind {
+        match self {
+            RecordStatus::CancelLabel(_) => Kind::CancelLabel,
+            RecordStatus::Manifest(_) => Kind::Manifest,
+            RecordStatus::BulkDownload(_) => Kind::BulkDownload,
+            RecordStatus::Rate(_) => Kind::Rate,
+            RecordStatus::AddressValidation(_) => Kind::AddressValidation,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RecordStatus::CancelLabel(s) => s.as_str(),
+            RecordStatus::Manifest(s) => s.as_str(),
+            RecordStatus::BulkDownload(s) => s.as_str(),
+            RecordStatus::Rate(s) => s.as_str(),
+            RecordStatus::AddressValidation(s) => s.as_str(),
+        }
+    }
+
+    /// The status of a record of `kind` whose job failed (an address validation is never a job).
+    pub fn failed(kind: Kind) -> Option<RecordStatus> {
+        match kind {
+            Kind::CancelLabel => Some(RecordStatus::CancelLabel(CancelStatus::Failed)),
+            Kind::Manifest => Some(RecordStatus::Manifest(ManifestStatus::Failed)),
+            Kind::BulkDownload => Some(RecordStatus::BulkDownload(BulkDownloadStatus::Failed)),
+            Kind::Rate => Some(RecordStatus::Rate(RateStatus::Failed)),
+            Kind::AddressValidation => None,
+        }
+    }
+
+    fn parse(kind: Kind, word: &str) -> Option<RecordStatus> {
+        match kind {
+            Kind::CancelLabel => CancelStatus::parse(word).map(RecordStatus::CancelLabel),
+            Kind::Manifest => ManifestStatus::parse(word).map(RecordStatus::Manifest),
+            Kind::BulkDownload => BulkDownloadStatus::parse(word).map(RecordStatus::BulkDownload),
+            Kind::Rate => RateStatus::parse(word).map(RecordStatus::Rate),
+            Kind::AddressValidation => ValidationStatus::parse(word).map(RecordStatus::AddressValidation),
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct RecordRow {
     pub id: String,
     pub env: Env,
     pub shipper_account_id: Option<String>,
-    /// The record's status word. A word, not one enum: each kind has its own statuses
-    /// (`CancelStatus`, `ManifestStatus`, `BulkDownloadStatus`, `RateStatus`, `ValidationStatus`).
-    pub status: String,
+    pub status: RecordStatus,
     pub record: String,
     pub created_at: i64,
     pub updated_at: i64,
@@ -42,21 +94,45 @@ pub struct RecordRow {
 
 const COLS: &str = "id, env, shipper_account_id, status, record, created_at, updated_at";
 
-impl FromRow for RecordRow {
+/// A row as read, its status still a word: which enum reads it depends on the table.
+struct Stored {
+    row: (String, Env, Option<String>),
+    status: String,
+    record: String,
+    times: (i64, i64),
+}
+
+impl FromRow for Stored {
     fn from_row(r: &Row<'_>) -> crate::Result<Self> {
-        Ok(RecordRow {
-            id: r.get(0)?,
-            env: r.get(1)?,
-            shipper_account_id: r.get(2)?,
+        Ok(Stored {
+            row: (r.get(0)?, r.get(1)?, r.get(2)?),
             status: r.get(3)?,
             record: r.get(4)?,
-            created_at: r.get(5)?,
-            updated_at: r.get(6)?,
+            times: (r.get(5)?, r.get(6)?),
         })
     }
 }
 
-pub fn insert(c: &mut Tx<'_>, kind: Kind, r: &RecordRow) -> crate::Result<()> {
+impl Stored {
+    fn of(self, kind: Kind) -> crate::Result<RecordRow> {
+        let status = RecordStatus::parse(kind, &self.status)
+            .ok_or_else(|| StoreError::Unreadable(format!("`{}` as the status of a {kind:?}", self.status)))?;
+        let (id, env, shipper_account_id) = self.row;
+        Ok(RecordRow {
+            id,
+            env,
+            shipper_account_id,
+            status,
+            record: self.record,
+            created_at: self.times.0,
+            updated_at: self.times.1,
+        })
+    }
+}
+
+/// A new record, in the table of its status's kind.
+pub fn insert(c: &mut Tx<'_>, r: &RecordRow) -> crate::Result<()> {
+    let kind = r.status.kind();
     c.execute(
         &format!(
             "INSERT INTO {} ({COLS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
@@ -66,7 +142,7 @@ pub fn insert(c: &mut Tx<'_>, kind: Kind, r: &RecordRow) -> crate::Result<()> {
             &r.id,
             &r.env,
             &r.shipper_account_id,
-            &r.status,
+            &r.status.as_str(),
             &r.record,
             &r.created_at,
             &r.updated_at,
@@ -77,7 +153,8 @@ pub fn insert(c: &mut Tx<'_>, kind: Kind, r: &RecordRow) -> crate::Result<()> {
 
 /// Inserts the record, or replaces status, record and updated_at of the one with its id (an
 /// async record reaching its final state keeps its created_at).
-pub fn put(c: &mut Tx<'_>, kind: Kind, r: &RecordRow) -> crate::Result<()> {
+pub fn put(c: &mut Tx<'_>, r: &RecordRow) -> crate::Result<()> {
+    let kind = r.status.kind();
     c.execute(
         &format!(
             "INSERT INTO {} ({COLS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
@@ -88,7 +165,7 @@ pub fn put(c: &mut Tx<'_>, kind: Kind, r: &RecordRow) -> crate::Result<()> {
             &r.id,
             &r.env,
             &r.shipper_account_id,
-            &r.status,
+            &r.status.as_str(),
             &r.record,
             &r.created_at,
             &r.updated_at,
@@ -98,10 +175,12 @@ pub fn put(c: &mut Tx<'_>, kind: Kind, r: &RecordRow) -> crate::Result<()> {
 }
 
 pub fn get(c: &mut Tx<'_>, kind: Kind, env: Env, id: &str) -> crate::Result<Option<RecordRow>> {
-    c.row(
+    c.row::<Stored>(
         &format!("SELECT {COLS} FROM {} WHERE id = ?1 AND env = ?2", kind.table()),
         &[&id, &env],
-    )
+    )?
+    .map(|s| s.of(kind))
+    .transpose()
 }
 
 /// Filters of the list routes of these records.
@@ -124,7 +203,7 @@ pub fn list(
 ) -> crate::Result<Vec<RecordRow>> {
     let (t, id) = after.map(|c| (c.created_at, c.id.as_str())).unwrap_or((i64::MAX, ""));
     // An absent filter is a NULL PostgreSQL cannot type by itself: hence the casts.
-    c.rows(
+    c.rows::<Stored>(
         &format!(
             "SELECT {COLS} FROM {} WHERE env = ?1 AND created_at >= ?2 AND created_at <= ?3
              AND (CAST(?4 AS TEXT) IS NULL OR shipper_account_id = ?4) AND (CAST(?5 AS TEXT) IS NULL OR status = ?5)
@@ -141,5 +220,8 @@ pub fn list(
             &id,
             &((limit + 1) as i64),
         ],
-    )
+    )?
+    .into_iter()
+    .map(|s| s.of(kind))
+    .collect()
 }

@@ -823,7 +823,8 @@ fn one_desk_sends_the_webhooks_at_a_time_and_another_takes_over_when_it_is_gone(
 /// records, files, presets, batches): the service may take either.
 #[test]
 fn every_table_answers_the_same_on_sqlite_and_on_the_shared_database() {
-    use packdesk_store::records::{Kind, RecordFilter, RecordRow};
+    use packdesk_model::status::ManifestStatus;
+    use packdesk_store::records::{Kind, RecordFilter, RecordRow, RecordStatus};
     use packdesk_store::{batches, files, idempotency, keys, presets, records, Store};
     let dir = tempfile::tempdir().unwrap();
     let lite = Store::open(&dir.path().join("packdesk.db")).unwrap();
@@ -877,23 +878,23 @@ fn every_table_answers_the_same_on_sqlite_and_on_the_shared_database() {
             id: format!("rec-{i}"),
             env: Env::Live,
             shipper_account_id: (i % 2 == 0).then(|| "acct-1".to_string()),
-            status: "created".into(),
+            status: RecordStatus::Manifest(ManifestStatus::Manifested),
             record: format!("{{\"n\":{i}}}"),
             created_at: 100 + i,
             updated_at: 100 + i,
         };
-        same!(both, "a manifest", |c| records::insert(c, Kind::Manifest, &r)?);
+        same!(both, "a manifest", |c| records::insert(c, &r)?);
     }
     let done = RecordRow {
         id: "rec-1".into(),
         env: Env::Live,
         shipper_account_id: None,
-        status: "failed".into(),
+        status: RecordStatus::Manifest(ManifestStatus::Failed),
         record: "{}".into(),
         created_at: 999,
         updated_at: 500,
     };
-    same!(both, "replaced", |c| records::put(c, Kind::Manifest, &done)?);
+    same!(both, "replaced", |c| records::put(c, &done)?);
     let f = RecordFilter {
         shipper_account_id: Some("acct-1".into()),
         created_at_max: i64::MAX,
