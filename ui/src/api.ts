@@ -2,6 +2,7 @@
 // /ui/session (answered to this machine only). Every failure is the service's envelope.
 
 import type * as T from './types';
+import type { components, paths } from './generated/openapi';
 import type { Detail } from './types';
 import { errorWords } from './problems';
 
@@ -29,7 +30,7 @@ let session: {
 };
 
 export async function startSession(want?: 'sandbox' | 'live'): Promise<'sandbox' | 'live'> {
-  const r = await fetch('/ui/session');
+  const r = await fetch('/ui/session' satisfies keyof paths);
   const s = await r.json();
   session = s.data;
   env = want ?? (localStorage.getItem('packdesk.env') as 'sandbox' | 'live') ?? 'sandbox';
@@ -76,93 +77,138 @@ export function describe(e: unknown, shown?: (path: string) => boolean): string 
   return errorWords(e, shown);
 }
 
-function call<R>(method: string, path: string, body?: unknown): Promise<R> {
-  return send<R>(key, method, path, body);
+// ----- The typed client: paths, methods, bodies, queries and answers come from the OpenAPI
+// document (`paths` of generated/openapi.d.ts, made from docs/openapi.json, made from the server's
+// table of routes): a route, method, parameter or body the server does not have fails the check.
+
+type Method = 'get' | 'put' | 'post' | 'delete' | 'patch';
+type Path = keyof paths;
+/** The methods the document gives a path. */
+type MethodOf<P extends Path> = { [M in Method]-?: [paths[P][M]] extends [undefined] ? never : M }[Method];
+type Op<P extends Path, M extends MethodOf<P>> = NonNullable<paths[P][M]>;
+/** `data` of a success (the document's `anyOf` with the `{}` of a failure, without the latter). */
+type Data<O> = O extends { responses: { 200: { content: { 'application/json': { data: infer D } } } } }
+  ? Exclude<D, components['schemas']['NoData']>
+  : unknown;
+type Params<O, K extends 'path' | 'query'> = O extends { parameters: { [k in K]?: infer X } } ? X : never;
+type BodyOf<O> = O extends { requestBody?: { content: { 'application/json': infer B } } } ? B : never;
+/** A query's values as the UI has them (the document says strings; numbers are written out). */
+type QueryOf<O> = { [K in keyof NonNullable<Params<O, 'query'>>]?: string | number | boolean | undefined };
+type HasPath<O> = [Params<O, 'path'>] extends [undefined | never] ? false : true;
+type Args<O> = (HasPath<O> extends true ? { path: Params<O, 'path'> } : { path?: never }) & {
+  query?: QueryOf<O>;
+  body?: BodyOf<O>;
+};
+/** The arguments after the path: required when the path has parameters. */
+type Rest<O> = HasPath<O> extends true ? [args: Args<O>] : [args?: Args<O>];
+
+/** The URL of a route: its `{params}` filled in, and `?query` when a query is given. */
+function urlOf(path: string, params?: Record<string, string | number>, q?: Record<string, string | number | boolean | undefined>): string {
+  const filled = path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(String(params?.[name] ?? '')));
+  return q === undefined ? filled : `${filled}?${query(q)}`;
+}
+
+/** One route of the document, with the key of the desk's environment. */
+function call<P extends Path, M extends MethodOf<P>>(method: M, path: P, ...[args]: Rest<Op<P, M>>): Promise<Data<Op<P, M>>> {
+  return callWith(key, method, path, args);
 }
 
 /** Changes the desk's machine-wide setup (printers, print profiles): the service takes those from
  * the live key only, whatever mode the desk is in, so the UI sends the live key of its session. */
-function callMachineWide<R>(method: string, path: string, body?: unknown): Promise<R> {
-  return send<R>(session.keys.live ?? key, method, path, body);
+function callMachineWide<P extends Path, M extends MethodOf<P>>(method: M, path: P, ...[args]: Rest<Op<P, M>>): Promise<Data<Op<P, M>>> {
+  return callWith(session.keys.live ?? key, method, path, args);
 }
 
-const query = (q: Record<string, string | number | undefined>) =>
+function callWith<P extends Path, M extends MethodOf<P>>(withKey: string, method: M, path: P, args?: Args<Op<P, M>>): Promise<Data<Op<P, M>>> {
+  const a = (args ?? {}) as { path?: Record<string, string>; query?: Record<string, string | number | boolean | undefined>; body?: unknown };
+  return send(withKey, method.toUpperCase(), urlOf(path, a.path, a.query), a.body);
+}
+
+const query = (q: Record<string, string | number | boolean | undefined>) =>
   new URLSearchParams(Object.entries(q).filter(([, v]) => v !== undefined && v !== '').map(([k, v]) => [k, String(v)])).toString();
 
-/** Every route the desk uses, once, with its request and answer types. */
+type ListQuery = Record<string, string | number | undefined>;
+
+/** Every route the desk uses, once: its request and answer types come from the document. */
 export const api = {
-  carriers: () => call<T.Registry>('GET', '/desk/carriers'),
-  countries: () => call<T.CountryList>('GET', '/desk/countries'),
-  accounts: () => call<T.ShipperAccountList>('GET', '/v3/shipper-accounts?limit=200'),
-  createAccount: (body: T.ShipperAccountCreate) => call<T.ShipperAccount>('POST', '/v3/shipper-accounts', body),
-  updateAccount: (id: string, body: T.ShipperAccountSettingsUpdate) => call<T.ShipperAccount>('PUT', `/v3/shipper-accounts/${id}`, body),
+  carriers: () => call('get', '/desk/carriers'),
+  countries: () => call('get', '/desk/countries'),
+  accounts: () => call('get', '/v3/shipper-accounts', { query: { limit: 200 } }),
+  createAccount: (body: T.ShipperAccountCreate) => call('post', '/v3/shipper-accounts', { body }),
+  updateAccount: (id: string, body: T.ShipperAccountSettingsUpdate) => call('put', '/v3/shipper-accounts/{id}', { path: { id }, body }),
   mergeCredentials: (id: string, body: T.ShipperAccountCredentialsUpdate) =>
-    call<T.ShipperAccount>('PATCH', `/v3/shipper-accounts/${id}/credentials`, body),
-  labels: (q: Record<string, string | number | undefined>) => call<T.LabelList>('GET', `/v3/labels?${query(q)}`),
-  createLabel: (body: T.LabelRequest) => call<T.Label>('POST', '/v3/labels', body),
-  cancelLabel: (labelId: string) => call<T.CancelLabel>('POST', '/v3/cancel-labels', { label: { id: labelId } }),
-  rates: (body: T.RatesRequest) => call<T.RateRecord>('POST', '/v3/rates', body),
-  validateAddress: (address: T.Address) => call<T.AddressValidation>('POST', '/v3/address-validations', { address }),
+    call('patch', '/v3/shipper-accounts/{id}/credentials', { path: { id }, body }),
+  labels: (q: ListQuery) => call('get', '/v3/labels', { query: q }),
+  createLabel: (body: T.LabelRequest) => call('post', '/v3/labels', { body }),
+  cancelLabel: (labelId: string) => call('post', '/v3/cancel-labels', { body: { label: { id: labelId } } }),
+  rates: (body: T.RatesRequest) => call('post', '/v3/rates', { body }),
+  validateAddress: (address: T.Address) => call('post', '/v3/address-validations', { body: { address } }),
   createBulkDownload: (labelIds: string[]) =>
-    call<T.BulkDownload>('POST', '/v3/bulk-downloads', { async: true, labels: labelIds.map((id) => ({ id })) }),
-  bulkDownload: (id: string) => call<T.BulkDownload>('GET', `/v3/bulk-downloads/${id}`),
-  print: (body: T.PrintRequest) => call<T.PrintJob>('POST', '/desk/print', body),
+    call('post', '/v3/bulk-downloads', { body: { async: true, labels: labelIds.map((id) => ({ id })) } }),
+  bulkDownload: (id: string) => call('get', '/v3/bulk-downloads/{id}', { path: { id } }),
+  print: (body: T.PrintRequest) => call('post', '/desk/print', { body }),
   printJobsOf: (recordId: string) =>
-    call<T.PrintJobList>('GET', `/desk/print-jobs?${query({ record_id: recordId, created_at_min: '2000-01-01' })}`),
-  retryPrintJob: (id: string) => call<T.PrintJob>('POST', `/desk/print-jobs/${id}/retry`, {}),
+    call('get', '/desk/print-jobs', { query: { record_id: recordId, created_at_min: '2000-01-01' } }),
+  retryPrintJob: (id: string) => call('post', '/desk/print-jobs/{id}/retry', { path: { id }, body: {} }),
   failedPrintJobs: (since: string) =>
-    call<T.PrintJobList>('GET', `/desk/print-jobs?${query({ status: 'failed', created_at_min: since, limit: 20 })}`),
-  printers: () => call<T.PrinterList>('GET', '/desk/printers'),
-  printerStatus: (id: string) => call<T.PrinterStatus>('GET', `/desk/printers/${id}/status`),
-  systemPrinters: () => call<T.SystemPrinterList>('GET', '/desk/system-printers'),
-  addPrinter: (body: T.PrinterRequest) => callMachineWide<T.Printer>('POST', '/desk/printers', body),
-  deletePrinter: (id: string) => callMachineWide<unknown>('DELETE', `/desk/printers/${id}`),
-  testPage: (printerId: string) => call<T.PrintJob>('POST', `/desk/printers/${printerId}/test-page`, {}),
-  printProfiles: () => call<T.PrintProfileList>('GET', '/desk/print-profiles'),
+    call('get', '/desk/print-jobs', { query: { status: 'failed', created_at_min: since, limit: 20 } }),
+  printers: () => call('get', '/desk/printers'),
+  printerStatus: (id: string) => call('get', '/desk/printers/{id}/status', { path: { id } }),
+  systemPrinters: () => call('get', '/desk/system-printers'),
+  addPrinter: (body: T.PrinterRequest) => callMachineWide('post', '/desk/printers', { body }),
+  deletePrinter: (id: string) => callMachineWide('delete', '/desk/printers/{id}', { path: { id } }),
+  testPage: (printerId: string) => call('post', '/desk/printers/{id}/test-page', { path: { id: printerId }, body: {} }),
+  printProfiles: () => call('get', '/desk/print-profiles'),
   setPrintProfile: (documentType: string, body: T.PrintProfileRequest) =>
-    callMachineWide<T.PrintProfile>('PUT', `/desk/print-profiles/${documentType}`, body),
-  deletePrintProfile: (documentType: string) => callMachineWide<unknown>('DELETE', `/desk/print-profiles/${documentType}`),
-  webhook: () => call<T.WebhookSetting>('GET', '/desk/webhook'),
-  setWebhook: (url: string, enabled: boolean) => call<T.WebhookSetting>('PUT', '/desk/webhook', { url, enabled }),
-  webhookDeliveries: () =>
-    call<T.WebhookDeliveryList>('GET', `/desk/webhook-deliveries?${query({ limit: 50, created_at_min: '2000-01-01' })}`),
-  resendDelivery: (id: string) => call<T.WebhookDelivery>('POST', `/desk/webhook-deliveries/${id}/resend`),
+    callMachineWide('put', '/desk/print-profiles/{document_type}', { path: { document_type: documentType }, body }),
+  deletePrintProfile: (documentType: string) =>
+    callMachineWide('delete', '/desk/print-profiles/{document_type}', { path: { document_type: documentType } }),
+  webhook: () => call('get', '/desk/webhook'),
+  setWebhook: (url: string, enabled: boolean) => call('put', '/desk/webhook', { body: { url, enabled } }),
+  webhookDeliveries: () => call('get', '/desk/webhook-deliveries', { query: { limit: 50, created_at_min: '2000-01-01' } }),
+  resendDelivery: (id: string) => call('post', '/desk/webhook-deliveries/{id}/resend', { path: { id } }),
   today: (days: number) =>
-    call<T.Today>('GET', `/desk/today?${query({ utc_offset_minutes: -new Date().getTimezoneOffset(), days })}`),
-  endOfDay: () => call<T.EndOfDay>('GET', '/desk/end-of-day'),
-  history: (q: Record<string, string | number | undefined>) => call<T.History>('GET', `/desk/history?${query(q)}`),
-  shipDate: (accountId: string) => call<T.ShipDate>('GET', `/desk/shipper-accounts/${accountId}/ship-date`),
-  orders: (q: Record<string, string | number | undefined>) => call<T.OrderList>('GET', `/desk/orders?${query(q)}`),
-  order: (id: string) => call<T.Order>('GET', `/desk/orders/${id}`),
-  saveOrder: (body: T.OrderRequest) => call<T.OrdersSaved>('POST', '/desk/orders', body),
-  cancelOrder: (id: string) => call<T.Order>('DELETE', `/desk/orders/${id}`),
-  shipOrder: (id: string, body: T.ShipOrderRequest) => call<T.ShippedOrder>('POST', `/desk/orders/${id}/ship`, body),
-  shipOrders: (orderIds: string[]) => call<T.ShipBatch>('POST', '/desk/orders/ship', { order_ids: orderIds }),
-  batch: (id: string) => call<T.ShipBatch>('GET', `/desk/batches/${id}`),
+    call('get', '/desk/today', { query: { utc_offset_minutes: -new Date().getTimezoneOffset(), days } }),
+  endOfDay: () => call('get', '/desk/end-of-day'),
+  history: (q: ListQuery) => call('get', '/desk/history', { query: q }),
+  shipDate: (accountId: string) => call('get', '/desk/shipper-accounts/{id}/ship-date', { path: { id: accountId } }),
+  orders: (q: ListQuery) => call('get', '/desk/orders', { query: q }),
+  order: (id: string) => call('get', '/desk/orders/{id}', { path: { id } }),
+  saveOrder: (body: T.OrderRequest) => call('post', '/desk/orders', { body }),
+  cancelOrder: (id: string) => call('delete', '/desk/orders/{id}', { path: { id } }),
+  shipOrder: (id: string, body: T.ShipOrderRequest) => call('post', '/desk/orders/{id}/ship', { path: { id }, body }),
+  shipOrders: (orderIds: string[]) => call('post', '/desk/orders/ship', { body: { order_ids: orderIds } }),
+  batch: (id: string) => call('get', '/desk/batches/{id}', { path: { id } }),
   importOrders: (csv: Blob, dryRun: boolean, mapping?: string) =>
-    sendBody<T.ImportResult>(key, 'POST', `/desk/orders/import?${query({ dry_run: String(dryRun), mapping })}`, 'text/csv', csv),
+    sendBody<Data<Op<'/desk/orders/import', 'post'>>>(
+      key,
+      'POST',
+      urlOf('/desk/orders/import' satisfies Path, undefined, { dry_run: String(dryRun), mapping } satisfies QueryOf<Op<'/desk/orders/import', 'post'>>),
+      'text/csv',
+      csv,
+    ),
   setImportMapping: (name: string, body: T.ImportMapping) =>
-    callMachineWide<T.ImportMapping>('PUT', `/desk/import-mappings/${encodeURIComponent(name)}`, body),
-  presets: () => call<T.PresetList>('GET', '/desk/presets'),
-  createPreset: (body: T.PresetRequest) => call<T.Preset>('POST', '/desk/presets', body),
-  updatePreset: (id: string, body: T.PresetRequest) => call<T.Preset>('PUT', `/desk/presets/${id}`, body),
-  deletePreset: (id: string) => call<unknown>('DELETE', `/desk/presets/${id}`),
-  rules: () => call<T.Rules>('GET', '/desk/rules'),
-  setRules: (body: T.Rules) => call<T.Rules>('PUT', '/desk/rules', body),
-  settings: () => call<T.DeskSettings>('GET', '/desk/settings'),
-  setSettings: (body: T.DeskSettings) => callMachineWide<T.DeskSettings>('PUT', '/desk/settings', body),
+    callMachineWide('put', '/desk/import-mappings/{name}', { path: { name }, body }),
+  presets: () => call('get', '/desk/presets'),
+  createPreset: (body: T.PresetRequest) => call('post', '/desk/presets', { body }),
+  updatePreset: (id: string, body: T.PresetRequest) => call('put', '/desk/presets/{id}', { path: { id }, body }),
+  deletePreset: (id: string) => call('delete', '/desk/presets/{id}', { path: { id } }),
+  rules: () => call('get', '/desk/rules'),
+  setRules: (body: T.Rules) => call('put', '/desk/rules', { body }),
+  settings: () => call('get', '/desk/settings'),
+  setSettings: (body: T.DeskSettings) => callMachineWide('put', '/desk/settings', { body }),
   // The join code in it is answered to the live key only.
-  database: () => callMachineWide<T.DatabaseSetting>('GET', '/desk/database'),
-  setDatabase: (body: T.DatabaseRequest) => callMachineWide<T.DatabaseSetting>('PUT', '/desk/database', body),
-  restartForDatabase: () => callMachineWide<T.DatabaseSetting>('POST', '/desk/database/restart'),
-  scale: () => call<T.ScaleState>('GET', '/desk/scale'),
-  setScale: (device: string | null) => callMachineWide<T.ScaleState>('PUT', '/desk/scale', { device }),
-  deskStatus: () => call<T.DeskStatus>('GET', '/desk/status'),
-  setPrinting: (paused: boolean) => callMachineWide<T.DeskStatus>('PUT', '/desk/printing', { paused }),
-  update: () => call<T.UpdateStatus>('GET', '/desk/update'),
-  updateStep: (step: 'check' | 'download' | 'install') => callMachineWide<T.UpdateStatus>('POST', `/desk/update/${step}`),
+  database: () => callMachineWide('get', '/desk/database'),
+  setDatabase: (body: T.DatabaseRequest) => callMachineWide('put', '/desk/database', { body }),
+  restartForDatabase: () => callMachineWide('post', '/desk/database/restart'),
+  scale: () => call('get', '/desk/scale'),
+  setScale: (device: string | null) => callMachineWide('put', '/desk/scale', { body: { device } }),
+  deskStatus: () => call('get', '/desk/status'),
+  setPrinting: (paused: boolean) => callMachineWide('put', '/desk/printing', { body: { paused } }),
+  update: () => call('get', '/desk/update'),
+  updateStep: (step: 'check' | 'download' | 'install') => callMachineWide('post', `/desk/update/${step}`),
   closeOut: (shipperAccountIds?: string[]) =>
-    call<T.CloseOut>('POST', '/desk/close-out', shipperAccountIds ? { shipper_account_ids: shipperAccountIds } : {}),
+    call('post', '/desk/close-out', { body: shipperAccountIds ? { shipper_account_ids: shipperAccountIds } : {} }),
 };
 
 async function send<R>(withKey: string, method: string, path: string, body?: unknown): Promise<R> {
@@ -189,7 +235,8 @@ async function sendBody<R>(withKey: string, method: string, path: string, conten
 
 /** A stored document's preview as an object URL (the request needs the key header). */
 export async function previewUrl(fileId: string, page = 1): Promise<string> {
-  const r = await fetch(`/desk/files/${fileId}/preview.png?page=${page}`, { headers: { 'service-api-key': key } });
+  const url = urlOf('/desk/files/{id}/preview.png' satisfies Path, { id: fileId }, { page } satisfies QueryOf<Op<'/desk/files/{id}/preview.png', 'get'>>);
+  const r = await fetch(url, { headers: { 'service-api-key': key } });
   if (!r.ok || r.headers.get('content-type') !== 'image/png') throw new Error('no preview');
   return URL.createObjectURL(await r.blob());
 }

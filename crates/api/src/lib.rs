@@ -13,6 +13,7 @@ pub mod logging;
 pub mod openapi;
 pub mod paths;
 mod routes;
+mod table;
 mod ui;
 
 pub use routes::router;
@@ -25,7 +26,13 @@ use tower_http::trace::TraceLayer;
 
 /// The whole HTTP face: the desk UI's files and session, and the key-checked routes.
 pub fn app(service: Arc<Service>, ui_dir: Option<std::path::PathBuf>) -> axum::Router {
-    let doc = axum::Router::new().route("/openapi.json", axum::routing::get(openapi_json));
+    // The table's routes outside the interface and the UI's session (this document).
+    let mut doc = axum::Router::new();
+    for route in routes::table() {
+        if let table::Endpoint::Plain(handler) = route.handler {
+            doc = doc.route(route.path, handler);
+        }
+    }
     ui::routes(service.clone(), ui_dir)
         .merge(doc)
         .merge(router(service.clone()))
@@ -40,6 +47,11 @@ pub fn app(service: Arc<Service>, ui_dir: Option<std::path::PathBuf>) -> axum::R
         .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
 }
 
+/// Every route of the server (the table's): method and path.
+pub fn routes() -> Vec<(axum::http::Method, &'static str)> {
+    routes::table().into_iter().map(|r| (r.method, r.path)).collect()
+}
+
 /// The log span of a request (debug level: `--log debug` shows one line per request).
 fn request_span(req: &axum::http::Request<axum::body::Body>) -> tracing::Span {
     let id = req
@@ -51,7 +63,7 @@ fn request_span(req: &axum::http::Request<axum::body::Body>) -> tracing::Span {
 }
 
 /// The OpenAPI document (no key: it describes the interface, it holds no data).
-async fn openapi_json() -> axum::response::Response {
+pub(crate) async fn openapi_json() -> axum::response::Response {
     use axum::response::IntoResponse;
     (
         [(axum::http::header::CONTENT_TYPE, "application/json")],

@@ -1,14 +1,20 @@
-//! Routes. Every route, known or not, needs a valid `service-api-key`; the key decides the
-//! environment (live or sandbox) the request sees.
+//! Routes: the table of every route (`table`) and the handlers. Every route under `/v3` and
+//! `/desk`, known or not, needs a valid `service-api-key`; the key decides the environment (live or
+//! sandbox) the request sees.
 
 use crate::envelope::{error, ok, reply, ApiError};
 use crate::extract::{ContractJson, ContractJsonOrEmpty};
+use crate::table::{
+    action, delete, get, keyed_prefixes, list, param, patch, post, put, schema, split_prefix, takes_idempotency_key,
+    Access, Endpoint, RequestBody, Route,
+};
 use axum::body::Body;
-use axum::extract::{Path, Query, Request, State};
+use axum::extract::{MatchedPath, Path, Query, Request, State};
+use axum::handler::Handler;
+use axum::http::Method;
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
 use axum::{Extension, Router};
 use packdesk_model::desk::{
     CloseOutRequest, DatabaseRequest, PrintProfileRequest, PrintRequest, PrinterRequest, PrintingRequest, ScaleRequest,
@@ -23,149 +29,514 @@ use packdesk_model::request::{
 use packdesk_model::{ErrorCode, ServiceError};
 use packdesk_service::keys::Env;
 use packdesk_service::{Reply, Service};
+use serde_json::json;
 use std::sync::Arc;
 
-type Shared = Arc<Service>;
+pub(crate) type Shared = Arc<Service>;
 
+/// Every route of the server, once: the router, the access checks and the OpenAPI document are
+/// made from this table (see `table.rs`).
+pub fn table() -> Vec<Route> {
+    use packdesk_model::desk::*;
+    use packdesk_model::order::{
+        ImportMapping, ImportResult, Order, OrderBatchRequest, OrderList, OrderRequest, OrdersSaved,
+    };
+    use packdesk_model::preset::{Preset, PresetList, ShipBatch, ShippedOrder};
+    use packdesk_model::record::*;
+    use Access::*;
+    let int = || json!({"type": "integer"});
+    let string = || json!({"type": "string"});
+    vec![
+        // ----- /v3: the spec's interface -----
+        post::<LabelRequest, Label, _, _, _>(
+            "/v3/labels",
+            "Create a label (sync, or async with `async: true`)",
+            create_label,
+        ),
+        list::<LabelList, _, _, _>("/v3/labels", "List labels", list_labels),
+        get::<Label, _, _, _>("/v3/labels/{id}", "Retrieve a label", get_label),
+        post::<ShipperAccountCreate, ShipperAccount, _, _, _>(
+            "/v3/shipper-accounts",
+            "Create a shipper account",
+            create_account,
+        ),
+        list::<ShipperAccountList, _, _, _>("/v3/shipper-accounts", "List shipper accounts", list_accounts),
+        get::<ShipperAccount, _, _, _>("/v3/shipper-accounts/{id}", "Retrieve a shipper account", get_account),
+        delete::<Deleted, _, _, _>("/v3/shipper-accounts/{id}", "Delete a shipper account", delete_account),
+        put::<ShipperAccountSettingsUpdate, ShipperAccount, _, _, _>(
+            "/v3/shipper-accounts/{id}",
+            "Update a shipper account's settings",
+            update_settings,
+        ),
+        put::<ShipperAccountInfoUpdate, ShipperAccount, _, _, _>(
+            "/v3/shipper-accounts/{id}/info",
+            "Update a shipper account's information",
+            update_info,
+        ),
+        put::<ShipperAccountCredentialsUpdate, ShipperAccount, _, _, _>(
+            "/v3/shipper-accounts/{id}/credentials",
+            "Replace a shipper account's credentials",
+            replace_credentials,
+        ),
+        patch::<ShipperAccountCredentialsUpdate, ShipperAccount, _, _, _>(
+            "/v3/shipper-accounts/{id}/credentials",
+            "Change some of a shipper account's credentials",
+            merge_credentials,
+        ),
+        post::<CancelLabelRequest, CancelLabel, _, _, _>("/v3/cancel-labels", "Cancel a label", cancel_label),
+        list::<CancelLabelList, _, _, _>("/v3/cancel-labels", "List cancel labels", list_cancel_labels),
+        get::<CancelLabel, _, _, _>("/v3/cancel-labels/{id}", "Retrieve a cancel label", get_cancel_label),
+        post::<ManifestRequest, Manifest, _, _, _>("/v3/manifests", "Create a manifest (close-out)", create_manifest),
+        list::<ManifestList, _, _, _>("/v3/manifests", "List manifests", list_manifests),
+        get::<Manifest, _, _, _>("/v3/manifests/{id}", "Retrieve a manifest", get_manifest),
+        post::<BulkDownloadRequest, BulkDownload, _, _, _>(
+            "/v3/bulk-downloads",
+            "Create a bulk download",
+            create_bulk_download,
+        ),
+        list::<BulkDownloadList, _, _, _>("/v3/bulk-downloads", "List bulk downloads", list_bulk_downloads),
+        get::<BulkDownload, _, _, _>("/v3/bulk-downloads/{id}", "Retrieve a bulk download", get_bulk_download),
+        post::<RatesRequest, RateRecord, _, _, _>("/v3/rates", "Calculate rates", calculate_rates),
+        list::<RateRecordList, _, _, _>("/v3/rates", "List rate calculations", list_rates),
+        get::<RateRecord, _, _, _>("/v3/rates/{id}", "Retrieve a rate calculation", get_rate),
+        post::<AddressValidationRequest, AddressValidation, _, _, _>(
+            "/v3/address-validations",
+            "Validate an address (beta)",
+            validate_address,
+        ),
+        list::<AddressValidationList, _, _, _>(
+            "/v3/address-validations",
+            "List address validations",
+            list_address_validations,
+        ),
+        get::<AddressValidation, _, _, _>(
+            "/v3/address-validations/{id}",
+            "Retrieve an address validation",
+            get_address_validation,
+        ),
+        Route::new(
+            Method::GET,
+            "/v3/files/{id}",
+            "Download a document (label, invoice, manifest...)",
+            download_file,
+        )
+        .access(KeyOrSignedLink)
+        .query([
+            param("expires", Some("Of a signed link: unix seconds"), string()),
+            param("signature", Some("Of a signed link"), string()),
+        ])
+        .content("The document", || {
+            json!({
+                "application/pdf": {"schema": {"type": "string", "format": "binary"}},
+                "application/zpl": {"schema": {"type": "string"}},
+                "text/csv": {"schema": {"type": "string"}},
+                "application/json": {"schema": {"$ref": "#/components/schemas/Envelope"}}})
+        }),
+        get::<SchemaList, _, _, _>("/v3/schemas", "List the published JSON Schemas", list_schemas),
+        Route::new::<_, _, Shared>(Method::GET, "/v3/schemas/{name}", "One published JSON Schema", get_schema).content(
+            "The JSON Schema",
+            || {
+                json!({
+                    "application/schema+json": {"schema": {"type": "object"}},
+                    "application/json": {"schema": {"$ref": "#/components/schemas/Envelope"}}})
+            },
+        ),
+        // ----- /desk: the desk's own routes -----
+        get::<packdesk_carriers::registry::Registry, _, _, Shared>(
+            "/desk/carriers",
+            "The carrier registry (services, paper sizes, options, credentials)",
+            carriers,
+        ),
+        get::<CountryList, _, _, Shared>(
+            "/desk/countries",
+            "Every country: alpha-3, alpha-2 and English name",
+            countries,
+        ),
+        get::<WebhookSetting, _, _, _>("/desk/webhook", "The webhook of the key's environment", get_webhook),
+        put::<WebhookChange, WebhookSetting, _, _, _>("/desk/webhook", "Set the webhook URL, on or off", set_webhook),
+        list::<WebhookDeliveryList, _, _, _>(
+            "/desk/webhook-deliveries",
+            "List webhook deliveries",
+            list_webhook_deliveries,
+        ),
+        get::<WebhookDelivery, _, _, _>(
+            "/desk/webhook-deliveries/{id}",
+            "One webhook delivery with its attempts",
+            get_webhook_delivery,
+        ),
+        action::<WebhookDelivery, _, _, _>(
+            "/desk/webhook-deliveries/{id}/resend",
+            "Send a webhook delivery again",
+            resend_webhook_delivery,
+        ),
+        Route::new(
+            Method::POST,
+            "/desk/orders",
+            "Save one order, or {\"orders\": [...]} up to 1,000 (an open order with the number is updated)",
+            save_orders,
+        )
+        .request(RequestBody::OneOf(vec![schema::<OrderRequest>, schema::<OrderBatchRequest>]))
+        .data::<OrdersSaved>(),
+        list::<OrderList, _, _, _>(
+            "/desk/orders",
+            "Orders, newest first: status, s (start of a word), limit, next_token",
+            list_orders,
+        ),
+        get::<Order, _, _, _>("/desk/orders/{id}", "One order", get_order),
+        Route::new(
+            Method::GET,
+            "/desk/orders/export.csv",
+            "Orders as CSV with carrier, service and tracking numbers (status), for the shop",
+            export_orders,
+        )
+        .query([param("status", Some("open, shipped or cancelled"), string())])
+        .content("The orders as CSV", || {
+            json!({
+                "text/csv": {"schema": {"type": "string"}},
+                "application/json": {"schema": {"$ref": "#/components/schemas/Envelope"}}})
+        }),
+        Route::new(
+            Method::POST,
+            "/desk/orders/{id}/ship",
+            "Ship an order by its preset: label and packing slip made and printed, order shipped",
+            ship_order,
+        )
+        .optional_body::<ShipOrderRequest>()
+        .data::<ShippedOrder>(),
+        post::<ShipBatchRequest, ShipBatch, _, _, _>(
+            "/desk/orders/ship",
+            "Ship orders in the background, in order; answers the batch at once",
+            ship_orders_batch,
+        ),
+        get::<ShipBatch, _, _, _>("/desk/batches/{id}", "A batch's progress and each order's result", get_batch),
+        get::<PresetList, _, _, _>("/desk/presets", "The presets of the key's environment", list_presets),
+        post::<PresetRequest, Preset, _, _, _>("/desk/presets", "Add a preset", create_preset),
+        get::<Preset, _, _, _>("/desk/presets/{id}", "One preset", get_preset),
+        put::<PresetRequest, Preset, _, _, _>("/desk/presets/{id}", "Change a preset", update_preset),
+        delete::<Deleted, _, _, _>("/desk/presets/{id}", "Delete a preset no rule uses", delete_preset),
+        get::<Rules, _, _, _>(
+            "/desk/rules",
+            "The rules that pick an order's preset, first match wins",
+            get_rules,
+        ),
+        put::<Rules, Rules, _, _, _>("/desk/rules", "Replace the rules", set_rules),
+        get::<DeskSettings, _, _, _>(
+            "/desk/settings",
+            "The desk's settings: ship_on_scan, units, scale_auto_weight, scan_sounds, close_to_tray, start_at_login",
+            get_settings,
+        )
+        .access(LiveKeyForChanges),
+        put::<DeskSettings, DeskSettings, _, _, _>(
+            "/desk/settings",
+            "Change the desk's settings (live key)",
+            set_settings,
+        )
+        .access(LiveKeyForChanges),
+        get::<DatabaseSetting, _, _, _>(
+            "/desk/database",
+            "The database the desk runs on (its own file or the warehouse's shared PostgreSQL) and the one it starts on next (this machine only)",
+            get_database,
+        )
+        .access(LiveKeyForChangesOnThisMachine),
+        put::<DatabaseRequest, DatabaseSetting, _, _, _>(
+            "/desk/database",
+            "Choose the database the desk starts on next: checked now, in effect at the next start (live key, this machine only)",
+            set_database,
+        )
+        .access(LiveKeyForChangesOnThisMachine),
+        action::<DatabaseSetting, _, _, _>(
+            "/desk/database/restart",
+            "The desktop app restarts onto the database Settings saved, a moment after answering (live key, this machine only; packdesk-server is restarted by whoever runs it)",
+            restart_for_database,
+        )
+        .access(LiveKeyForChangesOnThisMachine),
+        get::<ScaleState, _, _, _>("/desk/scale", "The desk scale's latest weight", get_scale).access(LiveKeyForChanges),
+        put::<ScaleRequest, ScaleState, _, _, _>(
+            "/desk/scale",
+            "Set the desk's USB scale: auto, a device file, or null (live key)",
+            set_scale,
+        )
+        .access(LiveKeyForChanges),
+        get::<DeskStatus, _, _, _>(
+            "/desk/status",
+            "The desk at a glance: ready, a printer failing, printing paused, jobs waiting",
+            desk_status,
+        ),
+        put::<PrintingRequest, DeskStatus, _, _, _>(
+            "/desk/printing",
+            "Pause the desk's printing (jobs wait in the queue) or resume it (live key)",
+            set_printing,
+        )
+        .access(LiveKeyForChanges),
+        get::<UpdateStatus, _, _, _>(
+            "/desk/update",
+            "The desktop app's update: off, not asked yet, up to date, available, downloaded and verified, failed",
+            update_status,
+        )
+        .access(LiveKeyForChanges),
+        action::<UpdateStatus, _, _, _>(
+            "/desk/update/check",
+            "Ask the update server in Settings for a newer version now (live key)",
+            check_for_update,
+        )
+        .access(LiveKeyForChanges),
+        action::<UpdateStatus, _, _, _>(
+            "/desk/update/download",
+            "Download the offered version and verify its signature (live key)",
+            download_update,
+        )
+        .access(LiveKeyForChanges),
+        action::<UpdateStatus, _, _, _>(
+            "/desk/update/install",
+            "Install the downloaded, verified version; the app restarts (live key)",
+            install_update,
+        )
+        .access(LiveKeyForChanges),
+        Route::new(
+            Method::POST,
+            "/desk/orders/import",
+            "Import orders from a CSV file (the body): mapping, dry_run",
+            import_orders.layer(axum::extract::DefaultBodyLimit::disable()),
+        )
+        .request(RequestBody::Csv)
+        .query([
+            param("mapping", Some("A saved mapping's name"), string()),
+            param("dry_run", Some("Answer without writing"), json!({"type": "boolean"})),
+        ])
+        .data::<ImportResult>(),
+        get::<ImportMapping, _, _, _>(
+            "/desk/import-mappings/{name}",
+            "A saved CSV column mapping",
+            get_import_mapping,
+        )
+        .access(LiveKeyForChanges),
+        put::<ImportMapping, ImportMapping, _, _, _>(
+            "/desk/import-mappings/{name}",
+            "Save a CSV column mapping {\"columns\": {\"<header>\": \"<field path>\"}}",
+            set_import_mapping,
+        )
+        .access(LiveKeyForChanges),
+        delete::<Order, _, _, _>("/desk/orders/{id}", "Cancel an open order", cancel_order),
+        get::<SystemPrinterList, _, _, _>(
+            "/desk/system-printers",
+            "The printers of this computer's spooler",
+            system_printers,
+        ),
+        get::<PrinterList, _, _, _>("/desk/printers", "The desk's printers", list_printers).access(LiveKeyForChanges),
+        post::<PrinterRequest, Printer, _, _, _>("/desk/printers", "Add a printer (live key)", add_printer)
+            .access(LiveKeyForChanges),
+        get::<Printer, _, _, _>("/desk/printers/{id}", "One printer", get_printer).access(LiveKeyForChanges),
+        put::<PrinterRequest, Printer, _, _, _>("/desk/printers/{id}", "Change a printer (live key)", update_printer)
+            .access(LiveKeyForChanges),
+        delete::<Deleted, _, _, _>("/desk/printers/{id}", "Remove a printer (live key)", delete_printer)
+            .access(LiveKeyForChanges),
+        // Printing a test page is no change: either key.
+        Route::new(
+            Method::POST,
+            "/desk/printers/{id}/test-page",
+            "Print a test page",
+            print_test_page,
+        )
+        .optional_body::<TestPageRequest>()
+        .data::<PrintJob>(),
+        get::<PrinterStatus, _, _, _>(
+            "/desk/printers/{id}/status",
+            "Whether the printer answers now, and the jobs waiting or failed on it",
+            printer_status,
+        )
+        .access(LiveKeyForChanges),
+        get::<PrintProfileList, _, _, _>(
+            "/desk/print-profiles",
+            "The print profile of each document type",
+            list_print_profiles,
+        )
+        .access(LiveKeyForChanges),
+        put::<PrintProfileRequest, PrintProfile, _, _, _>(
+            "/desk/print-profiles/{document_type}",
+            "Set a document type's print profile (live key)",
+            set_print_profile,
+        )
+        .access(LiveKeyForChanges),
+        delete::<DeletedProfile, _, _, _>(
+            "/desk/print-profiles/{document_type}",
+            "Remove a document type's print profile (live key)",
+            delete_print_profile,
+        )
+        .access(LiveKeyForChanges),
+        post::<PrintRequest, PrintJob, _, _, _>("/desk/print", "Print a stored document now", print),
+        list::<PrintJobList, _, _, _>("/desk/print-jobs", "List print jobs", list_print_jobs),
+        get::<PrintJob, _, _, _>("/desk/print-jobs/{id}", "One print job", get_print_job),
+        action::<PrintJob, _, _, _>("/desk/print-jobs/{id}/retry", "Print a job again", retry_print_job),
+        Route::new(
+            Method::GET,
+            "/desk/files/{id}/preview.png",
+            "A PNG preview of a stored document's page",
+            preview,
+        )
+        .query([
+            param("page", None, json!({"type": "integer", "minimum": 0})),
+            param("dpi", None, json!({"type": "integer", "minimum": 0})),
+        ])
+        .content("The page as PNG", || {
+            json!({
+                "image/png": {"schema": {"type": "string", "format": "binary"}},
+                "application/json": {"schema": {"$ref": "#/components/schemas/Envelope"}}})
+        }),
+        get::<Today, _, _, _>(
+            "/desk/today",
+            "Today's counts by carrier and status, labels per day",
+            today,
+        )
+        .query([
+            param("utc_offset_minutes", None, int()),
+            param("days", None, int()),
+        ]),
+        get::<EndOfDay, _, _, _>("/desk/end-of-day", "Accounts with labels waiting for close-out", end_of_day),
+        list::<History, _, _, _>(
+            "/desk/history",
+            "History: labels with recipient, service name and print state",
+            history,
+        ),
+        get::<ShipDate, _, _, _>(
+            "/desk/shipper-accounts/{id}/ship-date",
+            "The ship date a label made now gets (cut-off, collection days)",
+            ship_date,
+        ),
+        Route::new(
+            Method::POST,
+            "/desk/close-out",
+            "Close out many accounts (one manifest each)",
+            close_out,
+        )
+        .optional_body::<CloseOutRequest>()
+        .data::<CloseOut>(),
+        // ----- the desk UI's session, and this document -----
+        get::<crate::ui::Session, _, _, _>("/ui/session", "The desk UI's keys (this machine only)", crate::ui::session)
+            .access(ThisMachine),
+        get::<crate::ui::UiStatus, _, _, _>(
+            "/ui/status",
+            "Whether a desk UI has started a session",
+            crate::ui::status,
+        )
+        .access(Open),
+        action::<crate::ui::RotatedKey, _, _, _>(
+            "/ui/keys/{env}/rotate",
+            "Replace an environment's key (this machine only)",
+            crate::ui::rotate_key,
+        )
+        .access(ThisMachine),
+        Route::new::<_, _, ()>(Method::GET, "/openapi.json", "This document", crate::openapi_json)
+            .access(Open)
+            .content("This document", || {
+                json!({"application/json": {"schema": {"type": "object"}}})
+            }),
+    ]
+}
+
+/// The key-checked routes of the table, each in its nest (`/v3`, `/desk`: a handler and its
+/// middleware see the path without it), behind the key check.
 pub fn router(service: Shared) -> Router {
-    let v3 = Router::new()
-        .route("/labels", get(list_labels).post(create_label))
-        .route("/labels/{id}", get(get_label))
-        .route("/shipper-accounts", get(list_accounts).post(create_account))
-        .route(
-            "/shipper-accounts/{id}",
-            get(get_account).delete(delete_account).put(update_settings),
-        )
-        .route("/shipper-accounts/{id}/info", axum::routing::put(update_info))
-        .route(
-            "/shipper-accounts/{id}/credentials",
-            axum::routing::put(replace_credentials).patch(merge_credentials),
-        )
-        .route("/cancel-labels", get(list_cancel_labels).post(cancel_label))
-        .route("/cancel-labels/{id}", get(get_cancel_label))
-        .route("/manifests", get(list_manifests).post(create_manifest))
-        .route("/manifests/{id}", get(get_manifest))
-        .route("/bulk-downloads", get(list_bulk_downloads).post(create_bulk_download))
-        .route("/bulk-downloads/{id}", get(get_bulk_download))
-        .route("/rates", get(list_rates).post(calculate_rates))
-        .route("/rates/{id}", get(get_rate))
-        .route(
-            "/address-validations",
-            get(list_address_validations).post(validate_address),
-        )
-        .route("/address-validations/{id}", get(get_address_validation))
-        .route("/files/{id}", get(download_file))
-        .route("/schemas", get(list_schemas))
-        .route("/schemas/{name}", get(get_schema))
-        .layer(middleware::from_fn_with_state(
-            service.clone(),
-            crate::idempotency::idempotent,
+    let table = table();
+    let gate = Arc::new(Gate {
+        service: service.clone(),
+        keyed: keyed_prefixes(&table),
+        signed_links: table
+            .iter()
+            .filter(|r| r.access == Access::KeyOrSignedLink)
+            .map(|r| r.path.split('{').next().unwrap_or(r.path))
+            .collect(),
+    });
+    let live_for_changes: Arc<Vec<&'static str>> = Arc::new(
+        table
+            .iter()
+            .filter(|r| r.access.live_key_for_changes())
+            .map(|r| r.path)
+            .collect(),
+    );
+    let mut nests: Vec<(&'static str, Router<Shared>)> = Vec::new();
+    for route in table {
+        let Endpoint::Service(handler) = route.handler else {
+            continue;
+        };
+        let handler = match route.access.this_machine() {
+            true => handler.route_layer(middleware::from_fn(crate::ui::this_machine_only)),
+            false => handler,
+        };
+        let (prefix, rest) = split_prefix(route.path);
+        let at = match nests.iter().position(|(p, _)| *p == prefix) {
+            Some(at) => at,
+            None => {
+                nests.push((prefix, Router::new()));
+                nests.len() - 1
+            }
+        };
+        let nest = std::mem::take(&mut nests[at].1);
+        nests[at].1 = nest.route(rest, handler);
+    }
+    let mut app = Router::new();
+    for (prefix, nest) in nests {
+        let nest = nest.layer(middleware::from_fn_with_state(
+            live_for_changes.clone(),
+            machine_wide_changes_need_live,
         ));
-    let desk = Router::new()
-        .route("/carriers", get(carriers))
-        .route("/countries", get(countries))
-        .route("/orders", get(list_orders).post(save_orders))
-        .route("/orders/{id}", get(get_order).delete(cancel_order))
-        .route(
-            "/orders/import",
-            axum::routing::post(import_orders).layer(axum::extract::DefaultBodyLimit::disable()),
-        )
-        .route("/orders/export.csv", get(export_orders))
-        .route("/orders/ship", axum::routing::post(ship_orders_batch))
-        .route("/orders/{id}/ship", axum::routing::post(ship_order))
-        .route("/batches/{id}", get(get_batch))
-        .route(
-            "/import-mappings/{name}",
-            get(get_import_mapping).put(set_import_mapping),
-        )
-        .route("/presets", get(list_presets).post(create_preset))
-        .route(
-            "/presets/{id}",
-            get(get_preset).put(update_preset).delete(delete_preset),
-        )
-        .route("/rules", get(get_rules).put(set_rules))
-        .route("/settings", get(get_settings).put(set_settings))
-        .route("/database", get(get_database).put(set_database))
-        .route("/database/restart", axum::routing::post(restart_for_database))
-        .route("/scale", get(get_scale).put(set_scale))
-        .route("/status", get(desk_status))
-        .route("/printing", axum::routing::put(set_printing))
-        .route("/update", get(update_status))
-        .route("/update/check", axum::routing::post(check_for_update))
-        .route("/update/download", axum::routing::post(download_update))
-        .route("/update/install", axum::routing::post(install_update))
-        .route("/webhook", get(get_webhook).put(set_webhook))
-        .route("/webhook-deliveries", get(list_webhook_deliveries))
-        .route("/webhook-deliveries/{id}", get(get_webhook_delivery))
-        .route(
-            "/webhook-deliveries/{id}/resend",
-            axum::routing::post(resend_webhook_delivery),
-        )
-        .route("/system-printers", get(system_printers))
-        .route("/printers", get(list_printers).post(add_printer))
-        .route(
-            "/printers/{id}",
-            get(get_printer).put(update_printer).delete(delete_printer),
-        )
-        .route("/printers/{id}/test-page", axum::routing::post(print_test_page))
-        .route("/printers/{id}/status", get(printer_status))
-        .route("/print-profiles", get(list_print_profiles))
-        .route(
-            "/print-profiles/{document_type}",
-            axum::routing::put(set_print_profile).delete(delete_print_profile),
-        )
-        .route("/print", axum::routing::post(print))
-        .route("/print-jobs", get(list_print_jobs))
-        .route("/print-jobs/{id}", get(get_print_job))
-        .route("/print-jobs/{id}/retry", axum::routing::post(retry_print_job))
-        .route("/files/{id}/preview.png", get(preview))
-        .route("/today", get(today))
-        .route("/end-of-day", get(end_of_day))
-        .route("/history", get(history))
-        .route("/shipper-accounts/{id}/ship-date", get(ship_date))
-        .route("/close-out", axum::routing::post(close_out))
-        .layer(middleware::from_fn(machine_wide_changes_need_live));
-    Router::new()
-        .nest("/v3", v3)
-        .nest("/desk", desk)
-        .fallback(|| async { error(ErrorCode::NotFoundRoute, "", "no such route") })
+        let nest = match takes_idempotency_key(prefix) {
+            true => nest.layer(middleware::from_fn_with_state(
+                service.clone(),
+                crate::idempotency::idempotent,
+            )),
+            false => nest,
+        };
+        app = app.nest(prefix, nest);
+    }
+    app.fallback(|| async { error(ErrorCode::NotFoundRoute, "", "no such route") })
         .method_not_allowed_fallback(|| async {
             error(ErrorCode::MethodNotAllowed, "", "this route does not take that method")
         })
-        .layer(middleware::from_fn_with_state(service.clone(), authenticate))
+        .layer(middleware::from_fn_with_state(gate, authenticate))
         .with_state(service)
+}
+
+/// What the key check knows of the table.
+struct Gate {
+    service: Shared,
+    /// The nests whose every path needs the key (`table::keyed_prefixes`).
+    keyed: Vec<&'static str>,
+    /// The paths a signed link opens without a key, up to their first parameter (`/v3/files/`).
+    signed_links: Vec<&'static str>,
 }
 
 /// Checks `service-api-key` and puts the key's environment into the request. A GET of a file with
 /// a signed link and no key goes on without an environment: the link itself is checked there.
-async fn authenticate(State(s): State<Shared>, mut req: Request, next: Next) -> Response {
+async fn authenticate(State(gate): State<Arc<Gate>>, mut req: Request, next: Next) -> Response {
     let header = req.headers().get("service-api-key");
-    let env = header.and_then(|v| v.to_str().ok()).and_then(|k| s.authenticate(k));
+    let env = header
+        .and_then(|v| v.to_str().ok())
+        .and_then(|k| gate.service.authenticate(k));
     match env {
         Some(env) => {
             req.extensions_mut().insert(env);
             next.run(req).await
         }
-        None if header.is_none() && is_signed_file_link(&req) => next.run(req).await,
+        None if header.is_none() && is_signed_file_link(&gate, &req) => next.run(req).await,
         // Outside the interface there is nothing to protect: a path no UI file answers (a
         // browser's /favicon.ico, /robots.txt) gets its 404, not a 401 asking for a key.
-        None if !is_interface_path(req.uri().path()) => next.run(req).await,
+        None if !is_interface_path(&gate, req.uri().path()) => next.run(req).await,
         None => ApiError(ServiceError::new(ErrorCode::InvalidApiKey)).into_response(),
     }
 }
 
 /// The key-checked part of the server: `/v3` and `/desk`.
-fn is_interface_path(path: &str) -> bool {
-    ["/v3", "/desk"].iter().any(|p| {
+fn is_interface_path(gate: &Gate, path: &str) -> bool {
+    gate.keyed.iter().any(|p| {
         path.strip_prefix(p)
             .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
     })
 }
 
-fn is_signed_file_link(req: &Request) -> bool {
+fn is_signed_file_link(gate: &Gate, req: &Request) -> bool {
     // HEAD answers like GET without the body (a client checking a link before downloading it).
     matches!(*req.method(), axum::http::Method::GET | axum::http::Method::HEAD)
-        && req.uri().path().starts_with("/v3/files/")
+        && gate.signed_links.iter().any(|p| req.uri().path().starts_with(p))
         && req
             .uri()
             .query()
@@ -528,20 +899,16 @@ async fn set_settings(State(s): State<Shared>, ContractJson(settings): ContractJ
 
 /// The desk's database: for this machine only (its answer holds the join code, the warehouse's
 /// vault key, for the live key only; its change points the desk elsewhere).
-async fn get_database(State(s): State<Shared>, Extension(env): Extension<Env>, _: crate::ui::ThisMachine) -> Response {
+async fn get_database(State(s): State<Shared>, Extension(env): Extension<Env>) -> Response {
     run(s, move |s| Ok(s.database_setting(env))).await
 }
 
-async fn set_database(
-    State(s): State<Shared>,
-    _: crate::ui::ThisMachine,
-    ContractJson(body): ContractJson<DatabaseRequest>,
-) -> Response {
+async fn set_database(State(s): State<Shared>, ContractJson(body): ContractJson<DatabaseRequest>) -> Response {
     run(s, move |s| s.set_database(body)).await
 }
 
 /// The desktop app restarts onto the database Settings saved (this machine only).
-async fn restart_for_database(State(s): State<Shared>, _: crate::ui::ThisMachine) -> Response {
+async fn restart_for_database(State(s): State<Shared>) -> Response {
     run(s, |s| s.restart_for_database()).await
 }
 
@@ -659,25 +1026,19 @@ async fn get_printer(State(s): State<Shared>, Path(id): Path<String>) -> Respons
     run(s, move |s| s.get_printer(&id)).await
 }
 
-/// Printers and print profiles are the machine's, used by live labels too: only the live key
-/// changes them (a sandbox key handed out for testing an integration must not re-point them).
-/// Both keys read them; printing a test page is no change.
-async fn machine_wide_changes_need_live(req: Request, next: Next) -> Response {
-    // Inside the /desk nest the path has lost its prefix.
-    let path = req.uri().path();
-    let setup = [
-        "/printers",
-        "/print-profiles",
-        "/import-mappings",
-        "/settings",
-        "/scale",
-        "/database",
-        "/printing",
-        "/update",
-    ]
-    .iter()
-    .any(|p| path.starts_with(p));
-    let change = req.method() != axum::http::Method::GET && !path.ends_with("/test-page");
+/// The desk's machine-wide setup (printers, print profiles, settings...: `Access::LiveKeyForChanges`
+/// in the table) is used by live labels too: only the live key changes it (a sandbox key handed out
+/// for testing an integration must not re-point it). Both keys read it.
+async fn machine_wide_changes_need_live(
+    State(live_for_changes): State<Arc<Vec<&'static str>>>,
+    req: Request,
+    next: Next,
+) -> Response {
+    let setup = req
+        .extensions()
+        .get::<MatchedPath>()
+        .is_some_and(|m| live_for_changes.contains(&m.as_str()));
+    let change = req.method() != axum::http::Method::GET;
     if setup && change && req.extensions().get::<Env>() == Some(&Env::Sandbox) {
         return error(
             ErrorCode::InvalidApiKey,
@@ -897,13 +1258,28 @@ async fn download_file(
     }
 }
 
+/// `GET /v3/schemas`: the published JSON Schemas and where each is.
+#[derive(serde::Serialize, schemars::JsonSchema)]
+pub(crate) struct SchemaList {
+    schemas: Vec<SchemaLink>,
+}
+
+#[derive(serde::Serialize, schemars::JsonSchema)]
+struct SchemaLink {
+    name: String,
+    url: String,
+}
+
 async fn list_schemas(State(s): State<Shared>) -> Response {
     let base = s.base_url().to_string();
-    let names: Vec<serde_json::Value> = packdesk_model::schema::all()
+    let schemas = packdesk_model::schema::all()
         .into_iter()
-        .map(|(n, _)| serde_json::json!({ "name": n, "url": format!("{base}/v3/schemas/{n}.json") }))
+        .map(|(n, _)| SchemaLink {
+            name: n.to_string(),
+            url: format!("{base}/v3/schemas/{n}.json"),
+        })
         .collect();
-    ok(serde_json::json!({ "schemas": names }))
+    ok(serde_json::to_value(SchemaList { schemas }).unwrap_or_default())
 }
 
 /// A published JSON Schema file, as is (not enveloped).

@@ -28,7 +28,7 @@ pub const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; script-src 'self'
      frame-ancestors 'none'";
 
 #[derive(Clone)]
-struct Ui {
+pub(crate) struct Ui {
     service: Arc<Service>,
     /// UI sessions started since this process began (the desktop smoke test reads it).
     sessions: Arc<AtomicU64>,
@@ -41,11 +41,19 @@ pub fn routes(service: Arc<Service>, dir: Option<PathBuf>) -> Router {
         sessions: Arc::new(AtomicU64::new(0)),
         built: dir.is_some(),
     };
-    let api = Router::new()
-        .route("/ui/session", get(session))
-        .route("/ui/status", get(status))
-        .route("/ui/keys/{env}/rotate", axum::routing::post(rotate_key))
-        .with_state(state);
+    // The table's routes of the UI's session.
+    let mut api = Router::new();
+    for route in crate::routes::table() {
+        let crate::table::Endpoint::Ui(handler) = route.handler else {
+            continue;
+        };
+        let handler = match route.access.this_machine() {
+            true => handler.route_layer(middleware::from_fn(this_machine_only)),
+            false => handler,
+        };
+        api = api.route(route.path, handler);
+    }
+    let api = api.with_state(state);
     let files = match dir {
         Some(dir) => static_files(&dir),
         None => Router::new().route("/", get(not_built)),
@@ -153,8 +161,9 @@ fn from_this_machine(peer: SocketAddr, req: &Parts) -> bool {
     peer.ip().to_canonical().is_loopback() && loopback_host(&req.headers)
 }
 
-/// A handler's argument that admits requests from this machine only (`from_this_machine`): the
-/// desk UI's session, key rotation and the desk's database. Any other request is answered with an
+/// Admits requests from this machine only (`from_this_machine`): the routes whose access (in the
+/// table) is `ThisMachine` (the desk UI's session, key rotation) or
+/// `LiveKeyForChangesOnThisMachine` (the desk's database). Any other request is answered with an
 /// InvalidApiKey envelope naming the path.
 pub(crate) struct ThisMachine;
 
@@ -181,21 +190,60 @@ impl<S: Send + Sync> FromRequestParts<S> for ThisMachine {
     }
 }
 
-async fn session(State(ui): State<Ui>, _: ThisMachine) -> Response {
+/// The access check of `Access::ThisMachine` routes (`ThisMachine`, as middleware).
+pub(crate) async fn this_machine_only(req: Request, next: Next) -> Response {
+    let (mut parts, body) = req.into_parts();
+    match ThisMachine::from_request_parts(&mut parts, &()).await {
+        Ok(ThisMachine) => next.run(Request::from_parts(parts, body)).await,
+        Err(refusal) => refusal,
+    }
+}
+
+/// `GET /ui/session`: the keys of this machine's desk and where it keeps its data.
+#[derive(serde::Serialize, schemars::JsonSchema)]
+pub(crate) struct Session {
+    /// Each environment's key (`live`, `sandbox`).
+    keys: serde_json::Map<String, serde_json::Value>,
+    data_dir: String,
+    log_dir: String,
+    desktop_app: bool,
+    vault_key: packdesk_model::desk::VaultKeyPlace,
+}
+
+/// `GET /ui/status`.
+#[derive(serde::Serialize, schemars::JsonSchema)]
+pub(crate) struct UiStatus {
+    ui_sessions: u64,
+    ui_built: bool,
+}
+
+/// `POST /ui/keys/{env}/rotate`: the environment's new key.
+#[derive(serde::Serialize, schemars::JsonSchema)]
+pub(crate) struct RotatedKey {
+    env: String,
+    key: String,
+}
+
+pub(crate) async fn session(State(ui): State<Ui>) -> Response {
     ui.sessions.fetch_add(1, Ordering::SeqCst);
     let data_dir = ui.service.data_dir().display().to_string();
     let log_dir = crate::logging::log_dir(ui.service.data_dir()).display().to_string();
     let desktop_app = ui.service.is_desktop_app();
-    let vault_key = serde_json::to_value(ui.service.vault_key_place()).unwrap_or_default();
+    let vault_key = ui.service.vault_key_place().clone();
     match tokio::task::spawn_blocking(move || ui.service.reveal_own_keys()).await {
         Ok(Ok(keys)) => {
             let mut m = serde_json::Map::new();
             for (env, key) in keys {
                 m.insert(env.as_str().into(), serde_json::Value::String(key));
             }
-            ok(
-                serde_json::json!({ "keys": m, "data_dir": data_dir, "log_dir": log_dir, "desktop_app": desktop_app, "vault_key": vault_key }),
-            )
+            let session = Session {
+                keys: m,
+                data_dir,
+                log_dir,
+                desktop_app,
+                vault_key,
+            };
+            ok(serde_json::to_value(session).unwrap_or_default())
         }
         _ => error(ErrorCode::Internal, "", "the keys cannot be read"),
     }
@@ -203,7 +251,7 @@ async fn session(State(ui): State<Ui>, _: ThisMachine) -> Response {
 
 /// Replaces an environment's key (Settings): the old key stops working at once. For this machine
 /// only, and only with the current key of that environment, so a page elsewhere cannot do it.
-async fn rotate_key(State(ui): State<Ui>, _: ThisMachine, Path(env): Path<String>, headers: HeaderMap) -> Response {
+pub(crate) async fn rotate_key(State(ui): State<Ui>, Path(env): Path<String>, headers: HeaderMap) -> Response {
     let Some(env) = packdesk_service::keys::Env::parse(&env) else {
         return error(ErrorCode::NotFoundRoute, "env", "live or sandbox");
     };
@@ -220,14 +268,22 @@ async fn rotate_key(State(ui): State<Ui>, _: ThisMachine, Path(env): Path<String
     }
     let s = ui.service.clone();
     match tokio::task::spawn_blocking(move || s.rotate_key(env)).await {
-        Ok(Ok(key)) => ok(serde_json::json!({ "env": env.as_str(), "key": key })),
+        Ok(Ok(key)) => ok(serde_json::to_value(RotatedKey {
+            env: env.as_str().into(),
+            key,
+        })
+        .unwrap_or_default()),
         _ => error(ErrorCode::Internal, "", "the key could not be replaced"),
     }
 }
 
 /// Whether a UI has started a session with this process (no keys in it).
-async fn status(State(ui): State<Ui>) -> Response {
-    ok(serde_json::json!({ "ui_sessions": ui.sessions.load(Ordering::SeqCst), "ui_built": ui.built }))
+pub(crate) async fn status(State(ui): State<Ui>) -> Response {
+    let status = UiStatus {
+        ui_sessions: ui.sessions.load(Ordering::SeqCst),
+        ui_built: ui.built,
+    };
+    ok(serde_json::to_value(status).unwrap_or_default())
 }
 
 #[cfg(test)]

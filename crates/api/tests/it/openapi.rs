@@ -1,11 +1,12 @@
-//! The OpenAPI document: the copy in the repo is current, it is served without a key, and the
-//! router has no route (path or method) that the document lacks, nor the other way round.
+//! The OpenAPI document: the copy in the repo is current, every `$ref` in it resolves, it has every
+//! route of the table and no other, and the server answers every documented (path, method) and no
+//! other method on those paths.
 
 use axum::body::Body;
 use axum::extract::connect_info::MockConnectInfo;
 use axum::http::{Method, Request, StatusCode};
 use http_body_util::BodyExt;
-use packdesk_api::openapi::{document, pretty, OPS};
+use packdesk_api::openapi::{document, pretty};
 use packdesk_service::clock::SystemClock;
 use packdesk_service::Service;
 use std::collections::BTreeSet;
@@ -23,7 +24,7 @@ fn the_document_in_the_repo_is_the_one_the_code_makes() {
     let kept = std::fs::read_to_string(IN_REPO).unwrap_or_default();
     assert!(
         kept == pretty(),
-        "docs/openapi.json is out of date: run UPDATE_OPENAPI=1 cargo test -p packdesk-api --test openapi"
+        "docs/openapi.json is out of date: run UPDATE_OPENAPI=1 cargo test -p packdesk-api --test it openapi::"
     );
     let doc = document();
     assert_eq!(doc["openapi"], "3.1.0");
@@ -46,55 +47,54 @@ fn the_document_in_the_repo_is_the_one_the_code_makes() {
     }
 }
 
-/// Every `.route("...")` path written in the router's source, with its nest prefix (the path
-/// literal may stand on the line after `.route(`, as rustfmt writes long calls).
-fn routes_in_source() -> BTreeSet<String> {
+/// Every (method, path) of the document's `paths`.
+fn documented() -> BTreeSet<(String, String)> {
+    let doc = document();
     let mut out = BTreeSet::new();
-    for (file, text) in [
-        ("routes.rs", include_str!("../../src/routes.rs")),
-        ("ui.rs", include_str!("../../src/ui.rs")),
-        ("lib.rs", include_str!("../../src/lib.rs")),
-    ] {
-        // Each `Router::new()` starts a router; the v3 and desk ones are nested under their prefix.
-        for (i, part) in text.split("Router::new()").enumerate().skip(1) {
-            let before = text.split("Router::new()").nth(i - 1).unwrap_or("").trim_end();
-            let prefix = if before.ends_with("let v3 =") {
-                "/v3"
-            } else if before.ends_with("let desk =") {
-                "/desk"
-            } else {
-                ""
-            };
-            for call in part.split(".route(").skip(1) {
-                let Some(path) = call.trim_start().strip_prefix('"').and_then(|p| p.split('"').next()) else {
-                    continue;
-                };
-                // The UI's own files (not API routes) are served by file services.
-                if file == "ui.rs" && !path.starts_with("/ui/") {
-                    continue;
-                }
-                out.insert(format!("{prefix}{path}"));
-            }
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        for method in item.as_object().unwrap().keys() {
+            out.insert((method.to_uppercase(), path.clone()));
         }
     }
     out
 }
 
 #[test]
-fn every_route_written_in_the_router_is_in_the_document() {
-    let documented: BTreeSet<String> = OPS.iter().map(|o| o.path.to_string()).collect();
-    let written = routes_in_source();
-    assert!(written.len() > 40, "the source scan found the routes: {written:?}");
-    let missing: Vec<_> = written.difference(&documented).collect();
-    assert!(
-        missing.is_empty(),
-        "routes without a place in the OpenAPI document: {missing:?}"
-    );
-    let stale: Vec<_> = documented.difference(&written).collect();
-    assert!(
-        stale.is_empty(),
-        "documented routes the router does not have: {stale:?}"
-    );
+fn every_route_of_the_table_is_in_the_document_and_no_other() {
+    let routes: BTreeSet<(String, String)> = packdesk_api::routes()
+        .into_iter()
+        .map(|(m, p)| (m.as_str().to_string(), p.to_string()))
+        .collect();
+    assert!(routes.len() > 80, "the table: {routes:?}");
+    assert_eq!(routes, documented());
+}
+
+/// Every success answer of the envelope names its `data` type, but the few whose `data` is not a
+/// record of the interface.
+#[test]
+fn every_envelope_answer_says_what_its_data_is() {
+    let doc = document();
+    let mut untyped = Vec::new();
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        for (method, op) in item.as_object().unwrap() {
+            let ok = &op["responses"]["200"]["content"];
+            if ok.as_object().unwrap().len() == 1
+                && ok["application/json"]["schema"]["$ref"] == "#/components/schemas/Envelope"
+            {
+                untyped.push(format!("{method} {path}"));
+            }
+            if ["post", "put", "patch"].contains(&method.as_str()) {
+                let body = &op["requestBody"]["content"]["application/json"]["schema"];
+                assert!(
+                    op["requestBody"]["content"]["text/csv"].is_object()
+                        || body != &serde_json::json!({"type": "object"})
+                        || op["requestBody"]["required"] == false,
+                    "{method} {path}: its body is documented as any object"
+                );
+            }
+        }
+    }
+    assert!(untyped.is_empty(), "answers without a data type: {untyped:?}");
 }
 
 #[tokio::test]
@@ -113,7 +113,8 @@ async fn every_method_the_router_takes_is_in_the_document_and_no_other() {
         .unwrap()
         .1;
     let app = packdesk_api::app(service, None).layer(MockConnectInfo(SocketAddr::from(([127, 0, 0, 1], 5000))));
-    let paths: BTreeSet<&str> = OPS.iter().map(|o| o.path).collect();
+    let documented = documented();
+    let paths: BTreeSet<&str> = documented.iter().map(|(_, p)| p.as_str()).collect();
     for path in paths {
         let concrete = path
             .replace("{env}", "sandbox")
@@ -135,9 +136,7 @@ async fn every_method_the_router_takes_is_in_the_document_and_no_other() {
             let text = String::from_utf8_lossy(&body);
             let routed = status != StatusCode::METHOD_NOT_ALLOWED
                 && !(status == StatusCode::NOT_FOUND && text.contains("no such route"));
-            let documented = OPS
-                .iter()
-                .any(|o| o.path == path && o.method.eq_ignore_ascii_case(method.as_str()));
+            let documented = documented.contains(&(method.as_str().to_string(), path.to_string()));
             assert_eq!(
                 routed, documented,
                 "{method} {path}: routed {routed} ({status} {text}), documented {documented}"
