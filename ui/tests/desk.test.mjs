@@ -18,6 +18,8 @@ after(() => desk?.stop());
 test('a first start leads to a sandbox account, then ships with the keyboard and voids from history', async () => {
   const page = await desk.browser.newPage();
   await page.goto(desk.base + '/');
+  // The mode shows once the session is read (the button is empty until then).
+  await page.getByTestId('env').filter({ hasText: /\S/ }).waitFor();
   assert.equal(await page.getByTestId('env').textContent(), 'SANDBOX');
   // Onboarding: the credential form comes from the carrier's fields.
   await page.getByTestId('onboard-carrier').selectOption('yodel');
