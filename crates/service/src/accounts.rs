@@ -279,7 +279,7 @@ impl Service {
         let creds = serde_json::to_vec(&req.credentials).map_err(ServiceError::internal)?;
         let row = AccountRow {
             id: uuid::Uuid::new_v4().to_string(),
-            env: env,
+            env,
             slug: c.slug.clone(),
             status: AccountStatus::Enabled,
             description: req.description.trim().to_string(),

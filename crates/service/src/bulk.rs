@@ -136,7 +136,7 @@ impl Service {
                 tx,
                 &FileRow {
                     id: file_id.clone(),
-                    env: env,
+                    env,
                     owner_id: id.to_string(),
                     kind: "bulk".into(),
                     file_type: file_type.clone(),

@@ -23,7 +23,7 @@ fn new_key(env: Env, vault: &Vault, now_us: i64) -> (String, packdesk_store::key
     let hex = crate::vault::to_hex(&random_bytes::<24>());
     let key = format!("pdk_{}_{hex}", env.as_str());
     let row = packdesk_store::keys::KeyRow {
-        env: env,
+        env,
         key_hash: hash(&key).to_vec(),
         key_sealed: vault.seal(key.as_bytes()),
         created_at: now_us,

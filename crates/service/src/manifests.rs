@@ -247,7 +247,7 @@ impl Service {
                 tx,
                 &FileRow {
                     id: id.clone(),
-                    env: env,
+                    env,
                     owner_id: manifest_id.to_string(),
                     kind: "manifest".into(),
                     file_type: file_type.into(),

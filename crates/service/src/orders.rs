@@ -347,7 +347,7 @@ impl Service {
     ) -> Result<(), ServiceError> {
         let row = OrderRow {
             id: o.id.clone(),
-            env: env,
+            env,
             order_number: o.order_number.clone(),
             status: o.status,
             record: serde_json::to_string(o).map_err(ServiceError::internal)?,

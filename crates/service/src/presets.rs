@@ -276,7 +276,7 @@ impl Service {
         };
         let row = PresetRow {
             id: preset.id.clone(),
-            env: env,
+            env,
             name: preset.name.clone(),
             record: serde_json::to_string(&preset).map_err(ServiceError::internal)?,
             created_at: now,

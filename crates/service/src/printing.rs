@@ -134,7 +134,7 @@ fn queued_job(
 ) -> PrintJobRow {
     PrintJobRow {
         id: uuid::Uuid::new_v4().to_string(),
-        env: env,
+        env,
         printer_id: printer_id.into(),
         document_type: document_type.into(),
         owner_id: owner_id.into(),

@@ -13,7 +13,7 @@ use serde_json::Value;
 pub(crate) fn row(env: Env, account: Option<&str>, status: RecordStatus, record: &Value, now: i64) -> RecordRow {
     RecordRow {
         id: record["id"].as_str().unwrap_or_default().to_string(),
-        env: env,
+        env,
         shipper_account_id: account.map(String::from),
         status,
         record: record.to_string(),

@@ -350,7 +350,7 @@ impl Service {
         };
         let row = packdesk_store::files::FileRow {
             id: uuid::Uuid::new_v4().to_string(),
-            env: env,
+            env,
             owner_id: label.id.clone(),
             kind: kind.into(),
             file_type: "pdf".into(),

@@ -246,7 +246,7 @@ impl Service {
             tx,
             &DeliveryRow {
                 id: uuid::Uuid::new_v4().to_string(),
-                env: env,
+                env,
                 event: event.into(),
                 record_id: record_id.into(),
                 url: setting.url,
