@@ -132,34 +132,24 @@ impl Stored {
 
 /// A new record, in the table of its status's kind.
 pub fn insert(c: &mut Tx<'_>, r: &RecordRow) -> crate::Result<()> {
-    let kind = r.status.kind();
-    c.execute(
-        &format!(
-            "INSERT INTO {} ({COLS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-            kind.table()
-        ),
-        &[
-            &r.id,
-            &r.env,
-            &r.shipper_account_id,
-            &r.status.as_str(),
-            &r.record,
-            &r.created_at,
-            &r.updated_at,
-        ],
-    )?;
-    Ok(())
+    write(c, r, "")
 }
 
 /// Inserts the record, or replaces status, record and updated_at of the one with its id (an
 /// async record reaching its final state keeps its created_at).
 pub fn put(c: &mut Tx<'_>, r: &RecordRow) -> crate::Result<()> {
-    let kind = r.status.kind();
+    write(
+        c,
+        r,
+        "ON CONFLICT (id) DO UPDATE SET status = excluded.status, record = excluded.record, updated_at = excluded.updated_at",
+    )
+}
+
+fn write(c: &mut Tx<'_>, r: &RecordRow, on_conflict: &str) -> crate::Result<()> {
     c.execute(
         &format!(
-            "INSERT INTO {} ({COLS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
-             ON CONFLICT (id) DO UPDATE SET status = excluded.status, record = excluded.record, updated_at = excluded.updated_at",
-            kind.table()
+            "INSERT INTO {} ({COLS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) {on_conflict}",
+            r.status.kind().table()
         ),
         &[
             &r.id,
