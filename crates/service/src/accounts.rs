@@ -456,6 +456,7 @@ impl Service {
     }
 
     /// The credentials in clear, for a connector that calls the carrier; never leaves the core.
+    #[cfg(any(test, feature = "testing"))]
     pub fn account_credentials(&self, env: Env, id: &str) -> Result<Map<String, Value>, ServiceError> {
         let row = self.account_row(env, id, "id")?;
         serde_json::from_slice(&self.vault.open_sealed(&row.credentials)?).map_err(ServiceError::internal)

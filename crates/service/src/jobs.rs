@@ -392,6 +392,7 @@ impl Service {
     }
 
     /// Runs every queued job on the calling thread, until none is left (tests, tools).
+    #[cfg(any(test, feature = "testing"))]
     pub fn run_queued_jobs(&self) -> usize {
         if self.store.is_shared() {
             let mut n = 0;

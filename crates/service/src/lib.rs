@@ -300,6 +300,7 @@ impl Service {
     }
 
     /// The keys of a data folder in clear, without taking the folder's lock (the server may run).
+    #[cfg(any(test, feature = "testing"))]
     pub fn reveal_keys(data_dir: &Path) -> Result<Vec<(Env, String)>, ServiceError> {
         Service::reveal_keys_on(data_dir, &Database::DataFolder).map(|(keys, _)| keys)
     }

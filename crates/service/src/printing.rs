@@ -639,6 +639,7 @@ impl Service {
 
     /// Sends what the print worker would send now (the queued jobs and the failed ones due
     /// again), one after another; answers how many. Tests call it to print without the worker.
+    #[cfg(any(test, feature = "testing"))]
     pub fn run_print_jobs(&self) -> usize {
         if self.printing_paused() {
             return 0;
