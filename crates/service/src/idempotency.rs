@@ -54,6 +54,14 @@ impl RequestFingerprint {
     }
 }
 
+fn still_running() -> ServiceError {
+    ServiceError::at(
+        ErrorCode::InternalRetry,
+        "headers.idempotency-key",
+        "the first request with this Idempotency-Key is still running; send it again in a moment",
+    )
+}
+
 impl Service {
     /// Takes `key` for the request, or says which earlier answer to give again.
     pub fn claim_idempotent(&self, env: Env, key: &str, request: &RequestFingerprint) -> Result<Claim, ServiceError> {
@@ -69,20 +77,14 @@ impl Service {
                 )),
                 Some(row) => match row.answer {
                     Some((status, body)) => Ok(Claim::Replay(status, body)),
-                    None if now - row.created_at < STALE_US => Err(ServiceError::at(
-                        ErrorCode::InternalRetry,
-                        "headers.idempotency-key",
-                        "the first request with this Idempotency-Key is still running; send it again in a moment",
-                    )),
-                    None => {
-                        table::reserve(tx, env, key, hash, now)?;
-                        Ok(Claim::Run)
-                    }
+                    None if now - row.created_at < STALE_US => Err(still_running()),
+                    None if table::take_over(tx, env, key, hash, row.created_at, now)? => Ok(Claim::Run),
+                    // Another desk took it over meanwhile.
+                    None => Err(still_running()),
                 },
-                None => {
-                    table::reserve(tx, env, key, hash, now)?;
-                    Ok(Claim::Run)
-                }
+                None if table::reserve(tx, env, key, hash, now)? => Ok(Claim::Run),
+                // Another desk took the key since it was read.
+                None => Err(still_running()),
             }
         })
     }

@@ -1,7 +1,8 @@
 //! Idempotency keys of POST requests (`Idempotency-Key` header): per environment, the hash of the
 //! first request and its answer. On a shared database a retry sent to another desk finds the
-//! first answer; `reserve` takes the key only when it is free (or given up on), so two desks
-//! receiving the same key at once run the request once.
+//! first answer; `reserve` takes the key only when it is free and `take_over` only when it was
+//! given up on, each answering whether it did, so two desks receiving the same key at once run
+//! the request once.
 
 use crate::db::Tx;
 use crate::sql::{FromRow, Row};
@@ -34,16 +35,31 @@ pub fn get(c: &mut Tx<'_>, env: Env, key: &str) -> crate::Result<Option<Idempote
     )
 }
 
-/// Takes the key for a request about to run (replacing a row given up on).
-pub fn reserve(c: &mut Tx<'_>, env: Env, key: &str, request_hash: &[u8], now: i64) -> crate::Result<()> {
-    c.execute(
+/// Takes a free key for a request about to run; false when another desk took it first (on a
+/// shared database the second insert waits for the first's commit, then inserts nothing).
+pub fn reserve(c: &mut Tx<'_>, env: Env, key: &str, request_hash: &[u8], now: i64) -> crate::Result<bool> {
+    Ok(c.execute(
         "INSERT INTO idempotency_keys (env, key, request_hash, http_status, response, created_at) \
-         VALUES (?1, ?2, ?3, NULL, NULL, ?4) \
-         ON CONFLICT (env, key) DO UPDATE SET request_hash = excluded.request_hash, http_status = NULL, \
-         response = NULL, created_at = excluded.created_at",
+         VALUES (?1, ?2, ?3, NULL, NULL, ?4) ON CONFLICT (env, key) DO NOTHING",
         &[&env, &key, &request_hash, &now],
-    )?;
-    Ok(())
+    )? == 1)
+}
+
+/// Takes over a key whose request was given up on (taken at `given_up_at`, never answered);
+/// false when another desk took it over first.
+pub fn take_over(
+    c: &mut Tx<'_>,
+    env: Env,
+    key: &str,
+    request_hash: &[u8],
+    given_up_at: i64,
+    now: i64,
+) -> crate::Result<bool> {
+    Ok(c.execute(
+        "UPDATE idempotency_keys SET request_hash = ?3, created_at = ?5 \
+         WHERE env = ?1 AND key = ?2 AND created_at = ?4 AND http_status IS NULL",
+        &[&env, &key, &request_hash, &given_up_at, &now],
+    )? == 1)
 }
 
 pub fn finish(c: &mut Tx<'_>, env: Env, key: &str, http_status: u16, response: &str) -> crate::Result<()> {
