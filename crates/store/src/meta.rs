@@ -26,7 +26,7 @@ pub fn init(c: &mut Tx<'_>, key: &str, value: &str) -> crate::Result<String> {
         "INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO NOTHING",
         &[&key, &value],
     )?;
-    Ok(get(c, key)?.unwrap_or_default())
+    get(c, key)?.ok_or_else(|| crate::StoreError::Unreadable(format!("no value of `{key}` just after it was set")))
 }
 
 fn desk_key(c: &Tx<'_>, key: &str) -> String {

@@ -635,8 +635,14 @@ pub fn scripts(dialect: Dialect) -> impl Iterator<Item = (usize, String)> {
     })
 }
 
-/// A shared step as PostgreSQL takes it (see the module's comment).
+/// A shared step as PostgreSQL takes it (see the module's comment). SQLite's rowid columns
+/// (`AUTOINCREMENT`) have no such spelling there: a step that needs one is two steps, one per
+/// database.
 fn as_postgres(sql: &str) -> String {
+    assert!(
+        !sql.contains("AUTOINCREMENT"),
+        "a Both step cannot use AUTOINCREMENT: write it as a Sqlite and a Postgres step"
+    );
     let mut out = String::with_capacity(sql.len());
     let mut word = String::new();
     for c in sql.chars().map(Some).chain([None]) {

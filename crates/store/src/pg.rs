@@ -36,8 +36,10 @@ struct Pooled {
 #[derive(Default)]
 struct Prepared(std::collections::HashMap<String, postgres::Statement>);
 
-/// Statements a connection keeps prepared at most (the store sends a few dozen different ones).
-const PREPARED_PER_CONNECTION: usize = 128;
+/// Statements a connection keeps prepared at most: the store sends about a hundred different
+/// ones (every statement but the searches is prepared), so the cache is cleared only when
+/// something goes wrong (a statement built from a growing list, such as a close-out's ids).
+const PREPARED_PER_CONNECTION: usize = 512;
 
 thread_local! {
     /// The connections this thread has borrowed from the pool right now, by address, with their
@@ -410,4 +412,19 @@ fn migrate(client: &mut Client) -> Result<(), ServiceError> {
     )
     .map_err(crate::db_error)?;
     tx.commit().map_err(crate::db_error)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_database_address_is_logged_without_its_password() {
+        assert_eq!(
+            super::redacted("postgres://desk:s3cret@db.lan:5432/packdesk"),
+            "postgres://desk@db.lan:5432/packdesk"
+        );
+        assert_eq!(
+            super::redacted("postgres://desk@db.lan/packdesk"),
+            "postgres://desk@db.lan/packdesk"
+        );
+    }
 }

@@ -2,9 +2,9 @@
 //! jobs (one per document sent, with its outcome).
 //!
 //! On a shared database printers and profiles belong to a desk (its hardware); print jobs are
-//! shared, each noting the desk of its printer, whose print worker alone takes it
-//! (`claim_queued`), so a label made through the API at one desk prints at the desk whose printer
-//! its profile names. One desk's own file has no desk column: all it holds is its own.
+//! shared, each noting the desk of its printer, whose print worker alone takes it (`jobs_in`
+//! reads this desk's only), so a label made through the API at one desk prints at the desk whose
+//! printer its profile names. One desk's own file has no desk column: all it holds is its own.
 
 use crate::db::Tx;
 use crate::paging::Cursor;
@@ -341,26 +341,6 @@ pub fn job(c: &mut Tx<'_>, id: &str) -> crate::Result<Option<PrintJobRow>> {
     )
 }
 
-/// This desk's queued jobs, oldest change first, marked `printing` in the caller's transaction.
-/// On a shared database rows another transaction holds are passed over (PostgreSQL's
-/// `FOR UPDATE SKIP LOCKED`), so each job is sent once; one desk's file has one writer.
-pub fn claim_queued(c: &mut Tx<'_>, now: i64, limit: usize) -> crate::Result<Vec<PrintJobRow>> {
-    let mut jobs: Vec<PrintJobRow> = own(
-        c,
-        concat!(
-            "UPDATE print_jobs SET status = 'printing', updated_at = ?1 WHERE id IN (
-                 SELECT id FROM print_jobs WHERE {desk = ?desk AND }status = 'queued'
-                 ORDER BY updated_at, id LIMIT ?2{ FOR UPDATE SKIP LOCKED})
-             RETURNING ",
-            job_cols!()
-        ),
-        &[&now, &(limit as i64)],
-        |c, sql, params| c.rows(sql, params),
-    )?;
-    jobs.sort_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
-    Ok(jobs)
-}
-
 /// This desk's jobs in `status`, oldest change first (the retrier's and a restart's work).
 pub fn jobs_in(c: &mut Tx<'_>, status: PrintJobStatus, limit: usize) -> crate::Result<Vec<PrintJobRow>> {
     own(
@@ -450,7 +430,8 @@ pub fn list_jobs(
     after: Option<&Cursor>,
 ) -> crate::Result<Vec<PrintJobRow>> {
     let (t, id) = after.map(|c| (c.created_at, c.id.as_str())).unwrap_or((i64::MAX, ""));
-    c.rows(
+    // A list with optional filters and a time window: planned for its values each time.
+    c.rows_planned_each_time(
         concat!(
             "SELECT ",
             job_cols!(),

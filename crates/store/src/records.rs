@@ -193,7 +193,8 @@ pub fn list(
 ) -> crate::Result<Vec<RecordRow>> {
     let (t, id) = after.map(|c| (c.created_at, c.id.as_str())).unwrap_or((i64::MAX, ""));
     // An absent filter is a NULL PostgreSQL cannot type by itself: hence the casts.
-    c.rows::<Stored>(
+    // A list with optional filters and a time window: planned for its values each time.
+    c.rows_planned_each_time::<Stored>(
         &format!(
             "SELECT {COLS} FROM {} WHERE env = ?1 AND created_at >= ?2 AND created_at <= ?3
              AND (CAST(?4 AS TEXT) IS NULL OR shipper_account_id = ?4) AND (CAST(?5 AS TEXT) IS NULL OR status = ?5)

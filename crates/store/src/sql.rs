@@ -213,7 +213,8 @@ pub fn is_unique_violation(e: &StoreError) -> bool {
 impl Tx<'_> {
     /// Runs `f` so that its failure undoes only its own statements, not the transaction
     /// (a SAVEPOINT named in SQL: the transaction is a BEGIN on a plain connection, where the
-    /// client's own `transaction()` would send a second BEGIN).
+    /// client's own `transaction()` would send a second BEGIN). Inside `Db::write` only: a
+    /// PostgreSQL read runs without a transaction, where there is nothing to save a point of.
     pub fn savepoint<T>(&mut self, name: &str, f: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
         self.batch(&format!("SAVEPOINT {name}"))?;
         match f(self) {
@@ -222,8 +223,11 @@ impl Tx<'_> {
                 Ok(v)
             }
             Err(e) => {
-                self.batch(&format!("ROLLBACK TO SAVEPOINT {name}"))?;
-                self.batch(&format!("RELEASE SAVEPOINT {name}"))?;
+                // The caller wants `f`'s error; one from undoing it is logged (the transaction
+                // then fails at its next statement or at its commit, and rolls back whole).
+                if let Err(undo) = self.batch(&format!("ROLLBACK TO SAVEPOINT {name}; RELEASE SAVEPOINT {name}")) {
+                    tracing::error!(savepoint = name, error = %undo, "a savepoint could not be rolled back");
+                }
                 Err(e)
             }
         }

@@ -231,7 +231,8 @@ pub fn list(
 ) -> crate::Result<Vec<DeliveryRow>> {
     let (t, id) = after.map(|c| (c.created_at, c.id.as_str())).unwrap_or((i64::MAX, ""));
     // An absent filter is a NULL PostgreSQL cannot type by itself: hence the casts.
-    c.rows(
+    // A list with optional filters and a time window: planned for its values each time.
+    c.rows_planned_each_time(
         &format!(
             "SELECT {COLS} FROM webhook_deliveries WHERE env = ?1 AND created_at >= ?2 AND created_at <= ?3
              AND (CAST(?4 AS TEXT) IS NULL OR status = ?4) AND (CAST(?5 AS TEXT) IS NULL OR event = ?5)
