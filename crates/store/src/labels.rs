@@ -9,7 +9,7 @@
 
 use crate::db::Tx;
 use crate::paging::Cursor;
-use crate::sql::{Dialect, FromRow, Param, Row};
+use crate::sql::{Args, Dialect, FromRow, Param, Row};
 use crate::StoreError;
 use packdesk_model::status::Env;
 use packdesk_model::status::LabelStatus;
@@ -330,12 +330,6 @@ pub struct LabelFilter {
     pub search: Option<String>,
 }
 
-/// `v` as the next parameter of a statement: answers its placeholder.
-fn mark<'a>(args: &mut Vec<&'a dyn Param>, v: &'a dyn Param) -> String {
-    args.push(v);
-    format!("?{}", args.len())
-}
-
 /// Newest first, `limit + 1` rows so the caller knows whether there is a next page. A search is
 /// the whole text anywhere in the search text (on a shared database, any case; on SQLite, any
 /// case of ASCII).
@@ -382,11 +376,15 @@ pub fn list(
         });
     let limit = (limit + 1) as i64;
 
-    let mut args: Vec<&dyn Param> = vec![&env, &f.created_at_min, &f.created_at_max];
+    // ?1, ?2 and ?3 below.
+    let mut args = Args::default();
+    args.push(env);
+    args.push(f.created_at_min);
+    args.push(f.created_at_max);
     let numbers = f
         .tracking_numbers
         .iter()
-        .map(|t| mark(&mut args, t))
+        .map(|t| args.push(t))
         .collect::<Vec<_>>()
         .join(", ");
     // SQLite: tracking numbers likewise start from the number index's hits (a scan finds its label
@@ -399,7 +397,7 @@ pub fn list(
             by_tracking_number(dialect, &numbers)
         )
     } else if indexed.is_some() {
-        let w: Vec<String> = ranges.iter().map(|r| mark(&mut args, r)).collect();
+        let w: Vec<String> = ranges.iter().map(|r| args.push(r)).collect();
         format!(
             "SELECT {COLS} FROM (SELECT label_id FROM label_words WHERE word >= {} AND word < {} \
              UNION SELECT label_id FROM label_words WHERE word >= {} AND word < {}) AS hits \
@@ -410,16 +408,16 @@ pub fn list(
         format!("SELECT {COLS} FROM labels WHERE env = ?1 AND created_at >= ?2 AND created_at <= ?3")
     };
     if let Some(a) = &f.shipper_account_id {
-        sql.push_str(&format!(" AND shipper_account_id = {}", mark(&mut args, a)));
+        sql.push_str(&format!(" AND shipper_account_id = {}", args.push(a)));
     }
     if let Some(s) = &f.status {
-        sql.push_str(&format!(" AND status = {}", mark(&mut args, s)));
+        sql.push_str(&format!(" AND status = {}", args.push(s)));
     }
     if !f.tracking_numbers.is_empty() && !by_number {
         sql.push_str(&format!(" AND id IN ({})", by_tracking_number(dialect, &numbers)));
     }
     if let Some(p) = &pattern {
-        let p = mark(&mut args, p);
+        let p = args.push(p);
         match dialect {
             // Case-insensitive for ASCII. Alone (under 3 characters) this scans the rows.
             Dialect::Sqlite => sql.push_str(&format!(" AND search_text LIKE {p} ESCAPE '\\'")),
@@ -428,15 +426,15 @@ pub fn list(
         }
     }
     if let Some(cursor) = after {
-        let at = mark(&mut args, &cursor.created_at);
-        let id = mark(&mut args, &cursor.id);
+        let at = args.push(cursor.created_at);
+        let id = args.push(&cursor.id);
         sql.push_str(&format!(" AND (created_at, id) < ({at}, {id})"));
     }
     sql.push_str(&format!(
         " ORDER BY created_at DESC, id DESC LIMIT {}",
-        mark(&mut args, &limit)
+        args.push(limit)
     ));
-    c.rows_planned_each_time(&sql, &args)
+    c.rows_planned_each_time(&sql, &args.refs())
 }
 
 /// Adds a document made after the label (its packing slip) to the record's `files`: `file` is the

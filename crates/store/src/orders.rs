@@ -7,7 +7,7 @@
 
 use crate::db::Tx;
 use crate::paging::Cursor;
-use crate::sql::{Dialect, FromRow, Param, Row};
+use crate::sql::{Args, Dialect, FromRow, Row};
 use packdesk_model::status::Env;
 use packdesk_model::status::OrderStatus;
 
@@ -158,22 +158,6 @@ pub struct OrderFilter {
 /// A search whose every word has at least this many hits walks the orders newest first.
 const COMMON_WORD: i64 = 2_000;
 
-/// The values of a statement built piece by piece, each named by its number (`?N`).
-#[derive(Default)]
-struct Args(Vec<Box<dyn Param>>);
-
-impl Args {
-    /// Takes `v`; answers its placeholder.
-    fn push(&mut self, v: impl Param + 'static) -> String {
-        self.0.push(Box::new(v));
-        format!("?{}", self.0.len())
-    }
-
-    fn refs(&self) -> Vec<&dyn Param> {
-        self.0.iter().map(|v| &**v).collect()
-    }
-}
-
 /// A page of orders, newest first (`limit` + 1 rows, for `paging::page`).
 pub fn list(
     c: &mut Tx<'_>,
@@ -216,13 +200,10 @@ pub fn list(
                          AS hits CROSS JOIN orders ON orders.id = hits.order_id WHERE env = {}",
                         args.push(first),
                         args.push(end),
-                        args.push(env.to_string()),
+                        args.push(env),
                     )
                 }
-                None => format!(
-                    "SELECT orders.id FROM orders WHERE env = {}",
-                    args.push(env.to_string())
-                ),
+                None => format!("SELECT orders.id FROM orders WHERE env = {}", args.push(env)),
             };
             // Every other word must start a word of the same order.
             for w in &words {
@@ -237,7 +218,7 @@ pub fn list(
         // PostgreSQL: every word starts a word of the order's search text, any case, through the
         // trigram index.
         Dialect::Postgres => {
-            let mut sql = format!("SELECT {COLS} FROM orders WHERE env = {}", args.push(env.to_string()));
+            let mut sql = format!("SELECT {COLS} FROM orders WHERE env = {}", args.push(env));
             for w in &words {
                 // The start of a word: at the start of the text or after white space.
                 sql.push_str(&format!(

@@ -61,6 +61,24 @@ tuple_from_row!(A 0, B 1);
 tuple_from_row!(A 0, B 1, C 2);
 tuple_from_row!(A 0, B 1, C 2, D 3);
 
+/// The values of a statement put together piece by piece (a search's words, optional filters),
+/// each answering its placeholder as it is added.
+#[derive(Default)]
+pub struct Args<'a>(Vec<Box<dyn Param + 'a>>);
+
+impl<'a> Args<'a> {
+    /// Takes `v` as the next value; answers its placeholder (`?n`).
+    pub fn push(&mut self, v: impl Param + 'a) -> String {
+        self.0.push(Box::new(v));
+        format!("?{}", self.0.len())
+    }
+
+    /// The values, as the `Tx` methods take them.
+    pub fn refs(&self) -> Vec<&dyn Param> {
+        self.0.iter().map(|v| &**v as &dyn Param).collect()
+    }
+}
+
 /// `sql` as PostgreSQL takes it: `?N` becomes `$N` (outside quoted text).
 fn numbered_for_postgres(sql: &str) -> String {
     let mut out = String::with_capacity(sql.len() + 8);
@@ -101,7 +119,7 @@ impl Tx<'_> {
         match self {
             Tx::Sqlite(conn) => {
                 let mut statement = conn.prepare_cached(sql)?;
-                let values: Vec<&dyn rusqlite::ToSql> = params.iter().map(|p| *p as &dyn rusqlite::ToSql).collect();
+                let values = sqlite_values(params);
                 let mut rows = statement.query(&*values)?;
                 let mut out = Vec::new();
                 while let Some(row) = rows.next()? {
@@ -151,7 +169,7 @@ impl Tx<'_> {
     pub fn exists(&mut self, sql: &str, params: &[&dyn Param]) -> Result<bool> {
         match self {
             Tx::Sqlite(conn) => {
-                let values: Vec<&dyn rusqlite::ToSql> = params.iter().map(|p| *p as &dyn rusqlite::ToSql).collect();
+                let values = sqlite_values(params);
                 Ok(conn.prepare_cached(sql)?.exists(&*values)?)
             }
             Tx::Postgres { .. } => Ok(!self.rows::<()>(sql, params)?.is_empty()),
@@ -162,7 +180,7 @@ impl Tx<'_> {
     pub fn execute(&mut self, sql: &str, params: &[&dyn Param]) -> Result<usize> {
         match self {
             Tx::Sqlite(conn) => {
-                let values: Vec<&dyn rusqlite::ToSql> = params.iter().map(|p| *p as &dyn rusqlite::ToSql).collect();
+                let values = sqlite_values(params);
                 Ok(conn.prepare_cached(sql)?.execute(&*values)?)
             }
             Tx::Postgres { client, .. } => {
@@ -187,6 +205,10 @@ impl FromRow for () {
     fn from_row(_: &Row<'_>) -> Result<Self> {
         Ok(())
     }
+}
+
+fn sqlite_values<'p>(params: &[&'p dyn Param]) -> Vec<&'p dyn rusqlite::ToSql> {
+    params.iter().map(|p| *p as &dyn rusqlite::ToSql).collect()
 }
 
 fn postgres_values<'p>(params: &[&'p dyn Param]) -> Vec<&'p (dyn postgres::types::ToSql + Sync)> {
