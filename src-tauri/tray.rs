@@ -56,7 +56,7 @@ fn dot(state: DeskState) -> [u8; 3] {
     match state {
         DeskState::Ready => [0x1f, 0x9d, 0x55],
         DeskState::PrintingPaused | DeskState::JobsWaiting => [0xe0, 0x9b, 0x10],
-        DeskState::PrinterFailing | DeskState::DatabaseUnreachable => [0xd1, 0x34, 0x38],
+        DeskState::PrinterFailing | DeskState::DatabaseUnreachable | DeskState::ManifestNotSent => [0xd1, 0x34, 0x38],
     }
 }
 

@@ -26,6 +26,7 @@ use packdesk_model::request::{
     RatesRequest, ShipperAccountCreate, ShipperAccountCredentialsUpdate, ShipperAccountInfoUpdate,
     ShipperAccountSettingsUpdate,
 };
+use packdesk_model::transport::TransportTest;
 use packdesk_model::{ErrorCode, ServiceError};
 use packdesk_service::keys::Env;
 use packdesk_service::{Reply, Service};
@@ -396,6 +397,16 @@ pub fn table() -> Vec<Route> {
             "/desk/history",
             "History: labels with recipient, service name and print state",
             history,
+        ),
+        action::<Manifest, _, _, _>(
+            "/desk/manifests/{id}/transmit",
+            "Send a manifest's data file to its carrier now (Send again)",
+            transmit_manifest,
+        ),
+        action::<TransportTest, _, _, _>(
+            "/desk/shipper-accounts/{id}/test-transport",
+            "Try the account's manifest transport without sending a file",
+            test_transport,
         ),
         get::<ShipDate, _, _, _>(
             "/desk/shipper-accounts/{id}/ship-date",
@@ -1121,6 +1132,18 @@ async fn history(State(s): State<Shared>, Extension(env): Extension<Env>, q: Q) 
         Ok(q) => run(s, move |s| s.history(env, &q)).await,
         Err(e) => e.into_response(),
     }
+}
+
+async fn transmit_manifest(
+    State(s): State<Shared>,
+    Extension(env): Extension<Env>,
+    Path(id): Path<String>,
+) -> Response {
+    run(s, move |s| s.transmit_manifest(env, &id)).await
+}
+
+async fn test_transport(State(s): State<Shared>, Extension(env): Extension<Env>, Path(id): Path<String>) -> Response {
+    run(s, move |s| s.test_transport(env, &id)).await
 }
 
 async fn ship_date(State(s): State<Shared>, Extension(env): Extension<Env>, Path(id): Path<String>) -> Response {

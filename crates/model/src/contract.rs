@@ -18,7 +18,13 @@ use std::cell::RefCell;
 use std::fmt;
 
 /// Keys whose text may span lines (a note, delivery instructions); every other text is one line.
-pub const MULTI_LINE_KEYS: &[&str] = &["delivery_instructions", "notes", "note"];
+pub const MULTI_LINE_KEYS: &[&str] = &[
+    "delivery_instructions",
+    "notes",
+    "note",
+    "private_key",
+    "ca_certificate",
+];
 
 /// What is wrong with a text value, if anything: control characters are refused but for tab, and
 /// line breaks where the text may span lines (`multi_line`).

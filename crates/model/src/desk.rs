@@ -515,6 +515,9 @@ pub enum DeskState {
     /// The shared database of the warehouse's desks cannot be reached: nothing can be made or
     /// found until it is back (the desk tries again by itself).
     DatabaseUnreachable,
+    /// A manifest's data file has not reached its carrier (see `manifests_not_sent`): the depot
+    /// may refuse the parcels until it has.
+    ManifestNotSent,
 }
 
 /// A printer whose latest job failed.
@@ -539,6 +542,21 @@ pub struct DeskStatus {
     /// Print jobs queued or being sent (both environments: the desk's printers print both).
     pub jobs_waiting: i64,
     pub failing_printers: Vec<FailingPrinter>,
+    /// Manifests whose data file's last sending failed (newest first).
+    #[serde(default)]
+    pub manifests_not_sent: Vec<UnsentManifest>,
+}
+
+/// A manifest whose data file has not reached its carrier.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct UnsentManifest {
+    pub manifest_id: String,
+    pub env: crate::status::Env,
+    pub file_name: String,
+    /// Why the last attempt failed, in words.
+    pub error: Option<String>,
+    /// When it is tried again by itself (none: given up; "Send again" in End of day).
+    pub next_attempt_at: Option<String>,
 }
 
 /// Where the vault key (which seals the API keys and carrier credentials) is kept: Settings says.

@@ -11,6 +11,7 @@ pub mod record;
 pub mod request;
 pub mod schema;
 pub mod status;
+pub mod transport;
 
 pub use contract::{from_slice, from_value, ToRequest};
 pub use error::{Detail, ErrorCode, ServiceError};

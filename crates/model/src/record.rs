@@ -157,6 +157,9 @@ pub struct Manifest {
     pub labels: Vec<ManifestedLabel>,
     /// Null while the manifest is `manifesting`.
     pub files: Option<ManifestFiles>,
+    /// Where its data file is on its way to the carrier (`settings.manifest_transport`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transmission: Option<crate::transport::Transmission>,
     pub created_at: String,
     pub updated_at: String,
 }

@@ -562,6 +562,10 @@ pub struct ShipperAccountSettings {
     /// The days the carrier collects (default Monday to Friday); default ship dates fall on them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub collection_days: Option<Vec<Weekday>>,
+    /// How the close-out's data file reaches the carrier (none, SFTP, HTTPS or a folder). Its
+    /// secrets are sealed and never answered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub manifest_transport: Option<crate::transport::ManifestTransport>,
 }
 
 /// A day of the week.

@@ -173,6 +173,28 @@ status_enum!(
 );
 
 status_enum!(
+    /// Where a manifest's data file is on its way to the carrier: no transport set
+    /// (`not_required`), waiting for its first attempt (`pending`), received (`sent`), or its last
+    /// attempt failed (`failed`: tried again with back-off for 24 hours, or by "Send again").
+    TransmissionStatus {
+        NotRequired = "not_required",
+        Pending = "pending",
+        Sent = "sent",
+        Failed = "failed",
+    }
+);
+
+status_enum!(
+    /// The way a manifest's data file goes to the carrier (`settings.manifest_transport.kind`).
+    TransportKind {
+        None = "none",
+        Sftp = "sftp",
+        Https = "https",
+        Folder = "folder",
+    }
+);
+
+status_enum!(
     /// An order's life: waiting at the desk, shipped (it has a label), or cancelled by the shop.
     OrderStatus {
         Open = "open",

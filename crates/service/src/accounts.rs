@@ -1,6 +1,7 @@
 //! Shipper accounts: create, list, retrieve, update (info, credentials, settings), delete.
 
 use crate::keys::Env;
+use crate::transmissions::AccountSecrets;
 use crate::validate::{check_address, is_uuid};
 use crate::Service;
 use packdesk_carriers::tracking::{max_serial, sample_range};
@@ -8,6 +9,7 @@ use packdesk_carriers::{carrier, Carrier};
 use packdesk_model::error::Problems;
 use packdesk_model::record::{AccountStatus, Deleted, ShipperAccount, ShipperAccountList};
 use packdesk_model::request::*;
+use packdesk_model::transport::{ManifestTransport, TransportSecrets};
 use packdesk_model::{ErrorCode, ServiceError};
 use packdesk_store::accounts as table;
 use packdesk_store::accounts::AccountRow;
@@ -151,6 +153,94 @@ fn check_settings(p: &mut Problems, c: &Carrier, s: &ShipperAccountSettings) {
     }
 }
 
+/// A transport says where its data files go and how to reach it; `secrets` are what it will
+/// sign in with (the request's, or those kept from before).
+fn check_transport(p: &mut Problems, t: &ManifestTransport, secrets: &TransportSecrets) {
+    let path = "settings.manifest_transport";
+    let blank = |s: &str| s.trim().is_empty();
+    match t {
+        ManifestTransport::None => {}
+        ManifestTransport::Sftp(s) => {
+            if blank(&s.host) {
+                p.invalid(
+                    format!("{path}.host"),
+                    "the SFTP server's name or address is empty: fill it in",
+                );
+            }
+            if s.port == 0 {
+                p.invalid(format!("{path}.port"), "a port from 1 to 65535 (SFTP is usually 22)");
+            }
+            if blank(&s.username) {
+                p.invalid(
+                    format!("{path}.username"),
+                    "the user name the carrier gave is empty: fill it in",
+                );
+            }
+            if blank(&s.remote_dir) {
+                p.invalid(
+                    format!("{path}.remote_dir"),
+                    "the folder on the server is empty: fill it in (\".\" for the home folder)",
+                );
+            }
+            if !packdesk_link::is_fingerprint(&s.host_key_sha256) {
+                p.invalid(
+                    format!("{path}.host_key_sha256"),
+                    "the server's host key fingerprint as `ssh-keygen -lf` prints it: SHA256: and 43 characters (ask the carrier, or read it from the server)",
+                );
+            }
+            if let Some(key) = &secrets.private_key {
+                if !key.trim_start().starts_with("-----BEGIN OPENSSH PRIVATE KEY-----") {
+                    p.invalid(
+                        format!("{path}.private_key"),
+                        "a private key in OpenSSH format (it starts with -----BEGIN OPENSSH PRIVATE KEY-----)",
+                    );
+                }
+            }
+            if secrets.password.is_none() && secrets.private_key.is_none() {
+                p.invalid(
+                    format!("{path}.password"),
+                    "a password or a private key is needed to sign in: set one",
+                );
+            }
+        }
+        ManifestTransport::Https(h) => match reqwest::Url::parse(&h.url) {
+            Err(_) => p.invalid(
+                format!("{path}.url"),
+                "a web address such as https://edi.carrier.example/manifests",
+            ),
+            Ok(u) => {
+                let loopback = matches!(u.host_str(), Some("localhost" | "127.0.0.1" | "[::1]"));
+                if !(u.scheme() == "https" || (u.scheme() == "http" && loopback)) {
+                    p.invalid(
+                        format!("{path}.url"),
+                        "must start with https:// (http:// only for this machine)",
+                    );
+                }
+                if let Some(pem) = &h.ca_certificate {
+                    if reqwest::Certificate::from_pem(pem.as_bytes()).is_err() {
+                        p.invalid(
+                            format!("{path}.ca_certificate"),
+                            "a certificate in PEM format (-----BEGIN CERTIFICATE-----)",
+                        );
+                    }
+                }
+                if secrets
+                    .authorization
+                    .as_deref()
+                    .is_some_and(|a| a.chars().any(char::is_control))
+                {
+                    p.invalid(format!("{path}.authorization"), "one line, without control characters");
+                }
+            }
+        },
+        ManifestTransport::Folder(f) => {
+            if !std::path::Path::new(&f.path).is_absolute() {
+                p.invalid(format!("{path}.path"), "a full path, such as /srv/carrier/outbox");
+            }
+        }
+    }
+}
+
 /// A cut-off is a time of day, HH:MM ("" for none); collection days are at least one day.
 fn check_collection(p: &mut Problems, s: &ShipperAccountSettings) {
     if let Some(t) = s.cutoff_time.as_deref().filter(|t| !t.is_empty()) {
@@ -271,8 +361,14 @@ impl Service {
         }
         let timezone = req.timezone.clone().unwrap_or_else(|| "UTC".into());
         check_timezone(&mut p, "timezone", &timezone);
-        let settings = req.settings.clone().unwrap_or_default();
+        let mut settings = req.settings.clone().unwrap_or_default();
         check_settings(&mut p, c, &settings);
+        let mut secrets = AccountSecrets::default();
+        if let Some(t) = settings.manifest_transport.as_mut() {
+            secrets.manifest_transport = t.take_secrets();
+            check_transport(&mut p, t, &secrets.manifest_transport);
+            t.mark_secrets(&secrets.manifest_transport);
+        }
         p.into_result()?;
 
         let now = self.now_us();
@@ -290,6 +386,10 @@ impl Service {
                 .map(|a| serde_json::to_string(a).unwrap_or_default()),
             settings: serde_json::to_string(&settings).map_err(ServiceError::internal)?,
             credentials: self.vault.seal(&creds),
+            secrets: Some(
+                self.vault
+                    .seal(&serde_json::to_vec(&secrets).map_err(ServiceError::internal)?),
+            ),
             created_at: now,
             updated_at: now,
         };
@@ -436,6 +536,27 @@ impl Service {
                 }
                 if new.collection_days.is_some() {
                     s.collection_days = new.collection_days.clone();
+                }
+                if let Some(t) = &new.manifest_transport {
+                    let mut t = t.clone();
+                    let mut secrets = self.account_secrets(row)?;
+                    let mut given = t.take_secrets();
+                    // A change that leaves a secret out keeps the one set (the form never shows it).
+                    let same_kind = s.manifest_transport.as_ref().map(ManifestTransport::kind) == Some(t.kind());
+                    if same_kind {
+                        let kept = &secrets.manifest_transport;
+                        given.password = given.password.or(kept.password.clone());
+                        given.private_key = given.private_key.or(kept.private_key.clone());
+                        given.authorization = given.authorization.or(kept.authorization.clone());
+                    }
+                    check_transport(&mut p, &t, &given);
+                    t.mark_secrets(&given);
+                    secrets.manifest_transport = given;
+                    row.secrets = Some(
+                        self.vault
+                            .seal(&serde_json::to_vec(&secrets).map_err(ServiceError::internal)?),
+                    );
+                    s.manifest_transport = Some(t).filter(|t| *t != ManifestTransport::None);
                 }
                 row.settings = serde_json::to_string(&s).map_err(ServiceError::internal)?;
             }

@@ -433,6 +433,7 @@ impl Service {
     pub(crate) fn stop_background(&self) {
         self.jobs.stop();
         self.wake_dispatcher();
+        self.transmit_bell.ring();
         self.stop_printer();
     }
 

@@ -32,6 +32,7 @@ pub mod settings;
 pub mod ship_dates;
 pub mod shipping;
 pub mod status;
+pub mod transmissions;
 pub mod updates;
 pub mod validate;
 pub mod vault;
@@ -188,6 +189,8 @@ pub struct Service {
     dispatcher: webhooks::DispatcherSignal,
     sender: webhooks::SenderCell,
     print_signal: printing::PrintSignal,
+    /// Wakes the worker that sends manifests' data files to their carriers.
+    transmit_bell: transmissions::TransmitBell,
     /// The desk's USB scale (see `scale`).
     scale: packdesk_scale::Scale,
     /// Runs inside the desktop app (tray, login item): Settings shows its part.
@@ -285,6 +288,7 @@ impl Service {
             dispatcher: webhooks::DispatcherSignal::default(),
             sender: webhooks::SenderCell::new(),
             print_signal: printing::PrintSignal::default(),
+            transmit_bell: transmissions::TransmitBell::default(),
             scale: packdesk_scale::Scale::default(),
             desktop_app: Default::default(),
             vault_key_place,

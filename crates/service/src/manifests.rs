@@ -141,7 +141,12 @@ pub(crate) fn account_ref(a: &AccountRow) -> Value {
 
 impl Service {
     pub fn create_manifest(&self, env: Env, req: ManifestRequest) -> Result<Reply<Manifest>, ServiceError> {
-        self.create_manifest_json(env, req)?.typed()
+        let mut reply: Reply<Manifest> = self.create_manifest_json(env, req)?.typed()?;
+        if reply.outcome == crate::reply::Outcome::Done {
+            self.transmit_bell.ring();
+            self.with_transmissions(env, std::slice::from_mut(&mut reply.data))?;
+        }
+        Ok(reply)
     }
 
     /// Closes out an account now, or (async) puts its labels in a `manifesting` manifest that a
@@ -210,7 +215,9 @@ impl Service {
             }
             self.close_out(tx, job.env, &account, &job.id, &chosen, job.accepted_at, Some(job))
                 .map(|_| ())
-        })
+        })?;
+        self.transmit_bell.ring();
+        Ok(())
     }
 
     /// Renders and stores the manifest of `chosen` and moves them to `manifested`, in the caller's
@@ -239,6 +246,7 @@ impl Service {
         };
         let pdf_id = uuid::Uuid::new_v4().to_string();
         let csv_id = uuid::Uuid::new_v4().to_string();
+        let day = doc.date.clone();
         for (id, file_type, bytes) in [
             (&pdf_id, "pdf", render_manifest_pdf(&doc)),
             (&csv_id, "csv", render_manifest_csv(&doc).into_bytes()),
@@ -257,6 +265,8 @@ impl Service {
                 },
             )?;
         }
+        // The carrier's copy is queued with the manifest: made means sent, whatever follows.
+        self.queue_transmission(tx, account, manifest_id, &csv_id, &day, now)?;
         let ids: Vec<String> = chosen.iter().map(|l| l.id.clone()).collect();
         labels::set_manifested(tx, &ids, manifest_id, now)?;
         let record = json!({
@@ -289,11 +299,14 @@ impl Service {
     }
 
     pub fn get_manifest(&self, env: Env, id: &str) -> Result<Manifest, ServiceError> {
-        self.get_record(Kind::Manifest, env, id)
+        let mut m: Manifest = self.get_record(Kind::Manifest, env, id)?;
+        self.with_transmissions(env, std::slice::from_mut(&mut m))?;
+        Ok(m)
     }
 
     pub fn list_manifests(&self, env: Env, q: &ListQuery) -> Result<ManifestList, ServiceError> {
-        let (window, manifests) = self.list_records(Kind::Manifest, env, q, MANIFEST_STATUSES)?;
+        let (window, mut manifests) = self.list_records(Kind::Manifest, env, q, MANIFEST_STATUSES)?;
+        self.with_transmissions(env, &mut manifests)?;
         Ok(ManifestList { window, manifests })
     }
 }

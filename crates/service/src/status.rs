@@ -4,7 +4,7 @@
 
 use crate::clock::iso_micros;
 use crate::Service;
-use packdesk_model::desk::{DeskState, DeskStatus, FailingPrinter, PrintingRequest};
+use packdesk_model::desk::{DeskState, DeskStatus, FailingPrinter, PrintingRequest, UnsentManifest};
 use packdesk_model::ServiceError;
 use packdesk_store::printing as table;
 use std::sync::atomic::Ordering;
@@ -66,6 +66,7 @@ impl Service {
                     printing_paused: self.printing_paused(),
                     jobs_waiting: 0,
                     failing_printers: Vec::new(),
+                    manifests_not_sent: Vec::new(),
                 });
             }
             Err(e) => return Err(e.into()),
@@ -83,6 +84,17 @@ impl Service {
                 })
             })
             .collect();
+        let manifests_not_sent: Vec<UnsentManifest> = self
+            .unsent_manifests()?
+            .into_iter()
+            .map(|t| UnsentManifest {
+                manifest_id: t.manifest_id,
+                env: t.env,
+                file_name: t.file_name,
+                error: t.last_error,
+                next_attempt_at: t.next_attempt_at.map(iso_micros),
+            })
+            .collect();
         let paused = self.printing_paused();
         let jobs = match waiting {
             1 => "1 print job waiting".to_string(),
@@ -98,6 +110,19 @@ impl Service {
                 DeskState::PrinterFailing,
                 format!("Printer {} failing{more}{why}", first.name),
             )
+        } else if let Some(first) = manifests_not_sent.first() {
+            let more = match manifests_not_sent.len() {
+                1 => String::new(),
+                n => format!(" (and {} more)", n - 1),
+            };
+            let why = first.error.as_deref().map(|e| format!(": {e}")).unwrap_or_default();
+            (
+                DeskState::ManifestNotSent,
+                format!(
+                    "Manifest {} has not reached its carrier{more}{why}. See End of day",
+                    first.file_name
+                ),
+            )
         } else if paused {
             (DeskState::PrintingPaused, format!("Printing paused: {jobs}"))
         } else if waiting > 0 {
@@ -111,6 +136,7 @@ impl Service {
             printing_paused: paused,
             jobs_waiting: waiting,
             failing_printers,
+            manifests_not_sent,
         })
     }
 }

@@ -1,7 +1,7 @@
 //! The desk's background work and its one tokio runtime.
 //!
 //! `Workers` owns every thread the core runs besides the callers' own: the async job pool, the
-//! webhook dispatcher, the print loop (its per-printer senders are blocking tasks of the runtime)
+//! webhook dispatcher, the manifest transmitter, the print loop (its per-printer senders are blocking tasks of the runtime)
 //! and the search index catch-up. Each runs under `supervised`: a panic is logged and the work
 //! starts again. The runtime is the process's only one: the HTTP server runs on it too
 //! (`Workers::runtime`), and webhook attempts are its tasks. Dropping `Workers` stops the threads
@@ -61,6 +61,11 @@ impl Workers {
         self.threads
             .push(supervised("packdesk-webhooks".into(), &self.stop, move |stopping| {
                 s.dispatch_webhooks_until(stopping, &handle)
+            }));
+        let s = Arc::clone(service);
+        self.threads
+            .push(supervised("packdesk-transmit".into(), &self.stop, move |stopping| {
+                s.transmit_until(stopping)
             }));
         let s = Arc::clone(service);
         self.threads

@@ -22,6 +22,8 @@ pub struct AccountRow {
     pub settings: String,
     /// Credentials sealed by the vault.
     pub credentials: Vec<u8>,
+    /// The connection's and the manifest transport's secrets, sealed by the vault (none set).
+    pub secrets: Option<Vec<u8>>,
     pub created_at: i64,
     pub updated_at: i64,
 }
@@ -29,7 +31,7 @@ pub struct AccountRow {
 /// The columns every read answers, in `AccountRow`'s order.
 macro_rules! columns {
     () => {
-        "id, env, slug, status, description, timezone, address, settings, credentials, created_at, updated_at"
+        "id, env, slug, status, description, timezone, address, settings, credentials, created_at, updated_at, secrets"
     };
 }
 
@@ -47,6 +49,7 @@ impl FromRow for AccountRow {
             credentials: r.get(8)?,
             created_at: r.get(9)?,
             updated_at: r.get(10)?,
+            secrets: r.get(11)?,
         })
     }
 }
@@ -56,7 +59,7 @@ pub fn insert(c: &mut Tx<'_>, a: &AccountRow) -> crate::Result<()> {
         concat!(
             "INSERT INTO shipper_accounts (",
             columns!(),
-            ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"
+            ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"
         ),
         &[
             &a.id,
@@ -70,6 +73,7 @@ pub fn insert(c: &mut Tx<'_>, a: &AccountRow) -> crate::Result<()> {
             &a.credentials,
             &a.created_at,
             &a.updated_at,
+            &a.secrets,
         ],
     )?;
     Ok(())
@@ -79,7 +83,7 @@ pub fn insert(c: &mut Tx<'_>, a: &AccountRow) -> crate::Result<()> {
 pub fn update(c: &mut Tx<'_>, a: &AccountRow) -> crate::Result<()> {
     c.execute(
         "UPDATE shipper_accounts SET status = ?2, description = ?3, timezone = ?4, address = ?5, settings = ?6,
-         credentials = ?7, updated_at = ?8 WHERE id = ?1",
+         credentials = ?7, updated_at = ?8, secrets = ?9 WHERE id = ?1",
         &[
             &a.id,
             &a.status,
@@ -89,6 +93,7 @@ pub fn update(c: &mut Tx<'_>, a: &AccountRow) -> crate::Result<()> {
             &a.settings,
             &a.credentials,
             &a.updated_at,
+            &a.secrets,
         ],
     )?;
     Ok(())

@@ -32,6 +32,8 @@ const TABLES: &[&str] = &[
     "webhook_settings",
     "webhook_deliveries",
     "webhook_attempts",
+    "transmissions",
+    "transmission_attempts",
     "printers",
     "print_profiles",
     "print_jobs",

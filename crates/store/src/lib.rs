@@ -23,6 +23,7 @@ pub mod printing;
 pub mod records;
 pub mod sql;
 pub mod tracking;
+pub mod transmissions;
 pub mod webhooks;
 
 use packdesk_model::{ErrorCode, ServiceError};

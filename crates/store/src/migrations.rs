@@ -606,6 +606,42 @@ const MIGRATIONS: &[&[Step]] = &[
     CREATE INDEX tracking_numbers_number ON tracking_numbers (number);
     "#,
     )],
+    // 10: the carrier link: an account's sealed connection secrets, and the transmission of each
+    // manifest's data file to its carrier with every attempt.
+    &[Step::Both(
+        r#"
+    ALTER TABLE shipper_accounts ADD COLUMN secrets BLOB;
+    CREATE TABLE transmissions (
+        manifest_id TEXT PRIMARY KEY,
+        env TEXT NOT NULL,
+        account_id TEXT NOT NULL,
+        file_id TEXT NOT NULL,
+        file_name TEXT NOT NULL UNIQUE,
+        status TEXT NOT NULL,
+        attempts INTEGER NOT NULL,
+        round_failures INTEGER NOT NULL,
+        last_error TEXT,
+        next_attempt_at INTEGER,
+        give_up_at INTEGER NOT NULL,
+        lease_until INTEGER,
+        leased_by TEXT,
+        sent_at INTEGER,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+    );
+    CREATE INDEX transmissions_due ON transmissions (next_attempt_at);
+    CREATE INDEX transmissions_account ON transmissions (account_id, file_name);
+    CREATE TABLE transmission_attempts (
+        manifest_id TEXT NOT NULL,
+        attempt INTEGER NOT NULL,
+        at INTEGER NOT NULL,
+        transport TEXT NOT NULL,
+        error TEXT,
+        duration_us INTEGER NOT NULL,
+        PRIMARY KEY (manifest_id, attempt)
+    );
+    "#,
+    )],
 ];
 
 /// The schema version this build writes.

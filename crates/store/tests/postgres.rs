@@ -1596,6 +1596,7 @@ fn accounts_deliveries_and_print_jobs_answer_the_same_on_sqlite_and_on_the_share
             address: None,
             settings: "{}".into(),
             credentials: vec![i as u8],
+            secrets: None,
             created_at: i,
             updated_at: i,
         };

@@ -20,3 +20,4 @@ mod printing;
 mod robustness;
 mod scale;
 mod shipping;
+mod transmissions;

@@ -62,6 +62,7 @@ pub fn account_row(id: &str) -> packdesk_store::accounts::AccountRow {
         address: None,
         settings: "{}".into(),
         credentials: vec![1, 2, 3],
+        secrets: None,
         created_at: 1,
         updated_at: 1,
     }

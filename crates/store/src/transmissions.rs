@@ -1,0 +1,211 @@
+//! The transmission of each manifest's data file to its carrier (one row a manifest whose account
+//! has a transport), and every attempt made. The row is written in the close-out's transaction, so
+//! a manifest made is a manifest sent, whatever happens to the desk after.
+//!
+//! A desk claims a due transmission with a lease (`lease_until`, `leased_by`) before it sends: on
+//! a shared database two desks never send one file at the same time, and a desk that died while
+//! sending leaves a lease that runs out (or that it lets go of when it starts again).
+
+use crate::db::Tx;
+use crate::sql::{FromRow, Row};
+use packdesk_model::status::{Env, TransmissionStatus, TransportKind};
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct TransmissionRow {
+    pub manifest_id: String,
+    pub env: Env,
+    pub account_id: String,
+    /// The data file (files table).
+    pub file_id: String,
+    /// Its name at the carrier, fixed when the manifest is made.
+    pub file_name: String,
+    pub status: TransmissionStatus,
+    pub attempts: i64,
+    /// Failed attempts since the last success or "Send again": the k of the delay 30 s x 2^k.
+    pub round_failures: i64,
+    pub last_error: Option<String>,
+    /// When it is due (none: sent, or given up).
+    pub next_attempt_at: Option<i64>,
+    /// After this no attempt is made by itself (24 hours after the manifest or "Send again").
+    pub give_up_at: i64,
+    pub sent_at: Option<i64>,
+    pub created_at: i64,
+    pub updated_at: i64,
+}
+
+const COLS: &str = "manifest_id, env, account_id, file_id, file_name, status, attempts, round_failures, last_error,
+     next_attempt_at, give_up_at, sent_at, created_at, updated_at";
+
+impl FromRow for TransmissionRow {
+    fn from_row(r: &Row<'_>) -> crate::Result<Self> {
+        Ok(TransmissionRow {
+            manifest_id: r.get(0)?,
+            env: r.get(1)?,
+            account_id: r.get(2)?,
+            file_id: r.get(3)?,
+            file_name: r.get(4)?,
+            status: r.get(5)?,
+            attempts: r.get(6)?,
+            round_failures: r.get(7)?,
+            last_error: r.get(8)?,
+            next_attempt_at: r.get(9)?,
+            give_up_at: r.get(10)?,
+            sent_at: r.get(11)?,
+            created_at: r.get(12)?,
+            updated_at: r.get(13)?,
+        })
+    }
+}
+
+pub fn insert(c: &mut Tx<'_>, t: &TransmissionRow) -> crate::Result<()> {
+    c.execute(
+        &format!(
+            "INSERT INTO transmissions ({COLS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)"
+        ),
+        &[
+            &t.manifest_id,
+            &t.env,
+            &t.account_id,
+            &t.file_id,
+            &t.file_name,
+            &t.status,
+            &t.attempts,
+            &t.round_failures,
+            &t.last_error,
+            &t.next_attempt_at,
+            &t.give_up_at,
+            &t.sent_at,
+            &t.created_at,
+            &t.updated_at,
+        ],
+    )?;
+    Ok(())
+}
+
+/// The state after an attempt or a "Send again"; lets go of the lease.
+pub fn update(c: &mut Tx<'_>, t: &TransmissionRow) -> crate::Result<()> {
+    c.execute(
+        "UPDATE transmissions SET status = ?2, attempts = ?3, round_failures = ?4, last_error = ?5,
+         next_attempt_at = ?6, give_up_at = ?7, sent_at = ?8, updated_at = ?9, lease_until = NULL, leased_by = NULL
+         WHERE manifest_id = ?1",
+        &[
+            &t.manifest_id,
+            &t.status,
+            &t.attempts,
+            &t.round_failures,
+            &t.last_error,
+            &t.next_attempt_at,
+            &t.give_up_at,
+            &t.sent_at,
+            &t.updated_at,
+        ],
+    )?;
+    Ok(())
+}
+
+pub fn get(c: &mut Tx<'_>, env: Env, manifest_id: &str) -> crate::Result<Option<TransmissionRow>> {
+    c.row(
+        &format!("SELECT {COLS} FROM transmissions WHERE manifest_id = ?1 AND env = ?2"),
+        &[&manifest_id, &env],
+    )
+}
+
+/// How many data files of the account have names starting with `prefix` (the day's sequence).
+pub fn count_named(c: &mut Tx<'_>, account_id: &str, prefix: &str) -> crate::Result<i64> {
+    c.value(
+        "SELECT COUNT(*) FROM transmissions WHERE account_id = ?1 AND substr(file_name, 1, length(CAST(?2 AS TEXT))) = CAST(?2 AS TEXT)",
+        &[&account_id, &prefix],
+    )
+    .map(|n: Option<i64>| n.unwrap_or(0))
+}
+
+/// The transmissions due at `now` that no desk holds, the most overdue first.
+pub fn due(c: &mut Tx<'_>, now: i64, limit: usize) -> crate::Result<Vec<TransmissionRow>> {
+    c.rows(
+        &format!(
+            "SELECT {COLS} FROM transmissions WHERE next_attempt_at <= ?1 AND (lease_until IS NULL OR lease_until < ?1)
+             ORDER BY next_attempt_at LIMIT ?2"
+        ),
+        &[&now, &(limit as i64)],
+    )
+}
+
+/// Who holds a lease: the desk's name on a shared database, this desk on its own file.
+fn holder(c: &Tx<'_>) -> String {
+    c.desk().unwrap_or("this desk").to_string()
+}
+
+/// Takes a due transmission for this desk until `until`; false when another desk has it.
+pub fn claim(c: &mut Tx<'_>, manifest_id: &str, now: i64, until: i64) -> crate::Result<bool> {
+    let desk = holder(c);
+    Ok(c.execute(
+        "UPDATE transmissions SET lease_until = ?3, leased_by = ?2
+         WHERE manifest_id = ?1 AND next_attempt_at <= ?4 AND (lease_until IS NULL OR lease_until < ?4)",
+        &[&manifest_id, &desk, &until, &now],
+    )? == 1)
+}
+
+/// A desk starting again lets go of what it held when it stopped (it is sent again at once).
+pub fn release_own_leases(c: &mut Tx<'_>) -> crate::Result<usize> {
+    let desk = holder(c);
+    c.execute(
+        "UPDATE transmissions SET lease_until = NULL, leased_by = NULL WHERE leased_by = ?1",
+        &[&desk],
+    )
+}
+
+/// Transmissions whose file has not reached the carrier: failed ones (still retried or given up).
+pub fn failing(c: &mut Tx<'_>, limit: usize) -> crate::Result<Vec<TransmissionRow>> {
+    c.rows(
+        &format!("SELECT {COLS} FROM transmissions WHERE status = 'failed' ORDER BY created_at DESC LIMIT ?1"),
+        &[&(limit as i64)],
+    )
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct AttemptRow {
+    pub manifest_id: String,
+    /// 1 for the first.
+    pub attempt: i64,
+    pub at: i64,
+    pub transport: TransportKind,
+    pub error: Option<String>,
+    pub duration_us: i64,
+}
+
+impl FromRow for AttemptRow {
+    fn from_row(r: &Row<'_>) -> crate::Result<Self> {
+        Ok(AttemptRow {
+            manifest_id: r.get(0)?,
+            attempt: r.get(1)?,
+            at: r.get(2)?,
+            transport: r.get(3)?,
+            error: r.get(4)?,
+            duration_us: r.get(5)?,
+        })
+    }
+}
+
+pub fn insert_attempt(c: &mut Tx<'_>, a: &AttemptRow) -> crate::Result<()> {
+    c.execute(
+        "INSERT INTO transmission_attempts (manifest_id, attempt, at, transport, error, duration_us)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        &[
+            &a.manifest_id,
+            &a.attempt,
+            &a.at,
+            &a.transport,
+            &a.error,
+            &a.duration_us,
+        ],
+    )?;
+    Ok(())
+}
+
+pub fn attempts(c: &mut Tx<'_>, manifest_id: &str) -> crate::Result<Vec<AttemptRow>> {
+    c.rows(
+        "SELECT manifest_id, attempt, at, transport, error, duration_us FROM transmission_attempts
+         WHERE manifest_id = ?1 ORDER BY attempt",
+        &[&manifest_id],
+    )
+}
