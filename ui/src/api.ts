@@ -171,6 +171,9 @@ export const api = {
     call('get', '/desk/today', { query: { utc_offset_minutes: -new Date().getTimezoneOffset(), days } }),
   endOfDay: () => call('get', '/desk/end-of-day'),
   history: (q: ListQuery) => call('get', '/desk/history', { query: q }),
+  testTransport: (accountId: string) =>
+    call('post', '/desk/shipper-accounts/{id}/test-transport', { path: { id: accountId } }),
+  transmitManifest: (id: string) => call('post', '/desk/manifests/{id}/transmit', { path: { id } }),
   shipDate: (accountId: string) => call('get', '/desk/shipper-accounts/{id}/ship-date', { path: { id: accountId } }),
   orders: (q: ListQuery) => call('get', '/desk/orders', { query: q }),
   order: (id: string) => call('get', '/desk/orders/{id}', { path: { id } }),

@@ -143,6 +143,11 @@ impl Service {
                 *later_days.entry(w.ship_date.clone()).or_default() += w.labels;
             }
             let settings = crate::accounts::settings_of(&a);
+            let mut manifests_today = manifests
+                .iter()
+                .map(|r| crate::records::typed(self.record_json(r)?))
+                .collect::<Result<Vec<_>, ServiceError>>()?;
+            self.with_transmissions(env, &mut manifests_today)?;
             out.push(AccountWaiting {
                 shipper_account: CloseOutAccount {
                     carrier_name: c.map(|c| c.name.clone()).unwrap_or_default(),
@@ -171,10 +176,7 @@ impl Service {
                     .into_iter()
                     .map(|(ship_date, labels)| ShipDateCount { ship_date, labels })
                     .collect(),
-                manifests_today: manifests
-                    .iter()
-                    .map(|r| crate::records::typed(self.record_json(r)?))
-                    .collect::<Result<Vec<_>, _>>()?,
+                manifests_today,
                 today: today_s,
                 cutoff_time: settings.cutoff_time,
             });

@@ -18,7 +18,7 @@ fn main() {
     store
         .write(|tx| {
             tx.execute(
-                "INSERT INTO shipper_accounts VALUES ('acct', 'live', 'yodel', 'enabled', 'A', 'UTC', NULL, '{}', x'00', 0, 0)",
+                "INSERT INTO shipper_accounts VALUES ('acct', 'live', 'yodel', 'enabled', 'A', 'UTC', NULL, '{}', x'00', 0, 0, NULL)",
                 [],
             )?;
             Ok::<_, StoreError>(())

@@ -756,7 +756,7 @@ mod tests {
         store
             .write(|tx| {
                 tx.execute(
-                    "INSERT INTO shipper_accounts VALUES ('acct', 'sandbox', 'yodel', 'enabled', 'A', 'UTC', NULL, '{}', x'00', 0, 0)",
+                    "INSERT INTO shipper_accounts VALUES ('acct', 'sandbox', 'yodel', 'enabled', 'A', 'UTC', NULL, '{}', x'00', 0, 0, NULL)",
                     [],
                 )?;
                 let c = &mut Tx::Sqlite(tx);
@@ -790,7 +790,7 @@ mod tests {
         store
             .write(|tx| -> Result<(), packdesk_model::ServiceError> {
                 tx.execute(
-                    "INSERT INTO shipper_accounts VALUES ('acct', 'sandbox', 'yodel', 'enabled', 'A', 'UTC', NULL, '{}', x'00', 0, 0)",
+                    "INSERT INTO shipper_accounts VALUES ('acct', 'sandbox', 'yodel', 'enabled', 'A', 'UTC', NULL, '{}', x'00', 0, 0, NULL)",
                     [],
                 )
                 .unwrap();
