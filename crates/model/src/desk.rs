@@ -515,6 +515,22 @@ pub enum DeskState {
     /// The shared database of the warehouse's desks cannot be reached: nothing can be made or
     /// found until it is back (the desk tries again by itself).
     DatabaseUnreachable,
+    /// A live account's tracking numbers run low (see `ranges_low`): labels are still made, but
+    /// the carrier's next range should be added before they run out.
+    RangesLow,
+}
+
+/// A live, enabled account's pool with fewer tracking numbers left than its warning.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct RangeLow {
+    pub account_id: String,
+    /// The account's description.
+    pub account: String,
+    pub slug: String,
+    pub pool: String,
+    pub left: u64,
+    /// The account's `range_warning` for this pool (or the default).
+    pub warning: u64,
 }
 
 /// A printer whose latest job failed.
@@ -539,6 +555,8 @@ pub struct DeskStatus {
     /// Print jobs queued or being sent (both environments: the desk's printers print both).
     pub jobs_waiting: i64,
     pub failing_printers: Vec<FailingPrinter>,
+    /// Live, enabled accounts whose tracking numbers run low.
+    pub ranges_low: Vec<RangeLow>,
 }
 
 /// Where the vault key (which seals the API keys and carrier credentials) is kept: Settings says.
