@@ -602,12 +602,34 @@ pub struct TrackingRange {
 /// A pool's ranges: one range, or a list used in order (ascending, not overlapping), so the
 /// carrier's next range can be added before the current one runs out. A single range stays an
 /// object on the wire.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, JsonSchema, PartialEq, Eq)]
 // Untagged is unambiguous here: a range is an object refusing unknown keys, a list is an array.
 #[serde(untagged)]
 pub enum TrackingRanges {
     One(TrackingRange),
     List(Vec<TrackingRange>),
+}
+
+/// By hand rather than untagged, so a wrong range says what is wrong with it (`unknown field
+/// `stop``) where it is, not only that it matched no variant.
+impl<'de> Deserialize<'de> for TrackingRanges {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Ranges;
+        impl<'de> serde::de::Visitor<'de> for Ranges {
+            type Value = TrackingRanges;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a range {\"start\", \"end\"} or a list of them")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+                TrackingRange::deserialize(serde::de::value::MapAccessDeserializer::new(map)).map(TrackingRanges::One)
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+                Vec::<TrackingRange>::deserialize(serde::de::value::SeqAccessDeserializer::new(seq))
+                    .map(TrackingRanges::List)
+            }
+        }
+        d.deserialize_any(Ranges)
+    }
 }
 
 impl TrackingRanges {

@@ -45,6 +45,11 @@ fn a_pool_running_low_is_flagged_a_used_up_one_names_the_account_and_a_longer_li
     let id = live_account(&s, "Yodel live", json!({"start": 1000, "end": 1109}));
     let a = account(&s, &id);
     assert_eq!(a["tracking_numbers_left"]["default"], 110);
+    // One range stays an object.
+    assert_eq!(
+        a["settings"]["tracking_ranges"]["default"],
+        json!({"start": 1000, "end": 1109})
+    );
     assert_eq!(a["tracking_numbers_low"], json!([]));
     assert_eq!(s.live_ok("GET", "/desk/status", None)["ranges_low"], json!([]));
 
@@ -178,6 +183,12 @@ fn a_list_of_ranges_out_of_order_or_overlapping_is_refused_where_it_is_wrong() {
     assert_eq!(detail_paths(&e), ["settings.tracking_ranges.default[1].start"]);
     let (_, e) = put(json!([{"start": 1, "end": 10}, {"start": 30, "end": 20}]));
     assert_eq!(detail_paths(&e), ["settings.tracking_ranges.default[1].end"]);
+    let (_, e) = put(json!([{"start": 1, "stop": 2}]));
+    assert_eq!(detail_paths(&e), ["settings.tracking_ranges.default[0].stop"]);
+    assert_eq!(
+        e["meta"]["details"][0]["info"],
+        "unknown field `stop`, expected `start` or `end`"
+    );
     let (_, e) = put(json!([]));
     assert_eq!(detail_paths(&e), ["settings.tracking_ranges.default"]);
     // Nothing changed.
