@@ -81,6 +81,8 @@ const SEGMENT: Record<string, string> = {
   auto_print: 'print automatically',
   postal_code_override: 'postcode confirmed as typed',
   credentials: '',
+  tracking_ranges: 'tracking range',
+  range_warning: 'warning threshold',
 };
 
 /** Paths of one segment that a form names its own way. */
@@ -112,6 +114,14 @@ const capital = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
  * fields of its own making (a carrier's credential fields), by path. */
 export function fieldLabel(path: string, named: Record<string, string> = {}): string {
   if (path in named) return named[path];
+  // A pool's ranges, as the Accounts form shows them: "Tracking range 2 from" (the pool named
+  // unless it is the only, default one).
+  const range = path.match(/^settings\.tracking_ranges\.(\w+)(?:\[(\d+)\])?(?:\.(start|end))?$/);
+  if (range) {
+    const [, pool, i, end] = range;
+    const words = ['tracking range', pool === 'default' ? '' : `(${pool.replace(/_/g, ' ')})`, i === undefined ? '' : String(Number(i) + 1), end ? (end === 'start' ? 'from' : 'to') : ''];
+    return capital(words.filter((w) => w).join(' '));
+  }
   if (path in TOP) return capital(TOP[path]);
   const words: string[] = [];
   for (const seg of path.split('.')) {
@@ -157,6 +167,14 @@ const postcodeWords = (place: string, formats: string) =>
 /** The service's developer-facing texts, each with the operator's words for it. The first match wins. */
 const REWRITES: [RegExp, (m: RegExpMatchArray) => string][] = [
   [/^is required$/, () => 'is empty: fill it in'],
+  // A pool's ranges: used up (4730) or given out of order.
+  [/^The tracking-number range of (.+) \(pool (\w+)\) is used up: (\d+) left, (\d+) needed/, ([, who, pool, left, needed]) =>
+    `has run out of tracking numbers: ${who} (${pool}) has ${left} left and this label needs ${needed}. Add the carrier's next range on the Accounts screen (the account → Tracking ranges)`],
+  [/^The tracking-number range of (.+) \(pool (\w+)\) has no tracking-number range set/, ([, who, pool]) =>
+    `has no tracking numbers: ${who} (${pool}) has no range yet. Add the carrier's range on the Accounts screen (the account → Tracking ranges)`],
+  [/^ranges are used in order: this one must start above the previous range's end \((\d+)\)$/, ([, end]) =>
+    `must be above the previous range's end (${end}): ranges are used in order`],
+  [/^at least one range/, () => 'is empty: give at least one range (from and to)'],
   [/^is required for a (\w+) option$/, (m) => `is empty: ${option(m[1])} needs it`],
   [/^is required when paid_by is third_party/, () => 'is empty: a third party paying needs it'],
   [/^.+ \(\w+\) is required by (.+)$/, (m) => `is empty: ${m[1]} needs it`],

@@ -518,6 +518,22 @@ pub enum DeskState {
     /// A manifest's data file has not reached its carrier (see `manifests_not_sent`): the depot
     /// may refuse the parcels until it has.
     ManifestNotSent,
+    /// A live account's tracking numbers run low (see `ranges_low`): labels are still made, but
+    /// the carrier's next range should be added before they run out.
+    RangesLow,
+}
+
+/// A live, enabled account's pool with fewer tracking numbers left than its warning.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct RangeLow {
+    pub account_id: String,
+    /// The account's description.
+    pub account: String,
+    pub slug: String,
+    pub pool: String,
+    pub left: u64,
+    /// The account's `range_warning` for this pool (or the default).
+    pub warning: u64,
 }
 
 /// A printer whose latest job failed.
@@ -542,6 +558,8 @@ pub struct DeskStatus {
     /// Print jobs queued or being sent (both environments: the desk's printers print both).
     pub jobs_waiting: i64,
     pub failing_printers: Vec<FailingPrinter>,
+    /// Live, enabled accounts whose tracking numbers run low.
+    pub ranges_low: Vec<RangeLow>,
     /// Manifests whose data file's last sending failed (newest first).
     #[serde(default)]
     pub manifests_not_sent: Vec<UnsentManifest>,

@@ -119,6 +119,9 @@ pub struct ShipperAccount {
     pub settings: ShipperAccountSettings,
     /// How many tracking numbers are left in each pool (sandbox: the sample range).
     pub tracking_numbers_left: std::collections::BTreeMap<String, u64>,
+    /// The pools with fewer numbers left than `settings.range_warning` (live accounts only: the
+    /// sandbox draws from the carrier's sample range).
+    pub tracking_numbers_low: Vec<String>,
     pub created_at: String,
     pub updated_at: String,
 }

@@ -546,13 +546,18 @@ pub struct ShipperAccountSettingsUpdate {
     pub settings: Option<ShipperAccountSettings>,
 }
 
-/// Settings of a shipper account: the carrier-assigned tracking-number ranges (one per pool of the
-/// carrier; most carriers have one pool, `default`) and the default paper size.
+/// Settings of a shipper account: the carrier-assigned tracking-number ranges (per pool of the
+/// carrier; most carriers have one pool, `default`), when to warn that they run low, and the
+/// default paper size.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct ShipperAccountSettings {
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tracking_ranges: Option<std::collections::BTreeMap<String, TrackingRange>>,
+    pub tracking_ranges: Option<std::collections::BTreeMap<String, TrackingRanges>>,
+    /// A pool with fewer numbers left than this is flagged (Accounts, the banner, the tray,
+    /// `GET /desk/status`); default a tenth of the pool's ranges, at least 100.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub range_warning: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub default_paper_size: Option<PaperSize>,
     /// The last time of day (HH:MM, the account's timezone) a label ships the same day; a label
@@ -596,6 +601,62 @@ impl Weekday {
 pub struct TrackingRange {
     pub start: u64,
     pub end: u64,
+}
+
+/// A pool's ranges: one range, or a list used in order (ascending, not overlapping), so the
+/// carrier's next range can be added before the current one runs out. A single range stays an
+/// object on the wire.
+#[derive(Debug, Clone, Serialize, JsonSchema, PartialEq, Eq)]
+// Untagged is unambiguous here: a range is an object refusing unknown keys, a list is an array.
+#[serde(untagged)]
+pub enum TrackingRanges {
+    One(TrackingRange),
+    List(Vec<TrackingRange>),
+}
+
+/// By hand rather than untagged, so a wrong range says what is wrong with it (`unknown field
+/// `stop``) where it is, not only that it matched no variant.
+impl<'de> Deserialize<'de> for TrackingRanges {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Ranges;
+        impl<'de> serde::de::Visitor<'de> for Ranges {
+            type Value = TrackingRanges;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a range {\"start\", \"end\"} or a list of them")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+                TrackingRange::deserialize(serde::de::value::MapAccessDeserializer::new(map)).map(TrackingRanges::One)
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+                Vec::<TrackingRange>::deserialize(serde::de::value::SeqAccessDeserializer::new(seq))
+                    .map(TrackingRanges::List)
+            }
+        }
+        d.deserialize_any(Ranges)
+    }
+}
+
+impl TrackingRanges {
+    pub fn as_slice(&self) -> &[TrackingRange] {
+        match self {
+            TrackingRanges::One(r) => std::slice::from_ref(r),
+            TrackingRanges::List(l) => l,
+        }
+    }
+
+    /// How many serials the ranges hold together.
+    pub fn total(&self) -> u64 {
+        self.as_slice()
+            .iter()
+            .map(|r| (r.end.saturating_sub(r.start)).saturating_add(u64::from(r.end >= r.start)))
+            .fold(0, u64::saturating_add)
+    }
+}
+
+impl From<TrackingRange> for TrackingRanges {
+    fn from(r: TrackingRange) -> Self {
+        TrackingRanges::One(r)
+    }
 }
 
 /// Query of list routes, as given on the URL.

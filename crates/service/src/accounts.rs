@@ -105,7 +105,7 @@ fn check_credentials(p: &mut Problems, c: &Carrier, creds: &Map<String, Value>, 
 fn check_settings(p: &mut Problems, c: &Carrier, s: &ShipperAccountSettings) {
     check_collection(p, s);
     if let Some(ranges) = &s.tracking_ranges {
-        for (pool, r) in ranges {
+        for (pool, rs) in ranges {
             let path = format!("settings.tracking_ranges.{pool}");
             match c.pool(pool) {
                 None => {
@@ -119,22 +119,7 @@ fn check_settings(p: &mut Problems, c: &Carrier, s: &ShipperAccountSettings) {
                         ),
                     );
                 }
-                Some(tp) => {
-                    let max = max_serial(&tp.scheme);
-                    if r.start > r.end {
-                        p.invalid(format!("{path}.end"), "must not be below start");
-                    }
-                    if r.end > max {
-                        p.invalid(
-                            format!("{path}.end"),
-                            format!(
-                                "serials of {} have at most {} digits (max {max})",
-                                c.name,
-                                max.to_string().len()
-                            ),
-                        );
-                    }
-                }
+                Some(tp) => check_ranges(p, c, &path, &tp.scheme, rs),
             }
         }
     }
@@ -241,6 +226,58 @@ fn check_transport(p: &mut Problems, t: &ManifestTransport, secrets: &TransportS
     }
 }
 
+/// Most ranges a pool's list holds (the carrier's next few; keeps every status check short).
+const RANGES_MAX: usize = 100;
+
+/// Each range within the carrier's digits and not reversed; a list's ranges ascending and not
+/// overlapping (each starts above the previous end), as they are used in that order.
+fn check_ranges(
+    p: &mut Problems,
+    c: &Carrier,
+    path: &str,
+    scheme: &packdesk_carriers::registry::Scheme,
+    rs: &TrackingRanges,
+) {
+    let max = max_serial(scheme);
+    let list = rs.as_slice();
+    if list.is_empty() {
+        p.invalid(path, "at least one range ({\"start\", \"end\"})");
+    }
+    if list.len() > RANGES_MAX {
+        p.invalid(path, format!("at most {RANGES_MAX} ranges, got {}", list.len()));
+    }
+    for (i, r) in list.iter().enumerate() {
+        let at = match rs {
+            TrackingRanges::One(_) => path.to_string(),
+            TrackingRanges::List(_) => format!("{path}[{i}]"),
+        };
+        if r.start > r.end {
+            p.invalid(format!("{at}.end"), "must not be below start");
+        }
+        if r.end > max {
+            p.invalid(
+                format!("{at}.end"),
+                format!(
+                    "serials of {} have at most {} digits (max {max})",
+                    c.name,
+                    max.to_string().len()
+                ),
+            );
+        }
+        if let Some(prev) = i.checked_sub(1).and_then(|j| list.get(j)) {
+            if r.start <= prev.end {
+                p.invalid(
+                    format!("{at}.start"),
+                    format!(
+                        "ranges are used in order: this one must start above the previous range's end ({})",
+                        prev.end
+                    ),
+                );
+            }
+        }
+    }
+}
+
 /// A cut-off is a time of day, HH:MM ("" for none); collection days are at least one day.
 fn check_collection(p: &mut Problems, s: &ShipperAccountSettings) {
     if let Some(t) = s.cutoff_time.as_deref().filter(|t| !t.is_empty()) {
@@ -275,20 +312,40 @@ pub(crate) fn settings_of(row: &AccountRow) -> ShipperAccountSettings {
     serde_json::from_str(&row.settings).unwrap_or_default()
 }
 
-/// The range a pool draws from: the carrier-assigned one (live) or the sample one (sandbox).
-pub(crate) fn pool_range(
+/// The ranges a pool draws from, in order: the carrier-assigned ones (live; none when unset) or
+/// the sample one (sandbox).
+pub(crate) fn pool_ranges(
     env: Env,
     settings: &ShipperAccountSettings,
     pool: &packdesk_carriers::TrackingPool,
-) -> Option<TrackingRange> {
+) -> Vec<TrackingRange> {
     match env {
-        Env::Sandbox => Some(sample_range(&pool.scheme)),
+        Env::Sandbox => vec![sample_range(&pool.scheme)],
         Env::Live => settings
             .tracking_ranges
             .as_ref()
             .and_then(|r| r.get(&pool.name))
-            .copied(),
+            .map(|r| r.as_slice().to_vec())
+            .unwrap_or_default(),
     }
+}
+
+/// Below how many numbers left a pool is flagged: the account's `range_warning`, else a tenth of
+/// the pool's ranges, at least 100.
+pub(crate) fn range_warning(settings: &ShipperAccountSettings, ranges: &[TrackingRange]) -> u64 {
+    settings.range_warning.unwrap_or_else(|| {
+        let total = TrackingRanges::List(ranges.to_vec()).total();
+        (total / 10).max(100)
+    })
+}
+
+/// A pool's numbers left and whether they run low (live pools with a range only: the sandbox's
+/// sample range is no one's to extend, and a pool never given a range is not running out).
+pub(crate) struct PoolLeft {
+    pub name: String,
+    pub left: u64,
+    pub warning: u64,
+    pub low: bool,
 }
 
 impl Service {
@@ -301,28 +358,40 @@ impl Service {
             .ok_or_else(|| not_found(path, id))
     }
 
-    fn account_record(&self, env: Env, row: &AccountRow) -> Result<ShipperAccount, ServiceError> {
+    /// Every pool of an account with its numbers left, counted from the next serial through
+    /// every range of the pool.
+    pub(crate) fn pools_left(&self, env: Env, row: &AccountRow) -> Result<Vec<PoolLeft>, ServiceError> {
         let c = registry_carrier(&row.slug)?;
         let settings = settings_of(row);
-        let mut left = BTreeMap::new();
+        let mut out = Vec::new();
         for pool in &c.tracking_pools {
             let scope = tracking_scope(env, &row.id, &row.slug, &pool.name);
-            let n = match pool_range(env, &settings, pool) {
-                None => 0,
-                Some(r) => {
-                    let stored = self
-                        .store
-                        .read(|conn| packdesk_store::tracking::counter(conn, &scope))?;
-                    let next = self.allocator.peek(&scope).max(stored).unwrap_or(0).max(r.start);
-                    if next > r.end {
-                        0
-                    } else {
-                        r.end - next + 1
-                    }
-                }
+            let ranges = pool_ranges(env, &settings, pool);
+            let left = if ranges.is_empty() {
+                0
+            } else {
+                let stored = self
+                    .store
+                    .read(|conn| packdesk_store::tracking::counter(conn, &scope))?;
+                let next = self.allocator.peek(&scope).max(stored).unwrap_or(0);
+                crate::allocator::left(next, &ranges)
             };
-            left.insert(pool.name.clone(), n);
+            let warning = range_warning(&settings, &ranges);
+            out.push(PoolLeft {
+                name: pool.name.clone(),
+                left,
+                warning,
+                low: env == Env::Live && !ranges.is_empty() && left < warning,
+            });
         }
+        Ok(out)
+    }
+
+    fn account_record(&self, env: Env, row: &AccountRow) -> Result<ShipperAccount, ServiceError> {
+        let settings = settings_of(row);
+        let pools = self.pools_left(env, row)?;
+        let left: BTreeMap<String, u64> = pools.iter().map(|p| (p.name.clone(), p.left)).collect();
+        let low: Vec<String> = pools.into_iter().filter(|p| p.low).map(|p| p.name).collect();
         Ok(ShipperAccount {
             id: row.id.clone(),
             slug: row.slug.clone(),
@@ -333,6 +402,7 @@ impl Service {
             address: row.address.as_deref().and_then(|a| serde_json::from_str(a).ok()),
             settings,
             tracking_numbers_left: left,
+            tracking_numbers_low: low,
             created_at: crate::clock::iso_micros(row.created_at),
             updated_at: crate::clock::iso_micros(row.updated_at),
         })
@@ -527,6 +597,9 @@ impl Service {
                 if let Some(r) = &new.tracking_ranges {
                     s.tracking_ranges.get_or_insert_with(BTreeMap::new).extend(r.clone());
                 }
+                if new.range_warning.is_some() {
+                    s.range_warning = new.range_warning;
+                }
                 if new.default_paper_size.is_some() {
                     s.default_paper_size = new.default_paper_size;
                 }
@@ -562,7 +635,7 @@ impl Service {
             }
             p.into_result()
         })?;
-        // A new range is read again on the next label.
+        // New ranges are read again on the next label (the counter stays: no number twice).
         self.allocator.forget(&format!("account:{}:", row.id));
         self.account_record(env, &row)
     }

@@ -5,7 +5,8 @@
 //! registers the numbers, writes the label and its files. A number found issued already (an
 //! overlapping range) is skipped and the label is drawn again.
 
-use crate::accounts::{pool_range, settings_of, tracking_scope};
+use crate::accounts::{pool_ranges, settings_of, tracking_scope};
+use crate::allocator::Pool;
 use crate::jobs::{Job, JobKind};
 use crate::keys::Env;
 use crate::reply::Reply;
@@ -297,7 +298,9 @@ struct Draft<'a> {
     rate: RateEntry,
     /// Where its tracking numbers come from.
     scheme: &'static packdesk_carriers::registry::Scheme,
-    range: TrackingRange,
+    /// The pool's ranges, in the order they are used, and the pool's name.
+    ranges: Vec<TrackingRange>,
+    pool: &'static str,
     scope: String,
     /// The desk order this label ships (marked shipped in the label's own transaction), and
     /// whether it may have shipped before.
@@ -569,16 +572,15 @@ impl Service {
         );
         let cod = options.iter().any(|o| o.variant() == "cod");
         let pool = c.pool_for(cod, to);
-        let range = pool_range(env, &settings, pool).ok_or_else(|| {
-            ServiceError::at(
-                ErrorCode::TrackingNumbersExhausted,
-                "shipper_account.id",
-                format!(
-                    "no tracking-number range is set for pool `{}` of this account (settings.tracking_ranges.{})",
-                    pool.name, pool.name
-                ),
-            )
-        })?;
+        let ranges = pool_ranges(env, &settings, pool);
+        if ranges.is_empty() {
+            let none = Pool {
+                account: &account.description,
+                pool: &pool.name,
+                ranges: &[],
+            };
+            return Err(crate::allocator::exhausted(none, 0, req.shipment.parcels.len() as u64));
+        }
         let scope = tracking_scope(env, &account.id, &account.slug, &pool.name);
         let rate = rate_entry(&account, service, &q, ship_date);
         Ok(Draft {
@@ -592,7 +594,8 @@ impl Service {
             file_type: req.file_type.unwrap_or(FileType::Pdf),
             rate,
             scheme: &pool.scheme,
-            range,
+            ranges,
+            pool: &pool.name,
             scope,
             ships_order,
         })
@@ -618,7 +621,12 @@ impl Service {
         let count = draft.req.shipment.parcels.len() as u64;
         let scope = &draft.scope;
         for _ in 0..16 {
-            let serials = self.reserve_serials(scope, count, draft.range)?;
+            let pool = Pool {
+                account: &draft.account.description,
+                pool: draft.pool,
+                ranges: &draft.ranges,
+            };
+            let serials = self.reserve_serials(scope, count, pool)?;
             let numbers: Vec<String> = serials.iter().map(|s| tracking::format(draft.scheme, *s)).collect();
             match self.write_label(draft, &serials, &numbers, job) {
                 Ok(v) => return Ok(v),
@@ -637,19 +645,58 @@ impl Service {
     /// transaction advances the stored counter). A shared database: under the counter's row lock
     /// in one statement of its own, so desks never draw the same serial; a desk that dies
     /// before its label commits leaves a gap, never a number twice.
-    fn reserve_serials(&self, scope: &str, count: u64, range: TrackingRange) -> Result<Vec<u64>, ServiceError> {
+    fn reserve_serials(&self, scope: &str, count: u64, pool: Pool<'_>) -> Result<Vec<u64>, ServiceError> {
         let packdesk_store::db::Db::Postgres { store: shared, desk } = &self.store else {
-            return self.allocator.reserve(scope, count, range, || {
+            return self.allocator.reserve(scope, count, pool, || {
                 self.store
                     .read(|conn| packdesk_store::tracking::counter(conn, scope))
                     .map_err(ServiceError::from)
             });
         };
-        let reserved = shared.autocommit(|client| {
-            let c = &mut packdesk_store::db::Tx::Postgres { client, desk };
-            packdesk_store::tracking::reserve(c, scope, count, range.start, range.end)
-        })?;
-        reserved.map_err(|left| crate::allocator::exhausted(range, left, count))
+        let reserve = |n: u64, r: TrackingRange| {
+            shared.autocommit(|client| {
+                let c = &mut packdesk_store::db::Tx::Postgres { client, desk };
+                packdesk_store::tracking::reserve(c, scope, n, r.start, r.end)
+            })
+        };
+        // Not enough in all ranges: refuse before taking any.
+        let next = self
+            .store
+            .read(|conn| packdesk_store::tracking::counter(conn, scope))?
+            .unwrap_or(0);
+        let have = crate::allocator::left(next, pool.ranges);
+        if have < count {
+            return Err(crate::allocator::exhausted(pool, have, count));
+        }
+        // Range by range, in order, each step one locked statement: a range that ends takes what
+        // it has and the next one the rest. Another desk drawing at the same time can leave a
+        // range's last numbers unused (a gap), never a number twice.
+        let mut serials = Vec::new();
+        for r in pool.ranges {
+            loop {
+                let need = count - serials.len() as u64;
+                if need == 0 {
+                    return Ok(serials);
+                }
+                match reserve(need, *r)? {
+                    Ok(got) => {
+                        serials.extend(got);
+                        break;
+                    }
+                    Err(0) => break,
+                    // Fewer than needed left here: take those, the next range gives the rest.
+                    Err(left) => match reserve(left.min(need), *r)? {
+                        Ok(got) => serials.extend(got),
+                        // Another desk took some meanwhile: look again.
+                        Err(_) => continue,
+                    },
+                }
+            }
+        }
+        if serials.len() as u64 == count {
+            return Ok(serials);
+        }
+        Err(crate::allocator::exhausted(pool, 0, count))
     }
 
     /// Stores an async label in status `creating` with its job.

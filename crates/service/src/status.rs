@@ -3,8 +3,10 @@
 //! in the queue (an operator reloading labels, a printer being moved) until resumed.
 
 use crate::clock::iso_micros;
+use crate::keys::Env;
 use crate::Service;
-use packdesk_model::desk::{DeskState, DeskStatus, FailingPrinter, PrintingRequest, UnsentManifest};
+use packdesk_model::desk::{DeskState, DeskStatus, FailingPrinter, PrintingRequest, RangeLow, UnsentManifest};
+use packdesk_model::status::AccountStatus;
 use packdesk_model::ServiceError;
 use packdesk_store::printing as table;
 use std::sync::atomic::Ordering;
@@ -67,6 +69,7 @@ impl Service {
                     jobs_waiting: 0,
                     failing_printers: Vec::new(),
                     manifests_not_sent: Vec::new(),
+                    ranges_low: Vec::new(),
                 });
             }
             Err(e) => return Err(e.into()),
@@ -95,6 +98,11 @@ impl Service {
                 next_attempt_at: t.next_attempt_at.map(iso_micros),
             })
             .collect();
+        // The warning is no reason to fail the whole status (the tray asks every second).
+        let ranges_low = self.ranges_low().unwrap_or_else(|e| {
+            tracing::warn!(error = %e.chain(), "tracking ranges could not be checked");
+            Vec::new()
+        });
         let paused = self.printing_paused();
         let jobs = match waiting {
             1 => "1 print job waiting".to_string(),
@@ -125,6 +133,20 @@ impl Service {
             )
         } else if paused {
             (DeskState::PrintingPaused, format!("Printing paused: {jobs}"))
+        } else if let Some(first) = ranges_low.first() {
+            // Above jobs waiting, which come and go while labels print: the warning stays in view
+            // until the operator adds the carrier's next range.
+            let more = match ranges_low.len() {
+                1 => String::new(),
+                n => format!(" (and {} more)", n - 1),
+            };
+            (
+                DeskState::RangesLow,
+                format!(
+                    "Tracking numbers running low: {} ({}) has {} left{more}",
+                    first.account, first.pool, first.left
+                ),
+            )
         } else if waiting > 0 {
             (DeskState::JobsWaiting, jobs)
         } else {
@@ -137,6 +159,47 @@ impl Service {
             jobs_waiting: waiting,
             failing_printers,
             manifests_not_sent,
+            ranges_low,
         })
+    }
+
+    /// The live, enabled accounts' pools below their warning, fewest left first.
+    fn ranges_low(&self) -> Result<Vec<RangeLow>, ServiceError> {
+        let mut rows = Vec::new();
+        let mut after: Option<packdesk_store::paging::Cursor> = None;
+        loop {
+            const PAGE: usize = 200;
+            let page = self
+                .store
+                .read(|c| packdesk_store::accounts::list(c, Env::Live, None, PAGE, after.as_ref()))?;
+            let more = page.len() > PAGE;
+            rows.extend(page.into_iter().take(PAGE));
+            match rows.last() {
+                Some(r) if more => {
+                    after = Some(packdesk_store::paging::Cursor {
+                        created_at: r.created_at,
+                        id: r.id.clone(),
+                    })
+                }
+                _ => break,
+            }
+        }
+        let mut low = Vec::new();
+        for row in rows.iter().filter(|r| r.status == AccountStatus::Enabled) {
+            // An account of a carrier this build no longer knows is not the banner's concern.
+            let Ok(pools) = self.pools_left(Env::Live, row) else {
+                continue;
+            };
+            low.extend(pools.into_iter().filter(|p| p.low).map(|p| RangeLow {
+                account_id: row.id.clone(),
+                account: row.description.clone(),
+                slug: row.slug.clone(),
+                pool: p.name,
+                left: p.left,
+                warning: p.warning,
+            }));
+        }
+        low.sort_by(|a, b| a.left.cmp(&b.left).then_with(|| a.account.cmp(&b.account)));
+        Ok(low)
     }
 }

@@ -17,6 +17,7 @@ mod operations;
 mod operator;
 mod orders;
 mod printing;
+mod ranges;
 mod robustness;
 mod scale;
 mod shipping;
