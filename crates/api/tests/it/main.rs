@@ -4,6 +4,7 @@
 
 #[path = "../../../service/tests/it/common/receiver.rs"]
 mod receiver;
+mod sshd;
 mod support;
 
 mod async_http;
