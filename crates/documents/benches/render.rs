@@ -65,6 +65,7 @@ fn main() {
             weight_kg: 1.5,
             service: "UK Express 24".into(),
             reference: "PO-77".into(),
+            ..Default::default()
         })
         .collect();
     let doc = ManifestDoc {

@@ -4,14 +4,54 @@
 use crate::pdf::{fit, Page};
 use crate::Paper;
 
-#[derive(Debug, Clone, PartialEq)]
+/// One parcel of a manifest. The PDF shows the first six; the carrier's data file has them all
+/// (docs/manifest-data.md).
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ManifestLine {
     pub tracking_number: String,
+    /// The recipient's.
     pub postal_code: String,
+    /// The recipient's (ISO 3166-1 alpha-3).
     pub country: String,
     pub weight_kg: f64,
     pub service: String,
     pub reference: String,
+    pub ship_date: String,
+    pub order_number: String,
+    pub sender: Party,
+    pub recipient: Party,
+    /// Length, width and height in cm (none given: 0).
+    pub dimensions_cm: [f64; 3],
+    /// Cash on delivery: amount and currency (none: 0 and "").
+    pub cod: (f64, String),
+    /// Insured value: amount and currency.
+    pub insured: (f64, String),
+    /// The customs lines of the parcel's items (international parcels).
+    pub customs: Vec<CustomsLine>,
+}
+
+/// A sender or recipient as the carrier's data needs them.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Party {
+    pub name: String,
+    pub company: String,
+    pub street: String,
+    pub city: String,
+    pub postal_code: String,
+    pub country: String,
+    pub phone: String,
+    pub email: String,
+}
+
+/// An item of a parcel: what, how many, its value, where it was made, its tariff code.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CustomsLine {
+    pub description: String,
+    pub quantity: i64,
+    pub value: f64,
+    pub currency: String,
+    pub origin_country: String,
+    pub hs_code: String,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -126,9 +166,50 @@ pub fn render_manifest_csv(doc: &ManifestDoc) -> String {
             "weight_kg",
             "service",
             "reference",
+            "ship_date",
+            "order_number",
+            "sender_name",
+            "sender_company",
+            "sender_street",
+            "sender_city",
+            "sender_postal_code",
+            "sender_country",
+            "recipient_name",
+            "recipient_company",
+            "recipient_street",
+            "recipient_city",
+            "recipient_phone",
+            "recipient_email",
+            "length_cm",
+            "width_cm",
+            "height_cm",
+            "cod_amount",
+            "cod_currency",
+            "insured_amount",
+            "insured_currency",
+            "customs",
         ],
     );
     for (i, l) in doc.lines.iter().enumerate() {
+        // One cell for the customs lines: `description|quantity|value|currency|origin|hs_code`,
+        // lines separated by `;` (a parcel has any number of items).
+        let customs = l
+            .customs
+            .iter()
+            .map(|c| {
+                format!(
+                    "{}|{}|{:.2}|{}|{}|{}",
+                    c.description.replace(['|', ';'], " "),
+                    c.quantity,
+                    c.value,
+                    c.currency,
+                    c.origin_country,
+                    c.hs_code
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(";");
+        let (s, r) = (&l.sender, &l.recipient);
         push_row(
             &mut out,
             &[
@@ -140,6 +221,28 @@ pub fn render_manifest_csv(doc: &ManifestDoc) -> String {
                 Cell::Number(l.weight_kg, 3),
                 Cell::Text(&l.service),
                 Cell::Text(&l.reference),
+                Cell::Text(&l.ship_date),
+                Cell::Text(&l.order_number),
+                Cell::Text(&s.name),
+                Cell::Text(&s.company),
+                Cell::Text(&s.street),
+                Cell::Text(&s.city),
+                Cell::Text(&s.postal_code),
+                Cell::Text(&s.country),
+                Cell::Text(&r.name),
+                Cell::Text(&r.company),
+                Cell::Text(&r.street),
+                Cell::Text(&r.city),
+                Cell::Text(&r.phone),
+                Cell::Text(&r.email),
+                Cell::Number(l.dimensions_cm[0], 1),
+                Cell::Number(l.dimensions_cm[1], 1),
+                Cell::Number(l.dimensions_cm[2], 1),
+                Cell::Number(l.cod.0, 2),
+                Cell::Text(&l.cod.1),
+                Cell::Number(l.insured.0, 2),
+                Cell::Text(&l.insured.1),
+                Cell::Text(&customs),
             ],
         );
     }

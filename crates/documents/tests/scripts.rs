@@ -230,6 +230,7 @@ fn the_packing_slip_and_the_manifest_show_names_in_their_script() {
             weight_kg: 1.5,
             service: "宅急便".into(),
             reference: "注文 42".into(),
+            ..Default::default()
         }],
         sample: false,
     };

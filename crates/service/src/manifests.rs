@@ -8,8 +8,11 @@ use crate::records::row;
 use crate::reply::Reply;
 use crate::Service;
 use packdesk_carriers::carrier;
-use packdesk_documents::manifest::{render_manifest_csv, render_manifest_pdf, ManifestDoc, ManifestLine};
+use packdesk_documents::manifest::{
+    render_manifest_csv, render_manifest_pdf, CustomsLine, ManifestDoc, ManifestLine, Party,
+};
 use packdesk_model::record::{Manifest, ManifestList};
+use packdesk_model::request::Address;
 use packdesk_model::request::{ListQuery, ManifestRequest};
 use packdesk_model::status::LabelStatus;
 use packdesk_model::status::ManifestStatus;
@@ -34,31 +37,62 @@ struct RequestView {
     service_type: String,
     #[serde(default)]
     references: Option<Vec<String>>,
+    #[serde(default)]
+    service_options: Option<Vec<packdesk_model::request::ServiceOption>>,
     shipment: ShipmentView,
 }
 
 #[derive(serde::Deserialize)]
 struct ShipmentView {
-    ship_to: ToView,
+    ship_from: Address,
+    ship_to: Address,
     parcels: Vec<ParcelView>,
-}
-
-#[derive(serde::Deserialize)]
-struct ToView {
-    #[serde(default)]
-    postal_code: Option<String>,
-    #[serde(default)]
-    country: Option<String>,
 }
 
 #[derive(serde::Deserialize)]
 struct ParcelView {
     weight: packdesk_model::request::Weight,
+    #[serde(default)]
+    dimension: Option<packdesk_model::request::Dimension>,
+    #[serde(default)]
+    items: Option<Vec<ItemView>>,
+}
+
+#[derive(serde::Deserialize)]
+struct ItemView {
+    description: String,
+    quantity: i64,
+    price: packdesk_model::request::Money,
+    #[serde(default)]
+    origin_country: Option<String>,
+    #[serde(default)]
+    hs_code: Option<String>,
 }
 
 #[derive(serde::Deserialize)]
 struct RecordView {
     tracking_numbers: Vec<String>,
+}
+
+fn party(a: &Address) -> Party {
+    let text = |v: &Option<String>| v.clone().unwrap_or_default();
+    let street = [&a.street1, &a.street2, &a.street3]
+        .into_iter()
+        .flatten()
+        .filter(|s| !s.trim().is_empty())
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    Party {
+        name: text(&a.contact_name),
+        company: text(&a.company_name),
+        street,
+        city: text(&a.city),
+        postal_code: text(&a.postal_code),
+        country: text(&a.country),
+        phone: text(&a.phone),
+        email: text(&a.email),
+    }
 }
 
 fn lines_of(label: &LabelRow, slug: &str) -> Vec<ManifestLine> {
@@ -69,8 +103,18 @@ fn lines_of(label: &LabelRow, slug: &str) -> Vec<ManifestLine> {
         return Vec::new();
     };
     let to = &req.shipment.ship_to;
+    let (sender, recipient) = (party(&req.shipment.ship_from), party(to));
     let service = packdesk_carriers::service_name(slug, &req.service_type);
     let reference = req.references.and_then(|r| r.into_iter().next()).unwrap_or_default();
+    let money = |pick: fn(&packdesk_model::request::ServiceOption) -> Option<&packdesk_model::request::Money>| {
+        req.service_options
+            .iter()
+            .flatten()
+            .find_map(pick)
+            .map(|m| (m.amount, m.currency.clone()))
+            .unwrap_or_default()
+    };
+    let (cod, insured) = (money(|o| o.cod_value.as_ref()), money(|o| o.insured_value.as_ref()));
     req.shipment
         .parcels
         .iter()
@@ -82,6 +126,28 @@ fn lines_of(label: &LabelRow, slug: &str) -> Vec<ManifestLine> {
             weight_kg: p.weight.kg(),
             service: service.clone(),
             reference: reference.clone(),
+            ship_date: label.ship_date.clone(),
+            order_number: label.order_number.clone().unwrap_or_default(),
+            sender: sender.clone(),
+            recipient: recipient.clone(),
+            dimensions_cm: p.dimension.as_ref().map_or([0.0; 3], |d| {
+                [d.unit.to_cm(d.depth), d.unit.to_cm(d.width), d.unit.to_cm(d.height)]
+            }),
+            cod: cod.clone(),
+            insured: insured.clone(),
+            customs: p
+                .items
+                .iter()
+                .flatten()
+                .map(|i| CustomsLine {
+                    description: i.description.clone(),
+                    quantity: i.quantity,
+                    value: i.price.amount,
+                    currency: i.price.currency.clone(),
+                    origin_country: i.origin_country.clone().unwrap_or_default(),
+                    hs_code: i.hs_code.clone().unwrap_or_default(),
+                })
+                .collect(),
         })
         .collect()
 }

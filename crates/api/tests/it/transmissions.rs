@@ -83,6 +83,20 @@ fn a_close_out_writes_its_data_file_once_into_the_carriers_folder() {
     assert_eq!(files, vec![name.clone()], "one whole file, no partial one");
     let csv = std::fs::read_to_string(outbox.path().join(&name)).unwrap();
     assert_holds_every_number(&csv, &numbers);
+    // What a carrier's data needs beside the number: the ship date, both addresses, the parcel.
+    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    let first: Vec<&str> = csv.lines().nth(1).unwrap().split(',').collect();
+    let cell = |name: &str| {
+        first[header
+            .iter()
+            .position(|h| *h == name)
+            .unwrap_or_else(|| panic!("no {name}"))]
+    };
+    assert_eq!(cell("sender_postal_code"), "E16 2AA");
+    assert_eq!(cell("recipient_name"), "Jane Doe");
+    assert_eq!(cell("recipient_city"), "Testville");
+    assert_eq!(cell("ship_date").len(), 10, "a yyyy-mm-dd date: {csv}");
+    assert_eq!(cell("weight_kg"), "1.000");
     // The same bytes as the manifest's own data file.
     let (_, stored) = s.download(m["files"]["manifest_data"]["url"].as_str().unwrap(), &s.sandbox);
     assert_eq!(stored, csv.as_bytes());
