@@ -659,7 +659,14 @@ impl Service {
                 packdesk_store::tracking::reserve(c, scope, n, r.start, r.end)
             })
         };
-        // Not enough in all ranges: refuse before taking any.
+        // One range (the usual case): its one statement takes all or nothing.
+        if let [r] = pool.ranges {
+            return match reserve(count, *r)? {
+                Ok(got) => Ok(got),
+                Err(left) => Err(crate::allocator::exhausted(pool, left, count)),
+            };
+        }
+        // Several: not enough in all of them is refused before any is taken.
         let next = self
             .store
             .read(|conn| packdesk_store::tracking::counter(conn, scope))?
