@@ -26,7 +26,7 @@ use packdesk_model::request::{
     RatesRequest, ShipperAccountCreate, ShipperAccountCredentialsUpdate, ShipperAccountInfoUpdate,
     ShipperAccountSettingsUpdate,
 };
-use packdesk_model::transport::TransportTest;
+use packdesk_model::transport::{TransmissionLog, TransportTest};
 use packdesk_model::{ErrorCode, ServiceError};
 use packdesk_service::keys::Env;
 use packdesk_service::{Reply, Service};
@@ -397,6 +397,11 @@ pub fn table() -> Vec<Route> {
             "/desk/history",
             "History: labels with recipient, service name and print state",
             history,
+        ),
+        get::<TransmissionLog, _, _, _>(
+            "/desk/manifests/{id}/transmission",
+            "Where a manifest's data file is, with every attempt made to send it",
+            transmission_log,
         ),
         action::<Manifest, _, _, _>(
             "/desk/manifests/{id}/transmit",
@@ -1140,6 +1145,10 @@ async fn transmit_manifest(
     Path(id): Path<String>,
 ) -> Response {
     run(s, move |s| s.transmit_manifest(env, &id)).await
+}
+
+async fn transmission_log(State(s): State<Shared>, Extension(env): Extension<Env>, Path(id): Path<String>) -> Response {
+    run(s, move |s| s.transmission_log(env, &id)).await
 }
 
 async fn test_transport(State(s): State<Shared>, Extension(env): Extension<Env>, Path(id): Path<String>) -> Response {

@@ -154,3 +154,23 @@ pub struct TransportTest {
     /// What was tried and what happened, in words.
     pub message: String,
 }
+
+/// One attempt to send a manifest's data file.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct TransmissionAttempt {
+    /// 1 for the first.
+    pub attempt: i64,
+    pub at: String,
+    pub transport: TransportKind,
+    /// Why it failed, in words (none: it arrived).
+    pub error: Option<String>,
+    pub duration_ms: f64,
+}
+
+/// `GET /desk/manifests/{id}/transmission`: where the data file is, and every attempt made.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct TransmissionLog {
+    pub manifest_id: String,
+    pub transmission: Transmission,
+    pub attempts: Vec<TransmissionAttempt>,
+}

@@ -9,7 +9,9 @@ use crate::Service;
 use packdesk_link::Outgoing;
 use packdesk_model::record::Manifest;
 use packdesk_model::status::{TransmissionStatus, TransportKind};
-use packdesk_model::transport::{ManifestTransport, Transmission, TransportSecrets, TransportTest};
+use packdesk_model::transport::{
+    ManifestTransport, Transmission, TransmissionAttempt, TransmissionLog, TransportSecrets, TransportTest,
+};
 use packdesk_model::ServiceError;
 use packdesk_store::accounts::AccountRow;
 use packdesk_store::db::Tx;
@@ -349,17 +351,28 @@ impl Service {
         Ok(self.store.read(|c| table::failing(c, 20))?)
     }
 
-    /// Whether a transmission is (still) an error: checked in tests.
-    #[cfg(any(test, feature = "testing"))]
-    pub fn transmission_attempts(&self, manifest_id: &str) -> Result<Vec<AttemptRow>, ServiceError> {
-        Ok(self.store.read(|c| table::attempts(c, manifest_id))?)
+    /// Where a manifest's data file is, with every attempt made to send it.
+    pub fn transmission_log(&self, env: Env, manifest_id: &str) -> Result<TransmissionLog, ServiceError> {
+        let manifest = self.get_manifest(env, manifest_id)?;
+        let attempts = self
+            .store
+            .read(|c| table::attempts(c, manifest_id))?
+            .into_iter()
+            .map(|a| TransmissionAttempt {
+                attempt: a.attempt,
+                at: crate::clock::iso_micros(a.at),
+                transport: a.transport,
+                error: a.error,
+                duration_ms: a.duration_us as f64 / 1000.0,
+            })
+            .collect();
+        Ok(TransmissionLog {
+            manifest_id: manifest.id,
+            transmission: manifest.transmission.unwrap_or_else(|| record_of(None, None)),
+            attempts,
+        })
     }
 
-    /// Sends what is due on the calling thread (tests).
-    #[cfg(any(test, feature = "testing"))]
-    pub fn run_transmissions(&self) -> Result<usize, ServiceError> {
-        self.transmit_due()
-    }
 }
 
 #[cfg(test)]

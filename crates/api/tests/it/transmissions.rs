@@ -425,6 +425,15 @@ fn an_sftp_server_with_another_host_key_is_refused_and_recorded() {
     let why = m["transmission"]["last_error"].as_str().unwrap();
     assert!(why.contains("host key") && why.contains("nothing was sent"), "{why}");
     assert!(sshd.files().is_empty(), "nothing reached a server with another key");
+    // The attempt is recorded with its reason.
+    let log = s.sandbox_ok(
+        "GET",
+        &format!("/desk/manifests/{}/transmission", m["id"].as_str().unwrap()),
+        None,
+    );
+    assert_eq!(log["attempts"][0]["attempt"], 1, "{log}");
+    assert_eq!(log["attempts"][0]["transport"], "sftp");
+    assert_eq!(log["attempts"][0]["error"].as_str(), Some(why));
 }
 
 #[test]
