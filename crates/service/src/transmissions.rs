@@ -372,7 +372,6 @@ impl Service {
             attempts,
         })
     }
-
 }
 
 #[cfg(test)]
