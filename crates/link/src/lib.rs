@@ -63,7 +63,7 @@ pub fn test(transport: &ManifestTransport, secrets: &TransportSecrets, timeout: 
     match transport {
         ManifestTransport::None => Ok("No transport is set: the data file stays on this desk.".into()),
         ManifestTransport::Sftp(t) => sftp::test(t, secrets, timeout),
-        ManifestTransport::Https(t) => https::test(t, timeout),
+        ManifestTransport::Https(t) => https::test(t, secrets, timeout),
         ManifestTransport::Folder(t) => folder::test(t),
     }
 }

@@ -78,21 +78,29 @@ pub(crate) fn send(
     })?;
     f.write_all(file.bytes)
         .map_err(|e| err(&format!("writing {} failed", file.file_name), t, e))?;
-    // Servers without the fsync extension still close the file whole.
+    // Servers without the fsync extension still close the file whole; a close the server
+    // refuses (a write it could not finish) publishes nothing.
     let _ = f.fsync();
+    f.close()
+        .map_err(|e| err(&format!("the server did not keep {} whole", file.file_name), t, e))?;
     drop(f);
+    let renamed = |e| {
+        err(
+            &format!("could not rename the uploaded file to {}", file.file_name),
+            t,
+            e,
+        )
+    };
     let flags = RenameFlags::OVERWRITE | RenameFlags::ATOMIC | RenameFlags::NATIVE;
-    if sftp.rename(&part, &done, Some(flags)).is_err() {
+    if let Err(first) = sftp.rename(&part, &done, Some(flags)) {
         // SFTP version 3 renames only onto a free name: a file of an earlier sending of this
-        // manifest (same name, same content) is replaced.
-        let _ = sftp.unlink(&done);
-        sftp.rename(&part, &done, None).map_err(|e| {
-            err(
-                &format!("could not rename the uploaded file to {}", file.file_name),
-                t,
-                e,
-            )
-        })?;
+        // manifest (same name, same content) is replaced. Any other failure is said as it is.
+        if sftp.stat(&done).is_err() {
+            return Err(renamed(first));
+        }
+        sftp.unlink(&done)
+            .map_err(|e| err(&format!("could not replace {}", file.file_name), t, e))?;
+        sftp.rename(&part, &done, None).map_err(renamed)?;
     }
     Ok(())
 }

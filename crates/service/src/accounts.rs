@@ -138,6 +138,39 @@ fn check_settings(p: &mut Problems, c: &Carrier, s: &ShipperAccountSettings) {
     }
 }
 
+/// Whether a changed transport still goes to the same place (server and user, or address): only
+/// then are the secrets set before kept when a change leaves them out.
+fn same_destination(old: &ManifestTransport, new: &ManifestTransport) -> bool {
+    match (old, new) {
+        (ManifestTransport::Sftp(a), ManifestTransport::Sftp(b)) => {
+            a.host == b.host && a.port == b.port && a.username == b.username
+        }
+        (ManifestTransport::Https(a), ManifestTransport::Https(b)) => {
+            let origin = |u: &str| reqwest::Url::parse(u).ok().map(|u| u.origin().ascii_serialization());
+            origin(&a.url).is_some() && origin(&a.url) == origin(&b.url)
+        }
+        _ => false,
+    }
+}
+
+/// The secrets a change gives, the kept ones where it gives none; `""` takes one away. Signing in
+/// to SFTP by a newly given password or key drops the kept other one (the key would be tried
+/// first).
+fn merge_secrets(given: TransportSecrets, kept: TransportSecrets) -> TransportSecrets {
+    let sftp_given = given.password.is_some() || given.private_key.is_some();
+    let pick = |new: Option<String>, old: Option<String>, keep: bool| match new {
+        Some(v) if v.is_empty() => None,
+        Some(v) => Some(v),
+        None if keep => old,
+        None => None,
+    };
+    TransportSecrets {
+        password: pick(given.password, kept.password, !sftp_given),
+        private_key: pick(given.private_key, kept.private_key, !sftp_given),
+        authorization: pick(given.authorization, kept.authorization, true),
+    }
+}
+
 /// A transport says where its data files go and how to reach it; `secrets` are what it will
 /// sign in with (the request's, or those kept from before).
 fn check_transport(p: &mut Problems, t: &ManifestTransport, secrets: &TransportSecrets) {
@@ -194,6 +227,12 @@ fn check_transport(p: &mut Problems, t: &ManifestTransport, secrets: &TransportS
                 "a web address such as https://edi.carrier.example/manifests",
             ),
             Ok(u) => {
+                if !u.username().is_empty() || u.password().is_some() {
+                    p.invalid(
+                        format!("{path}.url"),
+                        "put no user name or password in the address (it would be shown and logged): give the receiver's credentials as the Authorization header",
+                    );
+                }
                 let loopback = matches!(u.host_str(), Some("localhost" | "127.0.0.1" | "[::1]"));
                 if !(u.scheme() == "https" || (u.scheme() == "http" && loopback)) {
                     p.invalid(
@@ -435,7 +474,7 @@ impl Service {
         check_settings(&mut p, c, &settings);
         let mut secrets = AccountSecrets::default();
         if let Some(t) = settings.manifest_transport.as_mut() {
-            secrets.manifest_transport = t.take_secrets();
+            secrets.manifest_transport = merge_secrets(t.take_secrets(), TransportSecrets::default());
             check_transport(&mut p, t, &secrets.manifest_transport);
             t.mark_secrets(&secrets.manifest_transport);
         }
@@ -577,6 +616,7 @@ impl Service {
         id: &str,
         req: ShipperAccountSettingsUpdate,
     ) -> Result<ShipperAccount, ServiceError> {
+        let mut transport_taken_away = false;
         let row = self.modify_account(env, id, |row| {
             let c = registry_carrier(&row.slug)?;
             let mut p = Problems::default();
@@ -613,15 +653,13 @@ impl Service {
                 if let Some(t) = &new.manifest_transport {
                     let mut t = t.clone();
                     let mut secrets = self.account_secrets(row)?;
-                    let mut given = t.take_secrets();
-                    // A change that leaves a secret out keeps the one set (the form never shows it).
-                    let same_kind = s.manifest_transport.as_ref().map(ManifestTransport::kind) == Some(t.kind());
-                    if same_kind {
-                        let kept = &secrets.manifest_transport;
-                        given.password = given.password.or(kept.password.clone());
-                        given.private_key = given.private_key.or(kept.private_key.clone());
-                        given.authorization = given.authorization.or(kept.authorization.clone());
-                    }
+                    let given = t.take_secrets();
+                    let kept = match &s.manifest_transport {
+                        Some(old) if same_destination(old, &t) => secrets.manifest_transport.clone(),
+                        // Another server or address never gets the old one's password.
+                        _ => TransportSecrets::default(),
+                    };
+                    let given = merge_secrets(given, kept);
                     check_transport(&mut p, &t, &given);
                     t.mark_secrets(&given);
                     secrets.manifest_transport = given;
@@ -629,6 +667,9 @@ impl Service {
                         self.vault
                             .seal(&serde_json::to_vec(&secrets).map_err(ServiceError::internal)?),
                     );
+                    if t == ManifestTransport::None {
+                        transport_taken_away = true;
+                    }
                     s.manifest_transport = Some(t).filter(|t| *t != ManifestTransport::None);
                 }
                 row.settings = serde_json::to_string(&s).map_err(ServiceError::internal)?;
@@ -637,6 +678,12 @@ impl Service {
         })?;
         // New ranges are read again on the next label (the counter stays: no number twice).
         self.allocator.forget(&format!("account:{}:", row.id));
+        // What it had not sent is no longer expected to go (nor shown as not sent).
+        if transport_taken_away {
+            let now = self.now_us();
+            self.store
+                .write(|tx| packdesk_store::transmissions::not_required_for(tx, &row.id, now))?;
+        }
         self.account_record(env, &row)
     }
 

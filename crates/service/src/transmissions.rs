@@ -27,8 +27,9 @@ const FIRST_DELAY_US: i64 = 30 * SECOND_US;
 const MAX_DELAY_US: i64 = 3600 * SECOND_US;
 /// How long a transmission is retried by itself.
 const RETRY_FOR_US: i64 = 24 * 3600 * SECOND_US;
-/// How long a desk holds a transmission it is sending (longer than an attempt's time-out).
-const LEASE_US: i64 = 120 * SECOND_US;
+/// How long a desk holds a transmission it is sending: well beyond an attempt (each step of it
+/// times out after 30 s); a desk that died holding one lets go when it starts again.
+const LEASE_US: i64 = 600 * SECOND_US;
 /// How often the worker looks for due transmissions when nothing wakes it.
 const POLL: Duration = Duration::from_secs(1);
 
@@ -101,6 +102,13 @@ fn record_of(row: Option<&TransmissionRow>, transport: Option<TransportKind>) ->
 }
 
 impl Service {
+    /// The account's manifest transport as set (no secrets: the vault is not asked).
+    fn transport_set(account: &AccountRow) -> ManifestTransport {
+        crate::accounts::settings_of(account)
+            .manifest_transport
+            .unwrap_or(ManifestTransport::None)
+    }
+
     /// The account's manifest transport and its secrets.
     pub(crate) fn transport_of(
         &self,
@@ -130,10 +138,10 @@ impl Service {
         day: &str,
         now: i64,
     ) -> Result<(), ServiceError> {
-        let (transport, _) = self.transport_of(account)?;
-        if transport == ManifestTransport::None {
+        if Service::transport_set(account) == ManifestTransport::None {
             return Ok(());
         }
+        packdesk_store::transmissions::lock_account(tx, &account.id)?;
         let row = TransmissionRow {
             manifest_id: manifest_id.to_string(),
             env: account.env,
@@ -163,8 +171,7 @@ impl Service {
                 Some(r) => self
                     .store
                     .read(|c| packdesk_store::accounts::get(c, env, &r.account_id))?
-                    .map(|a| self.transport_of(&a).map(|(t, _)| t.kind()))
-                    .transpose()?,
+                    .map(|a| Service::transport_set(&a).kind()),
             };
             m.transmission = Some(record_of(row.as_ref(), kind));
         }
@@ -182,10 +189,9 @@ impl Service {
             ));
         }
         let account = self.account_row(env, &manifest.shipper_account.id, "shipper_account.id")?;
-        let (transport, _) = self.transport_of(&account)?;
-        if transport == ManifestTransport::None {
+        if Service::transport_set(&account) == ManifestTransport::None {
             return Err(ServiceError::invalid(
-                "shipper_account.settings.manifest_transport",
+                "id",
                 format!(
                     "the account {} has no manifest transport: set how its data files reach the carrier (SFTP, HTTPS or a folder) in Accounts, then send again",
                     account.description
@@ -193,30 +199,23 @@ impl Service {
             ));
         }
         let now = self.now_us();
-        self.store.write(|tx| {
-            match table::get(tx, env, id)? {
-                Some(mut row) => {
-                    row.next_attempt_at = Some(now);
-                    row.round_failures = 0;
-                    row.give_up_at = now + RETRY_FOR_US;
-                    row.updated_at = now;
-                    table::update(tx, &row)?;
-                }
-                None => {
-                    let csv = packdesk_store::files::of_owner_as(tx, env, id, "manifest", "csv")?
-                        .ok_or_else(|| ServiceError::internal("a manifest without its data file"))?;
-                    let day = chrono::DateTime::from_timestamp_micros(now)
-                        .unwrap_or_default()
-                        .with_timezone(&crate::ship_dates::timezone_of(&account))
-                        .date_naive()
-                        .to_string();
-                    self.queue_transmission(tx, &account, id, &csv.id, &day, now)?;
-                }
+        let free = self.store.write(|tx| {
+            if table::get(tx, env, id)?.is_some() {
+                return Ok::<_, ServiceError>(table::reschedule(tx, id, now, now + RETRY_FOR_US)?);
             }
-            Ok::<_, ServiceError>(())
+            let csv = packdesk_store::files::of_owner_as(tx, env, id, "manifest", "csv")?
+                .ok_or_else(|| ServiceError::internal("a manifest without its data file"))?;
+            let day = chrono::DateTime::from_timestamp_micros(now)
+                .unwrap_or_default()
+                .with_timezone(&crate::ship_dates::timezone_of(&account))
+                .date_naive()
+                .to_string();
+            self.queue_transmission(tx, &account, id, &csv.id, &day, now)?;
+            Ok(true)
         })?;
-        // Sent here, so the answer says how it went; a desk that holds it already is sending it.
-        if self.store.write(|tx| table::claim(tx, id, now, now + LEASE_US))? {
+        // Sent here, so the answer says how it went; while a desk is sending it, that sending
+        // goes on and the answer shows it under way.
+        if free && self.store.write(|tx| table::claim(tx, id, now, now + LEASE_US))? {
             if let Some(row) = self.store.read(|c| table::get(c, env, id))? {
                 self.attempt(row)?;
             }
@@ -256,16 +255,25 @@ impl Service {
                 Err("the account of this manifest was deleted".to_string()),
             ),
             (_, None) => (TransportKind::None, Err("the manifest's data file is gone".to_string())),
-            (Some(account), Some(file)) => {
-                let (transport, secrets) = self.transport_of(&account)?;
-                let out = Outgoing {
-                    manifest_id: &row.manifest_id,
-                    file_name: &row.file_name,
-                    bytes: &file.bytes,
-                };
-                let sent = packdesk_link::send(&transport, &secrets, &out, packdesk_link::TIMEOUT);
-                (transport.kind(), sent.map_err(|e| e.0))
-            }
+            (Some(account), Some(file)) => match self.transport_of(&account) {
+                // Recorded as a failed attempt like any other: the banner says so.
+                Err(e) => (
+                    Service::transport_set(&account).kind(),
+                    Err(format!(
+                        "the transport's password or key could not be read: {}",
+                        e.chain()
+                    )),
+                ),
+                Ok((transport, secrets)) => {
+                    let out = Outgoing {
+                        manifest_id: &row.manifest_id,
+                        file_name: &row.file_name,
+                        bytes: &file.bytes,
+                    };
+                    let sent = packdesk_link::send(&transport, &secrets, &out, packdesk_link::TIMEOUT);
+                    (transport.kind(), sent.map_err(|e| e.0))
+                }
+            },
         };
         let now = self.now_us();
         let mut next = row.clone();
@@ -298,9 +306,12 @@ impl Service {
             error: outcome.err(),
             duration_us: started.elapsed().as_micros() as i64,
         };
+        // Only the desk still holding the lease records its outcome (one attempt, one number).
         self.store.write(|tx| {
-            table::insert_attempt(tx, &attempt)?;
-            table::update(tx, &next)
+            if table::finish(tx, &next)? {
+                table::insert_attempt(tx, &attempt)?;
+            }
+            Ok::<_, ServiceError>(())
         })?;
         Ok(())
     }
@@ -331,10 +342,11 @@ impl Service {
 
     /// Sends the transmissions due now (a few at a time); answers how many it took.
     pub(crate) fn transmit_due(&self) -> Result<usize, ServiceError> {
-        let now = self.now_us();
-        let due = self.store.read(|c| table::due(c, now, 8))?;
+        let due = self.store.read(|c| table::due(c, self.now_us(), 8))?;
         let mut taken = 0;
         for row in due {
+            // Each claim at its own time: the sendings before it took some.
+            let now = self.now_us();
             if self
                 .store
                 .write(|tx| table::claim(tx, &row.manifest_id, now, now + LEASE_US))?

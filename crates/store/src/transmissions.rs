@@ -82,12 +82,15 @@ pub fn insert(c: &mut Tx<'_>, t: &TransmissionRow) -> crate::Result<()> {
     Ok(())
 }
 
-/// The state after an attempt or a "Send again"; lets go of the lease.
-pub fn update(c: &mut Tx<'_>, t: &TransmissionRow) -> crate::Result<()> {
-    c.execute(
+/// The state after this desk's attempt; lets go of its lease. False (nothing written) when this
+/// desk no longer holds the lease: another desk or "Send again" took it over, and its outcome is
+/// the one that counts.
+pub fn finish(c: &mut Tx<'_>, t: &TransmissionRow) -> crate::Result<bool> {
+    let desk = holder(c);
+    Ok(c.execute(
         "UPDATE transmissions SET status = ?2, attempts = ?3, round_failures = ?4, last_error = ?5,
          next_attempt_at = ?6, give_up_at = ?7, sent_at = ?8, updated_at = ?9, lease_until = NULL, leased_by = NULL
-         WHERE manifest_id = ?1",
+         WHERE manifest_id = ?1 AND leased_by = ?10",
         &[
             &t.manifest_id,
             &t.status,
@@ -98,8 +101,40 @@ pub fn update(c: &mut Tx<'_>, t: &TransmissionRow) -> crate::Result<()> {
             &t.give_up_at,
             &t.sent_at,
             &t.updated_at,
+            &desk,
         ],
-    )?;
+    )? == 1)
+}
+
+/// "Send again": due now, with another 24 hours, unless a desk is sending it at this moment
+/// (false: that sending goes on).
+pub fn reschedule(c: &mut Tx<'_>, manifest_id: &str, now: i64, give_up_at: i64) -> crate::Result<bool> {
+    Ok(c.execute(
+        "UPDATE transmissions SET next_attempt_at = ?2, round_failures = 0, give_up_at = ?3, updated_at = ?2
+         WHERE manifest_id = ?1 AND (lease_until IS NULL OR lease_until < ?2)",
+        &[&manifest_id, &now, &give_up_at],
+    )? == 1)
+}
+
+/// An account whose transport is taken away: what it had not sent is no longer expected to go.
+pub fn not_required_for(c: &mut Tx<'_>, account_id: &str, now: i64) -> crate::Result<usize> {
+    c.execute(
+        "UPDATE transmissions SET status = 'not_required', next_attempt_at = NULL, updated_at = ?2
+         WHERE account_id = ?1 AND status IN ('pending', 'failed')",
+        &[&account_id, &now],
+    )
+}
+
+/// Holds the account's row to the end of the transaction on a shared database, so two desks
+/// closing it out at once number their day's files one after the other (one desk's SQLite file
+/// has one writer: nothing to do).
+pub fn lock_account(c: &mut Tx<'_>, account_id: &str) -> crate::Result<()> {
+    if c.desk().is_some() {
+        c.rows::<(String,)>(
+            "SELECT id FROM shipper_accounts WHERE id = ?1 FOR UPDATE",
+            &[&account_id],
+        )?;
+    }
     Ok(())
 }
 

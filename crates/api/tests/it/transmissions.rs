@@ -186,6 +186,35 @@ fn a_transport_without_what_it_needs_is_refused_beside_its_fields() {
         Some(&json!({"settings": {"manifest_transport": {"kind": "https", "url": "http://carrier.example/in"}}})),
     );
     assert_eq!(detail_paths(&v), ["settings.manifest_transport.url"], "{v}");
+    // A password in the address would be shown and logged: refused.
+    let (_, v) = s.call(
+        "PUT",
+        &format!("/v3/shipper-accounts/{account}"),
+        &s.sandbox,
+        Some(&json!({"settings": {"manifest_transport": {"kind": "https", "url": "https://user:secret@carrier.example/in"}}})),
+    );
+    assert_eq!(detail_paths(&v), ["settings.manifest_transport.url"], "{v}");
+    assert!(!v.to_string().contains("secret"), "{v}");
+}
+
+#[test]
+fn a_transport_taken_away_leaves_no_manifest_waiting_to_be_sent() {
+    let s = Server::start();
+    let place = tempfile::tempdir().unwrap();
+    let (account, _) = account_with(&s, json!({"kind": "folder", "path": place.path().join("missing")}));
+    let m = close_out(&s, &account);
+    let id = m["id"].as_str().unwrap().to_string();
+    assert_eq!(settled(&s, &id, 20)["transmission"]["status"], "failed");
+    assert_eq!(s.sandbox_ok("GET", "/desk/status", None)["state"], "manifest_not_sent");
+    s.sandbox_ok(
+        "PUT",
+        &format!("/v3/shipper-accounts/{account}"),
+        Some(&json!({"settings": {"manifest_transport": {"kind": "none"}}})),
+    );
+    let m = s.sandbox_ok("GET", &format!("/v3/manifests/{id}"), None);
+    assert_eq!(m["transmission"]["status"], "not_required", "{m}");
+    assert_eq!(m["transmission"]["next_attempt_at"], Value::Null);
+    assert_ne!(s.sandbox_ok("GET", "/desk/status", None)["state"], "manifest_not_sent");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -292,7 +321,6 @@ impl HttpsReceiver {
 fn a_close_out_posts_its_data_file_to_a_pinned_https_receiver() {
     let s = Server::start();
     let rx = HttpsReceiver::start();
-    *rx.status.lock().unwrap() = 503;
     let (account, numbers) = account_with(
         &s,
         json!({"kind": "https", "url": rx.url, "authorization": "Bearer carrier-token", "ca_certificate": rx.cert_pem}),
@@ -307,6 +335,7 @@ fn a_close_out_posts_its_data_file_to_a_pinned_https_receiver() {
     assert_eq!(test["ok"], true, "{test}");
 
     // The receiver is down (503): failed, in words, kept for a retry.
+    *rx.status.lock().unwrap() = 503;
     let m = close_out(&s, &account);
     let id = m["id"].as_str().unwrap().to_string();
     let m = settled(&s, &id, 20);
@@ -326,6 +355,16 @@ fn a_close_out_posts_its_data_file_to_a_pinned_https_receiver() {
         sent["transmission"]["file_name"].as_str()
     );
     assert_holds_every_number(std::str::from_utf8(body).unwrap(), &numbers);
+    drop(posts);
+
+    // Pointed at another address, the transport does not take the old one's Authorization along.
+    let other = HttpsReceiver::start();
+    let a = s.sandbox_ok(
+        "PUT",
+        &format!("/v3/shipper-accounts/{account}"),
+        Some(&json!({"settings": {"manifest_transport": {"kind": "https", "url": other.url, "ca_certificate": other.cert_pem}}})),
+    );
+    assert_eq!(a["settings"]["manifest_transport"]["authorization_set"], false, "{a}");
 }
 
 #[test]
