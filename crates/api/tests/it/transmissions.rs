@@ -113,6 +113,33 @@ fn a_close_out_writes_its_data_file_once_into_the_carriers_folder() {
 }
 
 #[test]
+fn an_async_close_out_queues_its_data_file_with_the_manifest_it_completes() {
+    let s = Server::start();
+    let outbox = tempfile::tempdir().unwrap();
+    let (account, numbers) = account_with(&s, json!({"kind": "folder", "path": outbox.path()}));
+    let (_, v) = s.call(
+        "POST",
+        "/v3/manifests",
+        &s.sandbox,
+        Some(&json!({"shipper_account": {"id": account}, "async": true})),
+    );
+    assert_eq!(v["meta"]["code"], 3001, "{v}");
+    let id = v["data"]["id"].as_str().unwrap().to_string();
+    let end = Instant::now() + Duration::from_secs(20);
+    let m = loop {
+        let m = s.sandbox_ok("GET", &format!("/v3/manifests/{id}"), None);
+        if m["transmission"]["status"] == "sent" || Instant::now() > end {
+            break m;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert_eq!(m["status"], "manifested", "{m}");
+    assert_eq!(m["transmission"]["status"], "sent", "{m}");
+    let name = m["transmission"]["file_name"].as_str().unwrap();
+    assert_holds_every_number(&std::fs::read_to_string(outbox.path().join(name)).unwrap(), &numbers);
+}
+
+#[test]
 fn a_folder_that_is_not_there_fails_in_words_shows_on_the_banner_and_is_sent_again() {
     let s = Server::start();
     let place = tempfile::tempdir().unwrap();
