@@ -332,7 +332,7 @@ impl Service {
             )?;
         }
         // The carrier's copy is queued with the manifest: made means sent, whatever follows.
-        self.queue_transmission(tx, account, manifest_id, &csv_id, &day, now)?;
+        let transmission = self.queue_transmission(tx, account, manifest_id, &csv_id, &day, now)?;
         let ids: Vec<String> = chosen.iter().map(|l| l.id.clone()).collect();
         labels::set_manifested(tx, &ids, manifest_id, now)?;
         let record = json!({
@@ -344,6 +344,8 @@ impl Service {
                 "manifest": {"paper_size": "a4", "url": Service::file_path(&pdf_id), "file_type": "pdf"},
                 "manifest_data": {"paper_size": "a4", "url": Service::file_path(&csv_id), "file_type": "csv"},
             },
+            // As it stands now (its webhook says so); a read shows where it is since.
+            "transmission": transmission,
             "created_at": crate::clock::iso_micros(created),
             "updated_at": crate::clock::iso_micros(now),
         });

@@ -137,9 +137,10 @@ impl Service {
         file_id: &str,
         day: &str,
         now: i64,
-    ) -> Result<(), ServiceError> {
-        if Service::transport_set(account) == ManifestTransport::None {
-            return Ok(());
+    ) -> Result<Transmission, ServiceError> {
+        let transport = Service::transport_set(account);
+        if transport == ManifestTransport::None {
+            return Ok(record_of(None, None));
         }
         packdesk_store::transmissions::lock_account(tx, &account.id)?;
         let row = TransmissionRow {
@@ -159,7 +160,7 @@ impl Service {
             updated_at: now,
         };
         table::insert(tx, &row)?;
-        Ok(())
+        Ok(record_of(Some(&row), Some(transport.kind())))
     }
 
     /// Puts each manifest's `transmission` on it (read from where the worker keeps it).
