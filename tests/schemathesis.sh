@@ -3,7 +3,8 @@
 # against a real packdesk-server on 127.0.0.1 with a fresh data folder and the sandbox key.
 # Checks: no 5xx, status codes, content types and response bodies as documented.
 # Left out: routes that make the desk talk to other machines (webhook URL, printing, test pages,
-# resends) or rotate the key the run uses; with the sandbox key the printers cannot be changed.
+# resends, sending a manifest's data file now, testing a manifest transport) or rotate the key the
+# run uses; with the sandbox key the printers cannot be changed.
 # Usage: bash tests/schemathesis.sh [SECONDS] (time budget, default 150).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -37,6 +38,8 @@ NO_COLOR=1 "$venv/bin/schemathesis" run "$base/openapi.json" \
   --exclude-path-regex '^/desk/printers/\{id\}/test-page$' \
   --exclude-path-regex '^/desk/webhook-deliveries/\{id\}/resend$' \
   --exclude-path-regex '^/desk/print-jobs/\{id\}/retry$' \
+  --exclude-path-regex '^/desk/manifests/\{id\}/transmit$' \
+  --exclude-path-regex '^/desk/shipper-accounts/\{id\}/test-transport$' \
   --exclude-path-regex '^/ui/keys/' \
   --max-time "$budget" \
   --request-timeout 20 \
