@@ -11,11 +11,12 @@ use packdesk_carriers::carrier;
 use packdesk_documents::manifest::{
     render_manifest_csv, render_manifest_pdf, CustomsLine, ManifestDoc, ManifestLine, Party,
 };
-use packdesk_model::record::{Manifest, ManifestList};
+use packdesk_model::record::{AccountRefDescribed, FileRef, Manifest, ManifestFiles, ManifestList, ManifestedLabel};
 use packdesk_model::request::Address;
 use packdesk_model::request::{ListQuery, ManifestRequest};
 use packdesk_model::status::LabelStatus;
 use packdesk_model::status::ManifestStatus;
+use packdesk_model::transport::Transmission;
 use packdesk_model::{ErrorCode, ServiceError};
 use packdesk_store::accounts::AccountRow;
 use packdesk_store::db::Tx;
@@ -200,9 +201,52 @@ fn choose_labels(
     Ok(chosen)
 }
 
-/// The `shipper_account` of a manifest record (and of a close-out result).
-pub(crate) fn account_ref(a: &AccountRow) -> Value {
-    json!({"id": a.id, "slug": a.slug, "description": a.description})
+/// A manifest record of `account` over the labels `ids`: `manifesting` (files to come) or
+/// `manifested`.
+fn manifest_record(
+    id: &str,
+    account: &AccountRow,
+    ids: &[String],
+    files: Option<ManifestFiles>,
+    transmission: Option<Transmission>,
+    created: i64,
+    now: i64,
+) -> Result<Value, ServiceError> {
+    let done = files.is_some();
+    let record = Manifest {
+        id: id.to_string(),
+        status: if done {
+            ManifestStatus::Manifested
+        } else {
+            ManifestStatus::Manifesting
+        },
+        shipper_account: AccountRefDescribed {
+            id: account.id.clone(),
+            slug: account.slug.clone(),
+            description: account.description.clone(),
+        },
+        labels: ids
+            .iter()
+            .map(|id| ManifestedLabel {
+                id: id.clone(),
+                manifested: done,
+            })
+            .collect(),
+        files,
+        transmission,
+        created_at: crate::clock::iso_micros(created),
+        updated_at: crate::clock::iso_micros(now),
+    };
+    serde_json::to_value(record).map_err(ServiceError::internal)
+}
+
+/// A manifest file's reference (the A4 PDF or the CSV data).
+fn file_ref(file_id: &str, file_type: &str) -> Option<FileRef> {
+    Some(FileRef {
+        paper_size: "a4".into(),
+        url: Service::file_path(file_id),
+        file_type: file_type.into(),
+    })
 }
 
 impl Service {
@@ -233,16 +277,7 @@ impl Service {
                     let chosen = choose_labels(tx, env, &account, &req.label_ids, today)?;
                     let ids: Vec<String> = chosen.iter().map(|l| l.id.clone()).collect();
                     labels::set_manifesting(tx, &ids, &manifest_id, now)?;
-                    let stamp = crate::clock::iso_micros(now);
-                    let record = json!({
-                        "id": manifest_id,
-                        "status": "manifesting",
-                        "shipper_account": account_ref(&account),
-                        "labels": ids.iter().map(|id| json!({"id": id, "manifested": false})).collect::<Vec<_>>(),
-                        "files": null,
-                        "created_at": stamp,
-                        "updated_at": stamp,
-                    });
+                    let record = manifest_record(&manifest_id, &account, &ids, None, None, now, now)?;
                     records::put(
                         tx,
                         &row(
@@ -335,20 +370,20 @@ impl Service {
         let transmission = self.queue_transmission(tx, account, manifest_id, &csv_id, &day, now)?;
         let ids: Vec<String> = chosen.iter().map(|l| l.id.clone()).collect();
         labels::set_manifested(tx, &ids, manifest_id, now)?;
-        let record = json!({
-            "id": manifest_id,
-            "status": "manifested",
-            "shipper_account": account_ref(account),
-            "labels": ids.iter().map(|id| json!({"id": id, "manifested": true})).collect::<Vec<_>>(),
-            "files": {
-                "manifest": {"paper_size": "a4", "url": Service::file_path(&pdf_id), "file_type": "pdf"},
-                "manifest_data": {"paper_size": "a4", "url": Service::file_path(&csv_id), "file_type": "csv"},
-            },
-            // As it stands now (its webhook says so); a read shows where it is since.
-            "transmission": transmission,
-            "created_at": crate::clock::iso_micros(created),
-            "updated_at": crate::clock::iso_micros(now),
-        });
+        let files = ManifestFiles {
+            manifest: file_ref(&pdf_id, "pdf"),
+            manifest_data: file_ref(&csv_id, "csv"),
+        };
+        // The transmission as it stands now (its webhook says so); a read shows where it is since.
+        let record = manifest_record(
+            manifest_id,
+            account,
+            &ids,
+            Some(files),
+            Some(transmission),
+            created,
+            now,
+        )?;
         let mut stored = row(
             env,
             Some(&account.id),
