@@ -6,8 +6,8 @@ use crate::records::row;
 use crate::reply::Reply;
 use crate::Service;
 use packdesk_documents::merge::merge_pdfs;
-use packdesk_model::record::{BulkDownload, BulkDownloadList};
-use packdesk_model::request::{BulkDownloadRequest, ListQuery};
+use packdesk_model::record::{BulkDownload, BulkDownloadList, BulkFiles, FileRef};
+use packdesk_model::request::{BulkDownloadRequest, IdRef, ListQuery};
 use packdesk_model::status::BulkDownloadStatus;
 use packdesk_model::status::LabelStatus;
 use packdesk_model::ServiceError;
@@ -19,6 +19,31 @@ use packdesk_store::{files, labels};
 use serde_json::{json, Value};
 
 pub const BULK_STATUSES: &[&str] = packdesk_model::status::BulkDownloadStatus::NAMES;
+
+/// A bulk download record: `creating` (files to come) or `created`.
+fn bulk_record(
+    id: String,
+    labels: Vec<IdRef>,
+    invalid_labels: Vec<IdRef>,
+    files: Option<BulkFiles>,
+    created: i64,
+    now: i64,
+) -> Result<Value, ServiceError> {
+    serde_json::to_value(BulkDownload {
+        id,
+        status: if files.is_some() {
+            BulkDownloadStatus::Created
+        } else {
+            BulkDownloadStatus::Creating
+        },
+        labels,
+        invalid_labels,
+        files,
+        created_at: crate::clock::iso_micros(created),
+        updated_at: crate::clock::iso_micros(now),
+    })
+    .map_err(ServiceError::internal)
+}
 
 impl Service {
     pub fn create_bulk_download(
@@ -40,9 +65,17 @@ impl Service {
         if req.is_async {
             let request = serde_json::to_string(&req).map_err(ServiceError::internal)?;
             return self.accept_job(env, JobKind::BulkDownload, &id, &id, &request, |tx, now| {
-                let stamp = crate::clock::iso_micros(now);
-                let record = json!({"id": id, "status": "creating", "labels": [], "invalid_labels": [], "files": null, "created_at": stamp, "updated_at": stamp});
-                records::put(tx, &row(env, None, RecordStatus::BulkDownload(BulkDownloadStatus::Creating), &record, now))?;
+                let record = bulk_record(id.clone(), Vec::new(), Vec::new(), None, now, now)?;
+                records::put(
+                    tx,
+                    &row(
+                        env,
+                        None,
+                        RecordStatus::BulkDownload(BulkDownloadStatus::Creating),
+                        &record,
+                        now,
+                    ),
+                )?;
                 Ok(record)
             });
         }
@@ -75,10 +108,10 @@ impl Service {
                 };
                 match file {
                     Some(f) => {
-                        valid.push(json!({"id": l.id}));
+                        valid.push(IdRef { id: l.id.clone() });
                         docs.push(f);
                     }
-                    None => invalid.push(json!({"id": l.id})),
+                    None => invalid.push(IdRef { id: l.id.clone() }),
                 }
             }
             Ok::<_, ServiceError>(())
@@ -122,15 +155,14 @@ impl Service {
         let file_id = uuid::Uuid::new_v4().to_string();
         let now = self.now_us();
         let created = job.map(|j| j.accepted_at).unwrap_or(now);
-        let record = json!({
-            "id": id,
-            "status": "created",
-            "labels": valid,
-            "invalid_labels": invalid,
-            "files": {"label": {"paper_size": paper, "url": Service::file_path(&file_id), "file_type": file_type}},
-            "created_at": crate::clock::iso_micros(created),
-            "updated_at": crate::clock::iso_micros(now),
-        });
+        let files = BulkFiles {
+            label: Some(FileRef {
+                paper_size: paper.clone(),
+                url: Service::file_path(&file_id),
+                file_type: file_type.clone(),
+            }),
+        };
+        let record = bulk_record(id.to_string(), valid, invalid, Some(files), created, now)?;
         self.store.write(|tx| {
             files::insert(
                 tx,

@@ -7,7 +7,7 @@ use crate::records::row;
 use crate::reply::Reply;
 use crate::Service;
 use packdesk_model::record::{CancelLabel, CancelLabelList};
-use packdesk_model::request::{CancelLabelRequest, ListQuery};
+use packdesk_model::request::{CancelLabelRequest, IdRef, ListQuery};
 use packdesk_model::status::CancelStatus;
 use packdesk_model::status::LabelStatus;
 use packdesk_model::{ErrorCode, ServiceError};
@@ -26,18 +26,18 @@ pub const CANCEL_STATUSES: &[&str] = packdesk_model::status::CancelStatus::NAMES
 fn cancellable(c: &mut Tx<'_>, env: Env, id: &str) -> Result<LabelRow, ServiceError> {
     let label = labels::get_for_update(c, env, id)?
         .ok_or_else(|| ServiceError::at(ErrorCode::ItemNotFound, "label.id", format!("no label {id}")))?;
-    match label.status.as_str() {
-        "cancelled" | "cancelling" => Err(ServiceError::at(
+    match label.status {
+        LabelStatus::Cancelled | LabelStatus::Cancelling => Err(ServiceError::at(
             ErrorCode::AlreadyCancelled,
             "label.id",
             "the label is cancelled already",
         )),
-        "manifested" | "manifesting" => Err(ServiceError::at(
+        LabelStatus::Manifested | LabelStatus::Manifesting => Err(ServiceError::at(
             ErrorCode::AlreadyManifested,
             "label.id",
             "the label is in a manifest",
         )),
-        "created" => Ok(label),
+        LabelStatus::Created => Ok(label),
         other => Err(ServiceError::invalid(
             "label.id",
             format!("a label in status {other} cannot be cancelled"),
@@ -45,14 +45,23 @@ fn cancellable(c: &mut Tx<'_>, env: Env, id: &str) -> Result<LabelRow, ServiceEr
     }
 }
 
-fn cancel_record(id: &str, status: &str, label_id: &str, created: i64, now: i64) -> Value {
-    json!({
-        "id": id,
-        "status": status,
-        "label": {"id": label_id},
-        "created_at": crate::clock::iso_micros(created),
-        "updated_at": crate::clock::iso_micros(now),
+fn cancel_record(
+    id: &str,
+    status: CancelStatus,
+    label_id: &str,
+    created: i64,
+    now: i64,
+) -> Result<Value, ServiceError> {
+    serde_json::to_value(CancelLabel {
+        id: id.to_string(),
+        status,
+        label: IdRef {
+            id: label_id.to_string(),
+        },
+        created_at: crate::clock::iso_micros(created),
+        updated_at: crate::clock::iso_micros(now),
     })
+    .map_err(ServiceError::internal)
 }
 
 impl Service {
@@ -69,7 +78,7 @@ impl Service {
             return self.accept_job(env, JobKind::CancelLabel, &record_id, &lane, &request, |tx, now| {
                 let label = cancellable(tx, env, &label_id)?;
                 labels::set_status(tx, &label_id, LabelStatus::Cancelling, now)?;
-                let record = cancel_record(&record_id, "cancelling", &label_id, now, now);
+                let record = cancel_record(&record_id, CancelStatus::Cancelling, &label_id, now, now)?;
                 records::put(
                     tx,
                     &row(
@@ -90,7 +99,7 @@ impl Service {
                 let label = cancellable(tx, env, &label_id)?;
                 labels::set_status(tx, &label_id, LabelStatus::Cancelled, now)?;
                 self.reopen_order_of(tx, env, &label, now)?;
-                let record = cancel_record(&record_id, "cancelled", &label_id, now, now);
+                let record = cancel_record(&record_id, CancelStatus::Cancelled, &label_id, now, now)?;
                 records::put(
                     tx,
                     &row(
@@ -122,7 +131,7 @@ impl Service {
             }
             labels::set_status(tx, &label_id, LabelStatus::Cancelled, now)?;
             self.reopen_order_of(tx, job.env, &label, now)?;
-            let record = cancel_record(&job.id, "cancelled", &label_id, job.accepted_at, now);
+            let record = cancel_record(&job.id, CancelStatus::Cancelled, &label_id, job.accepted_at, now)?;
             records::put(
                 tx,
                 &row(
