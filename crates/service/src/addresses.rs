@@ -11,11 +11,10 @@ use packdesk_model::error::Problems;
 use packdesk_model::record::{AddressValidation, AddressValidationList};
 use packdesk_model::request::{Address, AddressValidationRequest, ListQuery};
 use packdesk_model::status::ValidationStatus;
-use packdesk_model::ServiceError;
+use packdesk_model::{Detail, ServiceError};
 use packdesk_store::records;
 use packdesk_store::records::Kind;
 use packdesk_store::records::RecordStatus;
-use serde_json::{json, Value};
 
 pub const VALIDATION_STATUSES: &[&str] = &["valid", "invalid"];
 
@@ -44,17 +43,14 @@ const STREET_MAX: usize = 35;
 
 impl Service {
     pub fn validate_address(&self, env: Env, req: AddressValidationRequest) -> Result<AddressValidation, ServiceError> {
-        crate::records::typed(self.validate_address_json(env, req)?)
-    }
-
-    fn validate_address_json(&self, env: Env, req: AddressValidationRequest) -> Result<Value, ServiceError> {
         let a = &req.address;
         // Structure first: lengths over the hard limit are an error, not a validation result.
         let mut hard = Problems::default();
         check_address(&mut hard, "address", a, None, false);
         hard.into_result()?;
 
-        let mut problems: Vec<Value> = Vec::new();
+        let mut problems: Vec<Detail> = Vec::new();
+        let problem = |path: String, info: String| Detail { path, info };
         let mut rec = a.clone();
         for (field, v) in [
             ("contact_name", &a.contact_name),
@@ -63,7 +59,7 @@ impl Service {
             ("country", &a.country),
         ] {
             if v.as_deref().map(str::trim).unwrap_or("").is_empty() {
-                problems.push(json!({"path": format!("address.{field}"), "info": "is required"}));
+                problems.push(problem(format!("address.{field}"), "is required".into()));
             }
         }
         let country = a
@@ -76,16 +72,17 @@ impl Service {
             match a.postal_code.as_deref().map(str::trim).filter(|p| !p.is_empty()) {
                 Some(pc) => match normalise_postal_code(&country, pc) {
                     Ok(n) => rec.postal_code = Some(n),
-                    Err(why) => problems.push(json!({"path": "address.postal_code", "info": why})),
+                    Err(why) => problems.push(problem("address.postal_code".into(), why.to_string())),
                 },
-                None if packdesk_carriers::countries::has_postal_codes(&country) => {
-                    problems.push(json!({"path": "address.postal_code", "info": format!("is required for {country}")}))
-                }
+                None if packdesk_carriers::countries::has_postal_codes(&country) => problems.push(problem(
+                    "address.postal_code".into(),
+                    format!("is required for {country}"),
+                )),
                 None => {}
             }
             if STATE_REQUIRED.contains(&country.as_str()) && a.state.as_deref().map(str::trim).unwrap_or("").is_empty()
             {
-                problems.push(json!({"path": "address.state", "info": format!("is required for {country}")}));
+                problems.push(problem("address.state".into(), format!("is required for {country}")));
             }
         }
         for (field, v) in [
@@ -95,7 +92,10 @@ impl Service {
         ] {
             if let Some(s) = v {
                 if tidy(s).chars().count() > STREET_MAX {
-                    problems.push(json!({"path": format!("address.{field}"), "info": format!("longer than {STREET_MAX} characters; split it over street2/street3")}));
+                    problems.push(problem(
+                        format!("address.{field}"),
+                        format!("longer than {STREET_MAX} characters; split it over street2/street3"),
+                    ));
                 }
             }
         }
@@ -116,22 +116,27 @@ impl Service {
         let valid = problems.is_empty();
         let now = self.now_us();
         let stamp = crate::clock::iso_micros(now);
-        let record = json!({
-            "id": uuid::Uuid::new_v4().to_string(),
-            "status": if valid { "valid" } else { "invalid" },
-            "address": a,
-            "recommended_address": if valid || rec != Address::default() { serde_json::to_value(&rec).map_err(ServiceError::internal)? } else { Value::Null },
-            "problems": problems,
-            "created_at": stamp,
-            "updated_at": stamp,
-        });
+        let record = AddressValidation {
+            id: uuid::Uuid::new_v4().to_string(),
+            status: if valid {
+                ValidationStatus::Valid
+            } else {
+                ValidationStatus::Invalid
+            },
+            address: a.clone(),
+            recommended_address: (valid || rec != Address::default()).then_some(rec),
+            problems,
+            created_at: stamp.clone(),
+            updated_at: stamp,
+        };
+        let stored = serde_json::to_value(&record).map_err(ServiceError::internal)?;
         let status = RecordStatus::AddressValidation(if valid {
             ValidationStatus::Valid
         } else {
             ValidationStatus::Invalid
         });
         self.store
-            .write(|tx| records::insert(tx, &row(env, None, status, &record, now)))?;
+            .write(|tx| records::insert(tx, &row(env, None, status, &stored, now)))?;
         Ok(record)
     }
 

@@ -21,7 +21,7 @@ use packdesk_store::accounts;
 use packdesk_store::records;
 use packdesk_store::records::Kind;
 use packdesk_store::records::RecordStatus;
-use serde_json::json;
+use serde_json::{json, Value};
 
 pub const RATE_STATUSES: &[&str] = packdesk_model::status::RateStatus::NAMES;
 
@@ -46,6 +46,23 @@ fn failed(id: &str, slug: &str, description: &str) -> RateEntry {
         total_charge: None,
         detailed_charges: vec![],
     }
+}
+
+fn rate_record(
+    id: &str,
+    status: RateStatus,
+    rates: Vec<RateEntry>,
+    created: i64,
+    now: i64,
+) -> Result<Value, ServiceError> {
+    serde_json::to_value(RateRecord {
+        id: id.to_string(),
+        status,
+        rates,
+        created_at: crate::clock::iso_micros(created),
+        updated_at: crate::clock::iso_micros(now),
+    })
+    .map_err(ServiceError::internal)
 }
 
 impl Service {
@@ -73,9 +90,7 @@ impl Service {
         if req.is_async {
             let request = serde_json::to_string(&req).map_err(ServiceError::internal)?;
             return self.accept_job(env, JobKind::Rate, &id, &id, &request, |tx, now| {
-                let stamp = crate::clock::iso_micros(now);
-                let record =
-                    json!({"id": id, "status": "calculating", "rates": [], "created_at": stamp, "updated_at": stamp});
+                let record = rate_record(&id, RateStatus::Calculating, Vec::new(), now, now)?;
                 records::put(
                     tx,
                     &row(env, None, RecordStatus::Rate(RateStatus::Calculating), &record, now),
@@ -149,13 +164,7 @@ impl Service {
         }
         let now = self.now_us();
         let created = job.map(|j| j.accepted_at).unwrap_or(now);
-        let record = json!({
-            "id": id,
-            "status": "calculated",
-            "rates": entries,
-            "created_at": crate::clock::iso_micros(created),
-            "updated_at": crate::clock::iso_micros(now),
-        });
+        let record = rate_record(id, RateStatus::Calculated, entries, created, now)?;
         let reply = match problems.is_empty() {
             false => Reply {
                 outcome: Outcome::Partial(ErrorCode::RatesPartiallyFailed),
