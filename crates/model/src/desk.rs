@@ -218,7 +218,7 @@ pub struct WebhookAttempt {
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
 pub struct WebhookDelivery {
     pub id: String,
-    pub event: String,
+    pub event: crate::status::WebhookEvent,
     pub record_id: String,
     pub url: String,
     pub status: DeliveryStatus,

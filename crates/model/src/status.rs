@@ -165,6 +165,18 @@ status_enum!(
 );
 
 status_enum!(
+    /// What a webhook delivery tells: the completion of an async job (the spec's event names).
+    WebhookEvent {
+        CreateALabel = "create_a_label",
+        CancelALabel = "cancel_a_label",
+        ManifestALabel = "manifest_a_label",
+        CreateABulkDownload = "create_a_bulk_download",
+        CalculateRates = "calculate_rates",
+        ShipAnOrder = "ship_an_order",
+    }
+);
+
+status_enum!(
     DeliveryStatus {
         Pending = "pending",
         Delivered = "delivered",

@@ -13,6 +13,7 @@ use crate::keys::Env;
 use crate::Service;
 use packdesk_model::status::JobState;
 use packdesk_model::status::LabelStatus;
+use packdesk_model::status::WebhookEvent;
 use packdesk_model::ServiceError;
 use packdesk_store::db::Tx;
 use packdesk_store::jobs;
@@ -66,14 +67,14 @@ impl JobKind {
     }
 
     /// The webhook event of a completed job (the spec's names).
-    pub fn event(self) -> &'static str {
+    pub fn event(self) -> WebhookEvent {
         match self {
-            JobKind::Label => "create_a_label",
-            JobKind::CancelLabel => "cancel_a_label",
-            JobKind::Manifest => "manifest_a_label",
-            JobKind::BulkDownload => "create_a_bulk_download",
-            JobKind::Rate => "calculate_rates",
-            JobKind::ShipOrder => "ship_an_order",
+            JobKind::Label => WebhookEvent::CreateALabel,
+            JobKind::CancelLabel => WebhookEvent::CancelALabel,
+            JobKind::Manifest => WebhookEvent::ManifestALabel,
+            JobKind::BulkDownload => WebhookEvent::CreateABulkDownload,
+            JobKind::Rate => WebhookEvent::CalculateRates,
+            JobKind::ShipOrder => WebhookEvent::ShipAnOrder,
         }
     }
 

@@ -12,6 +12,7 @@ use crate::Service;
 pub use packdesk_model::desk::WebhookChange;
 use packdesk_model::desk::{DeliveryStatus, WebhookAttempt, WebhookDelivery, WebhookDeliveryList, WebhookSetting};
 use packdesk_model::request::ListQuery;
+use packdesk_model::status::WebhookEvent;
 use packdesk_model::{ErrorCode, ServiceError};
 use packdesk_store::db::Tx;
 use packdesk_store::webhooks as table;
@@ -96,7 +97,7 @@ fn delivery_record(d: &DeliveryRow, attempts: &[AttemptRow]) -> WebhookDelivery 
     let status = d.status;
     WebhookDelivery {
         id: d.id.clone(),
-        event: d.event.clone(),
+        event: d.event,
         record_id: d.record_id.clone(),
         url: d.url.clone(),
         status,
@@ -232,7 +233,7 @@ impl Service {
         &self,
         tx: &mut Tx<'_>,
         env: Env,
-        event: &str,
+        event: WebhookEvent,
         record_id: &str,
         meta: Value,
         data: Value,
@@ -247,7 +248,7 @@ impl Service {
             &DeliveryRow {
                 id: uuid::Uuid::new_v4().to_string(),
                 env,
-                event: event.into(),
+                event,
                 record_id: record_id.into(),
                 url: setting.url,
                 body: body.to_string(),
@@ -518,7 +519,18 @@ impl Service {
         crate::list::check_status(nonempty(&q.status).as_deref(), DELIVERY_STATUSES)?;
         let f = DeliveryFilter {
             status: nonempty(&q.status).as_deref().and_then(DeliveryStatus::parse),
-            event: nonempty(&q.event),
+            event: match nonempty(&q.event) {
+                None => None,
+                Some(e) => Some(WebhookEvent::parse(&e).ok_or_else(|| {
+                    ServiceError::invalid(
+                        "event",
+                        format!(
+                            "`{e}` is not a webhook event; one of: {}",
+                            WebhookEvent::NAMES.join(", ")
+                        ),
+                    )
+                })?),
+            },
             record_id: nonempty(&q.record_id),
             created_at_min: w.created_at_min.timestamp_micros(),
             created_at_max: w.created_at_max.timestamp_micros(),

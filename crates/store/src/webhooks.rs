@@ -8,8 +8,8 @@
 use crate::db::Tx;
 use crate::paging::Cursor;
 use crate::sql::{FromRow, Row};
-use packdesk_model::status::DeliveryStatus;
 use packdesk_model::status::Env;
+use packdesk_model::status::{DeliveryStatus, WebhookEvent};
 
 /// The session lock of the desk that sends the webhooks (shared database only).
 pub const DISPATCHER_LOCK: i64 = 0x7061_636b_7765_6268; // "packwebh"
@@ -51,7 +51,7 @@ pub fn set_setting(c: &mut Tx<'_>, env: Env, s: &WebhookSetting) -> crate::Resul
 pub struct DeliveryRow {
     pub id: String,
     pub env: Env,
-    pub event: String,
+    pub event: WebhookEvent,
     pub record_id: String,
     pub url: String,
     /// The JSON body POSTed: {event, date_time, meta, data}.
@@ -215,7 +215,7 @@ pub fn attempts(c: &mut Tx<'_>, delivery_id: &str) -> crate::Result<Vec<AttemptR
 #[derive(Debug, Clone, Default)]
 pub struct DeliveryFilter {
     pub status: Option<DeliveryStatus>,
-    pub event: Option<String>,
+    pub event: Option<WebhookEvent>,
     pub record_id: Option<String>,
     pub created_at_min: i64,
     pub created_at_max: i64,

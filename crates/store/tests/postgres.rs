@@ -2,7 +2,9 @@
 //! address is PACKDESK_TEST_POSTGRES (`.ci/test` starts it before `cargo test`); each case makes a
 //! database of its own. Several `PgStore`s on one database stand for several desks.
 
-use packdesk_model::status::{AccountStatus, DeliveryStatus, Env, LabelStatus, OrderStatus, PrintJobStatus};
+use packdesk_model::status::{
+    AccountStatus, DeliveryStatus, Env, LabelStatus, OrderStatus, PrintJobStatus, WebhookEvent,
+};
 use packdesk_store::db::Tx;
 use packdesk_store::pg::{self, PgStore};
 use packdesk_store::{tracking, StoreError};
@@ -736,7 +738,7 @@ fn one_desk_sends_the_webhooks_at_a_time_and_another_takes_over_when_it_is_gone(
                 &webhooks::DeliveryRow {
                     id: format!("delivery-{i}"),
                     env: Env::Live,
-                    event: "label.created".into(),
+                    event: WebhookEvent::CreateALabel,
                     record_id: format!("lbl-{i}"),
                     url: "http://127.0.0.1:9/hook".into(),
                     body: "{}".into(),
@@ -1635,7 +1637,7 @@ fn accounts_deliveries_and_print_jobs_answer_the_same_on_sqlite_and_on_the_share
         let d = webhooks::DeliveryRow {
             id: format!("delivery-{i}"),
             env: Env::Live,
-            event: ["label.created", "manifest.created"][(i % 2) as usize].into(),
+            event: [WebhookEvent::CreateALabel, WebhookEvent::ManifestALabel][(i % 2) as usize],
             record_id: format!("rec-{i}"),
             url: "http://127.0.0.1:9/hook".into(),
             body: "{}".into(),
@@ -1666,7 +1668,7 @@ fn accounts_deliveries_and_print_jobs_answer_the_same_on_sqlite_and_on_the_share
     });
     same!(both, "one", |c| webhooks::get_delivery(c, Env::Live, "delivery-1")?);
     let labels_only = webhooks::DeliveryFilter {
-        event: Some("label.created".into()),
+        event: Some(WebhookEvent::CreateALabel),
         created_at_max: i64::MAX,
         ..Default::default()
     };
