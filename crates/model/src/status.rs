@@ -165,6 +165,33 @@ status_enum!(
 );
 
 status_enum!(
+    /// What an async job does (a row of the job queue); `ship_order` is one order of a desk
+    /// batch (`POST /desk/orders/ship`), which has no webhook of the spec's.
+    JobKind {
+        Label = "label",
+        CancelLabel = "cancel_label",
+        Manifest = "manifest",
+        BulkDownload = "bulk_download",
+        Rate = "rate",
+        ShipOrder = "ship_order",
+    }
+);
+
+impl JobKind {
+    /// The webhook event of a completed job (the spec's names).
+    pub fn event(self) -> WebhookEvent {
+        match self {
+            JobKind::Label => WebhookEvent::CreateALabel,
+            JobKind::CancelLabel => WebhookEvent::CancelALabel,
+            JobKind::Manifest => WebhookEvent::ManifestALabel,
+            JobKind::BulkDownload => WebhookEvent::CreateABulkDownload,
+            JobKind::Rate => WebhookEvent::CalculateRates,
+            JobKind::ShipOrder => WebhookEvent::ShipAnOrder,
+        }
+    }
+}
+
+status_enum!(
     /// What a webhook delivery tells: the completion of an async job (the spec's event names).
     WebhookEvent {
         CreateALabel = "create_a_label",

@@ -13,7 +13,6 @@ use crate::keys::Env;
 use crate::Service;
 use packdesk_model::status::JobState;
 use packdesk_model::status::LabelStatus;
-use packdesk_model::status::WebhookEvent;
 use packdesk_model::ServiceError;
 use packdesk_store::db::Tx;
 use packdesk_store::jobs;
@@ -30,64 +29,17 @@ const LEASE: std::time::Duration = std::time::Duration::from_secs(6);
 /// How often an idle worker of a shared database looks for jobs other desks accepted.
 const SHARED_POLL: std::time::Duration = std::time::Duration::from_millis(200);
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum JobKind {
-    Label,
-    CancelLabel,
-    Manifest,
-    BulkDownload,
-    Rate,
-    /// One order of a desk batch (`POST /desk/orders/ship`); no webhook.
-    ShipOrder,
-}
+pub use packdesk_model::status::JobKind;
 
-impl JobKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            JobKind::Label => "label",
-            JobKind::CancelLabel => "cancel_label",
-            JobKind::Manifest => "manifest",
-            JobKind::BulkDownload => "bulk_download",
-            JobKind::Rate => "rate",
-            JobKind::ShipOrder => "ship_order",
-        }
-    }
-
-    fn parse(s: &str) -> Option<JobKind> {
-        [
-            JobKind::Label,
-            JobKind::CancelLabel,
-            JobKind::Manifest,
-            JobKind::BulkDownload,
-            JobKind::Rate,
-            JobKind::ShipOrder,
-        ]
-        .into_iter()
-        .find(|k| k.as_str() == s)
-    }
-
-    /// The webhook event of a completed job (the spec's names).
-    pub fn event(self) -> WebhookEvent {
-        match self {
-            JobKind::Label => WebhookEvent::CreateALabel,
-            JobKind::CancelLabel => WebhookEvent::CancelALabel,
-            JobKind::Manifest => WebhookEvent::ManifestALabel,
-            JobKind::BulkDownload => WebhookEvent::CreateABulkDownload,
-            JobKind::Rate => WebhookEvent::CalculateRates,
-            JobKind::ShipOrder => WebhookEvent::ShipAnOrder,
-        }
-    }
-
-    /// The table of the records this kind completes (labels have their own).
-    fn record_kind(self) -> Option<Kind> {
-        match self {
-            JobKind::Label => None,
-            JobKind::CancelLabel => Some(Kind::CancelLabel),
-            JobKind::Manifest => Some(Kind::Manifest),
-            JobKind::BulkDownload => Some(Kind::BulkDownload),
-            JobKind::Rate => Some(Kind::Rate),
-            JobKind::ShipOrder => None,
-        }
+/// The table of the records a job of `kind` completes (labels have their own).
+fn record_kind(kind: JobKind) -> Option<Kind> {
+    match kind {
+        JobKind::Label => None,
+        JobKind::CancelLabel => Some(Kind::CancelLabel),
+        JobKind::Manifest => Some(Kind::Manifest),
+        JobKind::BulkDownload => Some(Kind::BulkDownload),
+        JobKind::Rate => Some(Kind::Rate),
+        JobKind::ShipOrder => None,
     }
 }
 
@@ -257,7 +209,7 @@ impl Service {
             write(tx, now)?;
             let mut seqs = Vec::with_capacity(jobs_to_run.len());
             for (id, request) in jobs_to_run {
-                seqs.push(jobs::insert(tx, id, env, kind.as_str(), lane, request, now)?);
+                seqs.push(jobs::insert(tx, id, env, kind, lane, request, now)?);
             }
             Ok::<_, ServiceError>(seqs)
         })?;
@@ -292,12 +244,17 @@ impl Service {
     pub fn run_job(&self, id: &str) {
         // What the job logs (a failure, a retry) carries its id.
         let _span = tracing::info_span!("job", job_id = %id).entered();
-        let Ok(Some(row)) = self.store.read(|c| jobs::get(c, id)) else {
-            return;
+        let row = match self.store.read(|c| jobs::get(c, id)) {
+            Ok(Some(row)) => row,
+            Ok(None) => return,
+            // Still queued in the store: it runs when the store answers again (a restart, or
+            // another desk of a shared database); said here, never taken for "nothing to do".
+            Err(e) => {
+                tracing::error!(error = %ServiceError::from(e).chain(), "an async job could not be read; it stays queued");
+                return;
+            }
         };
-        let Some(kind) = JobKind::parse(&row.kind) else {
-            return;
-        };
+        let kind = row.kind;
         let env = row.env;
         if row.state != JobState::Queued {
             return;
@@ -352,7 +309,7 @@ impl Service {
         let now = self.now_us();
         let env = job.env;
         self.store.write(|tx| {
-            let data = match job.kind.record_kind() {
+            let data = match record_kind(job.kind) {
                 None => {
                     packdesk_store::labels::set_status(tx, &job.id, LabelStatus::Failed, now)?;
                     let row = packdesk_store::labels::get(tx, env, &job.id)?;

@@ -11,7 +11,7 @@
 use crate::db::Tx;
 use crate::sql::{Dialect, FromRow, Row};
 use packdesk_model::status::Env;
-use packdesk_model::status::JobState;
+use packdesk_model::status::{JobKind, JobState};
 
 #[derive(Debug, Clone)]
 pub struct JobRow {
@@ -20,8 +20,7 @@ pub struct JobRow {
     /// The id of the record the job completes.
     pub id: String,
     pub env: Env,
-    /// label, cancel_label, manifest, bulk_download, rate
-    pub kind: String,
+    pub kind: JobKind,
     /// Jobs of one lane (a shipper account) run one at a time, in order of acceptance.
     pub lane: String,
     /// The request as accepted (JSON).
@@ -54,7 +53,7 @@ pub fn insert(
     c: &mut Tx<'_>,
     id: &str,
     env: Env,
-    kind: &str,
+    kind: JobKind,
     lane: &str,
     request: &str,
     accepted_at: i64,
