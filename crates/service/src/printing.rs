@@ -611,16 +611,27 @@ impl Service {
     /// Prints the documents of `owner_id` of the types `kinds` (a label's label, its packing slip)
     /// whose profile says so. The profiles are read once: this runs for every label made.
     pub(crate) fn auto_print(&self, env: Env, owner_id: &str, kinds: &[&str]) {
-        let Ok(profiles) = self.store.read(table::profiles) else {
-            return;
+        // A store that does not answer leaves the documents unprinted, and says so: History shows
+        // them without a print job, to print by hand.
+        let profiles = match self.store.read(table::profiles) {
+            Ok(p) => p,
+            Err(e) => {
+                tracing::error!(owner_id, error = %ServiceError::from(e).chain(), "print profiles could not be read: nothing printed automatically");
+                return;
+            }
         };
         let mut queued = false;
         for kind in kinds {
             if !profiles.iter().any(|p| p.document_type == *kind && p.auto_print) {
                 continue;
             }
-            let Ok(Some(file)) = self.store.read(|c| files::of_owner(c, env, owner_id, kind)) else {
-                continue;
+            let file = match self.store.read(|c| files::of_owner(c, env, owner_id, kind)) {
+                Ok(Some(file)) => file,
+                Ok(None) => continue,
+                Err(e) => {
+                    tracing::error!(owner_id, kind, error = %ServiceError::from(e).chain(), "document could not be read: not printed automatically");
+                    continue;
+                }
             };
             match self.new_print_job(env, kind, owner_id, &file, None, None) {
                 Ok(_) => queued = true,
