@@ -74,12 +74,13 @@ pub fn table() -> Vec<Route> {
             "Update a shipper account's information",
             update_info,
         ),
-        put::<ShipperAccountCredentialsUpdate, ShipperAccount, _, _, _>(
+        // A credentials change answers the account's id only: credentials are never answered.
+        put::<ShipperAccountCredentialsUpdate, Deleted, _, _, _>(
             "/v3/shipper-accounts/{id}/credentials",
             "Replace a shipper account's credentials",
             replace_credentials,
         ),
-        patch::<ShipperAccountCredentialsUpdate, ShipperAccount, _, _, _>(
+        patch::<ShipperAccountCredentialsUpdate, Deleted, _, _, _>(
             "/v3/shipper-accounts/{id}/credentials",
             "Change some of a shipper account's credentials",
             merge_credentials,
