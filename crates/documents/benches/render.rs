@@ -1,7 +1,7 @@
 //! Render time of a 1-parcel 4x6 label, PDF and ZPL (Latin and CJK), and of a large manifest: `cargo bench -p packdesk-documents`.
 //! Prints mean, p50 and p99 per render.
 
-use packdesk_documents::manifest::{render_manifest_csv, render_manifest_pdf, ManifestDoc, ManifestLine};
+use packdesk_documents::manifest::{render_manifest_csv, render_manifest_pdf, ManifestDoc, ManifestLine, Party};
 use packdesk_documents::{render_label_pdf, render_label_zpl};
 use std::hint::black_box;
 
@@ -60,8 +60,11 @@ fn main() {
     let lines: Vec<ManifestLine> = (0..10_000)
         .map(|i| ManifestLine {
             tracking_number: format!("9{i:014}"),
-            postal_code: "M1 1AE".into(),
-            country: "GBR".into(),
+            recipient: Party {
+                postal_code: "M1 1AE".into(),
+                country: "GBR".into(),
+                ..Default::default()
+            },
             weight_kg: 1.5,
             service: "UK Express 24".into(),
             reference: "PO-77".into(),

@@ -9,10 +9,6 @@ use crate::Paper;
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ManifestLine {
     pub tracking_number: String,
-    /// The recipient's.
-    pub postal_code: String,
-    /// The recipient's (ISO 3166-1 alpha-3).
-    pub country: String,
     pub weight_kg: f64,
     pub service: String,
     pub reference: String,
@@ -119,8 +115,8 @@ pub fn render_manifest_pdf(doc: &ManifestDoc) -> Vec<u8> {
             let row = [
                 (n * LINES_PER_PAGE + i + 1).to_string(),
                 l.tracking_number.clone(),
-                l.postal_code.clone(),
-                l.country.clone(),
+                l.recipient.postal_code.clone(),
+                l.recipient.country.clone(),
                 format!("{:.3}", l.weight_kg),
                 fit(&l.service, 8.0, 135.0),
             ];
@@ -216,8 +212,8 @@ pub fn render_manifest_csv(doc: &ManifestDoc) -> String {
                 Cell::Text(&doc.manifest_id),
                 Cell::Count(i as i64 + 1),
                 Cell::Text(&l.tracking_number),
-                Cell::Text(&l.postal_code),
-                Cell::Text(&l.country),
+                Cell::Text(&l.recipient.postal_code),
+                Cell::Text(&l.recipient.country),
                 Cell::Number(l.weight_kg, 3),
                 Cell::Text(&l.service),
                 Cell::Text(&l.reference),

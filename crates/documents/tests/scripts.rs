@@ -191,7 +191,7 @@ fn the_customs_declaration_shows_the_recipient_in_their_script() {
 
 #[test]
 fn the_packing_slip_and_the_manifest_show_names_in_their_script() {
-    use packdesk_documents::manifest::{render_manifest_pdf, ManifestDoc, ManifestLine};
+    use packdesk_documents::manifest::{render_manifest_pdf, ManifestDoc, ManifestLine, Party};
     use packdesk_documents::packing_slip::{render_packing_slip_pdf, PackingSlip, SlipItem};
     let dir = tempdir::Dir::new("slip");
     let slip = PackingSlip {
@@ -225,8 +225,11 @@ fn the_packing_slip_and_the_manifest_show_names_in_their_script() {
         date: "2026-11-23".into(),
         lines: vec![ManifestLine {
             tracking_number: "123456789012".into(),
-            postal_code: "100-0005".into(),
-            country: "JPN".into(),
+            recipient: Party {
+                postal_code: "100-0005".into(),
+                country: "JPN".into(),
+                ..Default::default()
+            },
             weight_kg: 1.5,
             service: "宅急便".into(),
             reference: "注文 42".into(),

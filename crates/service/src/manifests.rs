@@ -103,8 +103,7 @@ fn lines_of(label: &LabelRow, slug: &str) -> Vec<ManifestLine> {
     ) else {
         return Vec::new();
     };
-    let to = &req.shipment.ship_to;
-    let (sender, recipient) = (party(&req.shipment.ship_from), party(to));
+    let (sender, recipient) = (party(&req.shipment.ship_from), party(&req.shipment.ship_to));
     let service = packdesk_carriers::service_name(slug, &req.service_type);
     let reference = req.references.and_then(|r| r.into_iter().next()).unwrap_or_default();
     let money = |pick: fn(&packdesk_model::request::ServiceOption) -> Option<&packdesk_model::request::Money>| {
@@ -122,8 +121,6 @@ fn lines_of(label: &LabelRow, slug: &str) -> Vec<ManifestLine> {
         .zip(record.tracking_numbers)
         .map(|(p, tn)| ManifestLine {
             tracking_number: tn,
-            postal_code: to.postal_code.clone().unwrap_or_default(),
-            country: to.country.clone().unwrap_or_default(),
             weight_kg: p.weight.kg(),
             service: service.clone(),
             reference: reference.clone(),
