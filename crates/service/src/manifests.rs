@@ -333,12 +333,11 @@ impl Service {
     ) -> Result<Value, ServiceError> {
         let now = self.now_us();
         let c = carrier(&account.slug).ok_or_else(|| ServiceError::internal("account of an unknown carrier"))?;
-        let tz = crate::ship_dates::timezone_of(account);
         let doc = ManifestDoc {
             manifest_id: manifest_id.to_string(),
             carrier: c.name.clone(),
             account: account.description.clone(),
-            date: self.clock.now().with_timezone(&tz).date_naive().to_string(),
+            date: self.account_today(account).to_string(),
             lines: chosen.iter().flat_map(|l| lines_of(l, &account.slug)).collect(),
             sample: env == Env::Sandbox,
         };

@@ -22,8 +22,7 @@ use std::sync::{Condvar, Mutex};
 use std::time::Duration;
 
 const SECOND_US: i64 = 1_000_000;
-/// The first retry's delay; it doubles up to `MAX_DELAY_US`.
-const FIRST_DELAY_US: i64 = 30 * SECOND_US;
+/// The longest wait between two attempts.
 const MAX_DELAY_US: i64 = 3600 * SECOND_US;
 /// How long a transmission is retried by itself.
 const RETRY_FOR_US: i64 = 24 * 3600 * SECOND_US;
@@ -63,10 +62,12 @@ pub(crate) struct AccountSecrets {
     pub manifest_transport: TransportSecrets,
 }
 
-/// The delay after the `failures`-th failed attempt in a row.
+/// The delay after the `failures`-th failed attempt in a row: the webhooks' schedule (30 s,
+/// doubling), at most an hour.
 fn retry_delay_us(failures: i64) -> i64 {
-    let doublings = (failures - 1).clamp(0, 20) as u32;
-    FIRST_DELAY_US.saturating_mul(1i64 << doublings).min(MAX_DELAY_US)
+    crate::webhooks::retry_delay_secs(failures - 1)
+        .saturating_mul(SECOND_US)
+        .min(MAX_DELAY_US)
 }
 
 /// The data file's name at the carrier: `<slug>_<first 8 of the account id>_<yyyymmdd>_<seq>.csv`,
@@ -114,10 +115,10 @@ impl Service {
         &self,
         account: &AccountRow,
     ) -> Result<(ManifestTransport, TransportSecrets), ServiceError> {
-        let transport = crate::accounts::settings_of(account)
-            .manifest_transport
-            .unwrap_or(ManifestTransport::None);
-        Ok((transport, self.account_secrets(account)?.manifest_transport))
+        Ok((
+            Service::transport_set(account),
+            self.account_secrets(account)?.manifest_transport,
+        ))
     }
 
     pub(crate) fn account_secrets(&self, account: &AccountRow) -> Result<AccountSecrets, ServiceError> {
@@ -166,14 +167,14 @@ impl Service {
     /// Puts each manifest's `transmission` on it (read from where the worker keeps it).
     pub(crate) fn with_transmissions(&self, env: Env, manifests: &mut [Manifest]) -> Result<(), ServiceError> {
         for m in manifests {
-            let row = self.store.read(|c| table::get(c, env, &m.id))?;
-            let kind = match &row {
-                None => None,
-                Some(r) => self
-                    .store
-                    .read(|c| packdesk_store::accounts::get(c, env, &r.account_id))?
-                    .map(|a| Service::transport_set(&a).kind()),
-            };
+            let (row, account) = self.store.read(|c| {
+                let Some(row) = table::get(c, env, &m.id)? else {
+                    return Ok::<_, packdesk_store::StoreError>((None, None));
+                };
+                let account = packdesk_store::accounts::get(c, env, &row.account_id)?;
+                Ok((Some(row), account))
+            })?;
+            let kind = account.map(|a| Service::transport_set(&a).kind());
             m.transmission = Some(record_of(row.as_ref(), kind));
         }
         Ok(())
@@ -206,11 +207,7 @@ impl Service {
             }
             let csv = packdesk_store::files::of_owner_as(tx, env, id, "manifest", "csv")?
                 .ok_or_else(|| ServiceError::internal("a manifest without its data file"))?;
-            let day = chrono::DateTime::from_timestamp_micros(now)
-                .unwrap_or_default()
-                .with_timezone(&crate::ship_dates::timezone_of(&account))
-                .date_naive()
-                .to_string();
+            let day = self.account_today(&account).to_string();
             self.queue_transmission(tx, &account, id, &csv.id, &day, now)?;
             Ok(true)
         })?;
@@ -221,9 +218,7 @@ impl Service {
                 self.attempt(row)?;
             }
         }
-        let mut m = vec![self.get_manifest(env, id)?];
-        self.with_transmissions(env, &mut m)?;
-        Ok(m.remove(0))
+        self.get_manifest(env, id)
     }
 
     /// Tries the account's manifest transport without sending a file.
@@ -333,7 +328,7 @@ impl Service {
                 Ok(_) => failures = 0,
                 Err(e) => {
                     failures += 1;
-                    let pause = Duration::from_millis((500u64 << failures.min(6)).min(30_000));
+                    let pause = crate::webhooks::record_backoff(failures);
                     tracing::error!(error = %e.chain(), retry_in_ms = pause.as_millis() as u64, "manifest transmissions cannot be read or recorded");
                     self.transmit_bell.wait(pause);
                 }

@@ -113,7 +113,8 @@ fn delivery_record(d: &DeliveryRow, attempts: &[AttemptRow]) -> WebhookDelivery 
     }
 }
 
-/// The pause after `n` rounds in a row whose attempts could not be recorded: 1 s, 2 s, 4 s... 60 s.
+/// The pause of a background loop after `n` rounds in a row the store refused (webhook
+/// attempts, manifest transmissions): 1 s, 2 s, 4 s... 60 s.
 pub fn record_backoff(n: u32) -> Duration {
     Duration::from_secs((1u64 << n.saturating_sub(1).min(6)).min(60))
 }
