@@ -643,14 +643,6 @@ impl TrackingRanges {
             TrackingRanges::List(l) => l,
         }
     }
-
-    /// How many serials the ranges hold together.
-    pub fn total(&self) -> u64 {
-        self.as_slice()
-            .iter()
-            .map(|r| (r.end.saturating_sub(r.start)).saturating_add(u64::from(r.end >= r.start)))
-            .fold(0, u64::saturating_add)
-    }
 }
 
 impl From<TrackingRange> for TrackingRanges {

@@ -171,6 +171,15 @@ fn merge_secrets(given: TransportSecrets, kept: TransportSecrets) -> TransportSe
     }
 }
 
+/// Takes a requested transport's secrets out of it (the kept ones where it gives none), checks it
+/// with them and marks which are set: the secrets to seal.
+fn settle_transport(p: &mut Problems, t: &mut ManifestTransport, kept: TransportSecrets) -> TransportSecrets {
+    let secrets = merge_secrets(t.take_secrets(), kept);
+    check_transport(p, t, &secrets);
+    t.mark_secrets(&secrets);
+    secrets
+}
+
 /// A transport says where its data files go and how to reach it; `secrets` are what it will
 /// sign in with (the request's, or those kept from before).
 fn check_transport(p: &mut Problems, t: &ManifestTransport, secrets: &TransportSecrets) {
@@ -373,7 +382,8 @@ pub(crate) fn pool_ranges(
 /// the pool's ranges, at least 100.
 pub(crate) fn range_warning(settings: &ShipperAccountSettings, ranges: &[TrackingRange]) -> u64 {
     settings.range_warning.unwrap_or_else(|| {
-        let total = TrackingRanges::List(ranges.to_vec()).total();
+        // Every number of the ranges is left from serial 0 on: their total.
+        let total = crate::allocator::left(0, ranges);
         (total / 10).max(100)
     })
 }
@@ -474,9 +484,7 @@ impl Service {
         check_settings(&mut p, c, &settings);
         let mut secrets = AccountSecrets::default();
         if let Some(t) = settings.manifest_transport.as_mut() {
-            secrets.manifest_transport = merge_secrets(t.take_secrets(), TransportSecrets::default());
-            check_transport(&mut p, t, &secrets.manifest_transport);
-            t.mark_secrets(&secrets.manifest_transport);
+            secrets.manifest_transport = settle_transport(&mut p, t, TransportSecrets::default());
         }
         p.into_result()?;
 
@@ -495,10 +503,7 @@ impl Service {
                 .map(|a| serde_json::to_string(a).unwrap_or_default()),
             settings: serde_json::to_string(&settings).map_err(ServiceError::internal)?,
             credentials: self.vault.seal(&creds),
-            secrets: Some(
-                self.vault
-                    .seal(&serde_json::to_vec(&secrets).map_err(ServiceError::internal)?),
-            ),
+            secrets: Some(self.seal_secrets(&secrets)?),
             created_at: now,
             updated_at: now,
         };
@@ -653,20 +658,13 @@ impl Service {
                 if let Some(t) = &new.manifest_transport {
                     let mut t = t.clone();
                     let mut secrets = self.account_secrets(row)?;
-                    let given = t.take_secrets();
                     let kept = match &s.manifest_transport {
                         Some(old) if same_destination(old, &t) => secrets.manifest_transport.clone(),
                         // Another server or address never gets the old one's password.
                         _ => TransportSecrets::default(),
                     };
-                    let given = merge_secrets(given, kept);
-                    check_transport(&mut p, &t, &given);
-                    t.mark_secrets(&given);
-                    secrets.manifest_transport = given;
-                    row.secrets = Some(
-                        self.vault
-                            .seal(&serde_json::to_vec(&secrets).map_err(ServiceError::internal)?),
-                    );
+                    secrets.manifest_transport = settle_transport(&mut p, &mut t, kept);
+                    row.secrets = Some(self.seal_secrets(&secrets)?);
                     if t == ManifestTransport::None {
                         transport_taken_away = true;
                     }

@@ -128,6 +128,13 @@ impl Service {
         }
     }
 
+    /// An account's secrets as `shipper_accounts.secrets` keeps them.
+    pub(crate) fn seal_secrets(&self, secrets: &AccountSecrets) -> Result<Vec<u8>, ServiceError> {
+        Ok(self
+            .vault
+            .seal(&serde_json::to_vec(secrets).map_err(ServiceError::internal)?))
+    }
+
     /// Queues the data file `file_id` of a manifest just made, in the close-out's transaction
     /// (nothing when the account has no transport).
     pub(crate) fn queue_transmission(
@@ -143,7 +150,7 @@ impl Service {
         if transport == ManifestTransport::None {
             return Ok(record_of(None, None));
         }
-        packdesk_store::transmissions::lock_account(tx, &account.id)?;
+        packdesk_store::accounts::lock(tx, &account.id)?;
         let row = TransmissionRow {
             manifest_id: manifest_id.to_string(),
             env: account.env,

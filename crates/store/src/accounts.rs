@@ -4,7 +4,7 @@
 
 use crate::db::Tx;
 use crate::paging::Cursor;
-use crate::sql::{FromRow, Row};
+use crate::sql::{Dialect, FromRow, Row};
 use packdesk_model::status::AccountStatus;
 use packdesk_model::status::Env;
 
@@ -131,6 +131,16 @@ pub fn list(
         ),
         &[&env, &slug, &t, &id, &((limit + 1) as i64)],
     )
+}
+
+/// Holds the account's row to the end of the transaction on a shared database, so two desks
+/// closing it out at once number their day's data files one after the other (one desk's SQLite
+/// file has one writer: nothing to hold).
+pub fn lock(c: &mut Tx<'_>, id: &str) -> crate::Result<()> {
+    if c.dialect() == Dialect::Postgres {
+        c.rows::<(String,)>("SELECT id FROM shipper_accounts WHERE id = ?1 FOR UPDATE", &[&id])?;
+    }
+    Ok(())
 }
 
 /// Every account of the environment that ever was (deleted ones too) with its carrier: their

@@ -125,19 +125,6 @@ pub fn not_required_for(c: &mut Tx<'_>, account_id: &str, now: i64) -> crate::Re
     )
 }
 
-/// Holds the account's row to the end of the transaction on a shared database, so two desks
-/// closing it out at once number their day's files one after the other (one desk's SQLite file
-/// has one writer: nothing to do).
-pub fn lock_account(c: &mut Tx<'_>, account_id: &str) -> crate::Result<()> {
-    if c.desk().is_some() {
-        c.rows::<(String,)>(
-            "SELECT id FROM shipper_accounts WHERE id = ?1 FOR UPDATE",
-            &[&account_id],
-        )?;
-    }
-    Ok(())
-}
-
 pub fn get(c: &mut Tx<'_>, env: Env, manifest_id: &str) -> crate::Result<Option<TransmissionRow>> {
     c.row(
         &format!("SELECT {COLS} FROM transmissions WHERE manifest_id = ?1 AND env = ?2"),
