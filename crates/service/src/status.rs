@@ -8,10 +8,24 @@ use crate::Service;
 use packdesk_model::desk::{DeskState, DeskStatus, FailingPrinter, PrintingRequest, RangeLow, UnsentManifest};
 use packdesk_model::status::AccountStatus;
 use packdesk_model::ServiceError;
+use packdesk_store::accounts::AccountRow;
 use packdesk_store::printing as table;
 use std::sync::atomic::Ordering;
 
 const PAUSED_KEY: &str = "printing_paused";
+
+/// " (and 2 more)" after the first of `n` things the status line names.
+fn and_more(n: usize) -> String {
+    match n {
+        0 | 1 => String::new(),
+        n => format!(" (and {} more)", n - 1),
+    }
+}
+
+/// ": <why>" after what failed, when the reason is known.
+fn because(error: &Option<String>) -> String {
+    error.as_deref().map(|e| format!(": {e}")).unwrap_or_default()
+}
 
 impl Service {
     /// Reads the pause kept in the database (at open: a paused desk stays paused after a restart,
@@ -49,9 +63,11 @@ impl Service {
                     failing.push((printer_id, at, error));
                 }
             }
-            Ok::<_, packdesk_store::StoreError>((table::waiting_jobs(c)?, failing, table::printers(c)?))
+            // Manifests whose data file's last sending failed, newest first.
+            let unsent = packdesk_store::transmissions::failing(c, 20)?;
+            Ok::<_, packdesk_store::StoreError>((table::waiting_jobs(c)?, failing, table::printers(c)?, unsent))
         });
-        let (waiting, failures, printers) = match read {
+        let (waiting, failures, printers, unsent) = match read {
             Ok(r) => r,
             // A desk of a shared database that lost it says so on every screen (the banner, the
             // tray); each request and this check try a new connection, so it clears by itself.
@@ -87,8 +103,7 @@ impl Service {
                 })
             })
             .collect();
-        let manifests_not_sent: Vec<UnsentManifest> = self
-            .unsent_manifests()?
+        let manifests_not_sent: Vec<UnsentManifest> = unsent
             .into_iter()
             .map(|t| UnsentManifest {
                 manifest_id: t.manifest_id,
@@ -109,21 +124,13 @@ impl Service {
             n => format!("{n} print jobs waiting"),
         };
         let (state, message) = if let Some(first) = failing_printers.first() {
-            let more = match failing_printers.len() {
-                1 => String::new(),
-                n => format!(" (and {} more)", n - 1),
-            };
-            let why = first.error.as_deref().map(|e| format!(": {e}")).unwrap_or_default();
+            let (more, why) = (and_more(failing_printers.len()), because(&first.error));
             (
                 DeskState::PrinterFailing,
                 format!("Printer {} failing{more}{why}", first.name),
             )
         } else if let Some(first) = manifests_not_sent.first() {
-            let more = match manifests_not_sent.len() {
-                1 => String::new(),
-                n => format!(" (and {} more)", n - 1),
-            };
-            let why = first.error.as_deref().map(|e| format!(": {e}")).unwrap_or_default();
+            let (more, why) = (and_more(manifests_not_sent.len()), because(&first.error));
             (
                 DeskState::ManifestNotSent,
                 format!(
@@ -136,10 +143,7 @@ impl Service {
         } else if let Some(first) = ranges_low.first() {
             // Above jobs waiting, which come and go while labels print: the warning stays in view
             // until the operator adds the carrier's next range.
-            let more = match ranges_low.len() {
-                1 => String::new(),
-                n => format!(" (and {} more)", n - 1),
-            };
+            let more = and_more(ranges_low.len());
             (
                 DeskState::RangesLow,
                 format!(
@@ -185,11 +189,12 @@ impl Service {
             }
         }
         let mut low = Vec::new();
-        for row in rows.iter().filter(|r| r.status == AccountStatus::Enabled) {
-            // An account of a carrier this build no longer knows is not the banner's concern.
-            let Ok(pools) = self.pools_left(Env::Live, row) else {
-                continue;
-            };
+        // An account of a carrier this build no longer knows is not the banner's concern; a store
+        // that fails is (the caller logs it).
+        let known =
+            |r: &&AccountRow| r.status == AccountStatus::Enabled && packdesk_carriers::carrier(&r.slug).is_some();
+        for row in rows.iter().filter(known) {
+            let pools = self.pools_left(Env::Live, row)?;
             low.extend(pools.into_iter().filter(|p| p.low).map(|p| RangeLow {
                 account_id: row.id.clone(),
                 account: row.description.clone(),

@@ -361,11 +361,6 @@ impl Service {
         Ok(taken)
     }
 
-    /// Manifests whose data file has not reached the carrier (the banner and the tray say so).
-    pub(crate) fn unsent_manifests(&self) -> Result<Vec<TransmissionRow>, ServiceError> {
-        Ok(self.store.read(|c| table::failing(c, 20))?)
-    }
-
     /// Where a manifest's data file is, with every attempt made to send it.
     pub fn transmission_log(&self, env: Env, manifest_id: &str) -> Result<TransmissionLog, ServiceError> {
         let manifest = self.get_manifest(env, manifest_id)?;
