@@ -13,6 +13,11 @@ use packdesk_service::keys::Env;
 use packdesk_service::Service;
 use std::sync::Arc;
 
+/// The request's `Idempotency-Key`, for a handler whose work an upstream label service does (it
+/// gets a key derived from this one, so a retry buys nothing twice there either).
+#[derive(Debug, Clone)]
+pub struct RequestKey(pub String);
+
 pub async fn idempotent(State(s): State<Arc<Service>>, req: Request, next: Next) -> Response {
     if req.method() != Method::POST {
         return next.run(req).await;
@@ -33,7 +38,8 @@ pub async fn idempotent(State(s): State<Arc<Service>>, req: Request, next: Next)
             .into_response()
         }
     };
-    let (parts, body) = req.into_parts();
+    let (mut parts, body) = req.into_parts();
+    parts.extensions.insert(RequestKey(key.clone()));
     let bytes = match to_bytes(body, crate::extract::MAX_BODY).await {
         Ok(b) => b,
         Err(_) => {

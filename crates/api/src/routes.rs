@@ -4,6 +4,7 @@
 
 use crate::envelope::{error, ok, reply, ApiError};
 use crate::extract::{ContractJson, ContractJsonOrEmpty};
+use crate::idempotency::RequestKey;
 use crate::table::{
     action, delete, get, keyed_prefixes, list, param, patch, post, put, schema, split_prefix, takes_idempotency_key,
     Access, Endpoint, RequestBody, Route,
@@ -414,6 +415,11 @@ pub fn table() -> Vec<Route> {
             "Try the account's manifest transport without sending a file",
             test_transport,
         ),
+        action::<TransportTest, _, _, _>(
+            "/desk/shipper-accounts/{id}/test-connection",
+            "Try the account's connection: read the account at its upstream label service",
+            test_connection,
+        ),
         get::<ShipDate, _, _, _>(
             "/desk/shipper-accounts/{id}/ship-date",
             "The ship date a label made now gets (cut-off, collection days)",
@@ -599,9 +605,11 @@ type Q = Result<Query<ListQuery>, axum::extract::rejection::QueryRejection>;
 async fn create_label(
     State(s): State<Shared>,
     Extension(env): Extension<Env>,
+    key: Option<Extension<RequestKey>>,
     ContractJson(req): ContractJson<LabelRequest>,
 ) -> Response {
-    run_reply(s, move |s| s.create_label(env, req)).await
+    let key = key.map(|Extension(RequestKey(k))| k);
+    run_reply(s, move |s| s.create_label_keyed(env, req, key.as_deref())).await
 }
 
 async fn create_account(
@@ -623,9 +631,11 @@ async fn cancel_label(
 async fn create_manifest(
     State(s): State<Shared>,
     Extension(env): Extension<Env>,
+    key: Option<Extension<RequestKey>>,
     ContractJson(req): ContractJson<ManifestRequest>,
 ) -> Response {
-    run_reply(s, move |s| s.create_manifest(env, req)).await
+    let key = key.map(|Extension(RequestKey(k))| k);
+    run_reply(s, move |s| s.create_manifest_keyed(env, req, key.as_deref())).await
 }
 
 async fn create_bulk_download(
@@ -1154,6 +1164,10 @@ async fn transmission_log(State(s): State<Shared>, Extension(env): Extension<Env
 
 async fn test_transport(State(s): State<Shared>, Extension(env): Extension<Env>, Path(id): Path<String>) -> Response {
     run(s, move |s| s.test_transport(env, &id)).await
+}
+
+async fn test_connection(State(s): State<Shared>, Extension(env): Extension<Env>, Path(id): Path<String>) -> Response {
+    run(s, move |s| s.test_connection(env, &id)).await
 }
 
 async fn ship_date(State(s): State<Shared>, Extension(env): Extension<Env>, Path(id): Path<String>) -> Response {

@@ -1,15 +1,19 @@
-//! How data leaves the desk for a carrier. A manifest's data file goes by the account's
-//! `settings.manifest_transport`: SFTP (the server's host key pinned by its fingerprint), HTTPS
-//! (POST, the file as the body) or a folder a carrier's upload tool watches. Every way writes the
-//! file under a temporary name and renames it, so the carrier never sees a partial file, and a
-//! second sending of one manifest replaces its file instead of adding one.
+//! How data leaves the desk for a carrier (the `Connector` seam of `docs/decisions.md`). An
+//! account served by an upstream label service is called through `upstream`. A manifest's data
+//! file goes by the account's `settings.manifest_transport`: SFTP (the server's host key pinned
+//! by its fingerprint), HTTPS (POST, the file as the body) or a folder a carrier's upload tool
+//! watches. Every way writes the file under a temporary name and renames it, so the carrier never
+//! sees a partial file, and a second sending of one manifest replaces its file instead of adding
+//! one.
 //!
-//! Everything here blocks: the desk's transmission worker calls it from a thread of its own.
+//! Everything here blocks: the desk calls it from threads of its own (the transmission worker,
+//! the request's blocking thread), never from an async task.
 #![forbid(unsafe_code)]
 
 mod folder;
 mod https;
 mod sftp;
+pub mod upstream;
 
 use packdesk_model::transport::{ManifestTransport, TransportSecrets};
 use std::time::Duration;

@@ -87,6 +87,36 @@ impl ErrorCode {
         matches!(self, ErrorCode::InternalRetry | ErrorCode::AccountLocked)
     }
 
+    /// The code of a `meta.code` number, when it is one of the contract's.
+    pub fn of_number(n: i64) -> Option<ErrorCode> {
+        use ErrorCode::*;
+        [
+            InvalidApiKey,
+            NotFoundRoute,
+            MethodNotAllowed,
+            PayloadTooLarge,
+            Internal,
+            InternalRetry,
+            InvalidRequest,
+            InvalidJson,
+            ShipperAccountNotFound,
+            ItemNotFound,
+            AccountLocked,
+            OperationNotAllowed,
+            RatesPartiallyFailed,
+            AddressTooLong,
+            AlreadyCancelled,
+            AlreadyManifested,
+            NothingToManifest,
+            TrackingNumbersExhausted,
+            DuplicateOrderNumber,
+            ServiceTypeUnavailable,
+            ServiceOptionUnavailable,
+        ]
+        .into_iter()
+        .find(|c| c.code() as i64 == n)
+    }
+
     /// The HTTP status that carries the envelope: transport errors keep their own status, business
     /// errors come with 200, as the real service does.
     pub fn http_status(self) -> u16 {
@@ -138,12 +168,24 @@ pub struct ServiceError {
     /// What went wrong underneath (a database or I/O error with its own causes), for the log: the
     /// caller sees only the code and details.
     pub cause: Option<std::sync::Arc<dyn std::error::Error + Send + Sync>>,
+    /// An upstream label service's own failure, passed on as it gave it: its code, message and
+    /// retryable replace `code`'s in the envelope (`code` is the nearest of ours, for the desk's
+    /// own decisions).
+    pub relayed: Option<std::sync::Arc<Relayed>>,
+}
+
+/// What an upstream said of its failure (its details are the error's `details`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Relayed {
+    pub code: i64,
+    pub message: String,
+    pub retryable: bool,
 }
 
 /// Two failures are the same when the caller sees the same (the cause is only for the log).
 impl PartialEq for ServiceError {
     fn eq(&self, other: &Self) -> bool {
-        self.code == other.code && self.details == other.details
+        self.code == other.code && self.details == other.details && self.relayed == other.relayed
     }
 }
 impl Eq for ServiceError {}
@@ -160,6 +202,7 @@ impl ServiceError {
             code,
             details: Vec::new(),
             cause: None,
+            relayed: None,
         }
     }
 
@@ -171,7 +214,46 @@ impl ServiceError {
                 info: info.into(),
             }],
             cause: None,
+            relayed: None,
         }
+    }
+
+    /// An upstream service's failure as it gave it. Its HTTP status stays 200 (the envelope
+    /// carries the failure), whatever its code: the desk's caller was not refused by the desk.
+    pub fn relayed(code: i64, message: String, details: Vec<Detail>, retryable: bool) -> Self {
+        let ours = ErrorCode::of_number(code)
+            .filter(|c| c.http_status() == 200)
+            .unwrap_or(match retryable {
+                true => ErrorCode::InternalRetry,
+                false => ErrorCode::InvalidRequest,
+            });
+        ServiceError {
+            code: ours,
+            details,
+            cause: None,
+            relayed: Some(std::sync::Arc::new(Relayed {
+                code,
+                message,
+                retryable,
+            })),
+        }
+    }
+
+    /// The envelope's `meta.code`.
+    pub fn number(&self) -> i64 {
+        self.relayed.as_ref().map_or(self.code.code() as i64, |r| r.code)
+    }
+
+    /// The envelope's `meta.message`.
+    pub fn message(&self) -> &str {
+        self.relayed
+            .as_ref()
+            .map_or(self.code.message(), |r| r.message.as_str())
+    }
+
+    /// The envelope's `meta.retryable`: sending the same request again may succeed.
+    pub fn retryable(&self) -> bool {
+        self.relayed.as_ref().map_or(self.code.retryable(), |r| r.retryable)
     }
 
     pub fn invalid(path: impl Into<String>, info: impl Into<String>) -> Self {
@@ -203,20 +285,20 @@ impl ServiceError {
     /// The envelope's `meta` of this failure, typed (for records that carry a failure of their own).
     pub fn failure(&self) -> Failure {
         Failure {
-            code: self.code.code() as i64,
-            message: self.code.message().to_string(),
+            code: self.number(),
+            message: self.message().to_string(),
             details: self.details.clone(),
-            retryable: self.code.retryable(),
+            retryable: self.retryable(),
         }
     }
 
     /// The `meta` object of the envelope.
     pub fn meta(&self) -> serde_json::Value {
         serde_json::json!({
-            "code": self.code.code(),
-            "message": self.code.message(),
+            "code": self.number(),
+            "message": self.message(),
             "details": self.details,
-            "retryable": self.code.retryable(),
+            "retryable": self.retryable(),
         })
     }
 
@@ -228,7 +310,7 @@ impl ServiceError {
 
 impl std::fmt::Display for ServiceError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} {}", self.code.code(), self.code.message())?;
+        write!(f, "{} {}", self.number(), self.message())?;
         for d in &self.details {
             write!(f, " [{}: {}]", d.path, d.info)?;
         }
@@ -281,6 +363,7 @@ impl Problems {
                 code,
                 details: self.details,
                 cause: None,
+                relayed: None,
             }),
         }
     }

@@ -567,6 +567,10 @@ pub struct ShipperAccountSettings {
     /// The days the carrier collects (default Monday to Friday); default ship dates fall on them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub collection_days: Option<Vec<Weekday>>,
+    /// Who makes the account's labels: this desk (`self_print`, the default) or an upstream
+    /// label service. The upstream's API key is sealed and never answered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub connection: Option<crate::transport::AccountConnection>,
     /// How the close-out's data file reaches the carrier (none, SFTP, HTTPS or a folder). Its
     /// secrets are sealed and never answered.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -1,13 +1,60 @@
-//! How a manifest's data file reaches its carrier (`settings.manifest_transport` of a shipper
-//! account), and where it is on its way (`transmission` of a manifest record).
+//! How an account reaches its carrier: who makes its labels (`settings.connection`: this desk,
+//! or an upstream label service speaking this same `/v3`), how a manifest's data file reaches
+//! the carrier (`settings.manifest_transport`), and where that file is on its way
+//! (`transmission` of a manifest record).
 //!
-//! Secrets (an SFTP password or private key, an HTTPS Authorization header) are accepted in a
-//! request and never serialized: the service seals them apart from the settings and answers
-//! `*_set: true` instead.
+//! Secrets (an upstream's API key, an SFTP password or private key, an HTTPS Authorization
+//! header) are accepted in a request and never serialized: the service seals them apart from the
+//! settings and answers `*_set: true` instead.
 
 use crate::status::{TransmissionStatus, TransportKind};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+
+/// Who makes the account's labels, cancels, manifests and rates.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum AccountConnection {
+    /// This desk, from the carrier's number ranges (the default).
+    SelfPrint,
+    /// A remote label service speaking this same `/v3` interface (the real service, or another
+    /// Packdesk); what it makes is kept whole on this desk.
+    Upstream(UpstreamConnection),
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct UpstreamConnection {
+    /// The service's `/v3` address, e.g. `https://labels.example.com/v3` (http:// only to this
+    /// machine).
+    pub base_url: String,
+    /// Its `service-api-key` for this environment, write only: answered as `api_key_set`. Kept
+    /// when a change to the same service leaves it out.
+    #[serde(default, skip_serializing)]
+    pub api_key: Option<String>,
+    /// The account's id at the upstream.
+    pub shipper_account_id: String,
+    /// How long one call may take, seconds (default 30).
+    #[serde(default = "default_timeout_s")]
+    pub timeout_s: u64,
+    /// Answer only (ignored in a request).
+    #[serde(default)]
+    pub api_key_set: bool,
+}
+
+fn default_timeout_s() -> u64 {
+    30
+}
+
+impl AccountConnection {
+    /// The upstream, when the account has one.
+    pub fn upstream(&self) -> Option<&UpstreamConnection> {
+        match self {
+            AccountConnection::SelfPrint => None,
+            AccountConnection::Upstream(u) => Some(u),
+        }
+    }
+}
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -146,7 +193,7 @@ pub struct Transmission {
     pub next_attempt_at: Option<String>,
 }
 
-/// The answer of `POST /desk/shipper-accounts/{id}/test-transport`.
+/// The answer of `POST /desk/shipper-accounts/{id}/test-transport` and `.../test-connection`.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct TransportTest {

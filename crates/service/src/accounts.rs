@@ -9,7 +9,7 @@ use packdesk_carriers::{carrier, Carrier};
 use packdesk_model::error::Problems;
 use packdesk_model::record::{AccountStatus, Deleted, ShipperAccount, ShipperAccountList};
 use packdesk_model::request::*;
-use packdesk_model::transport::{ManifestTransport, TransportSecrets};
+use packdesk_model::transport::{AccountConnection, ManifestTransport, TransportSecrets, UpstreamConnection};
 use packdesk_model::{ErrorCode, ServiceError};
 use packdesk_store::accounts as table;
 use packdesk_store::accounts::AccountRow;
@@ -145,10 +145,7 @@ fn same_destination(old: &ManifestTransport, new: &ManifestTransport) -> bool {
         (ManifestTransport::Sftp(a), ManifestTransport::Sftp(b)) => {
             a.host == b.host && a.port == b.port && a.username == b.username
         }
-        (ManifestTransport::Https(a), ManifestTransport::Https(b)) => {
-            let origin = |u: &str| reqwest::Url::parse(u).ok().map(|u| u.origin().ascii_serialization());
-            origin(&a.url).is_some() && origin(&a.url) == origin(&b.url)
-        }
+        (ManifestTransport::Https(a), ManifestTransport::Https(b)) => same_origin(&a.url, &b.url),
         _ => false,
     }
 }
@@ -178,6 +175,91 @@ fn settle_transport(p: &mut Problems, t: &mut ManifestTransport, kept: Transport
     check_transport(p, t, &secrets);
     t.mark_secrets(&secrets);
     secrets
+}
+
+/// A service's web address: https (http only on this machine), without credentials in it (they
+/// would be shown and logged; `secret` names where they go instead). Whether it can be used.
+fn check_web_address(p: &mut Problems, path: &str, url: &str, example: &str, secret: &str) -> bool {
+    let Ok(u) = reqwest::Url::parse(url) else {
+        p.invalid(path, format!("a web address such as {example}"));
+        return false;
+    };
+    let mut usable = true;
+    if !u.username().is_empty() || u.password().is_some() {
+        usable = false;
+        p.invalid(
+            path,
+            format!(
+                "put no user name or password in the address (it would be shown and logged): give them as {secret}"
+            ),
+        );
+    }
+    let loopback = matches!(u.host_str(), Some("localhost" | "127.0.0.1" | "[::1]"));
+    if !(u.scheme() == "https" || (u.scheme() == "http" && loopback)) {
+        usable = false;
+        p.invalid(path, "must start with https:// (http:// only for this machine)");
+    }
+    usable
+}
+
+/// Whether two web addresses are the same service (scheme, host and port): only then is a secret
+/// set for one kept when a change leaves it out.
+fn same_origin(a: &str, b: &str) -> bool {
+    let origin = |u: &str| reqwest::Url::parse(u).ok().map(|u| u.origin().ascii_serialization());
+    origin(a).is_some() && origin(a) == origin(b)
+}
+
+/// Takes an upstream connection's API key out of it (the kept one where it gives none; `""` takes
+/// it away), checks the connection with it and marks it set: the key to seal.
+fn settle_connection(p: &mut Problems, c: &mut AccountConnection, kept: Option<String>) -> Option<String> {
+    let AccountConnection::Upstream(u) = c else {
+        return None;
+    };
+    let key = match u.api_key.take() {
+        Some(k) if k.is_empty() => None,
+        Some(k) => Some(k),
+        None => kept,
+    };
+    check_upstream(p, u, key.as_deref());
+    u.api_key_set = key.is_some();
+    key
+}
+
+/// The longest an upstream call may be given, seconds.
+const UPSTREAM_TIMEOUT_MAX: u64 = 300;
+
+fn check_upstream(p: &mut Problems, u: &UpstreamConnection, api_key: Option<&str>) {
+    let path = "settings.connection";
+    check_web_address(
+        p,
+        &format!("{path}.base_url"),
+        &u.base_url,
+        "https://labels.example.com/v3",
+        "the api_key",
+    );
+    if u.shipper_account_id.trim().is_empty() {
+        p.invalid(
+            format!("{path}.shipper_account_id"),
+            "the account's id at the upstream service is empty: fill it in",
+        );
+    }
+    match api_key {
+        None => p.invalid(
+            format!("{path}.api_key"),
+            "the upstream service's API key for this environment is needed: set it",
+        ),
+        Some(k) if k.chars().any(|c| c.is_control() || c == ' ') => p.invalid(
+            format!("{path}.api_key"),
+            "one word, without spaces or control characters",
+        ),
+        Some(_) => {}
+    }
+    if !(1..=UPSTREAM_TIMEOUT_MAX).contains(&u.timeout_s) {
+        p.invalid(
+            format!("{path}.timeout_s"),
+            format!("from 1 to {UPSTREAM_TIMEOUT_MAX} seconds (30 when not given)"),
+        );
+    }
 }
 
 /// A transport says where its data files go and how to reach it; `secrets` are what it will
@@ -230,25 +312,9 @@ fn check_transport(p: &mut Problems, t: &ManifestTransport, secrets: &TransportS
                 );
             }
         }
-        ManifestTransport::Https(h) => match reqwest::Url::parse(&h.url) {
-            Err(_) => p.invalid(
-                format!("{path}.url"),
-                "a web address such as https://edi.carrier.example/manifests",
-            ),
-            Ok(u) => {
-                if !u.username().is_empty() || u.password().is_some() {
-                    p.invalid(
-                        format!("{path}.url"),
-                        "put no user name or password in the address (it would be shown and logged): give the receiver's credentials as the Authorization header",
-                    );
-                }
-                let loopback = matches!(u.host_str(), Some("localhost" | "127.0.0.1" | "[::1]"));
-                if !(u.scheme() == "https" || (u.scheme() == "http" && loopback)) {
-                    p.invalid(
-                        format!("{path}.url"),
-                        "must start with https:// (http:// only for this machine)",
-                    );
-                }
+        ManifestTransport::Https(h) => {
+            let example = "https://edi.carrier.example/manifests";
+            if check_web_address(p, &format!("{path}.url"), &h.url, example, "the Authorization header") {
                 if let Some(pem) = &h.ca_certificate {
                     if reqwest::Certificate::from_pem(pem.as_bytes()).is_err() {
                         p.invalid(
@@ -265,7 +331,7 @@ fn check_transport(p: &mut Problems, t: &ManifestTransport, secrets: &TransportS
                     p.invalid(format!("{path}.authorization"), "one line, without control characters");
                 }
             }
-        },
+        }
         ManifestTransport::Folder(f) => {
             if !std::path::Path::new(&f.path).is_absolute() {
                 p.invalid(format!("{path}.path"), "a full path, such as /srv/carrier/outbox");
@@ -486,6 +552,10 @@ impl Service {
         if let Some(t) = settings.manifest_transport.as_mut() {
             secrets.manifest_transport = settle_transport(&mut p, t, TransportSecrets::default());
         }
+        if let Some(c) = settings.connection.as_mut() {
+            secrets.upstream_api_key = settle_connection(&mut p, c, None);
+        }
+        settings.connection = settings.connection.filter(|c| *c != AccountConnection::SelfPrint);
         p.into_result()?;
 
         let now = self.now_us();
@@ -669,6 +739,22 @@ impl Service {
                         transport_taken_away = true;
                     }
                     s.manifest_transport = Some(t).filter(|t| *t != ManifestTransport::None);
+                }
+                if let Some(c) = &new.connection {
+                    let mut c = c.clone();
+                    let mut secrets = self.account_secrets(row)?;
+                    let kept = match (&s.connection, &c) {
+                        (Some(AccountConnection::Upstream(a)), AccountConnection::Upstream(b))
+                            if same_origin(&a.base_url, &b.base_url) =>
+                        {
+                            secrets.upstream_api_key.clone()
+                        }
+                        // Another service never gets the old one's key.
+                        _ => None,
+                    };
+                    secrets.upstream_api_key = settle_connection(&mut p, &mut c, kept);
+                    row.secrets = Some(self.seal_secrets(&secrets)?);
+                    s.connection = Some(c).filter(|c| *c != AccountConnection::SelfPrint);
                 }
                 row.settings = serde_json::to_string(&s).map_err(ServiceError::internal)?;
             }

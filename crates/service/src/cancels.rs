@@ -1,5 +1,6 @@
 //! Cancel a label. Its tracking numbers stay issued (never reused); its order_number is free again.
-//! Async: the label is `cancelling` (no close-out takes it) until the job cancels it.
+//! Async: the label is `cancelling` (no close-out takes it) until the job cancels it. A label an
+//! upstream label service made is cancelled there first.
 
 use crate::jobs::{Job, JobKind};
 use crate::keys::Env;
@@ -92,6 +93,8 @@ impl Service {
                 Ok(record)
             });
         }
+        let label = self.store.read(|c| cancellable(c, env, &label_id))?;
+        self.cancel_upstream(&label)?;
         let now = self.now_us();
         // Check and change in one write transaction: a close-out cannot take the label meanwhile.
         self.store
@@ -119,6 +122,9 @@ impl Service {
     pub(crate) fn finish_cancel_label(&self, job: &Job) -> Result<(), ServiceError> {
         let req: CancelLabelRequest = job.request()?;
         let label_id = req.label.id;
+        if let Some(label) = self.store.read(|c| labels::get(c, job.env, &label_id))? {
+            self.cancel_upstream(&label)?;
+        }
         let now = self.now_us();
         self.store.write(|tx| {
             let label = labels::get_for_update(tx, job.env, &label_id)?
@@ -144,6 +150,28 @@ impl Service {
             )?;
             self.complete_job_in(tx, job, json!({"code": 200}), record, now)
         })
+    }
+
+    /// Cancels at its upstream a label an upstream made (nothing for one made here). One already
+    /// cancelled there is cancelled here too. The upstream's key is the label's: a cancel sent
+    /// again meets the first.
+    fn cancel_upstream(&self, label: &LabelRow) -> Result<(), ServiceError> {
+        let Some(upstream_id) = self.upstream_id(label.env, &label.id)? else {
+            return Ok(());
+        };
+        let account = self.account_row(label.env, &label.shipper_account_id, "label.id")?;
+        let Some(u) = self.upstream_of(&account)? else {
+            return Err(ServiceError::invalid(
+                "label.id",
+                "the label was made by an upstream label service, and its account is no longer connected to it: connect the account again to cancel it",
+            ));
+        };
+        let body = json!({"label": {"id": upstream_id}});
+        match u.post("/cancel-labels", &body, &u.key("cancel-labels", &upstream_id)) {
+            Ok(_) => Ok(()),
+            Err(e) if e.number() == ErrorCode::AlreadyCancelled.code() as i64 => Ok(()),
+            Err(e) => Err(e),
+        }
     }
 
     pub fn get_cancel_label(&self, env: Env, id: &str) -> Result<CancelLabel, ServiceError> {

@@ -283,7 +283,7 @@ impl Service {
             if self.job_done(&job.id) {
                 break;
             }
-            if err.code.retryable() && attempt < 2 {
+            if err.retryable() && attempt < 2 {
                 std::thread::sleep(std::time::Duration::from_millis(100 << attempt));
                 continue;
             }

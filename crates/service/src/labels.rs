@@ -4,6 +4,9 @@
 //! render the documents (outside any lock, so labels render in parallel); then one transaction
 //! registers the numbers, writes the label and its files. A number found issued already (an
 //! overlapping range) is skipped and the label is drawn again.
+//!
+//! An account served by an upstream label service (`crate::upstream`) is checked the same way;
+//! then the upstream makes the label, and its numbers and documents are written as ours are.
 
 use crate::accounts::{pool_ranges, settings_of, tracking_scope};
 use crate::allocator::Pool;
@@ -305,6 +308,25 @@ struct Draft<'a> {
     /// The desk order this label ships (marked shipped in the label's own transaction), and
     /// whether it may have shipped before.
     ships_order: Option<(String, bool)>,
+    /// The upstream label service that makes it (none: this desk does).
+    upstream: Option<crate::upstream::UpstreamAccount>,
+    /// The caller's `Idempotency-Key`, from which the upstream's is derived.
+    request_key: Option<&'a str>,
+}
+
+/// A label's content, whoever made it: its numbers (and, made here, their serials), documents
+/// and rate.
+struct Made {
+    id: String,
+    serials: Vec<u64>,
+    numbers: Vec<String>,
+    /// (kind, file_type, paper_size, bytes) of every document.
+    documents: Vec<(String, String, String, Vec<u8>)>,
+    rate: Option<RateEntry>,
+    /// The ship date the label carries (an upstream may have chosen its own).
+    ship_date: String,
+    /// The label's id at the upstream that made it.
+    upstream_id: Option<String>,
 }
 
 impl Draft<'_> {
@@ -424,7 +446,7 @@ impl Draft<'_> {
     }
 
     /// (kind, file_type, paper_size, bytes) of every document of the label.
-    fn render(&self, numbers: &[String], label_id: &str) -> Vec<(&'static str, &'static str, &'static str, Vec<u8>)> {
+    fn render(&self, numbers: &[String], label_id: &str) -> Vec<(String, String, String, Vec<u8>)> {
         let pages = self.label_pages(numbers);
         let mut files = Vec::new();
         match self.file_type {
@@ -493,6 +515,9 @@ impl Draft<'_> {
             files.push(("customs_declaration", "pdf", "a4", render_customs_pdf(&doc)));
         }
         files
+            .into_iter()
+            .map(|(kind, file_type, paper, bytes)| (kind.into(), file_type.into(), paper.into(), bytes))
+            .collect()
     }
 }
 
@@ -500,7 +525,19 @@ impl Service {
     /// Creates a label now, or (with `async: true`) accepts it in status `creating` and lets a
     /// worker create it.
     pub fn create_label(&self, env: Env, req: LabelRequest) -> Result<Reply<Label>, ServiceError> {
-        let draft = self.prepare_label(env, &req, None, None)?;
+        self.create_label_keyed(env, req, None)
+    }
+
+    /// `create_label` for a request that came with an `Idempotency-Key` (an upstream gets one
+    /// derived from it).
+    pub fn create_label_keyed(
+        &self,
+        env: Env,
+        req: LabelRequest,
+        key: Option<&str>,
+    ) -> Result<Reply<Label>, ServiceError> {
+        let mut draft = self.prepare_label(env, &req, None, None)?;
+        draft.request_key = key;
         if req.is_async {
             // The job keeps the ship date of the day it was accepted, whenever it runs.
             let mut stored = req.clone();
@@ -573,7 +610,9 @@ impl Service {
         let cod = options.iter().any(|o| o.variant() == "cod");
         let pool = c.pool_for(cod, to);
         let ranges = pool_ranges(env, &settings, pool);
-        if ranges.is_empty() {
+        let upstream = self.upstream_of(&account)?;
+        // An upstream draws its own numbers: the account needs no ranges here.
+        if ranges.is_empty() && upstream.is_none() {
             let none = Pool {
                 account: &account.description,
                 pool: &pool.name,
@@ -598,6 +637,8 @@ impl Service {
             pool: &pool.name,
             scope,
             ships_order,
+            upstream,
+            request_key: None,
         })
     }
 
@@ -616,8 +657,16 @@ impl Service {
         serde_json::from_value(label).map_err(ServiceError::internal)
     }
 
-    /// Draws the label's tracking numbers and writes it (retrying past numbers issued elsewhere).
+    /// Draws the label's tracking numbers and writes it (retrying past numbers issued elsewhere),
+    /// or has its upstream make it.
     fn produce_label(&self, draft: &Draft, job: Option<&Job>) -> Result<Value, ServiceError> {
+        // An async label keeps the id it was accepted with.
+        let id = job
+            .map(|j| j.id.clone())
+            .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
+        if let Some(u) = &draft.upstream {
+            return self.produce_upstream(draft, u, id, job);
+        }
         let count = draft.req.shipment.parcels.len() as u64;
         let scope = &draft.scope;
         for _ in 0..16 {
@@ -628,7 +677,16 @@ impl Service {
             };
             let serials = self.reserve_serials(scope, count, pool)?;
             let numbers: Vec<String> = serials.iter().map(|s| tracking::format(draft.scheme, *s)).collect();
-            match self.write_label(draft, &serials, &numbers, job) {
+            let made = Made {
+                documents: draft.render(&numbers, &id),
+                id: id.clone(),
+                serials,
+                numbers,
+                rate: Some(draft.rate.clone()),
+                ship_date: draft.ship_date.to_string(),
+                upstream_id: None,
+            };
+            match self.write_label(draft, &made, job) {
                 Ok(v) => return Ok(v),
                 Err(WriteError::Taken(serial)) => self.allocator.skip_past(scope, serial),
                 Err(WriteError::Service(e)) => return Err(e),
@@ -743,31 +801,108 @@ impl Service {
         Ok(())
     }
 
-    fn write_label(
+    /// The upstream makes the label (its key derived from the caller's, or from the label's id);
+    /// the desk downloads its documents and writes it as its own. A label the desk then fails to
+    /// write is cancelled upstream (nothing half-saved on either side).
+    fn produce_upstream(
         &self,
-        d: &Draft,
-        serials: &[u64],
-        numbers: &[String],
+        draft: &Draft,
+        u: &crate::upstream::UpstreamAccount,
+        id: String,
         job: Option<&Job>,
-    ) -> Result<Value, WriteError> {
-        let id = job
-            .map(|j| j.id.clone())
-            .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
+    ) -> Result<Value, ServiceError> {
+        let key = u.key("labels", draft.request_key.unwrap_or(&id));
+        let mut body = serde_json::to_value(draft.req).map_err(ServiceError::internal)?;
+        body["shipper_account"] = json!({"id": u.account_id});
+        // The desk's job is the asynchronous part; the upstream answers at once.
+        if let Some(b) = body.as_object_mut() {
+            b.remove("async");
+        }
+        let made: Label = u.read(u.post("/labels", &body, &key)?, "label")?;
+        if made.status != LabelStatus::Created {
+            return Err(ServiceError::at(
+                ErrorCode::InternalRetry,
+                "shipper_account.id",
+                format!(
+                    "the upstream label service {} answered the label in status {} instead of making it: try again",
+                    u.base_url, made.status
+                ),
+            ));
+        }
+        let files = made.files.clone().unwrap_or_default();
+        let mut documents = Vec::new();
+        for (kind, f) in [
+            ("label", &files.label),
+            ("invoice", &files.invoice),
+            ("customs_declaration", &files.customs_declaration),
+        ] {
+            if let Some(f) = f {
+                documents.push((
+                    kind.to_string(),
+                    f.file_type.clone(),
+                    f.paper_size.clone(),
+                    u.download(&f.url)?,
+                ));
+            }
+        }
+        let mine = Made {
+            id,
+            serials: Vec::new(),
+            numbers: made.tracking_numbers.clone(),
+            documents,
+            // The rate names this desk's account, not the upstream's.
+            rate: made.rate.clone().map(|mut r| {
+                r.shipper_account = draft.rate.shipper_account.clone();
+                r
+            }),
+            ship_date: made.ship_date.clone(),
+            upstream_id: Some(made.id.clone()),
+        };
+        match self.write_label(draft, &mine, job) {
+            Ok(v) => Ok(v),
+            Err(e) => {
+                let e = match e {
+                    WriteError::Service(e) => e,
+                    WriteError::Taken(_) => ServiceError::at(
+                        ErrorCode::InternalRetry,
+                        "shipper_account.id",
+                        format!(
+                            "the upstream label service {} gave tracking numbers ({}) that another label on this desk has",
+                            u.base_url,
+                            made.tracking_numbers.join(", ")
+                        ),
+                    ),
+                };
+                let undo = u.post(
+                    "/cancel-labels",
+                    &json!({"label": {"id": made.id}}),
+                    &u.key("cancel-labels", &made.id),
+                );
+                if let Err(c) = undo {
+                    tracing::error!(upstream_label = %made.id, error = %c.chain(), "a label made upstream could not be kept here nor cancelled there");
+                }
+                Err(e)
+            }
+        }
+    }
+
+    fn write_label(&self, d: &Draft, made: &Made, job: Option<&Job>) -> Result<Value, WriteError> {
+        let id = made.id.clone();
         let _span = tracing::debug_span!("label", label_id = %id).entered();
-        let rendered = d.render(numbers, &id);
+        let numbers = &made.numbers;
         let now = self.now_us();
         // An async label keeps the time it was accepted as its created_at.
         let created = job.map(|j| j.accepted_at).unwrap_or(now);
         let mut files = LabelFiles::default();
         let mut rows = Vec::new();
-        for (kind, file_type, paper, bytes) in rendered {
+        for (kind, file_type, paper, bytes) in &made.documents {
             let file_id = uuid::Uuid::new_v4().to_string();
             let r = Some(FileRef {
-                paper_size: paper.into(),
+                paper_size: paper.clone(),
                 url: Service::file_path(&file_id),
-                file_type: file_type.into(),
+                file_type: file_type.clone(),
             });
-            match kind {
+            match kind.as_str() {
                 "label" => files.label = r,
                 "invoice" => files.invoice = r,
                 _ => files.customs_declaration = r,
@@ -776,22 +911,23 @@ impl Service {
                 id: file_id,
                 env: d.env,
                 owner_id: id.clone(),
-                kind: kind.into(),
-                file_type: file_type.into(),
-                paper_size: paper.into(),
-                bytes,
+                kind: kind.clone(),
+                file_type: file_type.clone(),
+                paper_size: paper.clone(),
+                bytes: bytes.clone(),
                 created_at: now,
             });
         }
-        let record = d.record(
+        let mut record = d.record(
             &id,
             LabelStatus::Created,
             numbers,
             Some(files),
-            Some(d.rate.clone()),
+            made.rate.clone(),
             created,
             now,
         );
+        record.ship_date = made.ship_date.clone();
         let mut record_json = serde_json::to_value(&record).map_err(ServiceError::internal)?;
         let row = LabelRow {
             id: id.clone(),
@@ -803,17 +939,17 @@ impl Service {
             manifest_id: None,
             request: serde_json::to_string(d.req).map_err(ServiceError::internal)?,
             record: record_json.to_string(),
-            ship_date: d.ship_date.to_string(),
+            ship_date: made.ship_date.clone(),
             service_type: d.req.service_type.clone(),
             weight_kg: d.weight_kg(),
             created_at: created,
             updated_at: now,
         };
-        let made = MadeLabel {
+        let label = MadeLabel {
             row: &row,
             slug: &d.account.slug,
             scope: &d.scope,
-            serials,
+            serials: &made.serials,
             numbers,
             files: &rows,
             completes: job.is_some(),
@@ -824,7 +960,10 @@ impl Service {
             if let Some((order_id, again)) = &d.ships_order {
                 self.mark_order_shipped(tx, d.env, order_id, &id, numbers, *again, now)?;
             }
-            table::write_made(tx, &made)?;
+            table::write_made(tx, &label)?;
+            if let Some(upstream_id) = &made.upstream_id {
+                packdesk_store::upstream_refs::insert(tx, d.env, &id, upstream_id)?;
+            }
             if let Some(job) = job {
                 self.complete_job_in(tx, job, json!({"code": 200}), record_json.clone(), now)?;
             }

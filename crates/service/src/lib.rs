@@ -34,6 +34,7 @@ pub mod shipping;
 pub mod status;
 pub mod transmissions;
 pub mod updates;
+pub mod upstream;
 pub mod validate;
 pub mod vault;
 pub mod webhooks;

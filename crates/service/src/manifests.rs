@@ -248,7 +248,18 @@ fn file_ref(file_id: &str, file_type: &str) -> Option<FileRef> {
 
 impl Service {
     pub fn create_manifest(&self, env: Env, req: ManifestRequest) -> Result<Reply<Manifest>, ServiceError> {
-        let mut reply: Reply<Manifest> = self.create_manifest_json(env, req)?.typed()?;
+        self.create_manifest_keyed(env, req, None)
+    }
+
+    /// `create_manifest` for a request that came with an `Idempotency-Key` (an upstream gets one
+    /// derived from it).
+    pub fn create_manifest_keyed(
+        &self,
+        env: Env,
+        req: ManifestRequest,
+        key: Option<&str>,
+    ) -> Result<Reply<Manifest>, ServiceError> {
+        let mut reply: Reply<Manifest> = self.create_manifest_json(env, req, key)?.typed()?;
         if reply.outcome == crate::reply::Outcome::Done {
             self.transmit_bell.ring();
             self.with_transmissions(env, std::slice::from_mut(&mut reply.data))?;
@@ -258,7 +269,7 @@ impl Service {
 
     /// Closes out an account now, or (async) puts its labels in a `manifesting` manifest that a
     /// worker completes.
-    fn create_manifest_json(&self, env: Env, req: ManifestRequest) -> Result<Reply, ServiceError> {
+    fn create_manifest_json(&self, env: Env, req: ManifestRequest, key: Option<&str>) -> Result<Reply, ServiceError> {
         let account = self.account_row(env, &req.shipper_account.id, "shipper_account.id")?;
         let manifest_id = uuid::Uuid::new_v4().to_string();
         let today = self.account_today(&account);
@@ -289,20 +300,63 @@ impl Service {
                 },
             );
         }
+        // An upstream closes out first, the labels chosen now; the desk then closes out exactly
+        // those (a label made meanwhile waits for the next manifest, here as there).
+        let mut label_ids = req.label_ids.clone();
+        let mut upstream_id = None;
+        if let Some(u) = self.upstream_of(&account)? {
+            let chosen = self
+                .store
+                .write(|tx| choose_labels(tx, env, &account, &req.label_ids, today))?;
+            upstream_id = self.close_out_upstream(&u, &chosen, key.unwrap_or(&manifest_id))?;
+            label_ids = Some(chosen.into_iter().map(|l| l.id).collect());
+        }
         self.store
             .write(|tx| {
                 let now = self.now_us();
-                let chosen = choose_labels(tx, env, &account, &req.label_ids, today)?;
-                self.close_out(tx, env, &account, &manifest_id, &chosen, now, None)
+                let chosen = choose_labels(tx, env, &account, &label_ids, today)?;
+                let record = self.close_out(tx, env, &account, &manifest_id, &chosen, now, None)?;
+                if let Some(upstream_id) = &upstream_id {
+                    packdesk_store::upstream_refs::insert(tx, env, &manifest_id, upstream_id)?;
+                }
+                Ok(record)
             })
             .map(Reply::done)
+    }
+
+    /// Closes out at the upstream the labels of `chosen` it made (none: no call), keyed by
+    /// `request` (the caller's key, or the manifest's id); answers the upstream's manifest id.
+    fn close_out_upstream(
+        &self,
+        u: &crate::upstream::UpstreamAccount,
+        chosen: &[LabelRow],
+        request: &str,
+    ) -> Result<Option<String>, ServiceError> {
+        let mut ids = Vec::new();
+        for l in chosen {
+            ids.extend(self.upstream_id(l.env, &l.id)?);
+        }
+        if ids.is_empty() {
+            return Ok(None);
+        }
+        let body = json!({"shipper_account": {"id": u.account_id}, "label_ids": ids});
+        let made: Manifest = u.read(u.post("/manifests", &body, &u.key("manifests", request))?, "manifest")?;
+        Ok(Some(made.id))
     }
 
     /// Completes an async close-out (a worker runs this).
     pub(crate) fn finish_manifest(&self, job: &Job) -> Result<(), ServiceError> {
         let req: ManifestRequest = job.request()?;
         let account = self.account_row(job.env, &req.shipper_account.id, "shipper_account.id")?;
+        let mut upstream_id = None;
+        if let Some(u) = self.upstream_of(&account)? {
+            let chosen = self.store.read(|c| labels::of_manifest(c, &job.id))?;
+            upstream_id = self.close_out_upstream(&u, &chosen, &job.id)?;
+        }
         self.store.write(|tx| {
+            if let Some(upstream_id) = &upstream_id {
+                packdesk_store::upstream_refs::insert(tx, job.env, &job.id, upstream_id)?;
+            }
             let chosen = labels::of_manifest(tx, &job.id)?;
             if chosen.is_empty() {
                 return Err(ServiceError::at(

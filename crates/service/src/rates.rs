@@ -1,6 +1,7 @@
 //! Rates: every service of every shipper account asked, priced by the carrier's rate card. An
 //! account that cannot rate (unknown, disabled, no service on that route) gets a null entry with
-//! its reason, and the answer carries meta 4713.
+//! its reason, and the answer carries meta 4713. An account served by an upstream label service
+//! is rated there.
 
 use crate::jobs::{Job, JobKind};
 use crate::keys::Env;
@@ -138,6 +139,25 @@ impl Service {
                 );
                 continue;
             }
+            if let Some(u) = self.upstream_of(&row)? {
+                match self.rate_upstream(&u, &row, req, id) {
+                    Ok(got) if !got.is_empty() => entries.extend(got),
+                    Ok(_) => fail(
+                        &mut entries,
+                        failed(&row.id, &row.slug, &row.description),
+                        format!("no service of {} for this shipment at {}", row.id, u.base_url),
+                    ),
+                    Err(e) => {
+                        let why: Vec<String> = e.details.iter().map(|d| d.info.clone()).collect();
+                        let why = match why.is_empty() {
+                            true => e.message().to_string(),
+                            false => why.join("; "),
+                        };
+                        fail(&mut entries, failed(&row.id, &row.slug, &row.description), why)
+                    }
+                }
+                continue;
+            }
             let Some(c) = carrier(&row.slug) else { continue };
             let tz: chrono_tz::Tz = row.timezone.parse().unwrap_or(chrono_tz::UTC);
             let ship_date = req
@@ -189,6 +209,40 @@ impl Service {
             }
         })?;
         Ok(reply)
+    }
+
+    /// The rates the upstream gives for the account (its entries that are rates; a failed one
+    /// says nothing this desk can use), each naming this desk's account.
+    fn rate_upstream(
+        &self,
+        u: &crate::upstream::UpstreamAccount,
+        row: &packdesk_store::accounts::AccountRow,
+        req: &RatesRequest,
+        record_id: &str,
+    ) -> Result<Vec<RateEntry>, ServiceError> {
+        let mut body = json!({
+            "shipper_accounts": [{"id": u.account_id}],
+            "shipment": req.shipment,
+        });
+        if let Some(d) = &req.ship_date {
+            body["ship_date"] = json!(d);
+        }
+        // Keyed by the desk's rate record: a job run again asks once.
+        let key = u.key("rates", record_id);
+        let record: RateRecord = u.read(u.post("/rates", &body, &key)?, "rate")?;
+        Ok(record
+            .rates
+            .into_iter()
+            .filter(|r| r.service_type.is_some())
+            .map(|mut r| {
+                r.shipper_account = AccountRefDescribed {
+                    id: row.id.clone(),
+                    slug: row.slug.clone(),
+                    description: row.description.clone(),
+                };
+                r
+            })
+            .collect())
     }
 
     pub fn get_rate(&self, env: Env, id: &str) -> Result<RateRecord, ServiceError> {

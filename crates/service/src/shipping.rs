@@ -400,7 +400,7 @@ fn plain(e: &ServiceError) -> String {
         })
         .collect();
     match parts.is_empty() {
-        true => e.code.message().to_string(),
+        true => e.message().to_string(),
         false => parts.join("; "),
     }
 }
@@ -548,7 +548,7 @@ impl Service {
                     info: None,
                 },
             ),
-            Err(e) if e.code.retryable() => Err(e),
+            Err(e) if e.retryable() => Err(e),
             Err(e) => self.fail_ship_order(job, &e),
         }
     }

@@ -60,6 +60,9 @@ impl TransmitBell {
 pub(crate) struct AccountSecrets {
     #[serde(default)]
     pub manifest_transport: TransportSecrets,
+    /// The upstream label service's API key (`settings.connection`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub upstream_api_key: Option<String>,
 }
 
 /// The delay after the `failures`-th failed attempt in a row: the webhooks' schedule (30 s,

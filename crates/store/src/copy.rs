@@ -34,6 +34,7 @@ const TABLES: &[&str] = &[
     "webhook_attempts",
     "transmissions",
     "transmission_attempts",
+    "upstream_refs",
     "printers",
     "print_profiles",
     "print_jobs",

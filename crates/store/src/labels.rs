@@ -132,9 +132,10 @@ pub fn write_made(c: &mut Tx<'_>, m: &MadeLabel) -> Result<(), InsertError> {
         return write_made_in_one_statement(client, desk, m);
     }
     let l = m.row;
-    for (serial, number) in m.serials.iter().zip(m.numbers) {
+    // Every number is registered: a label made upstream has numbers and no serials of ours.
+    for (i, number) in m.numbers.iter().enumerate() {
         if !crate::tracking::register(c, l.env, m.slug, number, &l.id)? {
-            return Err(InsertError::NumberTaken(*serial));
+            return Err(InsertError::NumberTaken(m.serials.get(i).copied().unwrap_or(0)));
         }
     }
     if let Some(last) = m.serials.last() {

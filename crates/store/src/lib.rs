@@ -24,6 +24,7 @@ pub mod records;
 pub mod sql;
 pub mod tracking;
 pub mod transmissions;
+pub mod upstream_refs;
 pub mod webhooks;
 
 use packdesk_model::{ErrorCode, ServiceError};

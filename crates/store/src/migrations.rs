@@ -642,6 +642,17 @@ const MIGRATIONS: &[&[Step]] = &[
     );
     "#,
     )],
+    // 11: what an upstream label service calls a label or manifest this desk keeps (an account
+    // whose `connection` is upstream): its cancel and close-out name it there.
+    &[Step::Both(
+        r#"
+    CREATE TABLE upstream_refs (
+        id TEXT PRIMARY KEY,
+        env TEXT NOT NULL,
+        upstream_id TEXT NOT NULL
+    );
+    "#,
+    )],
 ];
 
 /// The schema version this build writes.

@@ -23,3 +23,4 @@ mod robustness;
 mod scale;
 mod shipping;
 mod transmissions;
+mod upstream;
