@@ -173,6 +173,8 @@ export const api = {
   history: (q: ListQuery) => call('get', '/desk/history', { query: q }),
   testTransport: (accountId: string) =>
     call('post', '/desk/shipper-accounts/{id}/test-transport', { path: { id: accountId } }),
+  testConnection: (accountId: string) =>
+    call('post', '/desk/shipper-accounts/{id}/test-connection', { path: { id: accountId } }),
   transmitManifest: (id: string) => call('post', '/desk/manifests/{id}/transmit', { path: { id } }),
   shipDate: (accountId: string) => call('get', '/desk/shipper-accounts/{id}/ship-date', { path: { id: accountId } }),
   orders: (q: ListQuery) => call('get', '/desk/orders', { query: q }),

@@ -12,6 +12,7 @@ export type ShipperAccountCreate = Schemas['ShipperAccountCreate'];
 export type ShipperAccountSettingsUpdate = Schemas['ShipperAccountSettingsUpdate'];
 export type ShipperAccountCredentialsUpdate = Schemas['ShipperAccountCredentialsUpdate'];
 export type ManifestTransport = Schemas['ManifestTransport'];
+export type AccountConnection = Schemas['AccountConnection'];
 export type Transmission = Schemas['Transmission'];
 export type Label = Schemas['Label'];
 export type LabelList = Schemas['LabelList'];

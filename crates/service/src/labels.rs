@@ -327,6 +327,10 @@ struct Made {
     ship_date: String,
     /// The label's id at the upstream that made it.
     upstream_id: Option<String>,
+    /// Whose numbers they are, each issued once: the carrier's slug for numbers drawn here; for
+    /// an upstream's, the slug at that upstream (its numbers may coincide with this desk's own
+    /// ranges, as sandbox sample ranges do, and are still found by number).
+    issuer: String,
 }
 
 impl Draft<'_> {
@@ -685,6 +689,7 @@ impl Service {
                 rate: Some(draft.rate.clone()),
                 ship_date: draft.ship_date.to_string(),
                 upstream_id: None,
+                issuer: draft.account.slug.clone(),
             };
             match self.write_label(draft, &made, job) {
                 Ok(v) => return Ok(v),
@@ -857,6 +862,7 @@ impl Service {
             }),
             ship_date: made.ship_date.clone(),
             upstream_id: Some(made.id.clone()),
+            issuer: format!("{}@{}", draft.account.slug, u.base_url),
         };
         match self.write_label(draft, &mine, job) {
             Ok(v) => Ok(v),
@@ -867,7 +873,7 @@ impl Service {
                         ErrorCode::InternalRetry,
                         "shipper_account.id",
                         format!(
-                            "the upstream label service {} gave tracking numbers ({}) that another label on this desk has",
+                            "the upstream label service {} gave tracking numbers ({}) it gave another label of this desk before",
                             u.base_url,
                             made.tracking_numbers.join(", ")
                         ),
@@ -947,7 +953,7 @@ impl Service {
         };
         let label = MadeLabel {
             row: &row,
-            slug: &d.account.slug,
+            slug: &made.issuer,
             scope: &d.scope,
             serials: &made.serials,
             numbers,

@@ -113,7 +113,8 @@ fn storable<'t>(c: &Tx<'_>, text: &'t str) -> Cow<'t, str> {
 /// document files, written whole by `write_made`.
 pub struct MadeLabel<'a> {
     pub row: &'a LabelRow,
-    /// The carrier whose numbers these are (numbers are unique per environment and carrier).
+    /// Who issued the numbers: the carrier's slug (numbers are unique per environment and
+    /// issuer), `<slug>@<upstream address>` for an upstream label service's.
     pub slug: &'a str,
     /// The range the serials came from.
     pub scope: &'a str,

@@ -71,9 +71,21 @@ fn a_label_made_at_the_desk_is_made_upstream_and_kept_whole_at_the_desk() {
     assert_eq!(test["ok"], true, "{test}");
     assert!(test["message"].as_str().unwrap().contains("Connected to"), "{test}");
 
+    // The desk's own Yodel account draws the same sandbox sample range as the upstream's: the
+    // upstream's numbers are its own, and both labels are kept.
+    let own = yodel_account(&desk);
+    let mine = desk.sandbox_ok("POST", "/v3/labels", Some(&yodel_label(&own, 1)));
+
     let label = desk.sandbox_ok("POST", "/v3/labels", Some(&yodel_label(&account, 2)));
     let numbers = tracking_numbers(&label);
     assert_eq!(numbers.len(), 2);
+    assert!(
+        numbers.contains(&tracking_numbers(&mine)[0]),
+        "the same sample numbers: {numbers:?}"
+    );
+    // Found by number: the desk's own and the upstream's.
+    let found = desk.sandbox_ok("GET", &format!("/v3/labels?tracking_numbers={}", numbers[0]), None);
+    assert_eq!(found["labels"].as_array().map(Vec::len), Some(2), "{found}");
     assert_eq!(
         label["shipper_account"]["id"], account,
         "the desk's record names the desk's account"
