@@ -647,15 +647,18 @@ impl Service {
     }
 
     /// Makes the label of a desk order: the same path as `create_label` (synchronous), with the
-    /// order marked shipped in the label's transaction, so a crash leaves both or neither.
+    /// order marked shipped in the label's transaction, so a crash leaves both or neither. `key`
+    /// names this shipment of the order (an upstream's key is derived from it).
     pub(crate) fn create_label_for_order(
         &self,
         env: Env,
         req: &LabelRequest,
         order_id: &str,
         again: bool,
+        key: &str,
     ) -> Result<Label, ServiceError> {
-        let draft = self.prepare_label(env, req, None, Some((order_id.to_string(), again)))?;
+        let mut draft = self.prepare_label(env, req, None, Some((order_id.to_string(), again)))?;
+        draft.request_key = Some(key);
         let label = self.produce_label(&draft, None)?;
         self.auto_print_label(env, label["id"].as_str().unwrap_or_default());
         serde_json::from_value(label).map_err(ServiceError::internal)

@@ -182,7 +182,10 @@ impl Service {
         };
         let mut label_req = self.label_request(env, &order, preset, &by, req.parcels)?;
         label_req.postal_code_override = req.postal_code_override;
-        let label = self.create_label_for_order(env, &label_req, &order.id, req.again)?;
+        // An upstream's key for this shipment of the order: a scan sent again after its timeout
+        // meets the label made meanwhile; shipping it again ("again") is another.
+        let key = format!("order:{}:{}", order.id, order.label_ids.len());
+        let label = self.create_label_for_order(env, &label_req, &order.id, req.again, &key)?;
         self.packing_slip(env, &order, &label, &label_req)?;
         let label = self.get_label(env, &label.id)?;
         let order = self.stored_order(env, id)?;

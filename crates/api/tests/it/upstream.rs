@@ -342,3 +342,37 @@ fn an_async_label_is_made_upstream_inside_its_job() {
     assert_eq!(there.len(), 1);
     assert_eq!(tracking_numbers(&there[0]), tracking_numbers(&label));
 }
+
+#[test]
+fn an_order_shipped_at_the_desk_again_after_a_timeout_buys_one_label_upstream() {
+    let upstream = Server::start();
+    let desk = Server::start();
+    let slow = Arc::new(AtomicBool::new(true));
+    let via = relay(upstream.base.clone(), slow.clone(), Duration::from_secs(3));
+    let (account, remote) = connected_account(&desk, &upstream, &via, 1);
+    let preset = json!({"name": "UK", "shipper_account": {"id": account}, "service_type": "yodel_std",
+        "ship_from": address("Sender Co", "GBR", "E16 2AA"), "is_default": true});
+    desk.sandbox_ok("POST", "/desk/presets", Some(&preset));
+    let saved = desk.sandbox_ok(
+        "POST",
+        "/desk/orders",
+        Some(&json!({"order_number": "SO-1", "ship_to": address("Jane Doe", "GBR", "M1 1AE"), "weight": {"value": 1, "unit": "kg"}})),
+    );
+    let id = saved["orders"][0]["id"].as_str().unwrap().to_string();
+    let ship = || desk.call("POST", &format!("/desk/orders/{id}/ship"), &desk.sandbox, Some(&json!({}))).1;
+
+    let first = ship();
+    assert_eq!(first["meta"]["retryable"], true, "{first}");
+    let order = desk.sandbox_ok("GET", &format!("/desk/orders/{id}"), None);
+    assert_eq!(order["status"], "open", "not shipped while the upstream did not answer");
+    std::thread::sleep(Duration::from_millis(500));
+    slow.store(false, Ordering::SeqCst);
+    // The packer scans it again: the label the upstream made meanwhile, not a second one.
+    let second = ship();
+    assert_eq!(second["meta"]["code"], 200, "{second}");
+    let there = labels_of(&upstream, &remote);
+    assert_eq!(there.len(), 1, "one label upstream: {there:?}");
+    assert_eq!(tracking_numbers(&second["data"]["label"]), tracking_numbers(&there[0]));
+    let order = desk.sandbox_ok("GET", &format!("/desk/orders/{id}"), None);
+    assert_eq!(order["status"], "shipped", "{order}");
+}
