@@ -1,5 +1,7 @@
-// The one client of the embedded server. Same origin as the page; the desk's key comes from
-// /ui/session (answered to this machine only). Every failure is the service's envelope.
+// The one client of the embedded server. Same origin as the page. The page never holds an API
+// key: it works with a session token from /ui/session (sign-in off: the desk's own session) or
+// /ui/sign-in (an operator's badge and PIN), sent as `Authorization: Bearer`, and kept in the
+// tab's sessionStorage so a reload stays signed in. Every failure is the service's envelope.
 
 import type * as T from './types';
 import type { components, paths } from './generated/openapi';
@@ -13,30 +15,89 @@ export class ApiError extends Error {
   }
 }
 
-let key = '';
-let env: 'sandbox' | 'live' = 'sandbox';
-let session: {
-  keys: Record<string, string>;
-  data_dir: string;
-  log_dir: string;
-  desktop_app: boolean;
-  vault_key: T.VaultKeyPlace | null;
-} = {
-  keys: {},
+type Env = 'sandbox' | 'live';
+export type Operator = components['schemas']['OperatorRef'];
+type SignedIn = components['schemas']['SignedIn'];
+
+let token = sessionStorage.getItem('packdesk.token') ?? '';
+let env: Env = 'sandbox';
+let operator: Operator | null = null;
+let desk = {
+  sign_in_required: false,
+  idle_sign_out_minutes: 15,
   data_dir: '',
   log_dir: '',
   desktop_app: false,
-  vault_key: null,
+  vault_key: null as T.VaultKeyPlace | null,
 };
 
-export async function startSession(want?: 'sandbox' | 'live'): Promise<'sandbox' | 'live'> {
-  const r = await fetch('/ui/session' satisfies keyof paths);
-  const s = await r.json();
-  session = s.data;
-  env = want ?? (localStorage.getItem('packdesk.env') as 'sandbox' | 'live') ?? 'sandbox';
-  if (env !== 'live' && env !== 'sandbox') env = 'sandbox';
-  key = s.data.keys[env];
+/** Called when the session ends under the page (signed out elsewhere, idle, the desk restarted). */
+let onSessionEnded: () => void = () => {};
+export function whenSessionEnds(f: () => void) {
+  onSessionEnded = f;
+}
+
+function keep(s: SignedIn) {
+  token = s.token;
+  env = s.environment as Env;
+  operator = s.operator;
+  sessionStorage.setItem('packdesk.token', token);
   localStorage.setItem('packdesk.env', env);
+}
+
+function forget() {
+  token = '';
+  operator = null;
+  sessionStorage.removeItem('packdesk.token');
+}
+
+/** The environment a new session starts in: the one this desk used last. */
+function remembered(): Env {
+  const e = localStorage.getItem('packdesk.env');
+  return e === 'live' ? 'live' : 'sandbox';
+}
+
+/** Opens the page's session: answers whether it has one (else an operator must sign in). */
+export async function startSession(): Promise<boolean> {
+  const r = await fetch(`/ui/session?environment=${remembered()}`, { headers: token ? { authorization: `Bearer ${token}` } : {} });
+  const v = await r.json();
+  if (v.meta?.code !== 200) throw new ApiError(v.meta?.code, v.meta?.message ?? 'error', v.meta?.details ?? []);
+  const { session, ...rest } = v.data;
+  desk = rest;
+  if (session) keep(session);
+  else forget();
+  return !!session;
+}
+
+/** Signs an operator in by the badge's code (and PIN). */
+export async function signIn(code: string, pin?: string): Promise<Operator> {
+  const r = await fetch(`/ui/sign-in?environment=${remembered()}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ code, pin: pin || undefined }),
+  });
+  const v = await r.json();
+  if (v.meta?.code !== 200) throw new ApiError(v.meta?.code, v.meta?.message ?? 'error', v.meta?.details ?? []);
+  keep(v.data);
+  return v.data.operator;
+}
+
+/** Ends this page's session (Switch operator, idle time). */
+export async function signOut() {
+  if (token) await fetch('/ui/sign-out', { method: 'POST', headers: { authorization: `Bearer ${token}` } }).catch(() => {});
+  forget();
+}
+
+/** Switches the session between sandbox and live (a supervisor's action). */
+export async function switchEnvironment(to: Env): Promise<Env> {
+  const r = await fetch('/ui/environment', {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ environment: to }),
+  });
+  const v = await r.json();
+  if (v.meta?.code !== 200) throw new ApiError(v.meta?.code, v.meta?.message ?? 'error', v.meta?.details ?? []);
+  keep(v.data);
   return env;
 }
 
@@ -44,25 +105,30 @@ export function environment() {
   return env;
 }
 
-/** The keys and data folder this machine's session was given (Settings shows them). */
-export function sessionInfo() {
-  return session;
+/** Who works at the page now. */
+export function currentOperator() {
+  return operator;
 }
 
-/** Replaces an environment's key; the desk goes on with the new one. */
-export async function rotateKey(which: 'sandbox' | 'live'): Promise<string> {
-  const r = await fetch(`/ui/keys/${which}/rotate`, { method: 'POST', headers: { 'service-api-key': session.keys[which] } });
+/** The desk's session facts: whether operators sign in, the idle time, the data folder (Settings). */
+export function sessionInfo() {
+  return desk;
+}
+
+/** Replaces an environment's key (an admin's action): the new key, shown this once. */
+export async function rotateKey(which: Env): Promise<string> {
+  const r = await fetch(`/ui/keys/${which}/rotate`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
   const v = await r.json();
   if (v.meta?.code !== 200) throw new ApiError(v.meta?.code, v.meta?.message ?? 'error', v.meta?.details ?? []);
-  session.keys[which] = v.data.key;
-  if (which === env) key = v.data.key;
   return v.data.key;
 }
+
+const authorization = () => ({ authorization: `Bearer ${token}` });
 
 /** Saves a stored file (label, manifest, bulk PDF) or an export through the browser's download. */
 export async function download(url: string, name: string) {
   const u = new URL(url, location.href);
-  const r = await fetch(u.pathname + u.search, { headers: { 'service-api-key': key } });
+  const r = await fetch(u.pathname + u.search, { headers: authorization() });
   if (!r.ok) throw new Error(`${name} could not be downloaded: ${r.status === 404 ? 'the file is not on this desk any more' : 'try again'}`);
   const a = document.createElement('a');
   a.href = URL.createObjectURL(await r.blob());
@@ -108,20 +174,10 @@ function urlOf(path: string, params?: Record<string, string | number>, q?: Recor
   return q === undefined ? filled : `${filled}?${query(q)}`;
 }
 
-/** One route of the document, with the key of the desk's environment. */
+/** One route of the document, in the page's session (its operator's role decides what it may). */
 function call<P extends Path, M extends MethodOf<P>>(method: M, path: P, ...[args]: Rest<Op<P, M>>): Promise<Data<Op<P, M>>> {
-  return callWith(key, method, path, args);
-}
-
-/** Changes the desk's machine-wide setup (printers, print profiles): the service takes those from
- * the live key only, whatever mode the desk is in, so the UI sends the live key of its session. */
-function callMachineWide<P extends Path, M extends MethodOf<P>>(method: M, path: P, ...[args]: Rest<Op<P, M>>): Promise<Data<Op<P, M>>> {
-  return callWith(session.keys.live ?? key, method, path, args);
-}
-
-function callWith<P extends Path, M extends MethodOf<P>>(withKey: string, method: M, path: P, args?: Args<Op<P, M>>): Promise<Data<Op<P, M>>> {
   const a = (args ?? {}) as { path?: Record<string, string>; query?: Record<string, string | number | boolean | undefined>; body?: unknown };
-  return send(withKey, method.toUpperCase(), urlOf(path, a.path, a.query), a.body);
+  return send(method.toUpperCase(), urlOf(path, a.path, a.query), a.body);
 }
 
 const query = (q: Record<string, string | number | boolean | undefined>) =>
@@ -155,14 +211,14 @@ export const api = {
   printers: () => call('get', '/desk/printers'),
   printerStatus: (id: string) => call('get', '/desk/printers/{id}/status', { path: { id } }),
   systemPrinters: () => call('get', '/desk/system-printers'),
-  addPrinter: (body: T.PrinterRequest) => callMachineWide('post', '/desk/printers', { body }),
-  deletePrinter: (id: string) => callMachineWide('delete', '/desk/printers/{id}', { path: { id } }),
+  addPrinter: (body: T.PrinterRequest) => call('post', '/desk/printers', { body }),
+  deletePrinter: (id: string) => call('delete', '/desk/printers/{id}', { path: { id } }),
   testPage: (printerId: string) => call('post', '/desk/printers/{id}/test-page', { path: { id: printerId }, body: {} }),
   printProfiles: () => call('get', '/desk/print-profiles'),
   setPrintProfile: (documentType: string, body: T.PrintProfileRequest) =>
-    callMachineWide('put', '/desk/print-profiles/{document_type}', { path: { document_type: documentType }, body }),
+    call('put', '/desk/print-profiles/{document_type}', { path: { document_type: documentType }, body }),
   deletePrintProfile: (documentType: string) =>
-    callMachineWide('delete', '/desk/print-profiles/{document_type}', { path: { document_type: documentType } }),
+    call('delete', '/desk/print-profiles/{document_type}', { path: { document_type: documentType } }),
   webhook: () => call('get', '/desk/webhook'),
   setWebhook: (url: string, enabled: boolean) => call('put', '/desk/webhook', { body: { url, enabled } }),
   webhookDeliveries: () => call('get', '/desk/webhook-deliveries', { query: { limit: 50, created_at_min: '2000-01-01' } }),
@@ -186,14 +242,13 @@ export const api = {
   batch: (id: string) => call('get', '/desk/batches/{id}', { path: { id } }),
   importOrders: (csv: Blob, dryRun: boolean, mapping?: string) =>
     sendBody<Data<Op<'/desk/orders/import', 'post'>>>(
-      key,
       'POST',
       urlOf('/desk/orders/import' satisfies Path, undefined, { dry_run: String(dryRun), mapping } satisfies QueryOf<Op<'/desk/orders/import', 'post'>>),
       'text/csv',
       csv,
     ),
   setImportMapping: (name: string, body: T.ImportMapping) =>
-    callMachineWide('put', '/desk/import-mappings/{name}', { path: { name }, body }),
+    call('put', '/desk/import-mappings/{name}', { path: { name }, body }),
   presets: () => call('get', '/desk/presets'),
   createPreset: (body: T.PresetRequest) => call('post', '/desk/presets', { body }),
   updatePreset: (id: string, body: T.PresetRequest) => call('put', '/desk/presets/{id}', { path: { id }, body }),
@@ -201,36 +256,41 @@ export const api = {
   rules: () => call('get', '/desk/rules'),
   setRules: (body: T.Rules) => call('put', '/desk/rules', { body }),
   settings: () => call('get', '/desk/settings'),
-  setSettings: (body: T.DeskSettings) => callMachineWide('put', '/desk/settings', { body }),
-  // The join code in it is answered to the live key only.
-  database: () => callMachineWide('get', '/desk/database'),
-  setDatabase: (body: T.DatabaseRequest) => callMachineWide('put', '/desk/database', { body }),
-  restartForDatabase: () => callMachineWide('post', '/desk/database/restart'),
+  setSettings: (body: T.DeskSettings) => call('put', '/desk/settings', { body }),
+  // The join code in it is answered to an admin only.
+  database: () => call('get', '/desk/database'),
+  setDatabase: (body: T.DatabaseRequest) => call('put', '/desk/database', { body }),
+  restartForDatabase: () => call('post', '/desk/database/restart'),
   scale: () => call('get', '/desk/scale'),
-  setScale: (device: string | null) => callMachineWide('put', '/desk/scale', { body: { device } }),
+  setScale: (device: string | null) => call('put', '/desk/scale', { body: { device } }),
   deskStatus: () => call('get', '/desk/status'),
-  setPrinting: (paused: boolean) => callMachineWide('put', '/desk/printing', { body: { paused } }),
+  setPrinting: (paused: boolean) => call('put', '/desk/printing', { body: { paused } }),
   update: () => call('get', '/desk/update'),
-  updateStep: (step: 'check' | 'download' | 'install') => callMachineWide('post', `/desk/update/${step}`),
+  updateStep: (step: 'check' | 'download' | 'install') => call('post', `/desk/update/${step}`),
   closeOut: (shipperAccountIds?: string[]) =>
     call('post', '/desk/close-out', { body: shipperAccountIds ? { shipper_account_ids: shipperAccountIds } : {} }),
 };
 
-async function send<R>(withKey: string, method: string, path: string, body?: unknown): Promise<R> {
-  return body === undefined
-    ? sendBody<R>(withKey, method, path)
-    : sendBody<R>(withKey, method, path, 'application/json', JSON.stringify(body));
+async function send<R>(method: string, path: string, body?: unknown): Promise<R> {
+  return body === undefined ? sendBody<R>(method, path) : sendBody<R>(method, path, 'application/json', JSON.stringify(body));
 }
 
 /** A call with a body of any type (a CSV file, JSON text); the answer is the envelope's data. */
-async function sendBody<R>(withKey: string, method: string, path: string, contentType?: string, body?: BodyInit): Promise<R> {
+async function sendBody<R>(method: string, path: string, contentType?: string, body?: BodyInit): Promise<R> {
+  const sentWith = token;
   const r = await fetch(path, {
     method,
-    headers: { 'service-api-key': withKey, ...(contentType ? { 'content-type': contentType } : {}) },
+    headers: { authorization: `Bearer ${sentWith}`, ...(contentType ? { 'content-type': contentType } : {}) },
     body,
   });
   const v = await r.json();
   const code: number = v.meta?.code;
+  // The session ended under the page (signed out, idle, the desk restarted): start again. A
+  // refusal of a call made before the page had its session, or with one it has left, is not that.
+  if (code === 401 && sentWith && sentWith === token) {
+    forget();
+    onSessionEnded();
+  }
   // 4713 (rates: some accounts failed) still carries the rates that worked.
   if (code !== 200 && code !== 3001 && code !== 4713) {
     throw new ApiError(code, v.meta?.message ?? 'error', v.meta?.details ?? []);
@@ -241,7 +301,7 @@ async function sendBody<R>(withKey: string, method: string, path: string, conten
 /** A stored document's preview as an object URL (the request needs the key header). */
 export async function previewUrl(fileId: string, page = 1): Promise<string> {
   const url = urlOf('/desk/files/{id}/preview.png' satisfies Path, { id: fileId }, { page } satisfies QueryOf<Op<'/desk/files/{id}/preview.png', 'get'>>);
-  const r = await fetch(url, { headers: { 'service-api-key': key } });
+  const r = await fetch(url, { headers: authorization() });
   if (!r.ok || r.headers.get('content-type') !== 'image/png') throw new Error('no preview');
   return URL.createObjectURL(await r.blob());
 }

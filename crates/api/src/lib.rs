@@ -12,6 +12,7 @@ mod idempotency;
 pub mod logging;
 pub mod openapi;
 pub mod paths;
+pub mod roles;
 mod routes;
 mod table;
 mod ui;

@@ -29,12 +29,24 @@ use packdesk_model::request::{
 };
 use packdesk_model::transport::{TransmissionLog, TransportTest};
 use packdesk_model::{ErrorCode, ServiceError};
+use packdesk_service::audit::Caller;
 use packdesk_service::keys::Env;
 use packdesk_service::{Reply, Service};
 use serde_json::json;
 use std::sync::Arc;
 
 pub(crate) type Shared = Arc<Service>;
+
+tokio::task_local! {
+    /// Who the request is (set by `authenticate` for the request's task): the service calls of
+    /// its handler run as it (`run`), so what they change is audited in its name.
+    pub(crate) static CALLER: Caller;
+}
+
+/// Marks a request made with an operator's session (not a key): its role, not the key's
+/// environment, decides what of the whole desk it may change.
+#[derive(Clone, Copy)]
+struct BySession;
 
 /// Every route of the server, once: the router, the access checks and the OpenAPI document are
 /// made from this table (see `table.rs`).
@@ -425,6 +437,29 @@ pub fn table() -> Vec<Route> {
             "The ship date a label made now gets (cut-off, collection days)",
             ship_date,
         ),
+        get::<packdesk_model::people::OperatorList, _, _, _>("/desk/operators", "List the operators", list_operators),
+        post::<packdesk_model::people::OperatorRequest, packdesk_model::people::Operator, _, _, _>(
+            "/desk/operators",
+            "Add an operator (name, badge code, PIN, role)",
+            create_operator,
+        )
+        .access(LiveKeyForChanges),
+        get::<packdesk_model::people::Operator, _, _, _>("/desk/operators/{id}", "Retrieve an operator", get_operator),
+        put::<packdesk_model::people::OperatorRequest, packdesk_model::people::Operator, _, _, _>(
+            "/desk/operators/{id}",
+            "Change an operator (fields left out stay; pin \"\" takes the PIN away)",
+            update_operator,
+        )
+        .access(LiveKeyForChanges),
+        delete::<Deleted, _, _, _>("/desk/operators/{id}", "Delete an operator", delete_operator)
+            .access(LiveKeyForChanges),
+        get::<packdesk_model::people::AuditList, _, _, _>("/desk/audit", "The audit log, newest first", list_audit)
+            .query(audit_params()),
+        Route::new(Method::GET, "/desk/audit/export", "The audit log as CSV", export_audit)
+            .query(audit_params())
+            .content("The audit log as CSV (RFC 4180)", || {
+                json!({"text/csv": {"schema": {"type": "string"}}})
+            }),
         Route::new(
             Method::POST,
             "/desk/close-out",
@@ -434,8 +469,28 @@ pub fn table() -> Vec<Route> {
         .optional_body::<CloseOutRequest>()
         .data::<CloseOut>(),
         // ----- the desk UI's session, and this document -----
-        get::<crate::ui::Session, _, _, _>("/ui/session", "The desk UI's keys (this machine only)", crate::ui::session)
+        get::<crate::ui::Session, _, _, _>(
+            "/ui/session",
+            "The desk UI's session: the page's token, or none while an operator must sign in (this machine only)",
+            crate::ui::session,
+        )
+        .query([param("environment", Some("Where a new session starts: sandbox (default) or live"), string())])
+        .access(ThisMachine),
+        post::<packdesk_model::people::SignInRequest, packdesk_model::people::SignedIn, _, _, _>(
+            "/ui/sign-in",
+            "Sign an operator in by badge code and PIN (this machine only)",
+            crate::ui::sign_in,
+        )
+        .query([param("environment", Some("Where the session starts: sandbox (default) or live"), string())])
+        .access(ThisMachine),
+        action::<serde_json::Value, _, _, _>("/ui/sign-out", "End the request's session", crate::ui::sign_out)
             .access(ThisMachine),
+        put::<packdesk_model::people::EnvironmentRequest, packdesk_model::people::SignedIn, _, _, _>(
+            "/ui/environment",
+            "Switch the session between sandbox and live (a supervisor's action)",
+            crate::ui::set_environment,
+        )
+        .access(ThisMachine),
         get::<crate::ui::UiStatus, _, _, _>(
             "/ui/status",
             "Whether a desk UI has started a session",
@@ -485,6 +540,7 @@ pub fn router(service: Shared) -> Router {
             true => handler.route_layer(middleware::from_fn(crate::ui::this_machine_only)),
             false => handler,
         };
+        let handler = handler.route_layer(middleware::from_fn_with_state((route.role, route.summary), role_allows));
         let (prefix, rest) = split_prefix(route.path);
         let at = match nests.iter().position(|(p, _)| *p == prefix) {
             Some(at) => at,
@@ -528,17 +584,44 @@ struct Gate {
     signed_links: Vec<&'static str>,
 }
 
-/// Checks `service-api-key` and puts the key's environment into the request. A GET of a file with
-/// a signed link and no key goes on without an environment: the link itself is checked there.
-async fn authenticate(State(gate): State<Arc<Gate>>, mut req: Request, next: Next) -> Response {
-    let header = req.headers().get("service-api-key");
-    let env = header
+/// Who a request is: an operator's session (`Authorization: Bearer`, the desk UI) or an
+/// integration key (`service-api-key`, acting as an admin of its environment).
+fn caller_of(gate: &Gate, req: &Request) -> Option<(Caller, bool)> {
+    let bearer = req
+        .headers()
+        .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
-        .and_then(|k| gate.service.authenticate(k));
-    match env {
-        Some(env) => {
-            req.extensions_mut().insert(env);
-            next.run(req).await
+        .and_then(|v| v.strip_prefix("Bearer "));
+    if let Some(token) = bearer {
+        return gate.service.session(token.trim()).map(|c| (c, true));
+    }
+    let key = req.headers().get("service-api-key").and_then(|v| v.to_str().ok())?;
+    let env = gate.service.authenticate(key)?;
+    let caller = Caller {
+        actor: format!("{} key", env.as_str()),
+        operator_id: None,
+        role: packdesk_model::status::Role::Admin,
+        env,
+    };
+    Some((caller, false))
+}
+
+/// Checks the session or the key and puts its environment and caller into the request. A GET of
+/// a file with a signed link and no key goes on without either: the link itself is checked
+/// there.
+async fn authenticate(State(gate): State<Arc<Gate>>, mut req: Request, next: Next) -> Response {
+    let header = req
+        .headers()
+        .get("service-api-key")
+        .or(req.headers().get(header::AUTHORIZATION));
+    match caller_of(&gate, &req) {
+        Some((caller, by_session)) => {
+            req.extensions_mut().insert(caller.env);
+            req.extensions_mut().insert(caller.clone());
+            if by_session {
+                req.extensions_mut().insert(BySession);
+            }
+            CALLER.scope(caller, next.run(req)).await
         }
         None if header.is_none() && is_signed_file_link(&gate, &req) => next.run(req).await,
         // Outside the interface there is nothing to protect: a path no UI file answers (a
@@ -571,7 +654,8 @@ async fn run<T: serde::Serialize + Send + 'static>(
     s: Shared,
     f: impl FnOnce(&Service) -> Result<T, ServiceError> + Send + 'static,
 ) -> Response {
-    match tokio::task::spawn_blocking(move || f(&s)).await {
+    let caller = CALLER.try_with(Caller::clone).ok();
+    match tokio::task::spawn_blocking(move || packdesk_service::audit::as_caller(caller, || f(&s))).await {
         Ok(Ok(data)) => match serde_json::to_value(data) {
             Ok(data) => ok(data),
             Err(_) => error(ErrorCode::Internal, "", "the answer could not be written as JSON"),
@@ -586,7 +670,8 @@ async fn run_reply<T: serde::Serialize + Send + 'static>(
     s: Shared,
     f: impl FnOnce(&Service) -> Result<Reply<T>, ServiceError> + Send + 'static,
 ) -> Response {
-    match tokio::task::spawn_blocking(move || f(&s)).await {
+    let caller = CALLER.try_with(Caller::clone).ok();
+    match tokio::task::spawn_blocking(move || packdesk_service::audit::as_caller(caller, || f(&s))).await {
         Ok(Ok(r)) => reply(r),
         Ok(Err(e)) => ApiError(e).into_response(),
         Err(_) => error(ErrorCode::Internal, "", "the operation failed unexpectedly"),
@@ -925,8 +1010,15 @@ async fn set_settings(State(s): State<Shared>, ContractJson(settings): ContractJ
 }
 
 /// The desk's database: for this machine only (its answer holds the join code, the warehouse's
-/// vault key, for the live key only; its change points the desk elsewhere).
-async fn get_database(State(s): State<Shared>, Extension(env): Extension<Env>) -> Response {
+/// vault key, for the live key or an admin's session only; its change points the desk elsewhere).
+async fn get_database(
+    State(s): State<Shared>,
+    Extension(env): Extension<Env>,
+    Extension(caller): Extension<Caller>,
+    session: Option<Extension<BySession>>,
+) -> Response {
+    let admin_session = session.is_some() && caller.role.may(packdesk_model::status::Role::Admin);
+    let env = if admin_session { Env::Live } else { env };
     run(s, move |s| Ok(s.database_setting(env))).await
 }
 
@@ -1066,7 +1158,9 @@ async fn machine_wide_changes_need_live(
         .get::<MatchedPath>()
         .is_some_and(|m| live_for_changes.contains(&m.as_str()));
     let change = req.method() != axum::http::Method::GET;
-    if setup && change && req.extensions().get::<Env>() == Some(&Env::Sandbox) {
+    // An operator's session is held to its role instead (`role_allows`).
+    let by_key = req.extensions().get::<BySession>().is_none();
+    if setup && change && by_key && req.extensions().get::<Env>() == Some(&Env::Sandbox) {
         return error(
             ErrorCode::InvalidApiKey,
             "headers.service-api-key",
@@ -1369,4 +1463,111 @@ async fn countries() -> Response {
 
 async fn carriers() -> Response {
     ok(serde_json::to_value(packdesk_carriers::registry()).unwrap_or_default())
+}
+
+/// Refuses a caller whose role may not call the route (HTTP 403), saying who may.
+async fn role_allows(
+    State((needed, summary)): State<(packdesk_model::status::Role, &'static str)>,
+    req: Request,
+    next: Next,
+) -> Response {
+    let refused = req.extensions().get::<Caller>().filter(|c| !c.role.may(needed));
+    if let Some(c) = refused {
+        return ApiError(ServiceError::at(
+            ErrorCode::Forbidden,
+            "",
+            format!(
+                "{summary}: only {} may do this, and {} is a {}; ask one to sign in (Switch operator)",
+                needed.who_may(),
+                c.actor,
+                c.role
+            ),
+        ))
+        .into_response();
+    }
+    next.run(req).await
+}
+
+/// The query of `/desk/audit` and its export.
+fn audit_params() -> Vec<crate::table::Param> {
+    let string = || json!({"type": "string"});
+    vec![
+        param("operator", Some("An operator's id"), string()),
+        param(
+            "action",
+            Some("e.g. label.created, label.voided, operator.sign_in"),
+            string(),
+        ),
+        param(
+            "object_id",
+            Some("The label, order, manifest, account or operator"),
+            string(),
+        ),
+        param("from", Some("A date (2026-11-26) or time (RFC 3339)"), string()),
+        param("to", Some("A date (to its end) or time"), string()),
+        param("limit", Some("1..500 (100)"), string()),
+        param("next_token", Some("The page after the one that gave it"), string()),
+    ]
+}
+
+async fn list_operators(State(s): State<Shared>) -> Response {
+    run(s, move |s| s.list_operators()).await
+}
+
+async fn create_operator(
+    State(s): State<Shared>,
+    ContractJson(req): ContractJson<packdesk_model::people::OperatorRequest>,
+) -> Response {
+    run(s, move |s| s.create_operator(req)).await
+}
+
+async fn get_operator(State(s): State<Shared>, Path(id): Path<String>) -> Response {
+    run(s, move |s| s.get_operator(&id)).await
+}
+
+async fn update_operator(
+    State(s): State<Shared>,
+    Path(id): Path<String>,
+    ContractJson(req): ContractJson<packdesk_model::people::OperatorRequest>,
+) -> Response {
+    run(s, move |s| s.update_operator(&id, req)).await
+}
+
+async fn delete_operator(State(s): State<Shared>, Path(id): Path<String>) -> Response {
+    run(s, move |s| s.delete_operator(&id)).await
+}
+
+type AuditQ = Result<Query<packdesk_service::audit::AuditQuery>, axum::extract::rejection::QueryRejection>;
+
+async fn list_audit(State(s): State<Shared>, q: AuditQ) -> Response {
+    match q {
+        Ok(Query(q)) => run(s, move |s| s.list_audit(&q)).await,
+        Err(e) => ApiError(ServiceError::invalid("query", e.body_text())).into_response(),
+    }
+}
+
+async fn export_audit(State(s): State<Shared>, q: AuditQ) -> Response {
+    let q = match q {
+        Ok(Query(q)) => q,
+        Err(e) => return ApiError(ServiceError::invalid("query", e.body_text())).into_response(),
+    };
+    match tokio::task::spawn_blocking(move || s.audit_csv(&q)).await {
+        Ok(Ok(csv)) => (
+            StatusCode::OK,
+            [
+                (
+                    header::CONTENT_TYPE,
+                    HeaderValue::from_static("text/csv; charset=utf-8"),
+                ),
+                (
+                    header::CONTENT_DISPOSITION,
+                    HeaderValue::from_static("attachment; filename=\"packdesk-audit.csv\""),
+                ),
+            ],
+            csv,
+        )
+            .into_response(),
+        Ok(Err(e)) => ApiError(e).into_response(),
+        Err(_) => error(ErrorCode::Internal, "", "the export failed unexpectedly"),
+    }
 }

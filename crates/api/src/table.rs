@@ -7,6 +7,7 @@
 use axum::handler::Handler;
 use axum::http::Method;
 use axum::routing::{on, MethodFilter, MethodRouter};
+pub use packdesk_model::status::Role;
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde_json::Value;
 use std::sync::Arc;
@@ -133,6 +134,9 @@ pub struct Route {
     pub path: &'static str,
     pub summary: &'static str,
     pub access: Access,
+    /// The least role that may call it (an operator's session; a key acts as an admin), from
+    /// the table of roles (`roles.rs`).
+    pub role: Role,
     pub request: RequestBody,
     pub answer: Answer,
     /// Takes the list query (paging, dates, status filters).
@@ -152,11 +156,13 @@ impl Route {
         S: RouteState,
     {
         let filter = MethodFilter::try_from(method.clone()).expect("a method axum routes");
+        let role = crate::roles::role_of(&method, path);
         Route {
             method,
             path,
             summary,
             access: Access::Key,
+            role,
             request: RequestBody::None,
             answer: Answer::Envelope(None),
             list: false,

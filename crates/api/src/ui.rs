@@ -1,9 +1,10 @@
-//! The desk UI (ui/dist, built by Vite) served from the same origin as the API, and the session
-//! it starts with. Static files need no key (tower-http's `ServeDir`, behind a check that every
-//! path component is a plain name). The session hands out both API keys, so it and key rotation
+//! The desk UI (ui/dist, built by Vite) served from the same origin as the API, and its sessions.
+//! Static files need no key (tower-http's `ServeDir`, behind a check that every path component is
+//! a plain name). The UI never holds an API key: it works with a session token (an operator
+//! signed in by badge and PIN, or with sign-in off the desk itself, an admin). The session routes
 //! answer only a connection from this machine (its peer address is loopback, whatever address the
 //! server listens on) that also names this machine in its Host header (so a page of another site
-//! cannot reach it through DNS rebinding); without CORS headers no other origin can read it.
+//! cannot reach it through DNS rebinding); without CORS headers no other origin can read them.
 
 use crate::envelope::{error, ok};
 use axum::extract::{ConnectInfo, FromRequestParts, Path, Request, State};
@@ -199,11 +200,17 @@ pub(crate) async fn this_machine_only(req: Request, next: Next) -> Response {
     }
 }
 
-/// `GET /ui/session`: the keys of this machine's desk and where it keeps its data.
+/// `GET /ui/session`: the page's session (none while an operator must sign in) and where the desk
+/// keeps its data.
 #[derive(serde::Serialize, schemars::JsonSchema)]
 pub(crate) struct Session {
-    /// Each environment's key (`live`, `sandbox`).
-    keys: serde_json::Map<String, serde_json::Value>,
+    /// Operators sign in at this desk (`POST /ui/sign-in`) before anything else.
+    sign_in_required: bool,
+    /// The session the page works with: the one its `Authorization: Bearer` token names, else
+    /// (sign-in off) a new one of the desk itself.
+    session: Option<packdesk_model::people::SignedIn>,
+    /// A signed-in operator without input for this long is signed out.
+    idle_sign_out_minutes: u32,
     data_dir: String,
     log_dir: String,
     desktop_app: bool,
@@ -224,50 +231,126 @@ pub(crate) struct RotatedKey {
     key: String,
 }
 
-pub(crate) async fn session(State(ui): State<Ui>) -> Response {
+/// The bearer token of a request, if it carries one.
+fn bearer(headers: &HeaderMap) -> Option<String> {
+    headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .map(|t| t.trim().to_string())
+}
+
+/// `?environment=`: where a new session starts (sandbox when not said).
+#[derive(serde::Deserialize, Default)]
+pub(crate) struct Start {
+    environment: Option<String>,
+}
+
+impl Start {
+    fn env(&self) -> packdesk_service::keys::Env {
+        self.environment
+            .as_deref()
+            .and_then(packdesk_service::keys::Env::parse)
+            .unwrap_or(packdesk_service::keys::Env::Sandbox)
+    }
+}
+
+/// Runs a blocking service call of a session route and answers its result in the envelope.
+async fn answer<T: serde::Serialize + Send + 'static>(
+    ui: &Ui,
+    f: impl FnOnce(&Service) -> Result<T, packdesk_model::ServiceError> + Send + 'static,
+) -> Response {
+    let s = ui.service.clone();
+    match tokio::task::spawn_blocking(move || f(&s)).await {
+        Ok(Ok(v)) => ok(serde_json::to_value(v).unwrap_or_default()),
+        Ok(Err(e)) => crate::envelope::ApiError(e).into_response(),
+        Err(_) => error(ErrorCode::Internal, "", "the session could not be read"),
+    }
+}
+
+pub(crate) async fn session(
+    State(ui): State<Ui>,
+    headers: HeaderMap,
+    axum::extract::Query(start): axum::extract::Query<Start>,
+) -> Response {
     ui.sessions.fetch_add(1, Ordering::SeqCst);
     let data_dir = ui.service.data_dir().display().to_string();
     let log_dir = crate::logging::log_dir(ui.service.data_dir()).display().to_string();
     let desktop_app = ui.service.is_desktop_app();
     let vault_key = ui.service.vault_key_place().clone();
-    match tokio::task::spawn_blocking(move || ui.service.reveal_own_keys()).await {
-        Ok(Ok(keys)) => {
-            let mut m = serde_json::Map::new();
-            for (env, key) in keys {
-                m.insert(env.as_str().into(), serde_json::Value::String(key));
-            }
-            let session = Session {
-                keys: m,
-                data_dir,
-                log_dir,
-                desktop_app,
-                vault_key,
-            };
-            ok(serde_json::to_value(session).unwrap_or_default())
-        }
-        _ => error(ErrorCode::Internal, "", "the keys cannot be read"),
-    }
+    let token = bearer(&headers);
+    answer(&ui, move |s| {
+        let settings = s.desk_settings()?;
+        let session = match token.and_then(|t| s.session_answer(&t)) {
+            Some(open) => Some(open),
+            None if settings.require_sign_in => None,
+            None => Some(s.desk_session(start.env())?),
+        };
+        Ok(Session {
+            sign_in_required: settings.require_sign_in,
+            session,
+            idle_sign_out_minutes: settings.idle_sign_out_minutes,
+            data_dir,
+            log_dir,
+            desktop_app,
+            vault_key,
+        })
+    })
+    .await
 }
 
-/// Replaces an environment's key (Settings): the old key stops working at once. For this machine
-/// only, and only with the current key of that environment, so a page elsewhere cannot do it.
+/// `POST /ui/sign-in`: an operator's badge (and PIN) opens a session.
+pub(crate) async fn sign_in(
+    State(ui): State<Ui>,
+    axum::extract::Query(start): axum::extract::Query<Start>,
+    crate::extract::ContractJson(req): crate::extract::ContractJson<packdesk_model::people::SignInRequest>,
+) -> Response {
+    answer(&ui, move |s| s.sign_in(&req, start.env())).await
+}
+
+/// `POST /ui/sign-out`: ends the request's session.
+pub(crate) async fn sign_out(State(ui): State<Ui>, headers: HeaderMap) -> Response {
+    let token = bearer(&headers).unwrap_or_default();
+    answer(&ui, move |s| {
+        s.sign_out(&token)?;
+        Ok(serde_json::json!({}))
+    })
+    .await
+}
+
+/// `PUT /ui/environment`: switches the session between sandbox and live (a supervisor's action).
+pub(crate) async fn set_environment(
+    State(ui): State<Ui>,
+    headers: HeaderMap,
+    crate::extract::ContractJson(req): crate::extract::ContractJson<packdesk_model::people::EnvironmentRequest>,
+) -> Response {
+    let token = bearer(&headers).unwrap_or_default();
+    answer(&ui, move |s| s.set_session_environment(&token, req.environment)).await
+}
+
+/// Replaces an environment's key (Settings): the old key stops working at once, and the new one is
+/// shown this once. For this machine only, and only for an admin's session or with the current
+/// key of that environment, so a page elsewhere cannot do it.
 pub(crate) async fn rotate_key(State(ui): State<Ui>, Path(env): Path<String>, headers: HeaderMap) -> Response {
     let Some(env) = packdesk_service::keys::Env::parse(&env) else {
         return error(ErrorCode::NotFoundRoute, "env", "live or sandbox");
     };
+    let admin = bearer(&headers)
+        .and_then(|t| ui.service.session(&t))
+        .filter(|c| c.role.may(packdesk_model::status::Role::Admin));
     let current = headers
         .get("service-api-key")
         .and_then(|v| v.to_str().ok())
         .and_then(|k| ui.service.authenticate(k));
-    if current != Some(env) {
+    if admin.is_none() && current != Some(env) {
         return error(
             ErrorCode::InvalidApiKey,
             "headers.service-api-key",
-            "send the current key of the environment to rotate",
+            "an admin's session, or the current key of the environment to rotate",
         );
     }
     let s = ui.service.clone();
-    match tokio::task::spawn_blocking(move || s.rotate_key(env)).await {
+    match tokio::task::spawn_blocking(move || packdesk_service::audit::as_caller(admin, || s.rotate_key(env))).await {
         Ok(Ok(key)) => ok(serde_json::to_value(RotatedKey {
             env: env.as_str().into(),
             key,

@@ -325,6 +325,9 @@ pub struct HistoryRow {
     pub print_status: Option<PrintJobStatus>,
     /// Why that print job failed.
     pub print_error: Option<String>,
+    /// Who made the label: the operator, the key, or `desk` (from the audit log; none for a label
+    /// made before the log began).
+    pub made_by: Option<String>,
 }
 
 /// Labels of one service waiting for a close-out.

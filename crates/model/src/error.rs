@@ -6,6 +6,8 @@ use serde::Serialize;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ErrorCode {
     InvalidApiKey,
+    /// The operator's role (or the key's scope) does not allow the action.
+    Forbidden,
     NotFoundRoute,
     MethodNotAllowed,
     PayloadTooLarge,
@@ -33,6 +35,7 @@ impl ErrorCode {
         use ErrorCode::*;
         match self {
             InvalidApiKey => 401,
+            Forbidden => 403,
             NotFoundRoute => 404,
             MethodNotAllowed => 405,
             PayloadTooLarge => 413,
@@ -60,6 +63,7 @@ impl ErrorCode {
         use ErrorCode::*;
         match self {
             InvalidApiKey => "Invalid API key.",
+            Forbidden => "Not allowed for this operator.",
             NotFoundRoute => "The requested resource does not exist.",
             MethodNotAllowed => "The method is not allowed on this resource.",
             PayloadTooLarge => "The request body is too large.",
@@ -92,6 +96,7 @@ impl ErrorCode {
         use ErrorCode::*;
         [
             InvalidApiKey,
+            Forbidden,
             NotFoundRoute,
             MethodNotAllowed,
             PayloadTooLarge,
@@ -123,6 +128,7 @@ impl ErrorCode {
         use ErrorCode::*;
         match self {
             InvalidApiKey => 401,
+            Forbidden => 403,
             NotFoundRoute => 404,
             MethodNotAllowed => 405,
             PayloadTooLarge => 413,

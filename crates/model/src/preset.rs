@@ -172,6 +172,16 @@ pub struct DeskSettings {
     /// The scan station sounds each scan's result (success, warning, error).
     #[serde(default = "default_true")]
     pub scan_sounds: bool,
+    /// Operators sign in (badge, PIN) before they work; turning it on needs an active admin.
+    #[serde(default)]
+    pub require_sign_in: bool,
+    /// A signed-in operator without input for this long is signed out.
+    #[serde(default = "default_idle_sign_out")]
+    pub idle_sign_out_minutes: u32,
+}
+
+fn default_idle_sign_out() -> u32 {
+    15
 }
 
 fn default_weight_unit() -> WeightUnit {
@@ -196,6 +206,8 @@ impl Default for DeskSettings {
             start_at_login: false,
             update_url: None,
             scan_sounds: true,
+            require_sign_in: false,
+            idle_sign_out_minutes: 15,
         }
     }
 }

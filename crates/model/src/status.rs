@@ -267,3 +267,29 @@ status_enum!(
         Done = "done",
     }
 );
+
+status_enum!(
+    /// What an operator may do at the desk (`README`'s table of roles): each role may do
+    /// everything the one before it may.
+    Role {
+        Packer = "packer",
+        Supervisor = "supervisor",
+        Admin = "admin",
+    }
+);
+
+impl Role {
+    /// Whether this role may do what needs `needed`.
+    pub fn may(self, needed: Role) -> bool {
+        self >= needed
+    }
+
+    /// Who may do what needs this role, in words ("a supervisor or an admin").
+    pub fn who_may(self) -> &'static str {
+        match self {
+            Role::Packer => "any operator",
+            Role::Supervisor => "a supervisor or an admin",
+            Role::Admin => "an admin",
+        }
+    }
+}

@@ -577,7 +577,11 @@ impl Service {
             created_at: now,
             updated_at: now,
         };
-        self.store.write(|tx| table::insert(tx, &row))?;
+        self.store.write(|tx| {
+            table::insert(tx, &row)?;
+            let detail = serde_json::json!({"after": {"slug": row.slug, "description": row.description}});
+            self.audit(tx, Some(env), "account.created", Some(&row.id), detail)
+        })?;
         self.account_record(env, &row)
     }
 
@@ -620,9 +624,17 @@ impl Service {
         let now = self.now_us();
         self.store.write(|tx| {
             let mut row = table::get(tx, env, id)?.ok_or_else(|| not_found("id", id))?;
+            let before = settings_of(&row);
+            let status_before = row.status;
             change(&mut row)?;
             row.updated_at = now;
             table::update(tx, &row)?;
+            // What changed, never a secret (credentials and connection secrets are sealed apart).
+            let detail = serde_json::json!({
+                "before": {"status": status_before, "settings": before},
+                "after": {"status": row.status, "settings": settings_of(&row)},
+            });
+            self.audit(tx, Some(env), "account.changed", Some(&row.id), detail)?;
             Ok(row)
         })
     }

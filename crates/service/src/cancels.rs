@@ -102,6 +102,7 @@ impl Service {
                 let label = cancellable(tx, env, &label_id)?;
                 labels::set_status(tx, &label_id, LabelStatus::Cancelled, now)?;
                 self.reopen_order_of(tx, env, &label, now)?;
+                self.audit(tx, Some(env), "label.voided", Some(&label_id), json!({}))?;
                 let record = cancel_record(&record_id, CancelStatus::Cancelled, &label_id, now, now)?;
                 records::put(
                     tx,
@@ -137,6 +138,7 @@ impl Service {
             }
             labels::set_status(tx, &label_id, LabelStatus::Cancelled, now)?;
             self.reopen_order_of(tx, job.env, &label, now)?;
+            self.audit(tx, Some(job.env), "label.voided", Some(&label_id), json!({}))?;
             let record = cancel_record(&job.id, CancelStatus::Cancelled, &label_id, job.accepted_at, now)?;
             records::put(
                 tx,

@@ -51,15 +51,22 @@ impl Service {
     /// and last print job.
     pub fn history(&self, env: Env, q: &ListQuery) -> Result<History, ServiceError> {
         let (window, rows) = self.label_rows(env, q)?;
-        let printed = self.store.read(|c| {
-            rows.iter()
+        let (printed, made_by) = self.store.read(|c| {
+            let printed = rows
+                .iter()
                 .map(|r| packdesk_store::printing::last_job_of(c, &r.id, "label"))
-                .collect::<Result<Vec<_>, _>>()
+                .collect::<Result<Vec<_>, _>>()?;
+            let made_by = rows
+                .iter()
+                .map(|r| packdesk_store::audit::actor_of(c, "label.created", &r.id))
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok::<_, packdesk_store::StoreError>((printed, made_by))
         })?;
         let rows = rows
             .iter()
             .zip(printed)
-            .map(|(r, printed)| {
+            .zip(made_by)
+            .map(|((r, printed), made_by)| {
                 let label: packdesk_model::record::Label = crate::records::typed(self.label_json(r)?)?;
                 let req: Option<RequestView> = serde_json::from_str(&r.request).ok();
                 let to = req.as_ref().map(|q| &q.shipment.ship_to);
@@ -78,6 +85,7 @@ impl Service {
                     }),
                     print_status,
                     print_error,
+                    made_by,
                     label,
                 })
             })

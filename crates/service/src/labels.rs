@@ -968,8 +968,12 @@ impl Service {
             // desk scanning it waits here and then finds it shipped, before its label is written.
             if let Some((order_id, again)) = &d.ships_order {
                 self.mark_order_shipped(tx, d.env, order_id, &id, numbers, *again, now)?;
+                let detail = json!({"label_id": id, "tracking_numbers": numbers});
+                self.audit(tx, Some(d.env), "order.shipped", Some(order_id), detail)?;
             }
             table::write_made(tx, &label)?;
+            let detail = json!({"tracking_numbers": numbers, "shipper_account_id": d.account.id});
+            self.audit(tx, Some(d.env), "label.created", Some(&id), detail)?;
             if let Some(upstream_id) = &made.upstream_id {
                 packdesk_store::upstream_refs::insert(tx, d.env, &id, upstream_id)?;
             }

@@ -7,6 +7,7 @@
 pub mod accounts;
 pub mod addresses;
 pub mod allocator;
+pub mod audit;
 pub mod bulk;
 pub mod cancels;
 pub mod clock;
@@ -20,6 +21,7 @@ pub mod labels;
 pub mod links;
 pub mod list;
 pub mod manifests;
+pub mod operators;
 pub mod orders;
 pub mod overview;
 pub mod presets;
@@ -28,6 +30,7 @@ pub mod rates;
 pub mod records;
 pub mod reply;
 pub mod scale;
+pub mod sessions;
 pub mod settings;
 pub mod ship_dates;
 pub mod shipping;
@@ -203,6 +206,8 @@ pub struct Service {
     /// The database this desk runs on (see `database`).
     database: Database,
     database_from_command_line: std::sync::atomic::AtomicBool,
+    /// The desk UI's open sessions (see `sessions`).
+    sessions: sessions::Sessions,
     _lock: std::fs::File,
 }
 
@@ -296,6 +301,7 @@ impl Service {
             database: database.clone(),
             database_from_command_line: Default::default(),
             updates: Default::default(),
+            sessions: Default::default(),
             _lock: lock,
         };
         service.requeue_unfinished()?;
@@ -366,7 +372,7 @@ impl Service {
         webhooks::command(&store, env, change, now)
     }
 
-    /// This service's keys in clear (the desk UI's session, for this machine only).
+    /// This service's keys in clear (tests; `packdesk-server keys` reads them from the folder).
     pub fn reveal_own_keys(&self) -> Result<Vec<(Env, String)>, ServiceError> {
         KeyRing::reveal(&self.store, &self.vault)
     }

@@ -420,6 +420,13 @@ impl Service {
         let transmission = self.queue_transmission(tx, account, manifest_id, &csv_id, &day, now)?;
         let ids: Vec<String> = chosen.iter().map(|l| l.id.clone()).collect();
         labels::set_manifested(tx, &ids, manifest_id, now)?;
+        self.audit(
+            tx,
+            Some(env),
+            "manifest.created",
+            Some(manifest_id),
+            json!({"shipper_account_id": account.id, "labels": ids.len()}),
+        )?;
         let files = ManifestFiles {
             manifest: file_ref(&pdf_id, "pdf"),
             manifest_data: file_ref(&csv_id, "csv"),

@@ -436,6 +436,8 @@ impl Service {
             o.status = OrderStatus::Cancelled;
             o.updated_at = crate::clock::iso_micros(now);
             self.put_order(tx, env, &o, row.created_at, now)?;
+            let detail = serde_json::json!({"order_number": o.order_number});
+            self.audit(tx, Some(env), "order.cancelled", Some(&o.id), detail)?;
             Ok(o)
         })
     }

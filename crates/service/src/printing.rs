@@ -18,6 +18,7 @@ use packdesk_model::desk::{
 };
 use packdesk_model::request::ListQuery;
 use packdesk_model::status::LabelStatus;
+use packdesk_model::status::Role;
 use packdesk_model::{ErrorCode, ServiceError};
 use packdesk_print::{convert, zpl, PrintOptions, Transport};
 use packdesk_store::files;
@@ -372,11 +373,32 @@ impl Service {
         }
         if owner_path == "label_id" {
             let label = self.store.read(|c| packdesk_store::labels::get(c, env, &owner))?;
-            if label.is_some_and(|l| matches!(l.status, LabelStatus::Cancelled | LabelStatus::Cancelling)) {
+            if label
+                .as_ref()
+                .is_some_and(|l| matches!(l.status, LabelStatus::Cancelled | LabelStatus::Cancelling))
+            {
                 return Err(ServiceError::at(
                     ErrorCode::OperationNotAllowed,
                     "label_id",
                     format!("label {owner} is voided: a voided label must not ship, so it is not printed"),
+                ));
+            }
+            // A packer reprints the day's labels (this machine's day); an older one is a
+            // supervisor's to print again.
+            let packer = crate::audit::caller().is_some_and(|c| !c.role.may(Role::Supervisor));
+            let today = self.clock.now().with_timezone(&chrono::Local).date_naive();
+            let made_on = label
+                .as_ref()
+                .and_then(|l| chrono::DateTime::from_timestamp_micros(l.created_at))
+                .map(|t| t.with_timezone(&chrono::Local).date_naive());
+            if packer && made_on.is_some_and(|d| d < today) {
+                return Err(ServiceError::at(
+                    ErrorCode::Forbidden,
+                    "label_id",
+                    format!(
+                        "label {owner} was made before today: only {} may print it again",
+                        Role::Supervisor.who_may()
+                    ),
                 ));
             }
         }

@@ -32,9 +32,28 @@ impl Service {
             }
             s.default_currency = Some(c);
         }
+        if !(1..=480).contains(&s.idle_sign_out_minutes) {
+            return Err(ServiceError::invalid("idle_sign_out_minutes", "from 1 to 480 minutes"));
+        }
+        // Someone must be able to sign in and change the desk once sign-in is required.
+        if s.require_sign_in && !self.has_active_admin()? {
+            return Err(ServiceError::invalid(
+                "require_sign_in",
+                "add an active admin operator (with a badge code) before requiring sign-in",
+            ));
+        }
+        let before = self.desk_settings()?;
         let json = serde_json::to_string(&s).map_err(ServiceError::internal)?;
-        self.store
-            .write(|tx| packdesk_store::meta::desk_set(tx, SETTINGS_KEY, &json))?;
+        self.store.write(|tx| {
+            packdesk_store::meta::desk_set(tx, SETTINGS_KEY, &json)?;
+            self.audit(
+                tx,
+                None,
+                "desk.settings",
+                None,
+                serde_json::json!({"before": before, "after": s}),
+            )
+        })?;
         Ok(s)
     }
 }

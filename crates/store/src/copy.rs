@@ -35,6 +35,8 @@ const TABLES: &[&str] = &[
     "transmissions",
     "transmission_attempts",
     "upstream_refs",
+    "operators",
+    "audit_log",
     "printers",
     "print_profiles",
     "print_jobs",

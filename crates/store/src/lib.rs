@@ -5,6 +5,7 @@
 #![forbid(unsafe_code)]
 
 pub mod accounts;
+pub mod audit;
 pub mod batches;
 pub mod copy;
 pub mod db;
@@ -15,6 +16,7 @@ pub mod keys;
 pub mod labels;
 pub mod meta;
 pub mod migrations;
+pub mod operators;
 pub mod orders;
 pub mod paging;
 pub mod pg;

@@ -653,6 +653,39 @@ const MIGRATIONS: &[&[Step]] = &[
     );
     "#,
     )],
+    // 12: the people at the desks (shared by every desk of a shared database) and the audit log
+    // of who did what, append-only.
+    &[Step::Both(
+        r#"
+    CREATE TABLE operators (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        code TEXT NOT NULL UNIQUE,
+        pin_hash TEXT,
+        role TEXT NOT NULL,
+        active BOOLEAN NOT NULL,
+        language TEXT,
+        failed_pins INTEGER NOT NULL,
+        locked_until INTEGER,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+    );
+    CREATE TABLE audit_log (
+        id TEXT PRIMARY KEY,
+        at INTEGER NOT NULL,
+        desk TEXT NOT NULL,
+        env TEXT NOT NULL,
+        actor TEXT NOT NULL,
+        operator_id TEXT,
+        action TEXT NOT NULL,
+        object_id TEXT,
+        result TEXT NOT NULL,
+        detail TEXT NOT NULL
+    );
+    CREATE INDEX audit_log_at ON audit_log (at, id);
+    CREATE INDEX audit_log_object ON audit_log (object_id);
+    "#,
+    )],
 ];
 
 /// The schema version this build writes.

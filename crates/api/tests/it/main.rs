@@ -17,6 +17,7 @@ mod openapi;
 mod operations;
 mod operator;
 mod orders;
+mod people;
 mod printing;
 mod ranges;
 mod robustness;

@@ -359,7 +359,15 @@ fn an_order_shipped_at_the_desk_again_after_a_timeout_buys_one_label_upstream() 
         Some(&json!({"order_number": "SO-1", "ship_to": address("Jane Doe", "GBR", "M1 1AE"), "weight": {"value": 1, "unit": "kg"}})),
     );
     let id = saved["orders"][0]["id"].as_str().unwrap().to_string();
-    let ship = || desk.call("POST", &format!("/desk/orders/{id}/ship"), &desk.sandbox, Some(&json!({}))).1;
+    let ship = || {
+        desk.call(
+            "POST",
+            &format!("/desk/orders/{id}/ship"),
+            &desk.sandbox,
+            Some(&json!({})),
+        )
+        .1
+    };
 
     let first = ship();
     assert_eq!(first["meta"]["retryable"], true, "{first}");

@@ -569,3 +569,34 @@ fn a_failed_job_printed_since_by_a_reprint_is_not_retried_into_a_second_copy() {
         "no second copy"
     );
 }
+
+#[test]
+fn a_packer_reprints_the_days_labels_and_a_supervisor_an_older_one() {
+    use packdesk_model::status::Role;
+    use packdesk_service::audit::{as_caller, Caller};
+    let (s, clock, _dir) = manual_service();
+    let (port, _jobs) = raw_printer();
+    let printer = add_printer(&s, port, "zpl", 203);
+    let label = zpl_label(&s, 1);
+    let who = |role: Role| Caller {
+        actor: format!("a {role}"),
+        operator_id: Some(format!("op-{role}")),
+        role,
+        env: Env::Sandbox,
+    };
+    let print = |role: Role| {
+        let req = json!({"label_id": label["id"], "printer_id": printer})
+            .to_request()
+            .unwrap();
+        as_caller(Some(who(role)), || s.print(Env::Sandbox, req))
+    };
+    assert!(print(Role::Packer).is_ok(), "today's label");
+    clock.advance(chrono::Duration::days(2));
+    let refused = print(Role::Packer).unwrap_err();
+    assert_eq!(refused.code, packdesk_model::ErrorCode::Forbidden);
+    assert!(
+        refused.details[0].info.contains("a supervisor or an admin"),
+        "{refused}"
+    );
+    assert!(print(Role::Supervisor).is_ok(), "a supervisor reprints it");
+}

@@ -1,0 +1,58 @@
+//! Who may do what at a desk: the one table of roles (the README shows it). Every read is any
+//! operator's; a change is an admin's unless this table lets a packer or a supervisor make it. An
+//! integration key acts as an admin (the sandbox key still changes nothing of the whole desk:
+//! `Access::LiveKeyForChanges`).
+
+use axum::http::Method;
+use packdesk_model::status::Role;
+use Role::*;
+
+/// The changes a packer or a supervisor may make: (method, path, least role).
+pub const CHANGES: &[(&str, &str, Role)] = &[
+    // A packer ships, scans, prints and reprints the day's labels, imports and ships orders.
+    ("POST", "/v3/labels", Packer),
+    ("POST", "/v3/bulk-downloads", Packer),
+    ("POST", "/v3/rates", Packer),
+    ("POST", "/v3/address-validations", Packer),
+    ("POST", "/desk/orders", Packer),
+    ("POST", "/desk/orders/{id}/ship", Packer),
+    ("POST", "/desk/orders/import", Packer),
+    ("POST", "/desk/print", Packer),
+    // A supervisor also voids, reprints any label, closes out, batch-ships, retries and resends,
+    // keeps presets, rules and import mappings, cancels orders, pauses the printing.
+    ("POST", "/v3/cancel-labels", Supervisor),
+    ("POST", "/v3/manifests", Supervisor),
+    ("POST", "/desk/close-out", Supervisor),
+    ("POST", "/desk/orders/ship", Supervisor),
+    ("DELETE", "/desk/orders/{id}", Supervisor),
+    ("POST", "/desk/print-jobs/{id}/retry", Supervisor),
+    ("POST", "/desk/webhook-deliveries/{id}/resend", Supervisor),
+    ("POST", "/desk/manifests/{id}/transmit", Supervisor),
+    ("POST", "/desk/presets", Supervisor),
+    ("PUT", "/desk/presets/{id}", Supervisor),
+    ("DELETE", "/desk/presets/{id}", Supervisor),
+    ("PUT", "/desk/rules", Supervisor),
+    ("PUT", "/desk/import-mappings/{name}", Supervisor),
+    ("PUT", "/desk/printing", Supervisor),
+];
+
+/// Reads that are not every operator's.
+pub const READS: &[(&str, &str, Role)] = &[
+    ("GET", "/desk/audit", Supervisor),
+    ("GET", "/desk/audit/export", Supervisor),
+    ("GET", "/desk/operators", Admin),
+    ("GET", "/desk/operators/{id}", Admin),
+];
+
+/// The least role that may call `method path`.
+pub fn role_of(method: &Method, path: &str) -> Role {
+    let listed = CHANGES
+        .iter()
+        .chain(READS)
+        .find(|(m, p, _)| *m == method.as_str() && *p == path);
+    match (listed, *method == Method::GET) {
+        (Some((_, _, role)), _) => *role,
+        (None, true) => Packer,
+        (None, false) => Admin,
+    }
+}

@@ -1,0 +1,277 @@
+//! People at the desk, over HTTP against the real `packdesk-server`: operators, sign-in by badge
+//! and PIN, the role table checked route by route, the lock-out after wrong PINs, and the audit
+//! log of who did what.
+
+use crate::support::*;
+use serde_json::{json, Value};
+
+/// An operator made with the live key (the desk owner's); answers its id.
+fn operator(s: &Server, name: &str, code: &str, role: &str, pin: Option<&str>) -> String {
+    let mut body = json!({"name": name, "code": code, "role": role});
+    if let Some(p) = pin {
+        body["pin"] = json!(p);
+    }
+    let made = s.live_ok("POST", "/desk/operators", Some(&body));
+    assert_eq!(made["pin_set"], pin.is_some(), "{made}");
+    assert!(made.get("pin").is_none() && made.get("pin_hash").is_none(), "{made}");
+    made["id"].as_str().unwrap().to_string()
+}
+
+/// `POST /ui/sign-in`: the token, or the failure envelope.
+fn sign_in(s: &Server, code: &str, pin: Option<&str>) -> Result<String, Value> {
+    let v: Value = reqwest::blocking::Client::new()
+        .post(s.url("/ui/sign-in?environment=sandbox"))
+        .json(&json!({"code": code, "pin": pin}))
+        .send()
+        .unwrap()
+        .json()
+        .unwrap();
+    match v["meta"]["code"] == 200 {
+        true => Ok(v["data"]["token"].as_str().unwrap().to_string()),
+        false => Err(v),
+    }
+}
+
+/// A call with a session token: (HTTP status, envelope).
+fn as_operator(s: &Server, token: &str, method: &str, path: &str, body: Option<&Value>) -> (u16, Value) {
+    let mut req = reqwest::blocking::Client::new()
+        .request(method.parse().unwrap(), s.url(path))
+        .header("authorization", format!("Bearer {token}"));
+    if let Some(b) = body {
+        req = req.json(b);
+    }
+    let r = req.send().unwrap();
+    (r.status().as_u16(), r.json().unwrap())
+}
+
+#[test]
+fn each_role_may_do_what_the_role_table_says_and_is_told_who_may_otherwise() {
+    let s = Server::start();
+    operator(&s, "Ada Admin", "B-ADMIN", "admin", None);
+    operator(&s, "Sam Supervisor", "B-SUP", "supervisor", None);
+    operator(&s, "Pat Packer", "B-PACK", "packer", None);
+    let account = yodel_account(&s);
+    let tokens: Vec<(&str, String)> = [("packer", "B-PACK"), ("supervisor", "B-SUP"), ("admin", "B-ADMIN")]
+        .into_iter()
+        .map(|(role, code)| (role, sign_in(&s, code, None).unwrap()))
+        .collect();
+    let rank = |r: &str| ["packer", "supervisor", "admin"].iter().position(|x| *x == r).unwrap();
+    // Table-driven from the role table: each listed change, and an admin's by default.
+    let mut checks: Vec<(&str, &str, &str)> = packdesk_api::roles::CHANGES
+        .iter()
+        .map(|(m, p, r)| (*m, *p, r.as_str()))
+        .collect();
+    checks.extend([
+        ("PUT", "/desk/settings", "admin"),
+        ("POST", "/desk/printers", "admin"),
+        ("POST", "/desk/operators", "admin"),
+    ]);
+    for (method, path, needed) in checks {
+        let path = path
+            .replace("{id}", "00000000-0000-4000-8000-000000000000")
+            .replace("{name}", "m");
+        for (role, token) in &tokens {
+            let (status, v) = as_operator(&s, token, method, &path, Some(&json!({})));
+            let refused = status == 403;
+            assert_eq!(
+                refused,
+                rank(role) < rank(needed),
+                "{role} {method} {path}: {status} {v}"
+            );
+            if refused {
+                let info = v["meta"]["details"][0]["info"].as_str().unwrap();
+                let who = match needed {
+                    "supervisor" => "a supervisor or an admin",
+                    _ => "an admin",
+                };
+                assert!(info.contains(who), "{info}");
+            }
+        }
+    }
+    // A packer ships; voiding its label is a supervisor's.
+    let packer = &tokens[0].1;
+    let (_, made) = as_operator(&s, packer, "POST", "/v3/labels", Some(&yodel_label(&account, 1)));
+    assert_eq!(made["meta"]["code"], 200, "{made}");
+    let void = json!({"label": {"id": made["data"]["id"]}});
+    let (status, refused) = as_operator(&s, packer, "POST", "/v3/cancel-labels", Some(&void));
+    assert_eq!(
+        (status, refused["meta"]["code"].as_i64()),
+        (403, Some(403)),
+        "{refused}"
+    );
+    let (_, voided) = as_operator(&s, &tokens[1].1, "POST", "/v3/cancel-labels", Some(&void));
+    assert_eq!(voided["meta"]["code"], 200, "{voided}");
+
+    // The log says who did which.
+    let label_id = made["data"]["id"].as_str().unwrap();
+    let log = s.live_ok("GET", &format!("/desk/audit?object_id={label_id}"), None);
+    let by: Vec<(String, String)> = log["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["action"].as_str().unwrap().into(),
+                e["actor"].as_str().unwrap().into(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        by,
+        vec![
+            ("label.voided".to_string(), "Sam Supervisor".to_string()),
+            ("label.created".to_string(), "Pat Packer".to_string())
+        ]
+    );
+    let (status, _) = as_operator(&s, packer, "GET", "/desk/audit", None);
+    assert_eq!(status, 403, "the log is a supervisor's to read");
+    let csv = reqwest::blocking::Client::new()
+        .get(s.url("/desk/audit/export?action=label.voided"))
+        .header("authorization", format!("Bearer {}", tokens[1].1))
+        .send()
+        .unwrap()
+        .text()
+        .unwrap();
+    assert!(
+        csv.starts_with("time,desk,environment,actor") && csv.contains("Sam Supervisor"),
+        "{csv}"
+    );
+}
+
+#[test]
+fn a_pin_is_asked_checked_and_five_wrong_ones_lock_the_operator_out() {
+    let s = Server::start();
+    let id = operator(&s, "Pia", "B-PIA", "packer", Some("4711"));
+    let unknown = sign_in(&s, "B-NOBODY", None).unwrap_err();
+    assert!(
+        unknown["meta"]["details"][0]["info"]
+            .as_str()
+            .unwrap()
+            .contains("no operator has this badge"),
+        "{unknown}"
+    );
+    let asked = sign_in(&s, "B-PIA", None).unwrap_err();
+    assert_eq!(asked["meta"]["details"][0]["path"], "pin", "{asked}");
+    sign_in(&s, "B-PIA", Some("4711")).unwrap();
+    for _ in 0..4 {
+        let wrong = sign_in(&s, "B-PIA", Some("0000")).unwrap_err();
+        assert!(
+            wrong["meta"]["details"][0]["info"]
+                .as_str()
+                .unwrap()
+                .contains("wrong PIN"),
+            "{wrong}"
+        );
+    }
+    let locked = sign_in(&s, "B-PIA", Some("0000")).unwrap_err();
+    assert!(
+        locked["meta"]["details"][0]["info"]
+            .as_str()
+            .unwrap()
+            .contains("locked"),
+        "{locked}"
+    );
+    // Now even the right PIN waits.
+    let still = sign_in(&s, "B-PIA", Some("4711")).unwrap_err();
+    assert!(
+        still["meta"]["details"][0]["info"]
+            .as_str()
+            .unwrap()
+            .contains("try again in 5 min"),
+        "{still}"
+    );
+    let o = s.live_ok("GET", &format!("/desk/operators/{id}"), None);
+    assert!(o["locked_until"].is_string(), "{o}");
+    let log = s.live_ok("GET", "/desk/audit?action=operator.locked", None);
+    assert_eq!(log["entries"].as_array().map(Vec::len), Some(1), "audited: {log}");
+}
+
+#[test]
+fn the_last_admin_stays_and_sign_in_is_required_only_once_there_is_one() {
+    let s = Server::start();
+    let (_, refused) = s.call(
+        "PUT",
+        "/desk/settings",
+        &s.live,
+        Some(&json!({"require_sign_in": true})),
+    );
+    assert_eq!(detail_paths(&refused), vec!["require_sign_in"], "{refused}");
+    let admin = operator(&s, "Ada", "B-ADA", "admin", Some("123456"));
+    let (_, demoted) = s.call(
+        "PUT",
+        &format!("/desk/operators/{admin}"),
+        &s.live,
+        Some(&json!({"role": "packer"})),
+    );
+    assert!(
+        demoted["meta"]["details"][0]["info"]
+            .as_str()
+            .unwrap()
+            .contains("last active admin"),
+        "{demoted}"
+    );
+    let (_, deleted) = s.call("DELETE", &format!("/desk/operators/{admin}"), &s.live, None);
+    assert!(
+        deleted["meta"]["details"][0]["info"]
+            .as_str()
+            .unwrap()
+            .contains("last active admin"),
+        "{deleted}"
+    );
+    let (_, taken) = s.call(
+        "POST",
+        "/desk/operators",
+        &s.live,
+        Some(&json!({"name": "Copy", "code": "B-ADA", "role": "packer"})),
+    );
+    assert_eq!(detail_paths(&taken), vec!["code"], "{taken}");
+    s.live_ok("PUT", "/desk/settings", Some(&json!({"require_sign_in": true})));
+
+    // With sign-in required the page gets no session until a badge signs in.
+    let session: Value = reqwest::blocking::get(s.url("/ui/session")).unwrap().json().unwrap();
+    assert_eq!(session["data"]["sign_in_required"], true);
+    assert!(session["data"]["session"].is_null(), "{session}");
+    let token = sign_in(&s, "B-ADA", Some("123456")).unwrap();
+    let (status, _) = as_operator(&s, &token, "GET", "/desk/operators", None);
+    assert_eq!(status, 200);
+    // Signed out: the token is gone.
+    reqwest::blocking::Client::new()
+        .post(s.url("/ui/sign-out"))
+        .header("authorization", format!("Bearer {token}"))
+        .send()
+        .unwrap();
+    let (status, _) = as_operator(&s, &token, "GET", "/desk/operators", None);
+    assert_eq!(status, 401);
+    let log = s.live_ok("GET", "/desk/audit?action=operator.sign_out", None);
+    assert_eq!(log["entries"][0]["actor"], "Ada", "{log}");
+}
+
+#[test]
+fn a_packer_cannot_switch_to_live_and_a_supervisor_can() {
+    let s = Server::start();
+    operator(&s, "Pat", "B-PAT", "packer", None);
+    operator(&s, "Sue", "B-SUE", "supervisor", None);
+    let switch = |token: &str| -> Value {
+        reqwest::blocking::Client::new()
+            .put(s.url("/ui/environment"))
+            .header("authorization", format!("Bearer {token}"))
+            .json(&json!({"environment": "live"}))
+            .send()
+            .unwrap()
+            .json()
+            .unwrap()
+    };
+    let refused = switch(&sign_in(&s, "B-PAT", None).unwrap());
+    assert_eq!(refused["meta"]["code"], 403, "{refused}");
+    let sue = sign_in(&s, "B-SUE", None).unwrap();
+    let switched = switch(&sue);
+    assert_eq!(switched["data"]["environment"], "live", "{switched}");
+    // Her calls now act on the live environment: the live accounts (none), not the sandbox's.
+    yodel_account(&s);
+    let (_, live) = as_operator(&s, &sue, "GET", "/v3/shipper-accounts", None);
+    assert_eq!(
+        live["data"]["shipper_accounts"].as_array().map(Vec::len),
+        Some(0),
+        "{live}"
+    );
+}

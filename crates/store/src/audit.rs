@@ -1,0 +1,108 @@
+//! The audit log: one row per thing done at a desk or through its API, written in the
+//! transaction of the change it records, never changed after.
+
+use crate::db::Tx;
+use crate::sql::{FromRow, Param, Row};
+use packdesk_model::status::Env;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct AuditRow {
+    pub id: String,
+    pub at: i64,
+    pub desk: String,
+    pub env: Env,
+    pub actor: String,
+    pub operator_id: Option<String>,
+    pub action: String,
+    pub object_id: Option<String>,
+    pub result: String,
+    /// JSON.
+    pub detail: String,
+}
+
+const COLS: &str = "id, at, desk, env, actor, operator_id, action, object_id, result, detail";
+
+impl FromRow for AuditRow {
+    fn from_row(r: &Row<'_>) -> crate::Result<Self> {
+        Ok(AuditRow {
+            id: r.get(0)?,
+            at: r.get(1)?,
+            desk: r.get(2)?,
+            env: r.get(3)?,
+            actor: r.get(4)?,
+            operator_id: r.get(5)?,
+            action: r.get(6)?,
+            object_id: r.get(7)?,
+            result: r.get(8)?,
+            detail: r.get(9)?,
+        })
+    }
+}
+
+pub fn insert(c: &mut Tx<'_>, a: &AuditRow) -> crate::Result<()> {
+    c.execute(
+        &format!("INSERT INTO audit_log ({COLS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"),
+        &[
+            &a.id,
+            &a.at,
+            &a.desk,
+            &a.env,
+            &a.actor,
+            &a.operator_id,
+            &a.action,
+            &a.object_id,
+            &a.result,
+            &a.detail,
+        ],
+    )?;
+    Ok(())
+}
+
+/// Who did `action` to the object `id`, the first time (none: not in the log).
+pub fn actor_of(c: &mut Tx<'_>, action: &str, id: &str) -> crate::Result<Option<String>> {
+    c.value(
+        "SELECT actor FROM audit_log WHERE object_id = ?1 AND action = ?2 ORDER BY at LIMIT 1",
+        &[&id, &action],
+    )
+}
+
+/// What `list` is asked for; every field optional.
+#[derive(Debug, Clone, Default)]
+pub struct AuditFilter {
+    pub operator_id: Option<String>,
+    pub action: Option<String>,
+    pub object_id: Option<String>,
+    pub from: Option<i64>,
+    pub to: Option<i64>,
+    /// The last entry of the page before (at, id): the next page starts after it.
+    pub after: Option<(i64, String)>,
+    pub limit: i64,
+}
+
+/// The newest entries first that match `f`.
+pub fn list(c: &mut Tx<'_>, f: &AuditFilter) -> crate::Result<Vec<AuditRow>> {
+    let (after_at, after_id) = f.after.clone().unzip();
+    let params: [&dyn Param; 8] = [
+        &f.operator_id,
+        &f.action,
+        &f.object_id,
+        &f.from,
+        &f.to,
+        &after_at,
+        &after_id,
+        &f.limit,
+    ];
+    c.rows_planned_each_time(
+        &format!(
+            "SELECT {COLS} FROM audit_log
+             WHERE (CAST(?1 AS TEXT) IS NULL OR operator_id = ?1)
+               AND (CAST(?2 AS TEXT) IS NULL OR action = ?2)
+               AND (CAST(?3 AS TEXT) IS NULL OR object_id = ?3)
+               AND (CAST(?4 AS BIGINT) IS NULL OR at >= ?4)
+               AND (CAST(?5 AS BIGINT) IS NULL OR at <= ?5)
+               AND (CAST(?6 AS BIGINT) IS NULL OR at < ?6 OR (at = ?6 AND id < ?7))
+             ORDER BY at DESC, id DESC LIMIT ?8"
+        ),
+        &params,
+    )
+}
