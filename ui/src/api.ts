@@ -105,6 +105,13 @@ export function environment() {
   return env;
 }
 
+const ranks = { packer: 0, supervisor: 1, admin: 2 } as const;
+/** Whether the operator at the page has `role` or a higher one (the server decides; the page
+ * only hides what would be refused). */
+export function may(role: keyof typeof ranks): boolean {
+  return !!operator && ranks[operator.role] >= ranks[role];
+}
+
 /** Who works at the page now. */
 export function currentOperator() {
   return operator;
@@ -267,6 +274,10 @@ export const api = {
   setPrinting: (paused: boolean) => call('put', '/desk/printing', { body: { paused } }),
   update: () => call('get', '/desk/update'),
   updateStep: (step: 'check' | 'download' | 'install') => call('post', `/desk/update/${step}`),
+  operators: () => call('get', '/desk/operators'),
+  addOperator: (body: T.OperatorRequest) => call('post', '/desk/operators', { body }),
+  updateOperator: (id: string, body: T.OperatorRequest) => call('put', '/desk/operators/{id}', { path: { id }, body }),
+  audit: (q: ListQuery) => call('get', '/desk/audit', { query: q }),
   closeOut: (shipperAccountIds?: string[]) =>
     call('post', '/desk/close-out', { body: shipperAccountIds ? { shipper_account_ids: shipperAccountIds } : {} }),
 };
