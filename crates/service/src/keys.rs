@@ -87,9 +87,20 @@ impl KeyRing {
     }
 
     /// Replaces the key of `env`; the old one stops working at once.
-    pub fn rotate(&self, store: &Db, vault: &Vault, env: Env, now_us: i64) -> Result<String, ServiceError> {
+    /// `also` runs in the key's transaction (its audit entry).
+    pub fn rotate(
+        &self,
+        store: &Db,
+        vault: &Vault,
+        env: Env,
+        now_us: i64,
+        also: impl FnOnce(&mut packdesk_store::db::Tx<'_>) -> Result<(), ServiceError>,
+    ) -> Result<String, ServiceError> {
         let (key, row) = new_key(env, vault, now_us);
-        store.write(|tx| keys::put(tx, &row))?;
+        store.write(|tx| {
+            keys::put(tx, &row)?;
+            also(tx)
+        })?;
         let mut hashes = self.hashes.write().unwrap_or_else(|p| p.into_inner());
         hashes.retain(|(e, _)| *e != env);
         hashes.push((env, hash(&key)));
@@ -114,7 +125,7 @@ mod tests {
         }
         assert_eq!(ring.authenticate("pdk_live_guess"), None);
         let old = keys.iter().find(|(e, _)| *e == Env::Sandbox).unwrap().1.clone();
-        let new = ring.rotate(&store, &vault, Env::Sandbox, 1).unwrap();
+        let new = ring.rotate(&store, &vault, Env::Sandbox, 1, |_| Ok(())).unwrap();
         assert_eq!(ring.authenticate(&old), None);
         assert_eq!(ring.authenticate(&new), Some(Env::Sandbox));
         // A second load creates nothing and knows the rotated key.

@@ -972,8 +972,8 @@ impl Service {
                 self.audit(tx, Some(d.env), "order.shipped", Some(order_id), detail)?;
             }
             table::write_made(tx, &label)?;
-            let detail = json!({"tracking_numbers": numbers, "shipper_account_id": d.account.id});
-            self.audit(tx, Some(d.env), "label.created", Some(&id), detail)?;
+            // The label holds the rest (its numbers, account, order).
+            self.audit(tx, Some(d.env), "label.created", Some(&id), json!({}))?;
             if let Some(upstream_id) = &made.upstream_id {
                 packdesk_store::upstream_refs::insert(tx, d.env, &id, upstream_id)?;
             }

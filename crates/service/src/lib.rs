@@ -379,7 +379,16 @@ impl Service {
 
     /// Replaces the key of `env`; the old one stops working now. Answers the new key in clear.
     pub fn rotate_key(&self, env: Env) -> Result<String, ServiceError> {
-        self.keys.rotate(&self.store, &self.vault, env, self.now_us())
+        self.keys.rotate(&self.store, &self.vault, env, self.now_us(), |tx| {
+            // Which key, never its value.
+            self.audit(
+                tx,
+                Some(env),
+                "key.rotated",
+                None,
+                serde_json::json!({"environment": env}),
+            )
+        })
     }
 
     /// The data folder this service uses.

@@ -25,6 +25,7 @@ use packdesk_store::files;
 use packdesk_store::paging;
 use packdesk_store::printing as table;
 use packdesk_store::printing::{JobFilter, PrintJobRow, PrinterRow, ProfileRow};
+use serde_json::json;
 use std::sync::{Condvar, Mutex};
 use std::time::Duration;
 
@@ -205,19 +206,40 @@ impl Service {
 
     pub fn add_printer(&self, req: PrinterRequest) -> Result<Printer, ServiceError> {
         let p = self.checked_printer(uuid::Uuid::new_v4().to_string(), req, 0)?;
-        self.store.write(|tx| table::put_printer(tx, &p))?;
-        Ok(printer_record(&p))
+        let after = printer_record(&p);
+        self.store.write(|tx| {
+            table::put_printer(tx, &p)?;
+            self.audit(tx, None, "printer.created", Some(&p.id), json!({"after": after}))
+        })?;
+        Ok(after)
     }
 
     pub fn update_printer(&self, id: &str, req: PrinterRequest) -> Result<Printer, ServiceError> {
         let old = self.printer_row(id)?;
+        let before = printer_record(&old);
         let p = self.checked_printer(old.id, req, old.created_at)?;
-        self.store.write(|tx| table::put_printer(tx, &p))?;
-        Ok(printer_record(&p))
+        let after = printer_record(&p);
+        self.store.write(|tx| {
+            table::put_printer(tx, &p)?;
+            self.audit(
+                tx,
+                None,
+                "printer.changed",
+                Some(&p.id),
+                json!({"before": before, "after": after}),
+            )
+        })?;
+        Ok(after)
     }
 
     pub fn delete_printer(&self, id: &str) -> Result<Deleted, ServiceError> {
-        let gone = self.store.write(|tx| table::delete_printer(tx, id))?;
+        let gone = self.store.write(|tx| {
+            let gone = table::delete_printer(tx, id)?;
+            if gone {
+                self.audit(tx, None, "printer.deleted", Some(id), json!({}))?;
+            }
+            Ok::<_, ServiceError>(gone)
+        })?;
         if !gone {
             return Err(not_found("printer", "id", id));
         }
@@ -317,12 +339,29 @@ impl Service {
             auto_print: b.auto_print.unwrap_or(false),
             updated_at: self.now_us(),
         };
-        self.store.write(|tx| table::put_profile(tx, &row))?;
-        Ok(profile_record(&row))
+        let after = profile_record(&row);
+        self.store.write(|tx| {
+            table::put_profile(tx, &row)?;
+            self.audit(
+                tx,
+                None,
+                "print_profile.changed",
+                Some(document_type),
+                json!({"after": after}),
+            )
+        })?;
+        Ok(after)
     }
 
     pub fn delete_print_profile(&self, document_type: &str) -> Result<DeletedProfile, ServiceError> {
-        if !self.store.write(|tx| table::delete_profile(tx, document_type))? {
+        let gone = self.store.write(|tx| {
+            let gone = table::delete_profile(tx, document_type)?;
+            if gone {
+                self.audit(tx, None, "print_profile.deleted", Some(document_type), json!({}))?;
+            }
+            Ok::<_, ServiceError>(gone)
+        })?;
+        if !gone {
             return Err(not_found("print profile", "document_type", document_type));
         }
         Ok(DeletedProfile {

@@ -512,3 +512,31 @@ fn a_desk_moves_its_folder_into_the_shared_database_once_and_goes_on_there() {
         "no number again: {numbers:?}"
     );
 }
+
+#[test]
+fn an_operator_made_at_one_desk_signs_in_at_another_and_the_log_names_each_desk() {
+    let (a, b) = two_desks();
+    a.live_ok(
+        "POST",
+        "/desk/operators",
+        Some(&json!({"name": "Dana", "code": "B-DANA", "role": "packer", "pin": "2580"})),
+    );
+    for desk in [&a, &b] {
+        let v: Value = reqwest::blocking::Client::new()
+            .post(desk.url("/ui/sign-in"))
+            .json(&json!({"code": "B-DANA", "pin": "2580"}))
+            .send()
+            .unwrap()
+            .json()
+            .unwrap();
+        assert_eq!(v["data"]["operator"]["name"], "Dana", "{v}");
+    }
+    let log = b.live_ok("GET", "/desk/audit?action=operator.sign_in", None);
+    let desks: HashSet<&str> = log["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["desk"].as_str().unwrap())
+        .collect();
+    assert_eq!(desks, HashSet::from(["A", "B"]), "{log}");
+}

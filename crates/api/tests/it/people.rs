@@ -234,6 +234,12 @@ fn the_last_admin_stays_and_sign_in_is_required_only_once_there_is_one() {
     let token = sign_in(&s, "B-ADA", Some("123456")).unwrap();
     let (status, _) = as_operator(&s, &token, "GET", "/desk/operators", None);
     assert_eq!(status, 200);
+    // An admin's session rotates a key (shown once); the log says which, never the key.
+    let (_, rotated) = as_operator(&s, &token, "POST", "/ui/keys/sandbox/rotate", None);
+    let new_key = rotated["data"]["key"].as_str().unwrap().to_string();
+    let log = s.live_ok("GET", "/desk/audit?action=key.rotated", None);
+    assert_eq!(log["entries"][0]["actor"], "Ada", "{log}");
+    assert!(!log.to_string().contains(&new_key), "no key in the log");
     // Signed out: the token is gone.
     reqwest::blocking::Client::new()
         .post(s.url("/ui/sign-out"))
