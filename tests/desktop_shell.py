@@ -24,7 +24,7 @@ import gi
 gi.require_version("Gio", "2.0")
 from gi.repository import Gio, GLib  # noqa: E402
 
-from deskapi import http  # noqa: E402
+from deskapi import http, session  # noqa: E402
 
 WATCHER_XML = """<node><interface name="org.kde.StatusNotifierWatcher">
 <method name="RegisterStatusNotifierItem"><arg name="service" type="s" direction="in"/></method>
@@ -100,14 +100,14 @@ class App:
             raise AssertionError(f"the app exited: {self.text()}")
         self.base = m.group(1)
         wait_for("the window's UI reaching the server", lambda: http(self.base + "/ui/status")["data"]["ui_sessions"] >= 1, 60)
-        self.keys = http(self.base + "/ui/session")["data"]["keys"]
+        self.sessions = {env: session(self.base, env) for env in ("live", "sandbox")}
         return self
 
     def gone(self):
         return self.proc.poll() is not None
 
     def call(self, method, path, body=None, env="live"):
-        return http(self.base + path, method, body, self.keys[env])
+        return http(self.base + path, method, body, token=self.sessions[env])
 
 
 # ----- Updates: a warehouse's update server of the test's own, its releases signed here -----
@@ -235,10 +235,9 @@ def check_database_restart(app, data_dir):
     # Its successor writes to the same log (inherited) and listens anew.
     base = wait_for("the restarted app's server",
                     lambda: (re.findall(r"listening on (http://[0-9.:]+)", app.text())[1:] or [None])[0], 60)
-    wait_for("the restarted window's UI", lambda: http(base + "/ui/session")["data"].get("keys"), 60)
+    wait_for("the restarted window's UI", lambda: http(base + "/ui/session")["data"].get("session"), 60)
     print(f"figure: the app was back on the shared database {(time.time() - started) * 1000:.0f} ms after Restart now", flush=True)
-    keys = http(base + "/ui/session")["data"]["keys"]
-    now = http(base + "/desk/database", key=keys["live"])["data"]
+    now = http(base + "/desk/database", token=session(base))["data"]
     check(now["shared"] and now["desk"] == "Shell desk" and not now["restart_needed"],
           f"restarted, the desk runs on the shared database ({now})")
     # The successor is no child of this script: found by its arguments, stopped as a desk is.

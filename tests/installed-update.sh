@@ -43,7 +43,7 @@ python3 - "$work/app.log" "$before" "$(python3 -c 'import json,sys; print(json.l
 import json, re, subprocess, sys, time
 
 sys.path.insert(0, "tests")
-from deskapi import http  # noqa: E402
+from deskapi import http, session  # noqa: E402
 
 log, before, offered = sys.argv[1:]
 
@@ -64,8 +64,8 @@ def servers():
 
 base = wait_for("the installed app's server", lambda: servers() and servers()[0])
 wait_for("its window", lambda: http(base + "/ui/status")["data"]["ui_sessions"] >= 1)
-key = http(base + "/ui/session")["data"]["keys"]["live"]
-call = lambda method, path, body=None: http(base + path, method, body, key)
+token = session(base)
+call = lambda method, path, body=None: http(base + path, method, body, token=token)
 status = call("GET", "/desk/update")["data"]
 assert status["current_version"] == before, status
 settings = call("GET", "/desk/settings")["data"]
@@ -97,7 +97,7 @@ installed = wait_for("dpkg to hold the new version",
 print(f"ok: dpkg now holds packdesk {installed} ({time.time() - started:.1f} s after install)")
 base2 = wait_for("the app restarted as the new version", lambda: len(servers()) >= 2 and servers()[-1], 120)
 wait_for("the new version answering",
-         lambda: http(base2 + "/desk/update", key=key)["data"]["current_version"] == offered, 60)
+         lambda: http(base2 + "/desk/update", token=session(base2))["data"]["current_version"] == offered, 60)
 print(f"ok: the app restarted itself as {offered} ({time.time() - started:.1f} s after install), on {base2}")
 PY
 echo "installed-update: all checks passed"
