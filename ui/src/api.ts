@@ -19,7 +19,8 @@ type Env = 'sandbox' | 'live';
 export type Operator = components['schemas']['OperatorRef'];
 type SignedIn = components['schemas']['SignedIn'];
 
-let token = sessionStorage.getItem('packdesk.token') ?? '';
+// The tab's session survives a reload (read when the page starts its session).
+let token = '';
 let env: Env = 'sandbox';
 let operator: Operator | null = null;
 let desk = {
@@ -59,6 +60,7 @@ function remembered(): Env {
 
 /** Opens the page's session: answers whether it has one (else an operator must sign in). */
 export async function startSession(): Promise<boolean> {
+  if (!token) token = sessionStorage.getItem('packdesk.token') ?? '';
   const r = await fetch(`/ui/session?environment=${remembered()}`, { headers: token ? { authorization: `Bearer ${token}` } : {} });
   const v = await r.json();
   if (v.meta?.code !== 200) throw new ApiError(v.meta?.code, v.meta?.message ?? 'error', v.meta?.details ?? []);
@@ -298,7 +300,8 @@ async function sendBody<R>(method: string, path: string, contentType?: string, b
   const code: number = v.meta?.code;
   // The session ended under the page (signed out, idle, the desk restarted): start again. A
   // refusal of a call made before the page had its session, or with one it has left, is not that.
-  if (code === 401 && sentWith && sentWith === token) {
+  // (HTTP 401 itself: an upstream label service's refused key comes as meta 401 in a 200.)
+  if (r.status === 401 && sentWith && sentWith === token) {
     forget();
     onSessionEnded();
   }

@@ -76,11 +76,14 @@ pub async fn idempotent(State(s): State<Arc<Service>>, req: Request, next: Next)
     let body = to_bytes(body, usize::MAX).await.unwrap_or_default();
     let text = String::from_utf8_lossy(&body).to_string();
     // Keep every answer of a request that was carried out or refused for what it is; let the key go
-    // after a transient failure (internal, retry, transport), so sending it again runs it.
-    let code = serde_json::from_str::<serde_json::Value>(&text)
+    // after a transient failure (internal, retry, transport, or one an upstream label service
+    // says is worth trying again), so sending it again runs it.
+    let meta = serde_json::from_str::<serde_json::Value>(&text)
         .ok()
-        .and_then(|v| v["meta"]["code"].as_u64());
-    let keep = head.status == StatusCode::OK && !matches!(code, Some(4100) | Some(4101) | None);
+        .map(|v| v["meta"].clone());
+    let code = meta.as_ref().and_then(|m| m["code"].as_u64());
+    let retryable = meta.as_ref().is_some_and(|m| m["retryable"] == true);
+    let keep = head.status == StatusCode::OK && !retryable && !matches!(code, Some(4100) | Some(4101) | None);
     let status = head.status.as_u16();
     let _ = tokio::task::spawn_blocking(move || s.finish_idempotent(env, &key, keep, status, &text)).await;
     Response::from_parts(head, Body::from(body))

@@ -158,6 +158,12 @@ fn operation(r: &Route, g: &mut SchemaGenerator) -> Value {
             json_answer("No valid key (or link, or not this machine)", None),
         );
     }
+    if r.access.needs_key() {
+        responses.insert(
+            "403".into(),
+            json_answer("The operator's role may not do this (its details say who may)", None),
+        );
+    }
     responses.insert("404".into(), json_answer("No such route or file", None));
     responses.insert("405".into(), json_answer("The route does not take this method", None));
     let method = r.method.as_str().to_ascii_lowercase();

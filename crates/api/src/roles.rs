@@ -1,7 +1,8 @@
-//! Who may do what at a desk: the one table of roles (the README shows it). Every read is any
-//! operator's; a change is an admin's unless this table lets a packer or a supervisor make it. An
-//! integration key acts as an admin (the sandbox key still changes nothing of the whole desk:
-//! `Access::LiveKeyForChanges`).
+//! Who may do what at a desk: the one table of roles (the README shows it). A read is any
+//! operator's unless `READS` says whose; a change is an admin's unless `CHANGES` lets a packer or
+//! a supervisor make it. An integration key acts as an admin of its environment (the sandbox key
+//! still changes nothing of the whole desk, `Access::LiveKeyForChanges`, and reads neither the
+//! operators nor the audit log).
 
 use axum::http::Method;
 use packdesk_model::status::Role;
@@ -42,6 +43,8 @@ pub const READS: &[(&str, &str, Role)] = &[
     ("GET", "/desk/audit/export", Supervisor),
     ("GET", "/desk/operators", Admin),
     ("GET", "/desk/operators/{id}", Admin),
+    // Its answer holds the join code, the warehouse's vault key.
+    ("GET", "/desk/database", Admin),
 ];
 
 /// The least role that may call `method path`.

@@ -1510,7 +1510,27 @@ fn audit_params() -> Vec<crate::table::Param> {
     ]
 }
 
-async fn list_operators(State(s): State<Shared>) -> Response {
+/// The operators and the audit log are the whole desk's: an operator's session (its role checked
+/// by the role table) or the live key reads them, the sandbox key does not.
+fn desk_wide_refusal(caller: &Caller, session: &Option<Extension<BySession>>) -> Option<Response> {
+    if session.is_some() || caller.env == Env::Live {
+        return None;
+    }
+    Some(error(
+        ErrorCode::InvalidApiKey,
+        "headers.service-api-key",
+        "the operators and the audit log belong to the whole desk: read them with the live key",
+    ))
+}
+
+async fn list_operators(
+    State(s): State<Shared>,
+    Extension(caller): Extension<Caller>,
+    session: Option<Extension<BySession>>,
+) -> Response {
+    if let Some(refused) = desk_wide_refusal(&caller, &session) {
+        return refused;
+    }
     run(s, move |s| s.list_operators()).await
 }
 
@@ -1521,7 +1541,15 @@ async fn create_operator(
     run(s, move |s| s.create_operator(req)).await
 }
 
-async fn get_operator(State(s): State<Shared>, Path(id): Path<String>) -> Response {
+async fn get_operator(
+    State(s): State<Shared>,
+    Extension(caller): Extension<Caller>,
+    session: Option<Extension<BySession>>,
+    Path(id): Path<String>,
+) -> Response {
+    if let Some(refused) = desk_wide_refusal(&caller, &session) {
+        return refused;
+    }
     run(s, move |s| s.get_operator(&id)).await
 }
 
@@ -1539,14 +1567,30 @@ async fn delete_operator(State(s): State<Shared>, Path(id): Path<String>) -> Res
 
 type AuditQ = Result<Query<packdesk_service::audit::AuditQuery>, axum::extract::rejection::QueryRejection>;
 
-async fn list_audit(State(s): State<Shared>, q: AuditQ) -> Response {
+async fn list_audit(
+    State(s): State<Shared>,
+    Extension(caller): Extension<Caller>,
+    session: Option<Extension<BySession>>,
+    q: AuditQ,
+) -> Response {
+    if let Some(refused) = desk_wide_refusal(&caller, &session) {
+        return refused;
+    }
     match q {
         Ok(Query(q)) => run(s, move |s| s.list_audit(&q)).await,
         Err(e) => ApiError(ServiceError::invalid("query", e.body_text())).into_response(),
     }
 }
 
-async fn export_audit(State(s): State<Shared>, q: AuditQ) -> Response {
+async fn export_audit(
+    State(s): State<Shared>,
+    Extension(caller): Extension<Caller>,
+    session: Option<Extension<BySession>>,
+    q: AuditQ,
+) -> Response {
+    if let Some(refused) = desk_wide_refusal(&caller, &session) {
+        return refused;
+    }
     let q = match q {
         Ok(Query(q)) => q,
         Err(e) => return ApiError(ServiceError::invalid("query", e.body_text())).into_response(),

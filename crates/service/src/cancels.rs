@@ -169,7 +169,8 @@ impl Service {
             ));
         };
         let body = json!({"label": {"id": upstream_id}});
-        match u.post("/cancel-labels", &body, &u.key("cancel-labels", &upstream_id)) {
+        let name = crate::upstream::Name::Desk(format!("label:{upstream_id}"));
+        match u.post("/cancel-labels", &body, &name) {
             Ok(_) => Ok(()),
             Err(e) if e.number() == ErrorCode::AlreadyCancelled.code() as i64 => Ok(()),
             Err(e) => Err(e),

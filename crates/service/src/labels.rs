@@ -310,8 +310,9 @@ struct Draft<'a> {
     ships_order: Option<(String, bool)>,
     /// The upstream label service that makes it (none: this desk does).
     upstream: Option<crate::upstream::UpstreamAccount>,
-    /// The caller's `Idempotency-Key`, from which the upstream's is derived.
-    request_key: Option<&'a str>,
+    /// What names the request for an upstream's `Idempotency-Key` (the caller's key, an order's
+    /// shipment); none: the job's id, or nothing (a one-off request).
+    upstream_name: Option<crate::upstream::Name<'a>>,
 }
 
 /// A label's content, whoever made it: its numbers (and, made here, their serials), documents
@@ -541,7 +542,7 @@ impl Service {
         key: Option<&str>,
     ) -> Result<Reply<Label>, ServiceError> {
         let mut draft = self.prepare_label(env, &req, None, None)?;
-        draft.request_key = key;
+        draft.upstream_name = key.map(crate::upstream::Name::Caller);
         if req.is_async {
             // The job keeps the ship date of the day it was accepted, whenever it runs.
             let mut stored = req.clone();
@@ -642,7 +643,7 @@ impl Service {
             scope,
             ships_order,
             upstream,
-            request_key: None,
+            upstream_name: None,
         })
     }
 
@@ -658,7 +659,7 @@ impl Service {
         key: &str,
     ) -> Result<Label, ServiceError> {
         let mut draft = self.prepare_label(env, req, None, Some((order_id.to_string(), again)))?;
-        draft.request_key = Some(key);
+        draft.upstream_name = Some(crate::upstream::Name::Desk(key.to_string()));
         let label = self.produce_label(&draft, None)?;
         self.auto_print_label(env, label["id"].as_str().unwrap_or_default());
         serde_json::from_value(label).map_err(ServiceError::internal)
@@ -809,9 +810,10 @@ impl Service {
         Ok(())
     }
 
-    /// The upstream makes the label (its key derived from the caller's, or from the label's id);
-    /// the desk downloads its documents and writes it as its own. A label the desk then fails to
-    /// write is cancelled upstream (nothing half-saved on either side).
+    /// The upstream makes the label; the desk downloads its documents and writes it as its own.
+    /// A one-off request (no caller key, job or order names it) that then fails here has its
+    /// upstream label cancelled: nothing could ever take it up. A named one is left as it is: the
+    /// retry sends the same key and meets it.
     fn produce_upstream(
         &self,
         draft: &Draft,
@@ -819,79 +821,112 @@ impl Service {
         id: String,
         job: Option<&Job>,
     ) -> Result<Value, ServiceError> {
-        let key = u.key("labels", draft.request_key.unwrap_or(&id));
+        use crate::upstream::Name;
+        let (name, one_off) = match (&draft.upstream_name, job) {
+            (Some(Name::Caller(k)), _) => (Name::Caller(k), false),
+            (Some(Name::Desk(n)), _) => (Name::Desk(n.clone()), false),
+            (None, Some(j)) => (Name::Desk(format!("job:{}", j.id)), false),
+            (None, None) => (Name::Desk(format!("label:{id}")), true),
+        };
         let mut body = serde_json::to_value(draft.req).map_err(ServiceError::internal)?;
         body["shipper_account"] = json!({"id": u.account_id});
         // The desk's job is the asynchronous part; the upstream answers at once.
         if let Some(b) = body.as_object_mut() {
             b.remove("async");
         }
-        let made: Label = u.read(u.post("/labels", &body, &key)?, "label")?;
-        if made.status != LabelStatus::Created {
+        let answer = u.post("/labels", &body, &name)?;
+        let remote_id = answer.data["id"].as_str().map(str::to_string);
+        let kept = self.upstream_made(draft, u, id, &answer.data).and_then(|mine| {
+            self.write_label(draft, &mine, job)
+                .map_err(|e| self.write_failure(e, u, &mine))
+        });
+        if let (Err(e), true, Some(remote)) = (&kept, one_off, &remote_id) {
+            let cancel = json!({"label": {"id": remote}});
+            if let Err(c) = u.post("/cancel-labels", &cancel, &Name::Desk(format!("label:{remote}"))) {
+                tracing::error!(upstream_label = %remote, error = %c.chain(), cause = %e.chain(), "a label made upstream could not be kept here nor cancelled there");
+            }
+        }
+        kept
+    }
+
+    /// The label the upstream answered, with its documents, as this desk keeps it.
+    fn upstream_made(
+        &self,
+        draft: &Draft,
+        u: &crate::upstream::UpstreamAccount,
+        id: String,
+        data: &Value,
+    ) -> Result<Made, ServiceError> {
+        let remote_id = u.text(data, "id", "label")?;
+        let status = u.text(data, "status", "label")?;
+        if status != LabelStatus::Created.as_str() {
             return Err(ServiceError::at(
                 ErrorCode::InternalRetry,
                 "shipper_account.id",
                 format!(
-                    "the upstream label service {} answered the label in status {} instead of making it: try again",
-                    u.base_url, made.status
+                    "the upstream label service {} answered the label in status {status} instead of making it: try again",
+                    u.base_url
                 ),
             ));
         }
-        let files = made.files.clone().unwrap_or_default();
-        let mut documents = Vec::new();
-        for (kind, f) in [
-            ("label", &files.label),
-            ("invoice", &files.invoice),
-            ("customs_declaration", &files.customs_declaration),
-        ] {
-            if let Some(f) = f {
-                documents.push((
-                    kind.to_string(),
-                    f.file_type.clone(),
-                    f.paper_size.clone(),
-                    u.download(&f.url)?,
-                ));
-            }
+        let numbers: Vec<String> = data["tracking_numbers"]
+            .as_array()
+            .map(|a| a.iter().filter_map(|n| n.as_str().map(str::to_string)).collect())
+            .unwrap_or_default();
+        if numbers.is_empty() {
+            return Err(u.unreadable("label"));
         }
-        let mine = Made {
-            id,
-            serials: Vec::new(),
-            numbers: made.tracking_numbers.clone(),
-            documents,
-            // The rate names this desk's account, not the upstream's.
-            rate: made.rate.clone().map(|mut r| {
+        let mut documents = Vec::new();
+        for kind in ["label", "invoice", "customs_declaration"] {
+            let f = &data["files"][kind];
+            if f.is_null() {
+                continue;
+            }
+            documents.push((
+                kind.to_string(),
+                u.text(f, "file_type", "label")?,
+                u.text(f, "paper_size", "label")?,
+                u.download(&u.text(f, "url", "label")?)?,
+            ));
+        }
+        if documents.is_empty() {
+            return Err(u.unreadable("label"));
+        }
+        // The rate as this interface gives it, naming this desk's account (a rate this desk
+        // cannot read is left out: the label stands without it).
+        let rate = serde_json::from_value::<RateEntry>(data["rate"].clone())
+            .ok()
+            .map(|mut r| {
                 r.shipper_account = draft.rate.shipper_account.clone();
                 r
-            }),
-            ship_date: made.ship_date.clone(),
-            upstream_id: Some(made.id.clone()),
+            });
+        Ok(Made {
+            id,
+            serials: Vec::new(),
+            numbers,
+            documents,
+            rate,
+            ship_date: data["ship_date"]
+                .as_str()
+                .map_or_else(|| draft.ship_date.to_string(), str::to_string),
+            upstream_id: Some(remote_id),
             issuer: format!("{}@{}", draft.account.slug, u.base_url),
-        };
-        match self.write_label(draft, &mine, job) {
-            Ok(v) => Ok(v),
-            Err(e) => {
-                let e = match e {
-                    WriteError::Service(e) => e,
-                    WriteError::Taken(_) => ServiceError::at(
-                        ErrorCode::InternalRetry,
-                        "shipper_account.id",
-                        format!(
-                            "the upstream label service {} gave tracking numbers ({}) it gave another label of this desk before",
-                            u.base_url,
-                            made.tracking_numbers.join(", ")
-                        ),
-                    ),
-                };
-                let undo = u.post(
-                    "/cancel-labels",
-                    &json!({"label": {"id": made.id}}),
-                    &u.key("cancel-labels", &made.id),
-                );
-                if let Err(c) = undo {
-                    tracing::error!(upstream_label = %made.id, error = %c.chain(), "a label made upstream could not be kept here nor cancelled there");
-                }
-                Err(e)
-            }
+        })
+    }
+
+    /// A failed write of an upstream's label, in words.
+    fn write_failure(&self, e: WriteError, u: &crate::upstream::UpstreamAccount, made: &Made) -> ServiceError {
+        match e {
+            WriteError::Service(e) => e,
+            WriteError::Taken(_) => ServiceError::at(
+                ErrorCode::InternalRetry,
+                "shipper_account.id",
+                format!(
+                    "the upstream label service {} gave tracking numbers ({}) it gave another label of this desk before",
+                    u.base_url,
+                    made.numbers.join(", ")
+                ),
+            ),
         }
     }
 

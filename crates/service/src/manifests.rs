@@ -308,7 +308,7 @@ impl Service {
             let chosen = self
                 .store
                 .write(|tx| choose_labels(tx, env, &account, &req.label_ids, today))?;
-            upstream_id = self.close_out_upstream(&u, &chosen, key.unwrap_or(&manifest_id))?;
+            upstream_id = self.close_out_upstream(&u, &chosen, key)?;
             label_ids = Some(chosen.into_iter().map(|l| l.id).collect());
         }
         self.store
@@ -324,13 +324,14 @@ impl Service {
             .map(Reply::done)
     }
 
-    /// Closes out at the upstream the labels of `chosen` it made (none: no call), keyed by
-    /// `request` (the caller's key, or the manifest's id); answers the upstream's manifest id.
+    /// Closes out at the upstream the labels of `chosen` it made (none: no call); answers the
+    /// upstream's manifest id. Its key is named by the caller's key, else by the labels alone: a
+    /// close-out of the same labels after one that failed here meets the upstream's manifest.
     fn close_out_upstream(
         &self,
         u: &crate::upstream::UpstreamAccount,
         chosen: &[LabelRow],
-        request: &str,
+        caller_key: Option<&str>,
     ) -> Result<Option<String>, ServiceError> {
         let mut ids = Vec::new();
         for l in chosen {
@@ -340,8 +341,9 @@ impl Service {
             return Ok(None);
         }
         let body = json!({"shipper_account": {"id": u.account_id}, "label_ids": ids});
-        let made: Manifest = u.read(u.post("/manifests", &body, &u.key("manifests", request))?, "manifest")?;
-        Ok(Some(made.id))
+        let name = crate::upstream::Name::of(caller_key, "");
+        let answer = u.post("/manifests", &body, &name)?;
+        Ok(Some(u.text(&answer.data, "id", "manifest")?))
     }
 
     /// Completes an async close-out (a worker runs this).
@@ -351,7 +353,7 @@ impl Service {
         let mut upstream_id = None;
         if let Some(u) = self.upstream_of(&account)? {
             let chosen = self.store.read(|c| labels::of_manifest(c, &job.id))?;
-            upstream_id = self.close_out_upstream(&u, &chosen, &job.id)?;
+            upstream_id = self.close_out_upstream(&u, &chosen, None)?;
         }
         self.store.write(|tx| {
             if let Some(upstream_id) = &upstream_id {

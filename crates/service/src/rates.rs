@@ -139,7 +139,18 @@ impl Service {
                 );
                 continue;
             }
-            if let Some(u) = self.upstream_of(&row)? {
+            let upstream = match self.upstream_of(&row) {
+                Ok(u) => u,
+                Err(e) => {
+                    let why = e
+                        .details
+                        .first()
+                        .map_or_else(|| e.message().to_string(), |d| d.info.clone());
+                    fail(&mut entries, failed(&row.id, &row.slug, &row.description), why);
+                    continue;
+                }
+            };
+            if let Some(u) = upstream {
                 match self.rate_upstream(&u, &row, req, id) {
                     Ok(got) if !got.is_empty() => entries.extend(got),
                     Ok(_) => fail(
@@ -227,12 +238,17 @@ impl Service {
         if let Some(d) = &req.ship_date {
             body["ship_date"] = json!(d);
         }
-        // Keyed by the desk's rate record: a job run again asks once.
-        let key = u.key("rates", record_id);
-        let record: RateRecord = u.read(u.post("/rates", &body, &key)?, "rate")?;
-        Ok(record
-            .rates
-            .into_iter()
+        // Named by the desk's rate record: a job run again asks once.
+        let answer = u.post(
+            "/rates",
+            &body,
+            &crate::upstream::Name::Desk(format!("rate:{record_id}")),
+        )?;
+        let rates = answer.data["rates"].as_array().ok_or_else(|| u.unreadable("rate"))?;
+        // Each rate as this interface gives it (one this desk cannot read is left out).
+        Ok(rates
+            .iter()
+            .filter_map(|r| serde_json::from_value::<RateEntry>(r.clone()).ok())
             .filter(|r| r.service_type.is_some())
             .map(|mut r| {
                 r.shipper_account = AccountRefDescribed {

@@ -35,11 +35,16 @@ struct Session {
 
 /// The open sessions, by token.
 #[derive(Default)]
-pub(crate) struct Sessions(Mutex<HashMap<String, Session>>);
+pub(crate) struct Sessions {
+    open: Mutex<HashMap<String, Session>>,
+    /// One sign-in at a time on this desk: the lock-out is checked, the PIN verified and a wrong
+    /// one counted as one step, so guesses sent at once count each.
+    signing_in: Mutex<()>,
+}
 
 impl Sessions {
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Session>> {
-        self.0.lock().unwrap_or_else(|p| p.into_inner())
+        self.open.lock().unwrap_or_else(|p| p.into_inner())
     }
 }
 
@@ -72,15 +77,21 @@ impl Service {
 
     fn open_session(&self, operator: OperatorRef, env: Env, idle_us: i64) -> SignedIn {
         let token = new_token();
-        self.sessions.lock().insert(
+        let now = self.now_us();
+        let mut sessions = self.sessions.lock();
+        // Sessions idle past their time go as a new one opens (a page that was closed never
+        // says so).
+        sessions.retain(|_, s| now - s.last_seen <= s.idle_us);
+        sessions.insert(
             token.clone(),
             Session {
                 operator: operator.clone(),
                 env,
-                last_seen: self.now_us(),
+                last_seen: now,
                 idle_us,
             },
         );
+        drop(sessions);
         SignedIn {
             token,
             operator,
@@ -103,6 +114,7 @@ impl Service {
 
     /// Signs an operator in by the badge's code and, when they have one, the PIN.
     pub fn sign_in(&self, req: &SignInRequest, env: Env) -> Result<SignedIn, ServiceError> {
+        let _one_at_a_time = self.sessions.signing_in.lock().unwrap_or_else(|p| p.into_inner());
         let now = self.now_us();
         let code = req.code.trim();
         let row = self
@@ -134,7 +146,10 @@ impl Service {
             };
             if !crate::operators::pin_matches(pin, hash) {
                 let failed = self.store.write(|tx| {
-                    let mut r = table::get(tx, &row.id)?.unwrap_or_else(|| row.clone());
+                    // Deleted meanwhile: nothing to count.
+                    let Some(mut r) = table::get(tx, &row.id)? else {
+                        return Ok(false);
+                    };
                     r.failed_pins += 1;
                     let locked = r.failed_pins >= PIN_TRIES;
                     if locked {
@@ -158,10 +173,7 @@ impl Service {
         let idle = i64::from(self.desk_settings()?.idle_sign_out_minutes.max(1)) * MINUTE_US;
         self.store.write(|tx| {
             if row.failed_pins > 0 || row.locked_until.is_some() {
-                let mut r = row.clone();
-                r.failed_pins = 0;
-                r.locked_until = None;
-                table::put(tx, &r)?;
+                table::clear_failures(tx, &row.id)?;
             }
             self.audit_as(
                 tx,

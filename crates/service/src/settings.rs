@@ -44,6 +44,10 @@ impl Service {
         }
         let before = self.desk_settings()?;
         let json = serde_json::to_string(&s).map_err(ServiceError::internal)?;
+        // Sign-in just required: the desk's own sessions (sign-in off) end, every page signs in.
+        if s.require_sign_in && !before.require_sign_in {
+            self.end_sessions_of(crate::sessions::DESK_OPERATOR);
+        }
         self.store.write(|tx| {
             packdesk_store::meta::desk_set(tx, SETTINGS_KEY, &json)?;
             self.audit(

@@ -4,10 +4,13 @@
 //! and its documents), so History, reprints, printing and the scan station work as for labels
 //! made here, with the upstream reachable or not.
 //!
-//! Every POST to the upstream carries an `Idempotency-Key` derived from the desk's request: the
-//! caller's own key when it sent one, else the desk's id of what is being made (an async job's
-//! id, the label's id of a cancel). A retry after a timeout meets the upstream's first answer and
-//! buys nothing twice.
+//! Every POST to the upstream carries an `Idempotency-Key` derived from the desk's request: what
+//! names it (the caller's own key, an async job's id, an order's shipment, the label of a cancel;
+//! none for a request named by nothing) and the body sent, so a retry after a timeout meets the
+//! upstream's first answer and buys nothing twice, and a corrected request is a new one.
+//!
+//! The upstream's answers are read leniently (the fields the desk keeps; a real service answers
+//! more than this desk's own records hold).
 
 use crate::keys::Env;
 use crate::Service;
@@ -69,19 +72,26 @@ impl UpstreamAccount {
         }
     }
 
-    /// The upstream's `Idempotency-Key` for `what` (a route) done for `request` (the caller's
-    /// key, or the desk's id of what is made): the same desk request always sends the same key,
-    /// and no two accounts or routes share one.
-    pub(crate) fn key(&self, what: &str, request: &str) -> String {
+    /// The upstream's `Idempotency-Key` for POST `path` with `body`, the desk's request named by
+    /// `name` (a caller's key is marked apart from the desk's own names, so none can pose as
+    /// another): the same request always sends the same key; another account, route, name or
+    /// body, another key.
+    fn key(&self, path: &str, name: &Name<'_>, body: &Value) -> String {
         use sha2::Digest;
-        let digest = sha2::Sha256::digest(format!("{}\n{what}\n{request}", self.local_account_id));
+        let (kind, name) = match name {
+            Name::Caller(k) => ("caller", *k),
+            Name::Desk(n) => ("desk", n.as_str()),
+        };
+        let digest = sha2::Sha256::digest(format!("{}\n{path}\n{kind}\n{name}\n{body}", self.local_account_id));
         let hex: String = digest.iter().take(16).map(|b| format!("{b:02x}")).collect();
         format!("packdesk-{hex}")
     }
 
-    pub(crate) fn post(&self, path: &str, body: &Value, key: &str) -> Result<Answer, ServiceError> {
+    /// POSTs `body` with the key derived from `name` and the body.
+    pub(crate) fn post(&self, path: &str, body: &Value, name: &Name<'_>) -> Result<Answer, ServiceError> {
+        let key = self.key(path, name, body);
         self.client()
-            .call(reqwest::Method::POST, path, Some(body), Some(key))
+            .call(reqwest::Method::POST, path, Some(body), Some(&key))
             .map_err(error_of)
     }
 
@@ -95,19 +105,43 @@ impl UpstreamAccount {
         self.client().download(url).map_err(error_of)
     }
 
-    /// The upstream's answer `data` read as `T`, or a retryable error saying it is not this
-    /// interface's.
-    pub(crate) fn read<T: serde::de::DeserializeOwned>(&self, answer: Answer, what: &str) -> Result<T, ServiceError> {
-        serde_json::from_value(answer.data).map_err(|e| {
-            ServiceError::at(
-                ErrorCode::InternalRetry,
-                "shipper_account.id",
-                format!(
-                    "the upstream label service {} answered a {what} this desk cannot read ({e}): check that it speaks this interface",
-                    self.base_url
-                ),
-            )
-        })
+    /// A retryable error saying the upstream's answer lacks what the desk needs.
+    pub(crate) fn unreadable(&self, what: &str) -> ServiceError {
+        ServiceError::at(
+            ErrorCode::InternalRetry,
+            "shipper_account.id",
+            format!(
+                "the upstream label service {} answered a {what} this desk cannot read: check that it speaks this interface",
+                self.base_url
+            ),
+        )
+    }
+
+    /// A text field of an answer's `data`.
+    pub(crate) fn text(&self, data: &Value, field: &str, what: &str) -> Result<String, ServiceError> {
+        data[field]
+            .as_str()
+            .map(str::to_string)
+            .ok_or_else(|| self.unreadable(what))
+    }
+}
+
+/// What names a desk request for its upstream key.
+pub(crate) enum Name<'a> {
+    /// The caller's own `Idempotency-Key`.
+    Caller(&'a str),
+    /// The desk's own name of it (a job's id, an order's shipment, the label of a cancel); empty:
+    /// named by its body alone.
+    Desk(String),
+}
+
+impl<'a> Name<'a> {
+    /// The caller's key if it sent one, else the desk's `name`.
+    pub(crate) fn of(caller: Option<&'a str>, desk: impl Into<String>) -> Name<'a> {
+        match caller {
+            Some(k) => Name::Caller(k),
+            None => Name::Desk(desk.into()),
+        }
     }
 }
 
@@ -149,9 +183,16 @@ impl Service {
                     .into(),
             });
         };
-        let remote = u
-            .get(&format!("/shipper-accounts/{}", u.account_id))
-            .and_then(|a| u.read::<packdesk_model::record::ShipperAccount>(a, "shipper account"));
+        let id: String = url_path_segment(&u.account_id);
+        let remote = u.get(&format!("/shipper-accounts/{id}")).and_then(|a| {
+            let d = &a.data;
+            Ok(RemoteAccount {
+                id: u.text(d, "id", "shipper account")?,
+                slug: u.text(d, "slug", "shipper account")?,
+                description: u.text(d, "description", "shipper account").unwrap_or_default(),
+                status: u.text(d, "status", "shipper account")?,
+            })
+        });
         Ok(match remote {
             Err(e) => TransportTest {
                 ok: false,
@@ -165,7 +206,7 @@ impl Service {
                 ),
             },
             Ok(r) => TransportTest {
-                ok: r.status == packdesk_model::record::AccountStatus::Enabled,
+                ok: r.status == "enabled",
                 message: format!(
                     "Connected to {}: its account \"{}\" ({}) is {}.",
                     u.base_url, r.description, r.slug, r.status
@@ -173,4 +214,22 @@ impl Service {
             },
         })
     }
+}
+
+/// What "Test connection" reads of the upstream's account.
+struct RemoteAccount {
+    id: String,
+    slug: String,
+    description: String,
+    status: String,
+}
+
+/// A value as one path segment (`/`, `?`, `#`, `%` and the rest escaped).
+fn url_path_segment(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => (b as char).to_string(),
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
 }

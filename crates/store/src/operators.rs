@@ -97,3 +97,12 @@ pub fn other_active_admins(c: &mut Tx<'_>, except: &str) -> crate::Result<i64> {
     )?
     .unwrap_or(0))
 }
+
+/// Forgets an operator's wrong PINs (a sign-in that succeeded), changing nothing else of the row.
+pub fn clear_failures(c: &mut Tx<'_>, id: &str) -> crate::Result<()> {
+    c.execute(
+        "UPDATE operators SET failed_pins = 0, locked_until = NULL WHERE id = ?1",
+        &[&id],
+    )?;
+    Ok(())
+}

@@ -125,6 +125,19 @@ fn each_role_may_do_what_the_role_table_says_and_is_told_who_may_otherwise() {
     );
     let (status, _) = as_operator(&s, packer, "GET", "/desk/audit", None);
     assert_eq!(status, 403, "the log is a supervisor's to read");
+    let (status, _) = as_operator(&s, packer, "GET", "/desk/database", None);
+    assert_eq!(
+        status, 403,
+        "the database's answer holds the join code: an admin's to read"
+    );
+    // The sandbox key reads neither the operators nor the log (badge codes sign people in).
+    for path in ["/desk/operators", "/desk/audit"] {
+        let (status, _) = s.call("GET", path, &s.sandbox, None);
+        assert_eq!(status, 401, "{path}");
+    }
+    // The log never holds a badge's code.
+    let made = s.live_ok("GET", "/desk/audit?action=operator.created", None);
+    assert!(!made.to_string().contains("B-PACK"), "{made}");
     let csv = reqwest::blocking::Client::new()
         .get(s.url("/desk/audit/export?action=label.voided"))
         .header("authorization", format!("Bearer {}", tokens[1].1))
@@ -225,7 +238,12 @@ fn the_last_admin_stays_and_sign_in_is_required_only_once_there_is_one() {
         Some(&json!({"name": "Copy", "code": "B-ADA", "role": "packer"})),
     );
     assert_eq!(detail_paths(&taken), vec!["code"], "{taken}");
+    // The page's session of the desk itself (sign-in off) ends when sign-in is required.
+    let page: Value = reqwest::blocking::get(s.url("/ui/session")).unwrap().json().unwrap();
+    let desk_token = page["data"]["session"]["token"].as_str().unwrap().to_string();
     s.live_ok("PUT", "/desk/settings", Some(&json!({"require_sign_in": true})));
+    let (status, _) = as_operator(&s, &desk_token, "GET", "/v3/labels", None);
+    assert_eq!(status, 401, "the desk's own session ended");
 
     // With sign-in required the page gets no session until a badge signs in.
     let session: Value = reqwest::blocking::get(s.url("/ui/session")).unwrap().json().unwrap();
