@@ -615,7 +615,7 @@ impl Service {
         let cod = options.iter().any(|o| o.variant() == "cod");
         let pool = c.pool_for(cod, to);
         let ranges = pool_ranges(env, &settings, pool);
-        let upstream = self.upstream_of(&account)?;
+        let upstream = self.upstream_in(&account, &settings)?;
         // An upstream draws its own numbers: the account needs no ranges here.
         if ranges.is_empty() && upstream.is_none() {
             let none = Pool {

@@ -202,18 +202,7 @@ impl Service {
         if now - s.last_seen > s.idle_us {
             let gone = sessions.remove(token)?;
             drop(sessions);
-            let who = caller_of(&gone);
-            let _ = self.store.write(|tx| {
-                self.audit_as(
-                    tx,
-                    Some(&who),
-                    Some(gone.env),
-                    "operator.sign_out",
-                    who.operator_id.as_deref(),
-                    "idle",
-                    json!({}),
-                )
-            });
+            let _ = self.audit_sign_out(&gone, "idle");
             return None;
         }
         s.last_seen = now;
@@ -232,23 +221,28 @@ impl Service {
         })
     }
 
+    /// The log's entry of a session that ended (`result`: how).
+    fn audit_sign_out(&self, gone: &Session, result: &str) -> Result<(), ServiceError> {
+        let who = caller_of(gone);
+        self.store.write(|tx| {
+            self.audit_as(
+                tx,
+                Some(&who),
+                Some(gone.env),
+                "operator.sign_out",
+                who.operator_id.as_deref(),
+                result,
+                json!({}),
+            )
+        })
+    }
+
     pub fn sign_out(&self, token: &str) -> Result<(), ServiceError> {
         let Some(gone) = self.sessions.lock().remove(token) else {
             return Ok(());
         };
-        let who = caller_of(&gone);
-        if who.operator_id.is_some() {
-            self.store.write(|tx| {
-                self.audit_as(
-                    tx,
-                    Some(&who),
-                    Some(gone.env),
-                    "operator.sign_out",
-                    who.operator_id.as_deref(),
-                    "ok",
-                    json!({}),
-                )
-            })?;
+        if gone.operator.id != DESK_OPERATOR {
+            self.audit_sign_out(&gone, "ok")?;
         }
         Ok(())
     }

@@ -148,8 +148,16 @@ impl<'a> Name<'a> {
 impl Service {
     /// The account's upstream, when its labels are made by one (none: made on this desk).
     pub(crate) fn upstream_of(&self, account: &AccountRow) -> Result<Option<UpstreamAccount>, ServiceError> {
-        let settings = crate::accounts::settings_of(account);
-        let Some(AccountConnection::Upstream(u)) = settings.connection else {
+        self.upstream_in(account, &crate::accounts::settings_of(account))
+    }
+
+    /// `upstream_of`, with the account's settings already read (a label reads them once).
+    pub(crate) fn upstream_in(
+        &self,
+        account: &AccountRow,
+        settings: &packdesk_model::request::ShipperAccountSettings,
+    ) -> Result<Option<UpstreamAccount>, ServiceError> {
+        let Some(AccountConnection::Upstream(u)) = settings.connection.clone() else {
             return Ok(None);
         };
         let api_key = self.account_secrets(account)?.upstream_api_key.ok_or_else(|| {
