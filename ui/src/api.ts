@@ -84,6 +84,36 @@ export async function signIn(code: string, pin?: string): Promise<Operator> {
   return v.data.operator;
 }
 
+/** A badge scanned while someone works (into the scan field, or with no field focused): its
+ * operator takes over the page, and the session before ends. `'pin'`: the operator has a PIN,
+ * which the sign-in screen asks; null: no operator has this code (nothing changes). */
+export async function switchByBadge(code: string): Promise<Operator | 'pin' | null> {
+  const before = token;
+  const r = await fetch(`/ui/sign-in?environment=${env}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ code }),
+  });
+  const v = await r.json();
+  if (v.meta?.code !== 200) {
+    const details: { path: string }[] = v.meta?.details ?? [];
+    return details.some((d) => d.path === 'pin') ? 'pin' : null;
+  }
+  keep(v.data);
+  if (before && before !== token) await fetch('/ui/sign-out', { method: 'POST', headers: { authorization: `Bearer ${before}` } }).catch(() => {});
+  return v.data.operator;
+}
+
+/** What the page does with a scanned badge (App's: switch operator): the name of who took over
+ * ('' while their PIN is asked), or null when the code is no badge. */
+let onBadge: (code: string) => Promise<string | null> = async () => null;
+export function whenBadgeScanned(f: (code: string) => Promise<string | null>) {
+  onBadge = f;
+}
+export function badgeScanned(code: string): Promise<string | null> {
+  return onBadge(code);
+}
+
 /** Ends this page's session (Switch operator, idle time). */
 export async function signOut() {
   if (token) await fetch('/ui/sign-out', { method: 'POST', headers: { authorization: `Bearer ${token}` } }).catch(() => {});
@@ -280,6 +310,9 @@ export const api = {
   addOperator: (body: T.OperatorRequest) => call('post', '/desk/operators', { body }),
   updateOperator: (id: string, body: T.OperatorRequest) => call('put', '/desk/operators/{id}', { path: { id }, body }),
   audit: (q: ListQuery) => call('get', '/desk/audit', { query: q }),
+  apiKeys: () => call('get', '/desk/api-keys'),
+  addApiKey: (body: T.ApiKeyRequest) => call('post', '/desk/api-keys', { body }),
+  revokeApiKey: (id: string) => call('delete', '/desk/api-keys/{id}', { path: { id } }),
   closeOut: (shipperAccountIds?: string[]) =>
     call('post', '/desk/close-out', { body: shipperAccountIds ? { shipper_account_ids: shipperAccountIds } : {} }),
 };

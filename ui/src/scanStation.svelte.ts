@@ -1,6 +1,7 @@
 // The scan station of the Ship screen: what a scanned (or typed) code followed by Enter does. It
 // finds the order by its number (or reference) and loads it into the form, or ships the loaded
 // one (Enter again, or the same code again), or ships it at once when the desk ships on scan.
+// A code no order has may be an operator's badge: they take over the desk (Switch operator).
 // Each result is a success, a warning or an error, with its sound. The scan field is emptied
 // whatever happens, so the station never jams on text left from the last scan.
 import type { DeskSettings, Order } from './types';
@@ -26,6 +27,9 @@ export type ScanDeps = {
   ship: () => Promise<void>;
   /** A new parcel is scanned: the last label and its errors leave the screen. */
   newParcel: () => void;
+  /** A code no order has may be an operator's badge: who took over ('' while their PIN is
+   * asked), or null when it is none. */
+  badge?: (code: string) => Promise<string | null>;
 };
 
 export class ScanStation {
@@ -79,7 +83,12 @@ export class ScanStation {
       return;
     }
     if (mine !== this.#scans) return;
-    if (!found) return this.say('error', `No open order has the number “${number}”.`);
+    if (!found) {
+      const who = (await this.#deps.badge?.(number).catch(() => null)) ?? null;
+      if (mine !== this.#scans) return;
+      if (who !== null) return who ? this.say('success', `${who} signed in: the desk is theirs now.`) : undefined;
+      return this.say('error', `No open order has the number “${number}”.`);
+    }
     if (found.status === 'shipped') {
       form.shippedBefore = found;
       return this.say('warning', `Order ${found.order_number} is already shipped (${found.shipped_at?.slice(0, 10)}, tracking ${found.tracking_numbers.join(', ')}).`);

@@ -21,7 +21,11 @@ const order = (number: string, more: Partial<Order> = {}): Order =>
   }) as Order;
 
 /** A scan station over a fresh form; `orders`: what the desk's order search finds. */
-function station(orders: Order[] | ((number: string) => Promise<Order[]>), settings = { ship_on_scan: false, scan_sounds: true }) {
+function station(
+  orders: Order[] | ((number: string) => Promise<Order[]>),
+  settings = { ship_on_scan: false, scan_sounds: true },
+  badge?: (code: string) => Promise<string | null>,
+) {
   const form = new ShipForm();
   const heard: Sound[] = [];
   const shipped: string[] = [];
@@ -38,6 +42,7 @@ function station(orders: Order[] | ((number: string) => Promise<Order[]>), setti
       shipped.push(form.order?.order_number ?? '?');
     },
     newParcel: () => desk.newParcels++,
+    badge,
   });
   /** The scanner types `code` and Enter. */
   const scan = async (code: string) => {
@@ -56,6 +61,21 @@ describe('the scan station', () => {
     expect(form.reference).toBe('');
     expect(s.last).toBe('9999');
     expect(form.order).toBeNull();
+  });
+
+  it('takes a badge no order has for its operator, who takes over; an unknown code is still an error', async () => {
+    const badges: Record<string, string> = { 'B-SUE': 'Sue Supervisor', 'B-PIN': '' };
+    const { s, form, heard, scan } = station([order('1001')], undefined, async (code) => badges[code] ?? null);
+    await scan('B-SUE');
+    expect(s.note).toEqual({ kind: 'success', text: 'Sue Supervisor signed in: the desk is theirs now.' });
+    expect(form.order).toBeNull();
+    // A badge with a PIN: the sign-in screen asks it; the station says nothing.
+    s.clear();
+    await scan('B-PIN');
+    expect(s.note).toBeNull();
+    await scan('B-NOBODY');
+    expect(s.note?.kind).toBe('error');
+    expect(heard).toEqual(['success', 'error']);
   });
 
   it('loads an open order into the form: recipient, weight, and what Enter does next', async () => {

@@ -1,8 +1,10 @@
 // People at the desk (issue 38), keyboard only, in a real browser (Debian's Chromium) at
 // 1366 x 768 against the real packdesk-server: a packer signs in with their badge, ships an
-// order by scanning it, and finds no Void (the API refuses it too); a supervisor's badge and PIN
-// take over (Alt+O, Switch operator) and void the label; the audit log names each step's operator;
-// the desk signs an idle operator out. No answer the page receives holds an API key.
+// order by scanning it, and finds no Void (the API refuses it too); a supervisor's badge scanned
+// into the scan field, and her PIN, take over and void the label; Today counts each operator's
+// work; the audit log names each step's operator; Switch operator (Alt+O) hands the desk back; the
+// desk signs an idle operator out. An admin makes a named integration key in Settings, shown once.
+// No answer the page receives holds an API key.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { ok, startDesk } from './support.mjs';
@@ -78,10 +80,17 @@ test('a packer ships and cannot void; a supervisor takes over by badge and PIN a
   assert.match(refused[1].meta.details[0].info, /only a supervisor or an admin may do this/);
   await page.screenshot({ path: `${shots}/people-packer-history-1366x768.png` });
 
-  // Alt+O: Switch operator; the supervisor's badge asks for the PIN.
-  await page.keyboard.press('Alt+o');
-  await badge(page, 'B-SUE', '2468');
-  assert.equal(await page.getByTestId('operator').textContent(), 'Sue Supervisor');
+  // The supervisor scans her badge into the scan field (Ship): she takes over; her PIN is asked.
+  await page.keyboard.press('Alt+1');
+  await page.getByTestId('scan').waitFor();
+  assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('data-testid')), 'scan');
+  await page.keyboard.type('B-SUE');
+  await page.keyboard.press('Enter');
+  await page.getByTestId('pin').waitFor();
+  assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('data-testid')), 'pin');
+  await page.keyboard.type('2468');
+  await page.keyboard.press('Enter');
+  await page.getByTestId('operator').filter({ hasText: 'Sue Supervisor' }).waitFor();
   await page.keyboard.press('Alt+3');
   const void_ = page.getByTestId('row').first().getByTestId('void');
   await void_.focus();
@@ -101,6 +110,21 @@ test('a packer ships and cannot void; a supervisor takes over by badge and PIN a
   assert.ok(find('label.voided', 'Sue Supervisor') < find('label.created', 'Pat Packer'), 'newest first');
   await page.screenshot({ path: `${shots}/people-audit-1366x768.png` });
 
+  // Today (Alt+5): each operator's labels, orders and items.
+  await page.keyboard.press('Alt+5');
+  const pat = page.getByTestId('today-operator').filter({ hasText: 'Pat Packer' });
+  await pat.waitFor();
+  assert.deepEqual(
+    [await pat.getByTestId('today-operator-labels').textContent(), await pat.getByTestId('today-operator-orders').textContent(), await pat.getByTestId('today-operator-items').textContent()],
+    ['1', '1', '1'],
+  );
+  await page.screenshot({ path: `${shots}/people-today-1366x768.png` });
+
+  // Alt+O: Switch operator; the packer's badge (no PIN) signs him in again.
+  await page.keyboard.press('Alt+o');
+  await badge(page, 'B-PAT');
+  assert.equal(await page.getByTestId('operator').textContent(), 'Pat Packer');
+
   // Idle for longer than the desk's two minutes: signed out, the sign-in screen waits.
   await page.clock.fastForward('03:00');
   await page.getByTestId('sign-in').waitFor();
@@ -110,5 +134,44 @@ test('a packer ships and cannot void; a supervisor takes over by badge and PIN a
   for (const key of [desk.key, desk.liveKey]) {
     assert.ok(!bodies.some((b) => b.includes(key)), 'no answer the page received holds an API key');
   }
+  await page.close();
+});
+
+test('an admin makes a named integration key in Settings: shown once, it opens its scope only', async () => {
+  const page = await desk.browser.newPage({ viewport: { width: 1366, height: 768 } });
+  const bodies = [];
+  page.on('response', async (r) => bodies.push(await r.text().catch(() => '')));
+  await page.goto(desk.base + '/');
+  await badge(page, 'B-ADA', '1357');
+  await page.keyboard.press('Alt+8');
+  await page.getByTestId('api-keys').waitFor();
+  await page.getByTestId('api-key-name').focus();
+  await page.keyboard.type('Shop');
+  await page.getByTestId('add-api-key').focus();
+  await page.keyboard.press('Enter');
+  const key = await page.getByTestId('api-key-value').textContent();
+  assert.match(key, /^pdk_live_[0-9a-f]{48}$/);
+  await page.getByTestId('api-keys').scrollIntoViewIfNeeded();
+  await page.screenshot({ path: `${shots}/people-api-key-1366x768.png` });
+  await page.getByTestId('api-key-row').filter({ hasText: 'Shop' }).waitFor();
+  // Its scope (labels, the default): a label list opens; the orders do not.
+  const call = (path, k) => fetch(desk.base + path, { headers: { 'service-api-key': k } });
+  assert.equal((await call('/v3/labels', key)).status, 200);
+  assert.equal((await call('/desk/printers', key)).status, 403);
+  // Shown once: reloaded, the page lists the key without it.
+  await page.reload();
+  await page.keyboard.press('Alt+8');
+  await page.getByTestId('api-key-row').filter({ hasText: 'Shop' }).waitFor();
+  assert.equal(await page.getByTestId('api-key-value').count(), 0);
+  // Revoked (keyboard: Revoke, then the confirmation): refused at once.
+  await page.getByTestId('api-key-revoke').first().focus();
+  await page.keyboard.press('Enter');
+  await page.getByTestId('confirm-ok').focus();
+  await page.keyboard.press('Enter');
+  await page.getByTestId('api-key-row').filter({ hasText: 'revoked' }).waitFor();
+  assert.equal((await call('/v3/labels', key)).status, 401);
+  // The one answer that held the key was its creation's.
+  assert.equal(bodies.filter((b) => b.includes(key)).length, 1);
+  for (const k of [desk.key, desk.liveKey]) assert.ok(!bodies.some((b) => b.includes(k)));
   await page.close();
 });

@@ -193,11 +193,15 @@ fn operation(r: &Route, g: &mut SchemaGenerator) -> Value {
         RequestBody::None => {}
     }
     v["security"] = match r.access {
-        Access::Key | Access::LiveKeyForChanges | Access::LiveKeyForChangesOnThisMachine => json!([{"apiKey": []}]),
+        Access::Key | Access::LiveKeyForChanges | Access::LiveKeyForChangesOnThisMachine | Access::LiveKey => {
+            json!([{"apiKey": []}])
+        }
         Access::KeyOrSignedLink => json!([{"apiKey": []}, {}]),
         Access::ThisMachine | Access::Open => json!([]),
     };
-    if r.access.live_key_for_changes() {
+    if r.access == Access::LiveKey {
+        v["x-access"] = json!("live key");
+    } else if r.access.live_key_for_changes() {
         v["x-access"] = json!("live key for changes");
     }
     v

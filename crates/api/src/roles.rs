@@ -2,10 +2,11 @@
 //! operator's unless `READS` says whose; a change is an admin's unless `CHANGES` lets a packer or
 //! a supervisor make it. An integration key acts as an admin of its environment (the sandbox key
 //! still changes nothing of the whole desk, `Access::LiveKeyForChanges`, and reads neither the
-//! operators nor the audit log).
+//! operators nor the audit log). A named integration key (`/desk/api-keys`) is held to its
+//! scopes besides: `SCOPES` says which scope opens which routes.
 
 use axum::http::Method;
-use packdesk_model::status::Role;
+use packdesk_model::status::{KeyScope, Role};
 use Role::*;
 
 /// The changes a packer or a supervisor may make: (method, path, least role).
@@ -45,7 +46,48 @@ pub const READS: &[(&str, &str, Role)] = &[
     ("GET", "/desk/operators/{id}", Admin),
     // Its answer holds the join code, the warehouse's vault key.
     ("GET", "/desk/database", Admin),
+    ("GET", "/desk/api-keys", Admin),
+    ("GET", "/desk/api-keys/{id}", Admin),
 ];
+
+/// What a named key's scope opens besides `all` (everything) and `read` (every read any operator
+/// may make): (method, `*` for any; path, with the paths under it; scope).
+pub const SCOPES: &[(&str, &str, KeyScope)] = &[
+    // labels: make, cancel, close out, rate, validate, download; read the accounts to ship with.
+    ("*", "/v3/labels", KeyScope::Labels),
+    ("*", "/v3/cancel-labels", KeyScope::Labels),
+    ("*", "/v3/manifests", KeyScope::Labels),
+    ("*", "/v3/bulk-downloads", KeyScope::Labels),
+    ("*", "/v3/rates", KeyScope::Labels),
+    ("*", "/v3/address-validations", KeyScope::Labels),
+    ("GET", "/v3/files", KeyScope::Labels),
+    ("GET", "/v3/shipper-accounts", KeyScope::Labels),
+    // orders: send, import, ship and cancel orders; read their labels and documents.
+    ("*", "/desk/orders", KeyScope::Orders),
+    ("GET", "/desk/import-mappings", KeyScope::Orders),
+    ("GET", "/desk/presets", KeyScope::Orders),
+    ("GET", "/v3/labels", KeyScope::Orders),
+    ("GET", "/v3/files", KeyScope::Orders),
+    ("GET", "/v3/shipper-accounts", KeyScope::Orders),
+];
+
+/// The scopes any one of which lets a named key call `method path` (`all` always does).
+pub fn scopes_of(method: &Method, path: &str) -> Vec<KeyScope> {
+    let read = *method == Method::GET;
+    let mut scopes = vec![KeyScope::All];
+    if read && role_of(method, path) == Packer {
+        scopes.push(KeyScope::Read);
+    }
+    for (m, p, scope) in SCOPES {
+        let under = path
+            .strip_prefix(p)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'));
+        if under && (*m == "*" || (*m == "GET" && read)) && !scopes.contains(scope) {
+            scopes.push(*scope);
+        }
+    }
+    scopes
+}
 
 /// The least role that may call `method path`.
 pub fn role_of(method: &Method, path: &str) -> Role {

@@ -10,7 +10,7 @@ use crate::table::{
     Access, Endpoint, RequestBody, Route,
 };
 use axum::body::Body;
-use axum::extract::{MatchedPath, Path, Query, Request, State};
+use axum::extract::{Path, Query, Request, State};
 use axum::handler::Handler;
 use axum::http::Method;
 use axum::http::{header, HeaderValue, StatusCode};
@@ -27,9 +27,10 @@ use packdesk_model::request::{
     RatesRequest, ShipperAccountCreate, ShipperAccountCredentialsUpdate, ShipperAccountInfoUpdate,
     ShipperAccountSettingsUpdate,
 };
+use packdesk_model::status::KeyScope;
 use packdesk_model::transport::{TransmissionLog, TransportTest};
 use packdesk_model::{ErrorCode, ServiceError};
-use packdesk_service::audit::Caller;
+use packdesk_service::audit::{Caller, Via};
 use packdesk_service::keys::Env;
 use packdesk_service::{Reply, Service};
 use serde_json::json;
@@ -42,11 +43,6 @@ tokio::task_local! {
     /// its handler run as it (`run`), so what they change is audited in its name.
     pub(crate) static CALLER: Caller;
 }
-
-/// Marks a request made with an operator's session (not a key): its role, not the key's
-/// environment, decides what of the whole desk it may change.
-#[derive(Clone, Copy)]
-struct BySession;
 
 /// Every route of the server, once: the router, the access checks and the OpenAPI document are
 /// made from this table (see `table.rs`).
@@ -437,29 +433,52 @@ pub fn table() -> Vec<Route> {
             "The ship date a label made now gets (cut-off, collection days)",
             ship_date,
         ),
-        get::<packdesk_model::people::OperatorList, _, _, _>("/desk/operators", "List the operators", list_operators),
+        get::<packdesk_model::people::OperatorList, _, _, _>("/desk/operators", "List the operators", list_operators)
+            .access(LiveKey),
         post::<packdesk_model::people::OperatorRequest, packdesk_model::people::Operator, _, _, _>(
             "/desk/operators",
             "Add an operator (name, badge code, PIN, role)",
             create_operator,
         )
-        .access(LiveKeyForChanges),
-        get::<packdesk_model::people::Operator, _, _, _>("/desk/operators/{id}", "Retrieve an operator", get_operator),
+        .access(LiveKey),
+        get::<packdesk_model::people::Operator, _, _, _>("/desk/operators/{id}", "Retrieve an operator", get_operator)
+            .access(LiveKey),
         put::<packdesk_model::people::OperatorRequest, packdesk_model::people::Operator, _, _, _>(
             "/desk/operators/{id}",
             "Change an operator (fields left out stay; pin \"\" takes the PIN away)",
             update_operator,
         )
-        .access(LiveKeyForChanges),
-        delete::<Deleted, _, _, _>("/desk/operators/{id}", "Delete an operator", delete_operator)
-            .access(LiveKeyForChanges),
+        .access(LiveKey),
+        delete::<Deleted, _, _, _>("/desk/operators/{id}", "Delete an operator", delete_operator).access(LiveKey),
         get::<packdesk_model::people::AuditList, _, _, _>("/desk/audit", "The audit log, newest first", list_audit)
-            .query(audit_params()),
+            .query(audit_params())
+            .access(LiveKey),
         Route::new(Method::GET, "/desk/audit/export", "The audit log as CSV", export_audit)
             .query(audit_params())
+            .access(LiveKey)
             .content("The audit log as CSV (RFC 4180)", || {
                 json!({"text/csv": {"schema": {"type": "string"}}})
             }),
+        get::<packdesk_model::people::ApiKeyList, _, _, _>(
+            "/desk/api-keys",
+            "List the named integration keys (revoked ones too)",
+            list_api_keys,
+        )
+        .access(LiveKey),
+        post::<packdesk_model::people::ApiKeyRequest, packdesk_model::people::ApiKey, _, _, _>(
+            "/desk/api-keys",
+            "Make a named integration key for one environment with scopes (the key is answered this once)",
+            create_api_key,
+        )
+        .access(LiveKey),
+        get::<packdesk_model::people::ApiKey, _, _, _>("/desk/api-keys/{id}", "Retrieve an integration key", get_api_key)
+            .access(LiveKey),
+        delete::<packdesk_model::people::ApiKey, _, _, _>(
+            "/desk/api-keys/{id}",
+            "Revoke an integration key (it stays listed)",
+            revoke_api_key,
+        )
+        .access(LiveKey),
         Route::new(
             Method::POST,
             "/desk/close-out",
@@ -524,13 +543,6 @@ pub fn router(service: Shared) -> Router {
             .map(|r| r.path.split('{').next().unwrap_or(r.path))
             .collect(),
     });
-    let live_for_changes: Arc<Vec<&'static str>> = Arc::new(
-        table
-            .iter()
-            .filter(|r| r.access.live_key_for_changes())
-            .map(|r| r.path)
-            .collect(),
-    );
     let mut nests: Vec<(&'static str, Router<Shared>)> = Vec::new();
     for route in table {
         let Endpoint::Service(handler) = route.handler else {
@@ -540,7 +552,13 @@ pub fn router(service: Shared) -> Router {
             true => handler.route_layer(middleware::from_fn(crate::ui::this_machine_only)),
             false => handler,
         };
-        let handler = handler.route_layer(middleware::from_fn_with_state((route.role, route.summary), role_allows));
+        let guard = Arc::new(Guard {
+            access: route.access,
+            role: route.role,
+            scopes: crate::roles::scopes_of(&route.method, route.path),
+            summary: route.summary,
+        });
+        let handler = handler.route_layer(middleware::from_fn_with_state(guard, guard_route));
         let (prefix, rest) = split_prefix(route.path);
         let at = match nests.iter().position(|(p, _)| *p == prefix) {
             Some(at) => at,
@@ -554,10 +572,6 @@ pub fn router(service: Shared) -> Router {
     }
     let mut app = Router::new();
     for (prefix, nest) in nests {
-        let nest = nest.layer(middleware::from_fn_with_state(
-            live_for_changes.clone(),
-            machine_wide_changes_need_live,
-        ));
         let nest = match takes_idempotency_key(prefix) {
             true => nest.layer(middleware::from_fn_with_state(
                 service.clone(),
@@ -584,26 +598,22 @@ struct Gate {
     signed_links: Vec<&'static str>,
 }
 
-/// Who a request is: an operator's session (`Authorization: Bearer`, the desk UI) or an
-/// integration key (`service-api-key`, acting as an admin of its environment).
-fn caller_of(gate: &Gate, req: &Request) -> Option<(Caller, bool)> {
-    let bearer = req
-        .headers()
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "));
-    if let Some(token) = bearer {
-        return gate.service.session(token.trim()).map(|c| (c, true));
+/// Who a request is: an operator's session (`Authorization: Bearer`, the desk UI), an
+/// environment's key or a named integration key (`service-api-key`).
+async fn caller_of(gate: &Gate, headers: &axum::http::HeaderMap) -> Option<Caller> {
+    if let Some(token) = crate::ui::bearer(headers) {
+        return gate.service.session(&token);
     }
-    let key = req.headers().get("service-api-key").and_then(|v| v.to_str().ok())?;
-    let env = gate.service.authenticate(key)?;
-    let caller = Caller {
-        actor: format!("{} key", env.as_str()),
-        operator_id: None,
-        role: packdesk_model::status::Role::Admin,
-        env,
-    };
-    Some((caller, false))
+    let key = headers.get("service-api-key").and_then(|v| v.to_str().ok())?;
+    if let Some(caller) = gate.service.environment_key_caller(key) {
+        return Some(caller);
+    }
+    // A named key may need a database read (one this desk has not seen lately).
+    let (service, key) = (gate.service.clone(), key.to_string());
+    tokio::task::spawn_blocking(move || service.named_key_caller(&key))
+        .await
+        .ok()
+        .flatten()
 }
 
 /// Checks the session or the key and puts its environment and caller into the request. A GET of
@@ -613,17 +623,15 @@ async fn authenticate(State(gate): State<Arc<Gate>>, mut req: Request, next: Nex
     let header = req
         .headers()
         .get("service-api-key")
-        .or(req.headers().get(header::AUTHORIZATION));
-    match caller_of(&gate, &req) {
-        Some((caller, by_session)) => {
+        .or(req.headers().get(header::AUTHORIZATION))
+        .is_some();
+    match caller_of(&gate, req.headers()).await {
+        Some(caller) => {
             req.extensions_mut().insert(caller.env);
             req.extensions_mut().insert(caller.clone());
-            if by_session {
-                req.extensions_mut().insert(BySession);
-            }
             CALLER.scope(caller, next.run(req)).await
         }
-        None if header.is_none() && is_signed_file_link(&gate, &req) => next.run(req).await,
+        None if !header && is_signed_file_link(&gate, &req) => next.run(req).await,
         // Outside the interface there is nothing to protect: a path no UI file answers (a
         // browser's /favicon.ico, /robots.txt) gets its 404, not a 401 asking for a key.
         None if !is_interface_path(&gate, req.uri().path()) => next.run(req).await,
@@ -1015,9 +1023,8 @@ async fn get_database(
     State(s): State<Shared>,
     Extension(env): Extension<Env>,
     Extension(caller): Extension<Caller>,
-    session: Option<Extension<BySession>>,
 ) -> Response {
-    let admin_session = session.is_some() && caller.role.may(packdesk_model::status::Role::Admin);
+    let admin_session = caller.via == Via::Session && caller.role.may(packdesk_model::status::Role::Admin);
     let env = if admin_session { Env::Live } else { env };
     run(s, move |s| Ok(s.database_setting(env))).await
 }
@@ -1143,32 +1150,6 @@ async fn list_print_profiles(State(s): State<Shared>) -> Response {
 
 async fn get_printer(State(s): State<Shared>, Path(id): Path<String>) -> Response {
     run(s, move |s| s.get_printer(&id)).await
-}
-
-/// The desk's machine-wide setup (printers, print profiles, settings...: `Access::LiveKeyForChanges`
-/// in the table) is used by live labels too: only the live key changes it (a sandbox key handed out
-/// for testing an integration must not re-point it). Both keys read it.
-async fn machine_wide_changes_need_live(
-    State(live_for_changes): State<Arc<Vec<&'static str>>>,
-    req: Request,
-    next: Next,
-) -> Response {
-    let setup = req
-        .extensions()
-        .get::<MatchedPath>()
-        .is_some_and(|m| live_for_changes.contains(&m.as_str()));
-    let change = req.method() != axum::http::Method::GET;
-    // An operator's session is held to its role instead (`role_allows`).
-    let by_key = req.extensions().get::<BySession>().is_none();
-    if setup && change && by_key && req.extensions().get::<Env>() == Some(&Env::Sandbox) {
-        return error(
-            ErrorCode::InvalidApiKey,
-            "headers.service-api-key",
-            "printers, print profiles, import mappings, desk settings, the scale and pausing the printing belong to the whole desk (live labels print by them \
-             too): change them with the live key; the sandbox key may read them",
-        );
-    }
-    next.run(req).await
 }
 
 async fn add_printer(State(s): State<Shared>, ContractJson(req): ContractJson<PrinterRequest>) -> Response {
@@ -1465,22 +1446,67 @@ async fn carriers() -> Response {
     ok(serde_json::to_value(packdesk_carriers::registry()).unwrap_or_default())
 }
 
-/// Refuses a caller whose role may not call the route (HTTP 403), saying who may.
-async fn role_allows(
-    State((needed, summary)): State<(packdesk_model::status::Role, &'static str)>,
-    req: Request,
-    next: Next,
-) -> Response {
-    let refused = req.extensions().get::<Caller>().filter(|c| !c.role.may(needed));
-    if let Some(c) = refused {
+/// What a route asks of its caller (`guard_route`).
+struct Guard {
+    access: Access,
+    role: packdesk_model::status::Role,
+    /// The scopes any one of which lets a named key call it.
+    scopes: Vec<KeyScope>,
+    summary: &'static str,
+}
+
+/// Refuses a caller the route is not for: the sandbox key (its own or a named one) on the whole
+/// desk's setup (`Access::LiveKeyForChanges`: printers, profiles, settings... which live labels
+/// use too; `Access::LiveKey`: operators, the audit log, integration keys); a named key outside
+/// its scopes; an operator whose role may not (HTTP 403, saying who may).
+async fn guard_route(State(guard): State<Arc<Guard>>, req: Request, next: Next) -> Response {
+    let Some(caller) = req.extensions().get::<Caller>() else {
+        return next.run(req).await;
+    };
+    let read = matches!(*req.method(), Method::GET | Method::HEAD);
+    let by_sandbox_key = caller.via != Via::Session && caller.env == Env::Sandbox;
+    if by_sandbox_key && guard.access == Access::LiveKey {
+        return error(
+            ErrorCode::InvalidApiKey,
+            "headers.service-api-key",
+            "the operators, the audit log and the integration keys belong to the whole desk: use the live key",
+        );
+    }
+    if by_sandbox_key && !read && guard.access.live_key_for_changes() {
+        return error(
+            ErrorCode::InvalidApiKey,
+            "headers.service-api-key",
+            "printers, print profiles, import mappings, desk settings, the scale and pausing the printing belong to the whole desk (live labels print by them \
+             too): change them with the live key; the sandbox key may read them",
+        );
+    }
+    if let Via::NamedKey { scopes, .. } = &caller.via {
+        if !scopes.iter().any(|s| guard.scopes.contains(s)) {
+            let words = |list: &[KeyScope]| list.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ");
+            return ApiError(ServiceError::at(
+                ErrorCode::Forbidden,
+                "headers.service-api-key",
+                format!(
+                    "{}: the key {} has the scopes {}; this needs one of {} (an admin makes keys under Settings, Integration keys)",
+                    guard.summary,
+                    caller.actor,
+                    words(scopes),
+                    words(&guard.scopes)
+                ),
+            ))
+            .into_response();
+        }
+    }
+    if !caller.role.may(guard.role) {
         return ApiError(ServiceError::at(
             ErrorCode::Forbidden,
             "",
             format!(
-                "{summary}: only {} may do this, and {} is a {}; ask one to sign in (Switch operator)",
-                needed.who_may(),
-                c.actor,
-                c.role
+                "{}: only {} may do this, and {} is a {}; ask one to sign in (Switch operator)",
+                guard.summary,
+                guard.role.who_may(),
+                caller.actor,
+                caller.role
             ),
         ))
         .into_response();
@@ -1510,27 +1536,7 @@ fn audit_params() -> Vec<crate::table::Param> {
     ]
 }
 
-/// The operators and the audit log are the whole desk's: an operator's session (its role checked
-/// by the role table) or the live key reads them, the sandbox key does not.
-fn desk_wide_refusal(caller: &Caller, session: &Option<Extension<BySession>>) -> Option<Response> {
-    if session.is_some() || caller.env == Env::Live {
-        return None;
-    }
-    Some(error(
-        ErrorCode::InvalidApiKey,
-        "headers.service-api-key",
-        "the operators and the audit log belong to the whole desk: read them with the live key",
-    ))
-}
-
-async fn list_operators(
-    State(s): State<Shared>,
-    Extension(caller): Extension<Caller>,
-    session: Option<Extension<BySession>>,
-) -> Response {
-    if let Some(refused) = desk_wide_refusal(&caller, &session) {
-        return refused;
-    }
+async fn list_operators(State(s): State<Shared>) -> Response {
     run(s, move |s| s.list_operators()).await
 }
 
@@ -1541,15 +1547,7 @@ async fn create_operator(
     run(s, move |s| s.create_operator(req)).await
 }
 
-async fn get_operator(
-    State(s): State<Shared>,
-    Extension(caller): Extension<Caller>,
-    session: Option<Extension<BySession>>,
-    Path(id): Path<String>,
-) -> Response {
-    if let Some(refused) = desk_wide_refusal(&caller, &session) {
-        return refused;
-    }
+async fn get_operator(State(s): State<Shared>, Path(id): Path<String>) -> Response {
     run(s, move |s| s.get_operator(&id)).await
 }
 
@@ -1565,32 +1563,35 @@ async fn delete_operator(State(s): State<Shared>, Path(id): Path<String>) -> Res
     run(s, move |s| s.delete_operator(&id)).await
 }
 
+async fn list_api_keys(State(s): State<Shared>) -> Response {
+    run(s, |s| s.list_api_keys()).await
+}
+
+async fn create_api_key(
+    State(s): State<Shared>,
+    ContractJson(req): ContractJson<packdesk_model::people::ApiKeyRequest>,
+) -> Response {
+    run(s, move |s| s.create_api_key(req)).await
+}
+
+async fn get_api_key(State(s): State<Shared>, Path(id): Path<String>) -> Response {
+    run(s, move |s| s.get_api_key(&id)).await
+}
+
+async fn revoke_api_key(State(s): State<Shared>, Path(id): Path<String>) -> Response {
+    run(s, move |s| s.revoke_api_key(&id)).await
+}
+
 type AuditQ = Result<Query<packdesk_service::audit::AuditQuery>, axum::extract::rejection::QueryRejection>;
 
-async fn list_audit(
-    State(s): State<Shared>,
-    Extension(caller): Extension<Caller>,
-    session: Option<Extension<BySession>>,
-    q: AuditQ,
-) -> Response {
-    if let Some(refused) = desk_wide_refusal(&caller, &session) {
-        return refused;
-    }
+async fn list_audit(State(s): State<Shared>, q: AuditQ) -> Response {
     match q {
         Ok(Query(q)) => run(s, move |s| s.list_audit(&q)).await,
         Err(e) => ApiError(ServiceError::invalid("query", e.body_text())).into_response(),
     }
 }
 
-async fn export_audit(
-    State(s): State<Shared>,
-    Extension(caller): Extension<Caller>,
-    session: Option<Extension<BySession>>,
-    q: AuditQ,
-) -> Response {
-    if let Some(refused) = desk_wide_refusal(&caller, &session) {
-        return refused;
-    }
+async fn export_audit(State(s): State<Shared>, q: AuditQ) -> Response {
     let q = match q {
         Ok(Query(q)) => q,
         Err(e) => return ApiError(ServiceError::invalid("query", e.body_text())).into_response(),

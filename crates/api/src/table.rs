@@ -30,6 +30,9 @@ pub enum Access {
     LiveKeyForChanges,
     /// `LiveKeyForChanges`, and from this machine only (the desk's database).
     LiveKeyForChangesOnThisMachine,
+    /// The live key (or an operator's session, held to its role) for reads too: the desk's
+    /// people, its audit log and its integration keys, which no sandbox key sees.
+    LiveKey,
     /// The key header, or a signed file link (`expires` + `signature`) alone.
     KeyOrSignedLink,
     /// No key: this machine only (the desk UI's session).
@@ -46,7 +49,10 @@ impl Access {
 
     /// Whether the sandbox key is refused for any method but GET.
     pub fn live_key_for_changes(self) -> bool {
-        matches!(self, Access::LiveKeyForChanges | Access::LiveKeyForChangesOnThisMachine)
+        matches!(
+            self,
+            Access::LiveKeyForChanges | Access::LiveKeyForChangesOnThisMachine | Access::LiveKey
+        )
     }
 
     /// Whether only a request from this machine is answered.

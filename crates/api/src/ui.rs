@@ -232,7 +232,7 @@ pub(crate) struct RotatedKey {
 }
 
 /// The bearer token of a request, if it carries one.
-fn bearer(headers: &HeaderMap) -> Option<String> {
+pub(crate) fn bearer(headers: &HeaderMap) -> Option<String> {
     headers
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
@@ -338,19 +338,22 @@ pub(crate) async fn rotate_key(State(ui): State<Ui>, Path(env): Path<String>, he
     let admin = bearer(&headers)
         .and_then(|t| ui.service.session(&t))
         .filter(|c| c.role.may(packdesk_model::status::Role::Admin));
-    let current = headers
+    let by_key = headers
         .get("service-api-key")
         .and_then(|v| v.to_str().ok())
-        .and_then(|k| ui.service.authenticate(k));
-    if admin.is_none() && current != Some(env) {
+        .and_then(|k| ui.service.environment_key_caller(k))
+        .filter(|c| c.env == env);
+    let Some(caller) = admin.or(by_key) else {
         return error(
             ErrorCode::InvalidApiKey,
             "headers.service-api-key",
             "an admin's session, or the current key of the environment to rotate",
         );
-    }
+    };
     let s = ui.service.clone();
-    match tokio::task::spawn_blocking(move || packdesk_service::audit::as_caller(admin, || s.rotate_key(env))).await {
+    match tokio::task::spawn_blocking(move || packdesk_service::audit::as_caller(Some(caller), || s.rotate_key(env)))
+        .await
+    {
         Ok(Ok(key)) => ok(serde_json::to_value(RotatedKey {
             env: env.as_str().into(),
             key,

@@ -267,6 +267,29 @@ pub struct Today {
     pub by_status: std::collections::BTreeMap<String, i64>,
     /// Oldest first, ending today.
     pub days: Vec<DayCount>,
+    /// Today's work of each operator (or key), most labels first.
+    pub by_operator: Vec<OperatorDay>,
+}
+
+/// What one operator (or integration key, or the desk's own jobs) made today.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct OperatorDay {
+    /// As the audit log names them.
+    pub operator: String,
+    pub labels: i64,
+    pub orders: i64,
+    /// The items of the orders they shipped.
+    pub items: i64,
+    /// Hour by hour of the day (0 to 23, the caller's time).
+    pub hours: Vec<HourCount>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct HourCount {
+    pub hour: u8,
+    pub labels: i64,
+    pub orders: i64,
+    pub items: i64,
 }
 
 /// A shipper account as End of day lists it.

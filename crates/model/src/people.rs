@@ -109,3 +109,42 @@ pub struct AuditList {
     pub entries: Vec<AuditEntry>,
     pub next_token: Option<String>,
 }
+
+/// `GET /desk/api-keys/{id}`: a named integration key. The key itself is answered once, by its
+/// creation (`key`); afterwards only its first characters (`prefix`).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct ApiKey {
+    pub id: String,
+    pub name: String,
+    pub environment: crate::status::Env,
+    pub scopes: Vec<crate::status::KeyScope>,
+    /// The key's first characters, to tell keys apart.
+    pub prefix: String,
+    pub created_at: String,
+    /// Who made it (an operator's name, or a key).
+    pub created_by: String,
+    /// The last call made with it (to the minute).
+    pub last_used_at: Option<String>,
+    /// When it was revoked: it opens nothing since.
+    pub revoked_at: Option<String>,
+    /// The key, in the answer to its creation only: keep it now, it is never shown again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key: Option<String>,
+}
+
+/// `GET /desk/api-keys`: every named key, newest first (revoked ones too).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct ApiKeyList {
+    pub api_keys: Vec<ApiKey>,
+}
+
+/// `POST /desk/api-keys`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ApiKeyRequest {
+    /// What calls with it, e.g. `WMS` (1 to 60 characters; unique among keys not revoked).
+    pub name: String,
+    pub environment: crate::status::Env,
+    /// At least one of `labels`, `orders`, `read`, `all`.
+    pub scopes: Vec<crate::status::KeyScope>,
+}

@@ -293,3 +293,15 @@ impl Role {
         }
     }
 }
+
+status_enum!(
+    /// What a named integration key may call (`/desk/api-keys`): `labels` (labels, cancels,
+    /// close-outs, rates, documents), `orders` (orders and their labels), `read` (every read of its
+    /// environment), `all` (everything its environment's key may).
+    KeyScope {
+        Labels = "labels",
+        Orders = "orders",
+        Read = "read",
+        All = "all",
+    }
+);

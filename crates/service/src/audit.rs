@@ -7,7 +7,7 @@
 use crate::keys::Env;
 use crate::Service;
 use packdesk_model::people::{AuditEntry, AuditList};
-use packdesk_model::status::Role;
+use packdesk_model::status::{KeyScope, Role};
 use packdesk_model::ServiceError;
 use packdesk_store::audit as table;
 use packdesk_store::audit::{AuditFilter, AuditRow};
@@ -23,6 +23,18 @@ pub struct Caller {
     pub operator_id: Option<String>,
     pub role: Role,
     pub env: Env,
+    pub via: Via,
+}
+
+/// How a caller proved who it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Via {
+    /// An operator's session of the desk UI: its role decides.
+    Session,
+    /// An environment's own key (`live key`, `sandbox key`): an admin of its environment.
+    EnvironmentKey,
+    /// A named integration key: an admin of its environment within its scopes.
+    NamedKey { id: String, scopes: Vec<KeyScope> },
 }
 
 thread_local! {

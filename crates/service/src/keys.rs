@@ -14,7 +14,7 @@ pub struct KeyRing {
     hashes: RwLock<Vec<(Env, [u8; 32])>>,
 }
 
-fn hash(key: &str) -> [u8; 32] {
+pub(crate) fn hash(key: &str) -> [u8; 32] {
     Sha256::digest(key.as_bytes()).into()
 }
 

@@ -1002,8 +1002,8 @@ impl Service {
             // The order first: its row stays locked to the end (shared database), so a second
             // desk scanning it waits here and then finds it shipped, before its label is written.
             if let Some((order_id, again)) = &d.ships_order {
-                self.mark_order_shipped(tx, d.env, order_id, &id, numbers, *again, now)?;
-                let detail = json!({"label_id": id, "tracking_numbers": numbers});
+                let items = self.mark_order_shipped(tx, d.env, order_id, &id, numbers, *again, now)?;
+                let detail = json!({"label_id": id, "tracking_numbers": numbers, "items": items});
                 self.audit(tx, Some(d.env), "order.shipped", Some(order_id), detail)?;
             }
             table::write_made(tx, &label)?;

@@ -15,6 +15,7 @@ pub mod database;
 pub mod history;
 pub mod idempotency;
 pub mod import;
+pub mod integration_keys;
 pub mod jobs;
 pub mod keys;
 pub mod labels;
@@ -208,6 +209,8 @@ pub struct Service {
     database_from_command_line: std::sync::atomic::AtomicBool,
     /// The desk UI's open sessions (see `sessions`).
     sessions: sessions::Sessions,
+    /// The named integration keys seen lately (see `integration_keys`).
+    named_keys: integration_keys::KeyCache,
     _lock: std::fs::File,
 }
 
@@ -302,6 +305,7 @@ impl Service {
             database_from_command_line: Default::default(),
             updates: Default::default(),
             sessions: Default::default(),
+            named_keys: Default::default(),
             _lock: lock,
         };
         service.requeue_unfinished()?;

@@ -445,6 +445,7 @@ impl Service {
     /// Marks an order shipped with a label, in the label's own transaction; refuses (rolling the
     /// label back) an order another desk shipped or cancelled meanwhile.
     #[allow(clippy::too_many_arguments)]
+    /// Marks the order shipped by the label; answers how many items it holds.
     pub(crate) fn mark_order_shipped(
         &self,
         tx: &mut packdesk_store::db::Tx<'_>,
@@ -454,7 +455,7 @@ impl Service {
         tracking_numbers: &[String],
         again: bool,
         now: i64,
-    ) -> Result<(), ServiceError> {
+    ) -> Result<i64, ServiceError> {
         // Locked until the label commits (shared database): a second desk scanning the order
         // waits here, then finds it shipped.
         let row = table::get_for_update(tx, env, order_id)?.ok_or_else(|| not_found(order_id))?;
@@ -471,7 +472,8 @@ impl Service {
         o.tracking_numbers = tracking_numbers.to_vec();
         self.put_order(tx, env, &o, row.created_at, now)?;
         table::link_label(tx, label_id, order_id)?;
-        Ok(())
+        // Its items, for the operator's day (Today).
+        Ok(o.items.iter().map(|i| i.quantity).sum())
     }
 
     /// A voided label gives its order back to the desk: open again, to ship with another label.

@@ -8,7 +8,7 @@ use chrono::{Duration, NaiveDate};
 use packdesk_carriers::registry::carrier;
 use packdesk_model::desk::{
     AccountWaiting, CarrierCount, CloseOut, CloseOutAccount, CloseOutRequest, CloseOutResult, DayCount, EndOfDay,
-    PrintRequest, ServiceCount, ShipDateCount, Today,
+    HourCount, OperatorDay, PrintRequest, ServiceCount, ShipDateCount, Today,
 };
 use packdesk_model::record::AccountRefDescribed;
 use packdesk_model::request::{IdRef, ManifestRequest};
@@ -22,6 +22,7 @@ use packdesk_store::records::{Kind, RecordFilter};
 use std::collections::BTreeMap;
 
 const DAY_US: i64 = 86_400_000_000;
+const HOUR_US: i64 = 3_600_000_000;
 
 /// Kilograms to the gram.
 fn round_kg(kg: f64) -> f64 {
@@ -38,6 +39,45 @@ fn check_offset(minutes: i64) -> Result<i64, ServiceError> {
             "minutes from UTC, -720 to 840, a multiple of 15",
         ))
     }
+}
+
+/// Each operator's day from the log's entries of labels made and orders shipped since `day_start`.
+fn by_operator(work: Vec<(String, String, i64, String)>, day_start: i64) -> Vec<OperatorDay> {
+    let mut days: BTreeMap<String, OperatorDay> = BTreeMap::new();
+    for (actor, action, at, detail) in work {
+        let day = days.entry(actor.clone()).or_insert_with(|| OperatorDay {
+            operator: actor,
+            labels: 0,
+            orders: 0,
+            items: 0,
+            hours: (0..24)
+                .map(|hour| HourCount {
+                    hour,
+                    ..Default::default()
+                })
+                .collect(),
+        });
+        let hour = ((at - day_start) / HOUR_US).clamp(0, 23) as usize;
+        match action.as_str() {
+            "label.created" => {
+                day.labels += 1;
+                day.hours[hour].labels += 1;
+            }
+            _ => {
+                let items = serde_json::from_str::<serde_json::Value>(&detail)
+                    .ok()
+                    .and_then(|d| d["items"].as_i64())
+                    .unwrap_or(0);
+                day.orders += 1;
+                day.items += items;
+                day.hours[hour].orders += 1;
+                day.hours[hour].items += items;
+            }
+        }
+    }
+    let mut out: Vec<OperatorDay> = days.into_values().collect();
+    out.sort_by(|a, b| b.labels.cmp(&a.labels).then(a.operator.cmp(&b.operator)));
+    out
 }
 
 impl Service {
@@ -59,10 +99,11 @@ impl Service {
         let start_of = |day: i64| day * DAY_US - offset;
         let accounts: BTreeMap<String, String> =
             self.store.read(|c| account_table::slugs(c, env))?.into_iter().collect();
-        let (counts, per_day) = self.store.read(|c| {
+        let (counts, per_day, work) = self.store.read(|c| {
             let counts = labels::counts_since(c, env, start_of(today))?;
             let per_day = labels::per_day(c, env, start_of(today - days + 1), offset)?;
-            Ok::<_, ServiceError>((counts, per_day))
+            let work = packdesk_store::audit::work_since(c, env, start_of(today))?;
+            Ok::<_, ServiceError>((counts, per_day, work))
         })?;
         let mut by_carrier: BTreeMap<String, BTreeMap<String, i64>> = BTreeMap::new();
         let mut by_status: BTreeMap<String, i64> = BTreeMap::new();
@@ -100,6 +141,7 @@ impl Service {
             by_carrier,
             by_status,
             days,
+            by_operator: by_operator(work, start_of(today)),
         })
     }
 

@@ -62,6 +62,7 @@ fn caller_of(s: &Session) -> Caller {
         operator_id: Some(s.operator.id.clone()).filter(|id| id != DESK_OPERATOR),
         role: s.operator.role,
         env: s.env,
+        via: crate::audit::Via::Session,
     }
 }
 
@@ -139,6 +140,7 @@ impl Service {
             operator_id: Some(row.id.clone()),
             role: row.role,
             env,
+            via: crate::audit::Via::Session,
         };
         if let Some(hash) = &row.pin_hash {
             let Some(pin) = req.pin.as_deref().filter(|p| !p.is_empty()) else {

@@ -66,6 +66,16 @@ pub fn actor_of(c: &mut Tx<'_>, action: &str, id: &str) -> crate::Result<Option<
     )
 }
 
+/// The labels made and orders shipped in `env` since `since`: (actor, action, at, detail), for
+/// each operator's day.
+pub fn work_since(c: &mut Tx<'_>, env: Env, since: i64) -> crate::Result<Vec<(String, String, i64, String)>> {
+    c.rows(
+        "SELECT actor, action, at, detail FROM audit_log \
+         WHERE at >= ?1 AND env = ?2 AND action IN ('label.created', 'order.shipped') ORDER BY at",
+        &[&since, &env],
+    )
+}
+
 /// What `list` is asked for; every field optional.
 #[derive(Debug, Clone, Default)]
 pub struct AuditFilter {

@@ -11,6 +11,7 @@ pub mod copy;
 pub mod db;
 pub mod files;
 pub mod idempotency;
+pub mod integration_keys;
 pub mod jobs;
 pub mod keys;
 pub mod labels;

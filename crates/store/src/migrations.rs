@@ -687,6 +687,24 @@ const MIGRATIONS: &[&[Step]] = &[
     CREATE INDEX audit_log_object ON audit_log (object_id);
     "#,
     )],
+    // 13: named integration keys (besides each environment's own key), with their scopes; a
+    // revoked key stays listed.
+    &[Step::Both(
+        r#"
+    CREATE TABLE integration_keys (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        env TEXT NOT NULL,
+        scopes TEXT NOT NULL,
+        prefix TEXT NOT NULL,
+        key_hash BLOB NOT NULL UNIQUE,
+        created_at INTEGER NOT NULL,
+        created_by TEXT NOT NULL,
+        last_used_at INTEGER,
+        revoked_at INTEGER
+    );
+    "#,
+    )],
 ];
 
 /// The schema version this build writes.

@@ -299,3 +299,106 @@ fn a_packer_cannot_switch_to_live_and_a_supervisor_can() {
         "{live}"
     );
 }
+
+#[test]
+fn a_named_key_opens_only_its_scopes_in_its_environment_is_shown_once_and_stops_when_revoked() {
+    let s = Server::start();
+    let account = yodel_account(&s);
+    let make = |name: &str, env: &str, scopes: Value| {
+        s.live_ok(
+            "POST",
+            "/desk/api-keys",
+            Some(&json!({"name": name, "environment": env, "scopes": scopes})),
+        )
+    };
+    let labels = make("Shop", "sandbox", json!(["labels"]));
+    let key = labels["key"].as_str().unwrap().to_string();
+    assert!(key.starts_with(labels["prefix"].as_str().unwrap()), "{labels}");
+    assert_eq!(labels["created_by"], "live key");
+    // Shown once: neither the list nor the key's own record holds it again.
+    let listed = s.live_ok("GET", "/desk/api-keys", None);
+    assert!(!listed.to_string().contains(&key), "{listed}");
+    let id = labels["id"].as_str().unwrap();
+    assert!(s
+        .live_ok("GET", &format!("/desk/api-keys/{id}"), None)
+        .get("key")
+        .is_none());
+
+    // Its scope: labels of its environment, and what a label needs to be read.
+    let (status, made) = s.call("POST", "/v3/labels", &key, Some(&yodel_label(&account, 1)));
+    assert_eq!((status, &made["meta"]["code"]), (200, &json!(200)), "{made}");
+    let label_id = made["data"]["id"].as_str().unwrap();
+    assert_eq!(s.call("GET", &format!("/v3/labels/{label_id}"), &key, None).0, 200);
+    // Outside it: refused, naming the scope needed.
+    let (status, refused) = s.call("POST", "/desk/orders", &key, Some(&json!({"orders": []})));
+    assert_eq!(status, 403, "{refused}");
+    let info = refused["meta"]["details"].to_string();
+    assert!(info.contains("orders") && info.contains("Shop (key)"), "{refused}");
+    let (status, _) = s.call("GET", "/desk/printers", &key, None);
+    assert_eq!(status, 403, "a labels key does not read the printers");
+    // A sandbox key, named or not, sees nothing of the desk's people and keys, and changes no
+    // printer even with `all`.
+    let all = make("Test rig", "sandbox", json!(["all"]));
+    let all_key = all["key"].as_str().unwrap();
+    assert_eq!(s.call("GET", "/desk/printers", all_key, None).0, 200);
+    assert_eq!(s.call("GET", "/desk/api-keys", all_key, None).0, 401);
+    assert_eq!(
+        s.call("POST", "/desk/printers", all_key, Some(&json!({"name": "x"}))).0,
+        401
+    );
+    // `read` reads, changes nothing, and does not read the operators.
+    let reader = make("Dashboard", "live", json!(["read"]));
+    let reader_key = reader["key"].as_str().unwrap();
+    assert_eq!(s.call("GET", "/v3/labels", reader_key, None).0, 200);
+    assert_eq!(s.call("GET", "/desk/operators", reader_key, None).0, 403);
+    assert_eq!(
+        s.call("POST", "/v3/labels", reader_key, Some(&yodel_label(&account, 1)))
+            .0,
+        403
+    );
+    // A live key sees live records only: the sandbox label is not there.
+    let (_, live_list) = s.call("GET", "/v3/labels", reader_key, None);
+    assert_eq!(live_list["data"]["labels"], json!([]), "{live_list}");
+
+    // Bad requests say where.
+    let (status, bad) = s.call(
+        "POST",
+        "/desk/api-keys",
+        &s.live,
+        Some(&json!({"name": "Shop", "environment": "sandbox", "scopes": []})),
+    );
+    assert_eq!((status, &bad["meta"]["code"]), (200, &json!(4104)), "{bad}");
+    let details = bad["meta"]["details"].to_string();
+    assert!(details.contains("scopes"), "{bad}");
+    let (_, taken) = s.call(
+        "POST",
+        "/desk/api-keys",
+        &s.live,
+        Some(&json!({"name": "Shop", "environment": "live", "scopes": ["orders"]})),
+    );
+    assert!(
+        taken["meta"]["details"].to_string().contains("revoke it first"),
+        "{taken}"
+    );
+
+    // The log names the key; its last use is listed.
+    let log = s.live_ok("GET", &format!("/desk/audit?object_id={label_id}"), None);
+    assert_eq!(log["entries"][0]["actor"], "Shop (key)", "{log}");
+    let seen = s.live_ok("GET", &format!("/desk/api-keys/{id}"), None);
+    assert!(seen["last_used_at"].is_string(), "{seen}");
+
+    // Revoked: refused at once, still listed with its time.
+    let revoked = s.live_ok("DELETE", &format!("/desk/api-keys/{id}"), None);
+    assert!(revoked["revoked_at"].is_string(), "{revoked}");
+    assert_eq!(s.call("GET", "/v3/labels", &key, None).0, 401);
+    let log = s.live_ok("GET", &format!("/desk/audit?object_id={id}"), None);
+    let actions: Vec<&str> = log["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["action"].as_str().unwrap())
+        .collect();
+    assert_eq!(actions, ["api_key.revoked", "api_key.created"], "{log}");
+    // Its name is free again.
+    make("Shop", "sandbox", json!(["orders"]));
+}

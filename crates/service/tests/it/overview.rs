@@ -158,3 +158,42 @@ fn one_call_closes_out_every_account_waiting_and_prints_each_manifest() {
         .unwrap_err();
     assert_eq!(bad.details[0].path, "shipper_account_ids[0]");
 }
+
+#[test]
+fn today_counts_each_operators_labels_hour_by_hour_on_the_desks_day() {
+    use packdesk_model::status::Role;
+    use packdesk_service::audit::{as_caller, Caller, Via};
+    let dir = tempfile::tempdir().unwrap();
+    // 08:10 at UTC+01:00.
+    let clock = Arc::new(ManualClock::new(Utc.with_ymd_and_hms(2026, 11, 20, 7, 10, 0).unwrap()));
+    let s = Service::open(dir.path(), "http://127.0.0.1:9", clock.clone())
+        .unwrap()
+        .service;
+    let yodel = create_account(&s, Env::Sandbox, carrier("yodel").unwrap(), json!({}));
+    let who = |name: &str| Caller {
+        actor: name.into(),
+        operator_id: Some(format!("op-{name}")),
+        role: Role::Packer,
+        env: Env::Sandbox,
+        via: Via::Session,
+    };
+    as_caller(Some(who("Pat")), || label(&s, &yodel, "yodel"));
+    as_caller(Some(who("Pat")), || label(&s, &yodel, "yodel"));
+    as_caller(Some(who("Lou")), || label(&s, &yodel, "yodel"));
+    clock.advance(chrono::Duration::hours(2));
+    as_caller(Some(who("Pat")), || label(&s, &yodel, "yodel"));
+    // A label made by an integration's call without an operator is the desk's.
+    label(&s, &yodel, "yodel");
+
+    let t = wire(s.today(Env::Sandbox, 60, 1).unwrap());
+    let days = t["by_operator"].as_array().unwrap();
+    let names: Vec<&str> = days.iter().map(|d| d["operator"].as_str().unwrap()).collect();
+    assert_eq!(names, ["Pat", "Lou", "desk"], "most labels first");
+    let pat = &days[0];
+    assert_eq!((pat["labels"].as_i64(), pat["orders"].as_i64()), (Some(3), Some(0)));
+    assert_eq!(pat["hours"].as_array().unwrap().len(), 24);
+    assert_eq!(pat["hours"][8]["labels"], 2, "{pat}");
+    assert_eq!(pat["hours"][10]["labels"], 1, "{pat}");
+    // Another environment's work is not counted.
+    assert_eq!(wire(s.today(Env::Live, 60, 1).unwrap())["by_operator"], json!([]));
+}

@@ -583,6 +583,7 @@ fn a_packer_reprints_the_days_labels_and_a_supervisor_an_older_one() {
         operator_id: Some(format!("op-{role}")),
         role,
         env: Env::Sandbox,
+        via: packdesk_service::audit::Via::Session,
     };
     let print = |role: Role| {
         let req = json!({"label_id": label["id"], "printer_id": printer})
