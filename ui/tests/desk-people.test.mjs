@@ -80,6 +80,11 @@ test('a packer ships and cannot void; a supervisor takes over by badge and PIN a
   assert.match(refused[1].meta.details[0].info, /only a supervisor or an admin may do this/);
   await page.screenshot({ path: `${shots}/people-packer-history-1366x768.png` });
 
+  // Orders (Alt+2): the order says who shipped it.
+  await page.keyboard.press('Alt+2');
+  await page.getByTestId('orders-status').selectOption('shipped');
+  await page.getByTestId('order-row').filter({ hasText: 'PO-1' }).getByTestId('order-shipped-by').filter({ hasText: 'by Pat Packer' }).waitFor();
+
   // The supervisor scans her badge into the scan field (Ship): she takes over; her PIN is asked.
   await page.keyboard.press('Alt+1');
   await page.getByTestId('scan').waitFor();

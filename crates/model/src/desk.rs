@@ -186,6 +186,8 @@ pub struct PrintJob {
     pub created_at: String,
     pub updated_at: String,
     pub printed_at: Option<String>,
+    /// Who sent it to print: the operator, the integration key, or `desk` (its own work).
+    pub operator: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]

@@ -94,6 +94,9 @@ pub struct Order {
     pub created_at: String,
     pub updated_at: String,
     pub shipped_at: Option<String>,
+    /// Who shipped it: the operator, the integration key, or `desk` (a batch's own work).
+    #[serde(default)]
+    pub operator: Option<String>,
     pub label_ids: Vec<String>,
     pub tracking_numbers: Vec<String>,
     /// The name of the preset an open order would ship with now (its own, a rule's, the

@@ -626,13 +626,17 @@ impl Service {
             let mut row = table::get(tx, env, id)?.ok_or_else(|| not_found("id", id))?;
             let before = settings_of(&row);
             let status_before = row.status;
+            let sealed_before = (row.credentials.clone(), row.secrets.clone());
             change(&mut row)?;
             row.updated_at = now;
             table::update(tx, &row)?;
-            // What changed, never a secret (credentials and connection secrets are sealed apart).
+            // What changed, never a secret (credentials and connection secrets are sealed apart):
+            // of those, only that they changed.
             let detail = serde_json::json!({
                 "before": {"status": status_before, "settings": before},
                 "after": {"status": row.status, "settings": settings_of(&row)},
+                "credentials_changed": row.credentials != sealed_before.0,
+                "secrets_changed": row.secrets != sealed_before.1,
             });
             self.audit(tx, Some(env), "account.changed", Some(&row.id), detail)?;
             Ok(row)

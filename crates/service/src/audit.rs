@@ -62,6 +62,14 @@ pub fn caller() -> Option<Caller> {
     CALLER.with(|c| c.borrow().clone())
 }
 
+/// Who works now, as the log names them: the operator, the key, or `desk` (its own work).
+pub fn actor() -> String {
+    caller().map_or_else(|| DESK_ACTOR.to_string(), |c| c.actor)
+}
+
+/// The actor of the desk's own work (a job, a retry by itself).
+pub const DESK_ACTOR: &str = "desk";
+
 /// The most entries one page holds.
 const PAGE_MAX: i64 = 500;
 
@@ -145,7 +153,7 @@ impl Service {
             at: self.now_us(),
             desk: self.desk_name(),
             env: env.or(who.map(|c| c.env)).unwrap_or(Env::Live),
-            actor: who.map_or_else(|| "desk".to_string(), |c| c.actor.clone()),
+            actor: who.map_or_else(|| DESK_ACTOR.to_string(), |c| c.actor.clone()),
             operator_id: who.and_then(|c| c.operator_id.clone()),
             action: action.to_string(),
             object_id: object_id.map(str::to_string),

@@ -119,6 +119,10 @@ impl Service {
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
                 Err(e) => return Err(ServiceError::internal(format!("removing {}: {e}", file.display()))),
             }
+            self.store.write(|tx| {
+                let detail = serde_json::json!({"url": null});
+                self.audit(tx, None, "database.changed", None, detail)
+            })?;
             return Ok(self.database_setting(crate::keys::Env::Live));
         };
         if !url.starts_with("postgres://") && !url.starts_with("postgresql://") {
@@ -153,9 +157,14 @@ impl Service {
                 ));
             }
         }
+        // The log of the database the desk leaves says where it went (the address without its
+        // password).
+        let detail = serde_json::json!({"url": packdesk_store::pg::redacted(&url), "desk": desk});
         let saved = serde_json::to_vec(&Saved { url, desk }).map_err(ServiceError::internal)?;
         vault::write_private(&file, &saved)
             .map_err(|e| ServiceError::internal(format!("writing {}: {e}", file.display())))?;
+        self.store
+            .write(|tx| self.audit(tx, None, "database.changed", None, detail))?;
         Ok(self.database_setting(crate::keys::Env::Live))
     }
 }

@@ -874,6 +874,7 @@ impl Service {
         }
         let now = self.now_us();
         let written = &tally.written;
+        let line_from = ready[0].lines[0];
         let (imported, updated, refused, numbers, weights) = self.store.write(|tx| {
             // All of the chunk's numbers at once (see `upsert_order`).
             let chunk_numbers: Vec<&str> = ready.iter().map(|d| d.request.order_number.as_str()).collect();
@@ -912,6 +913,10 @@ impl Service {
                     }),
                 }
                 numbers.push(number);
+            }
+            if !dry_run && imported + updated > 0 {
+                let detail = serde_json::json!({"imported": imported, "updated": updated, "first_line": line_from});
+                self.audit(tx, Some(env), "orders.imported", None, detail)?;
             }
             Ok::<_, ServiceError>((imported, updated, refused, numbers, weights))
         })?;

@@ -109,7 +109,7 @@ impl Service {
                 .collect(),
             key_hash: crate::keys::hash(&key).to_vec(),
             created_at: now,
-            created_by: crate::audit::caller().map_or_else(|| "desk".to_string(), |c| c.actor),
+            created_by: crate::audit::actor(),
             last_used_at: None,
             revoked_at: None,
         };

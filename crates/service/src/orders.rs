@@ -323,6 +323,7 @@ impl Service {
                 .unwrap_or_else(|| crate::clock::iso_micros(now)),
             updated_at: crate::clock::iso_micros(now),
             shipped_at: None,
+            operator: old.as_ref().and_then(|o| o.operator.clone()),
             label_ids: old.as_ref().map(|o| o.label_ids.clone()).unwrap_or_default(),
             tracking_numbers: old.as_ref().map(|o| o.tracking_numbers.clone()).unwrap_or_default(),
             resolved_preset: None,
@@ -467,6 +468,7 @@ impl Service {
         }
         o.status = OrderStatus::Shipped;
         o.shipped_at = Some(crate::clock::iso_micros(now));
+        o.operator = Some(crate::audit::actor());
         o.updated_at = crate::clock::iso_micros(now);
         o.label_ids.push(label_id.to_string());
         o.tracking_numbers = tracking_numbers.to_vec();
@@ -496,6 +498,7 @@ impl Service {
         }
         o.status = OrderStatus::Open;
         o.shipped_at = None;
+        o.operator = None;
         o.tracking_numbers.clear();
         o.updated_at = crate::clock::iso_micros(now);
         self.put_order(tx, env, &o, row.created_at, now)

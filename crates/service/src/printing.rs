@@ -115,6 +115,7 @@ fn job_record(j: &PrintJobRow) -> PrintJob {
         created_at: iso_micros(j.created_at),
         updated_at: iso_micros(j.updated_at),
         printed_at: j.printed_at.map(iso_micros),
+        operator: j.operator.clone(),
     }
 }
 
@@ -151,6 +152,7 @@ fn queued_job(
         created_at: now,
         updated_at: now,
         printed_at: None,
+        operator: Some(crate::audit::actor()),
     }
 }
 
@@ -462,7 +464,7 @@ impl Service {
                 return Err(ServiceError::invalid("copies", "1..10"));
             }
         }
-        let job = self.new_print_job(env, &document, &owner, &file, b.printer_id.as_deref(), copies)?;
+        let job = self.new_print_job(env, &document, &owner, &file, b.printer_id.as_deref(), copies, true)?;
         if self.printing_paused() {
             return Ok(job_record(&job));
         }
@@ -473,6 +475,9 @@ impl Service {
     /// speak is converted when the job is sent (`job_bytes`), and a conversion that fails is the
     /// job's recorded failure.
     #[allow(clippy::too_many_arguments)]
+    /// Queues a print of `owner`'s `document`; one `asked` for (not printed by a profile on its
+    /// own) is audited as printed, or reprinted when it went to a printer before.
+    #[allow(clippy::too_many_arguments)]
     fn new_print_job(
         &self,
         env: Env,
@@ -481,6 +486,7 @@ impl Service {
         file: &packdesk_store::files::FileRow,
         printer_id: Option<&str>,
         copies: Option<i64>,
+        asked: bool,
     ) -> Result<PrintJobRow, ServiceError> {
         let (file_id, paper_size) = (file.id.as_str(), file.paper_size.as_str());
         let profile = self.store.read(|c| table::profile(c, document))?;
@@ -502,7 +508,15 @@ impl Service {
             .map(|p| p.stock)
             .unwrap_or_else(|| paper_size.to_string());
         let job = queued_job(env, &printer.id, document, owner, file_id, copies, stock, self.now_us());
-        self.store.write(|tx| table::put_job(tx, &job))?;
+        self.store.write(|tx| {
+            if asked {
+                let again = table::last_job_of(tx, owner, document)?.is_some();
+                let action = format!("{document}.{}", if again { "reprinted" } else { "printed" });
+                let detail = json!({"print_job_id": job.id, "printer": printer.name, "copies": copies});
+                self.audit(tx, Some(env), &action, Some(owner), detail)?;
+            }
+            table::put_job(tx, &job).map_err(ServiceError::from)
+        })?;
         Ok(job)
     }
 
@@ -600,14 +614,22 @@ impl Service {
             .read(|c| table::job(c, id))?
             .filter(|j| j.env == env)
             .ok_or_else(|| not_found("print job", "id", id))?;
+        let retried = |tx: &mut packdesk_store::db::Tx<'_>| {
+            let detail = json!({"owner_id": job.owner_id, "document": job.document_type, "status_before": job.status});
+            self.audit(tx, Some(env), "print_job.retried", Some(&job.id), detail)
+        };
         if self.printing_paused() {
             // Printed when the desk resumes, in its turn.
-            let mut job = job;
+            let mut job = job.clone();
             job.status = PrintJobStatus::Queued;
             job.updated_at = self.now_us();
-            self.store.write(|tx| table::put_job(tx, &job))?;
+            self.store.write(|tx| {
+                retried(tx)?;
+                table::put_job(tx, &job).map_err(ServiceError::from)
+            })?;
             return Ok(job_record(&job));
         }
+        self.store.write(retried)?;
         Ok(job_record(&self.execute_print_job(&job.id)?))
     }
 
@@ -694,7 +716,7 @@ impl Service {
                     continue;
                 }
             };
-            match self.new_print_job(env, kind, owner_id, &file, None, None) {
+            match self.new_print_job(env, kind, owner_id, &file, None, None, false) {
                 Ok(_) => queued = true,
                 Err(e) => tracing::warn!(owner_id, kind, error = %e, "document not printed automatically"),
             }

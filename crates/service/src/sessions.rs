@@ -31,7 +31,13 @@ struct Session {
     env: Env,
     last_seen: i64,
     idle_us: i64,
+    /// When the operator's row was last read: on a shared database another desk may deactivate,
+    /// demote or delete them.
+    checked_at: i64,
 }
+
+/// How long a session trusts what it read of its operator.
+const RECHECK_US: i64 = 30_000_000;
 
 /// The open sessions, by token.
 #[derive(Default)]
@@ -90,6 +96,7 @@ impl Service {
                 env,
                 last_seen: now,
                 idle_us,
+                checked_at: now,
             },
         );
         drop(sessions);
@@ -208,7 +215,28 @@ impl Service {
             return None;
         }
         s.last_seen = now;
-        Some(caller_of(s))
+        let stale = s.operator.id != DESK_OPERATOR && now - s.checked_at > RECHECK_US;
+        let (operator, caller) = (s.operator.clone(), caller_of(s));
+        drop(sessions);
+        if stale {
+            // One read in 30 s of a session (not one a call): deactivated, demoted or deleted at
+            // any desk, the operator signs in again.
+            let row = match self.store.read(|c| table::get(c, &operator.id)) {
+                Ok(row) => row,
+                // The database unreachable: the session goes on, checked again at its next call.
+                Err(_) => return Some(caller),
+            };
+            let still = row.is_some_and(|r| r.active && r.role == operator.role);
+            let mut sessions = self.sessions.lock();
+            if !still {
+                sessions.remove(token);
+                return None;
+            }
+            if let Some(s) = sessions.get_mut(token) {
+                s.checked_at = now;
+            }
+        }
+        Some(caller)
     }
 
     /// The session's answer again (a page reloaded with its token).

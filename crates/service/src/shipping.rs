@@ -474,7 +474,9 @@ impl Service {
         // One lane per batch: its orders ship one after another, in the order given.
         let lane = format!("batch:{batch_id}");
         self.accept_jobs(env, JobKind::ShipOrder, &lane, &jobs, |tx, now| {
-            packdesk_store::batches::insert(tx, &batch_id, env, &numbers, now).map_err(Into::into)
+            packdesk_store::batches::insert(tx, &batch_id, env, &numbers, now)?;
+            let detail = serde_json::json!({"orders": numbers.len()});
+            self.audit(tx, Some(env), "batch.started", Some(&batch_id), detail)
         })?;
         self.get_ship_batch(env, &batch_id)
     }

@@ -688,7 +688,7 @@ const MIGRATIONS: &[&[Step]] = &[
     "#,
     )],
     // 13: named integration keys (besides each environment's own key), with their scopes; a
-    // revoked key stays listed.
+    // revoked key stays listed. Who sent each print job.
     &[Step::Both(
         r#"
     CREATE TABLE integration_keys (
@@ -703,6 +703,7 @@ const MIGRATIONS: &[&[Step]] = &[
         last_used_at INTEGER,
         revoked_at INTEGER
     );
+    ALTER TABLE print_jobs ADD COLUMN operator TEXT;
     "#,
     )],
 ];

@@ -256,13 +256,15 @@ pub struct PrintJobRow {
     pub created_at: i64,
     pub updated_at: i64,
     pub printed_at: Option<i64>,
+    /// Who sent it to print (the operator, the key, or `desk`).
+    pub operator: Option<String>,
 }
 
 /// The columns of `PrintJobRow`, in its order.
 macro_rules! job_cols {
     () => {
         "id, env, printer_id, document_type, owner_id, file_id, copies, stock, status, error, attempts, bytes_sent, \
-         reference, created_at, updated_at, printed_at"
+         reference, created_at, updated_at, printed_at, operator"
     };
 }
 
@@ -285,6 +287,7 @@ impl FromRow for PrintJobRow {
             created_at: r.get(13)?,
             updated_at: r.get(14)?,
             printed_at: r.get(15)?,
+            operator: r.get(16)?,
         })
     }
 }
@@ -305,7 +308,7 @@ pub fn put_job(c: &mut Tx<'_>, j: &PrintJobRow) -> crate::Result<()> {
         concat!(
             "INSERT INTO print_jobs (",
             job_cols!(),
-            "{, desk}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16{, ?desk})
+            "{, desk}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17{, ?desk})
              ON CONFLICT (id) DO UPDATE SET printer_id = excluded.printer_id,{ desk = excluded.desk,}
              status = excluded.status, error = excluded.error, attempts = excluded.attempts,
              bytes_sent = excluded.bytes_sent, reference = excluded.reference,
@@ -328,6 +331,7 @@ pub fn put_job(c: &mut Tx<'_>, j: &PrintJobRow) -> crate::Result<()> {
             &j.created_at,
             &j.updated_at,
             &j.printed_at,
+            &j.operator,
         ],
         |c, sql, params| c.execute(sql, params),
     )?;

@@ -1177,6 +1177,7 @@ fn each_desk_prints_its_own_printers_jobs_once_and_every_desk_sees_every_job() {
                     created_at: i,
                     updated_at: i,
                     printed_at: None,
+                    operator: None,
                 };
                 printing::put_job(c, &job)?;
             }
@@ -1733,6 +1734,7 @@ fn accounts_deliveries_and_print_jobs_answer_the_same_on_sqlite_and_on_the_share
             created_at: at,
             updated_at: at,
             printed_at: None,
+            operator: None,
         };
         same!(both, "a print job", |c| printing::put_job(c, &job)?);
     }
@@ -1767,6 +1769,7 @@ fn accounts_deliveries_and_print_jobs_answer_the_same_on_sqlite_and_on_the_share
         created_at: 40,
         updated_at: 40,
         printed_at: None,
+        operator: None,
     };
     same!(both, "a queued job", |c| printing::put_job(c, &queued)?);
     let waiting = same!(both, "queued", |c| printing::jobs_in(c, PrintJobStatus::Queued, 10)?);

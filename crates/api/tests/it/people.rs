@@ -402,3 +402,38 @@ fn a_named_key_opens_only_its_scopes_in_its_environment_is_shown_once_and_stops_
     // Its name is free again.
     make("Shop", "sandbox", json!(["orders"]));
 }
+
+#[test]
+fn the_log_keeps_credentials_changes_without_their_values_imports_batches_and_the_database() {
+    let s = Server::start();
+    let account = yodel_account(&s);
+    let path = format!("/v3/shipper-accounts/{account}/credentials");
+    let body = json!({"credentials": {"identity": "i", "password": "s3cret-Pa55", "account_number": "1"}});
+    let (_, v) = s.call("PUT", &path, &s.sandbox, Some(&body));
+    assert_eq!(v["meta"]["code"], 200, "{v}");
+    let csv = "Order number;Name;Street;City;Postcode;Country\nIMP-1;Ana;Calle 1;Madrid;28001;ES\n";
+    let (_, v) = s.send_raw("POST", "/desk/orders/import", &s.sandbox, "text/csv", csv.into());
+    assert_eq!(v["data"]["imported"], 1, "{v}");
+    let order = s.sandbox_ok("GET", "/desk/orders?s=IMP-1", None)["orders"][0]["id"].clone();
+    let batch = s.sandbox_ok("POST", "/desk/orders/ship", Some(&json!({"order_ids": [order]})));
+    s.live_ok("PUT", "/desk/database", Some(&json!({"url": null})));
+
+    let log = s.live_ok("GET", "/desk/audit?limit=100", None);
+    let text = log.to_string();
+    assert!(!text.contains("s3cret-Pa55"), "a credential's value is never logged");
+    let entry = |action: &str, object: Option<&Value>| {
+        log["entries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["action"] == action && object.is_none_or(|o| &e["object_id"] == o))
+            .cloned()
+            .unwrap_or_else(|| panic!("no {action} in {log}"))
+    };
+    let changed = entry("account.changed", Some(&json!(account)));
+    assert_eq!(changed["detail"]["credentials_changed"], true, "{changed}");
+    assert_eq!(changed["actor"], "sandbox key");
+    assert_eq!(entry("orders.imported", None)["detail"]["imported"], 1);
+    assert_eq!(entry("batch.started", Some(&batch["id"]))["detail"]["orders"], 1);
+    assert_eq!(entry("database.changed", None)["actor"], "live key");
+}

@@ -13,4 +13,5 @@ mod os_keyring;
 mod overview;
 mod printing;
 mod rules;
+mod sessions;
 mod ship_dates;

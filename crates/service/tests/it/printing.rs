@@ -599,5 +599,21 @@ fn a_packer_reprints_the_days_labels_and_a_supervisor_an_older_one() {
         refused.details[0].info.contains("a supervisor or an admin"),
         "{refused}"
     );
-    assert!(print(Role::Supervisor).is_ok(), "a supervisor reprints it");
+    let reprinted = print(Role::Supervisor).expect("a supervisor reprints it");
+    // The job says who sent it; the log says who printed and who printed again.
+    assert_eq!(reprinted.operator.as_deref(), Some("a supervisor"));
+    let q = packdesk_service::audit::AuditQuery {
+        object_id: label["id"].as_str().map(str::to_string),
+        ..Default::default()
+    };
+    let log: Vec<(String, String)> = s
+        .list_audit(&q)
+        .unwrap()
+        .entries
+        .into_iter()
+        .map(|e| (e.action, e.actor))
+        .collect();
+    let printed = |action: &str, who: &str| log.contains(&(action.to_string(), who.to_string()));
+    assert!(printed("label.printed", "a packer"), "{log:?}");
+    assert!(printed("label.reprinted", "a supervisor"), "{log:?}");
 }
