@@ -1,6 +1,7 @@
 //! Sync label creation over HTTP: the real `packdesk-server` binary on 127.0.0.1, 8 concurrent
 //! clients on keep-alive connections, 1-parcel 4x6 PDF labels. `cargo bench -p packdesk-api --bench http_labels`.
-//! Prints labels/s and latency p50/p99.
+//! Prints labels/s and latency p50/p99. `-- --named-key`: the calls carry a named integration key
+//! (sandbox, scope `labels`) instead of the sandbox key, to see what its scope check costs.
 
 mod support;
 use std::time::{Duration, Instant};
@@ -12,8 +13,17 @@ fn main() {
     let full = std::env::args().any(|a| a == "--bench");
     let per_client = if full { 1500 } else { 20 };
     let server = Server::start("bench");
-    let (addr, key) = (server.addr.clone(), server.sandbox_key.clone());
-    let mut c = Conn::open(&addr);
+    let mut c = Conn::open(&server.addr);
+    let key = match std::env::args().any(|a| a == "--named-key") {
+        false => server.sandbox_key.clone(),
+        true => {
+            let body = r#"{"name":"bench","environment":"sandbox","scopes":["labels"]}"#;
+            let (_, made) = c.request("POST", "/desk/api-keys", &server.live_key, body);
+            let made: serde_json::Value = serde_json::from_str(&made).unwrap();
+            made["data"]["key"].as_str().expect("a named key").to_string()
+        }
+    };
+    let addr = server.addr.clone();
     let id = server.yodel_account(&mut c);
     let body = label_body(&id, serde_json::json!({}));
     // Warm-up.

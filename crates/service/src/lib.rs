@@ -8,6 +8,7 @@ pub mod accounts;
 pub mod addresses;
 pub mod allocator;
 pub mod audit;
+pub mod backup;
 pub mod bulk;
 pub mod cancels;
 pub mod clock;

@@ -6,6 +6,7 @@
 
 pub mod accounts;
 pub mod audit;
+pub mod backup;
 pub mod batches;
 pub mod copy;
 pub mod db;

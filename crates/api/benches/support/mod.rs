@@ -56,6 +56,7 @@ pub struct Server {
     /// host:port
     pub addr: String,
     pub sandbox_key: String,
+    pub live_key: String,
 }
 
 impl Server {
@@ -107,6 +108,7 @@ impl Server {
             dir,
             addr,
             sandbox_key: String::new(),
+            live_key: String::new(),
         };
         // `extra` (the database, the desk) are global options: `keys` takes them too.
         let keys = Command::new(env!("CARGO_BIN_EXE_packdesk-server"))
@@ -119,6 +121,11 @@ impl Server {
             .lines()
             .find_map(|l| l.strip_prefix("sandbox "))
             .unwrap_or_else(|| panic!("no sandbox key in: {keys}"))
+            .to_string();
+        server.live_key = keys
+            .lines()
+            .find_map(|l| l.strip_prefix("live "))
+            .unwrap_or_else(|| panic!("no live key in: {keys}"))
             .to_string();
         server
     }

@@ -1,5 +1,6 @@
 //! `packdesk-server`: runs the Packdesk service (and serves the desk UI); `keys` prints the API
-//! keys; `webhook` shows or sets where async results are POSTed. `--help` says the rest.
+//! keys; `webhook` shows or sets where async results are POSTed; `backup` and `restore` copy a
+//! desk's database out and back. `--help` says the rest.
 #![forbid(unsafe_code)]
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -78,6 +79,23 @@ enum Command {
         /// The shared database: postgres://user@host:port/database
         #[arg(long, value_name = "URL")]
         to: String,
+    },
+    /// Copy this desk's database into a new file while the desk keeps working (checked before it
+    /// is kept). The credentials and API keys in it open only with the vault key: keep vault.key
+    /// beside the backup, or put it in with --with-vault-key.
+    Backup {
+        /// The backup file to make (it must not exist).
+        #[arg(long, value_name = "FILE")]
+        to: std::path::PathBuf,
+        /// Put the vault key in, sealed under a passphrase (PACKDESK_BACKUP_PASSPHRASE, else asked).
+        #[arg(long)]
+        with_vault_key: bool,
+    },
+    /// Restore a backup into an empty data folder (--data-dir), then start the desk on it.
+    Restore {
+        /// The backup file (packdesk-server backup made it).
+        #[arg(long, value_name = "FILE")]
+        from: std::path::PathBuf,
     },
     /// Show, or change, where async results of an environment are POSTed.
     Webhook {
@@ -170,7 +188,87 @@ fn main() -> ExitCode {
                 Err(e) => fail(why(&e)),
             }
         }
+        Some(Command::Backup { to, with_vault_key }) => {
+            if let packdesk_service::Database::Shared { .. } = cli.desk.database() {
+                return fail(
+                    "this desk works on the shared database: back it up with pg_dump (README, Backups); \
+                     backup copies a desk's own database",
+                );
+            }
+            let passphrase = match with_vault_key.then(passphrase).transpose() {
+                Ok(p) => p,
+                Err(e) => return fail(e),
+            };
+            match packdesk_service::backup::backup(&data_dir, &to, passphrase.as_deref()) {
+                Ok(r) => {
+                    println!(
+                        "backup {} ({} bytes, {} labels, schema {})",
+                        to.display(),
+                        r.bytes,
+                        r.labels,
+                        r.schema
+                    );
+                    if !r.with_vault_key {
+                        println!(
+                            "The backup holds no vault key: keep {} with it (or make it with --with-vault-key), \
+                             or its carrier credentials and API keys cannot be opened.",
+                            data_dir.join("vault.key").display()
+                        );
+                    }
+                    ExitCode::SUCCESS
+                }
+                Err(e) => fail(why(&e)),
+            }
+        }
+        Some(Command::Restore { from }) => {
+            let mut given = std::env::var("PACKDESK_BACKUP_PASSPHRASE").ok();
+            loop {
+                match packdesk_service::backup::restore(&from, &data_dir, given.as_deref()) {
+                    Ok(r) => {
+                        println!(
+                            "restored {} labels (schema {}) into {}",
+                            r.labels,
+                            r.schema,
+                            data_dir.display()
+                        );
+                        if !r.with_vault_key {
+                            println!(
+                                "The backup held no vault key: copy the desk's vault.key into {} before starting it.",
+                                data_dir.display()
+                            );
+                        }
+                        return ExitCode::SUCCESS;
+                    }
+                    // The backup holds the vault key and no passphrase was given: ask once.
+                    Err(e) if given.is_none() && e.details.iter().any(|d| d.path == "passphrase") => {
+                        match passphrase() {
+                            Ok(p) => given = Some(p),
+                            Err(e) => return fail(e),
+                        }
+                    }
+                    Err(e) => return fail(why(&e)),
+                }
+            }
+        }
         None => serve(cli.desk, cli.connections.limits(), &cli.log),
+    }
+}
+
+/// The backup's passphrase: PACKDESK_BACKUP_PASSPHRASE, else a line typed on the terminal.
+fn passphrase() -> Result<String, String> {
+    if let Ok(p) = std::env::var("PACKDESK_BACKUP_PASSPHRASE") {
+        return Ok(p);
+    }
+    eprint!("Passphrase for the vault key in the backup: ");
+    let _ = std::io::stderr().flush();
+    let mut line = String::new();
+    std::io::stdin()
+        .read_line(&mut line)
+        .map_err(|e| format!("reading the passphrase: {e}"))?;
+    let p = line.trim_end_matches(['\r', '\n']).to_string();
+    match p.is_empty() {
+        true => Err("no passphrase given (or set PACKDESK_BACKUP_PASSPHRASE)".into()),
+        false => Ok(p),
     }
 }
 

@@ -8,6 +8,7 @@ mod sshd;
 mod support;
 
 mod async_http;
+mod backup;
 mod desks;
 mod documents;
 mod end_of_day;

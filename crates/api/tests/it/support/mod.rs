@@ -33,7 +33,7 @@ fn backend_database() -> Option<(String, String)> {
     (std::env::var("PACKDESK_TEST_BACKEND").as_deref() == Ok("postgres")).then(|| (shared_database(), "desk-1".into()))
 }
 
-const BIN: &str = env!("CARGO_BIN_EXE_packdesk-server");
+pub const BIN: &str = env!("CARGO_BIN_EXE_packdesk-server");
 
 fn start(data_dir: &Path, shared: Option<&(String, String)>, join_code: Option<&str>) -> (Child, String) {
     start_with(data_dir, shared, join_code, &[])
@@ -132,6 +132,21 @@ impl Server {
             data_dir,
             shared,
             _tmp: Some(tmp),
+        }
+    }
+
+    /// A desk on the existing data folder `data_dir` (its own database file), e.g. one restored.
+    pub fn start_in(data_dir: &Path) -> Server {
+        let (child, base) = start(data_dir, None, None);
+        let (live, sandbox) = keys_on(data_dir, None);
+        Server {
+            child,
+            base,
+            live,
+            sandbox,
+            data_dir: data_dir.to_path_buf(),
+            shared: None,
+            _tmp: None,
         }
     }
 
