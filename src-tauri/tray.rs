@@ -55,7 +55,9 @@ fn badged(base: &Image<'_>, rgb: [u8; 3]) -> Image<'static> {
 fn dot(state: DeskState) -> [u8; 3] {
     match state {
         DeskState::Ready => [0x1f, 0x9d, 0x55],
-        DeskState::PrintingPaused | DeskState::JobsWaiting | DeskState::RangesLow => [0xe0, 0x9b, 0x10],
+        DeskState::PrintingPaused | DeskState::JobsWaiting | DeskState::RangesLow | DeskState::BackupFailed => {
+            [0xe0, 0x9b, 0x10]
+        }
         DeskState::PrinterFailing | DeskState::DatabaseUnreachable | DeskState::ManifestNotSent => [0xd1, 0x34, 0x38],
     }
 }

@@ -549,6 +549,8 @@ pub enum DeskState {
     /// A live account's tracking numbers run low (see `ranges_low`): labels are still made, but
     /// the carrier's next range should be added before they run out.
     RangesLow,
+    /// The day's backup of the desk's database failed (see `backup_failed`); it is tried again.
+    BackupFailed,
 }
 
 /// A live, enabled account's pool with fewer tracking numbers left than its warning.
@@ -591,6 +593,9 @@ pub struct DeskStatus {
     /// Manifests whose data file's last sending failed (newest first).
     #[serde(default)]
     pub manifests_not_sent: Vec<UnsentManifest>,
+    /// Why the last daily backup failed (none: it did not, or there was none to make).
+    #[serde(default)]
+    pub backup_failed: Option<String>,
 }
 
 /// A manifest whose data file has not reached its carrier.

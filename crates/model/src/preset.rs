@@ -178,6 +178,25 @@ pub struct DeskSettings {
     /// A signed-in operator without input for this long is signed out.
     #[serde(default = "default_idle_sign_out")]
     pub idle_sign_out_minutes: u32,
+    /// A backup of the desk's database every day into `<data folder>/backups` (a desk on its own
+    /// database; the shared one is backed up with pg_dump).
+    #[serde(default = "default_true")]
+    pub daily_backup: bool,
+    /// The hour (0 to 23, the desk's time) from which the day's backup is made; a desk off then
+    /// makes it once it runs again that day.
+    #[serde(default = "default_backup_hour")]
+    pub backup_hour: u32,
+    /// How many daily backups are kept (1 to 90): the oldest go.
+    #[serde(default = "default_backups_kept")]
+    pub backups_kept: u32,
+}
+
+fn default_backup_hour() -> u32 {
+    2
+}
+
+fn default_backups_kept() -> u32 {
+    7
 }
 
 fn default_idle_sign_out() -> u32 {
@@ -208,6 +227,9 @@ impl Default for DeskSettings {
             scan_sounds: true,
             require_sign_in: false,
             idle_sign_out_minutes: 15,
+            daily_backup: true,
+            backup_hour: default_backup_hour(),
+            backups_kept: default_backups_kept(),
         }
     }
 }

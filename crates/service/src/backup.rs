@@ -4,12 +4,14 @@
 //! carrier credential and no API key: the commands say so.
 
 use crate::vault::{random_bytes, KeyKeeper, Vault};
-use crate::{DataDir, Database, KeyPreference};
+use crate::{DataDir, Database, KeyPreference, Service};
 use chacha20poly1305::aead::{Aead, AeadCore, KeyInit, OsRng};
 use chacha20poly1305::{Key, XChaCha20Poly1305, XNonce};
+use chrono::Timelike;
 use packdesk_model::ServiceError;
 use packdesk_store::backup as file;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// What a backup holds, as the commands report it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -189,5 +191,82 @@ impl KeyKeeper for NoKeyring {
     }
     fn set(&self, _: &[u8]) -> Result<(), String> {
         Err("no keyring".into())
+    }
+}
+
+/// How often the backup worker looks whether the day's backup is due.
+const CHECK_EVERY: std::time::Duration = std::time::Duration::from_secs(600);
+
+/// A daily backup's file name, of the desk's day: `packdesk-2026-11-26.backup`.
+fn daily_name(day: chrono::NaiveDate) -> String {
+    format!("packdesk-{day}.backup")
+}
+
+impl Service {
+    /// The folder of the daily backups.
+    pub fn backups_dir(&self) -> PathBuf {
+        self.data_dir.join("backups")
+    }
+
+    /// Makes the day's backup when the settings ask for it and its hour has come (none made yet
+    /// today), then keeps only the newest `backups_kept`. Answers the file made, if any. A desk on
+    /// the shared database makes none (pg_dump backs that up).
+    pub fn back_up_if_due(&self) -> Result<Option<PathBuf>, ServiceError> {
+        let settings = self.desk_settings()?;
+        if self.store.is_shared() || !settings.daily_backup {
+            return Ok(None);
+        }
+        let now = self.clock.now().with_timezone(&chrono::Local);
+        if now.hour() < settings.backup_hour {
+            return Ok(None);
+        }
+        let dir = self.backups_dir();
+        let file = dir.join(daily_name(now.date_naive()));
+        if file.exists() {
+            return Ok(None);
+        }
+        let made = crate::private_dir(&dir).and_then(|()| backup(&self.data_dir, &file, None));
+        *self.backup_failure.lock().unwrap_or_else(|p| p.into_inner()) = made
+            .as_ref()
+            .err()
+            .map(|e| e.details.first().map_or_else(|| e.to_string(), |d| d.info.clone()));
+        made?;
+        // The oldest beyond the count go (names sort by day).
+        let mut kept: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .map_err(|e| failed(&format!("reading {}", dir.display()), e))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| {
+                p.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| n.starts_with("packdesk-") && n.ends_with(".backup"))
+            })
+            .collect();
+        kept.sort();
+        let extra = kept.len().saturating_sub(settings.backups_kept as usize);
+        for old in &kept[..extra] {
+            if let Err(e) = std::fs::remove_file(old) {
+                tracing::warn!(file = %old.display(), error = %e, "an old backup could not be removed");
+            }
+        }
+        tracing::info!(file = %file.display(), "the day's backup is made");
+        Ok(Some(file))
+    }
+
+    /// Why the last daily backup failed, for the banner.
+    pub fn backup_failure(&self) -> Option<String> {
+        self.backup_failure.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// The backup worker: looks every ten minutes whether the day's backup is due.
+    pub(crate) fn back_up_daily_until(&self, stop: &AtomicBool) {
+        while !stop.load(Ordering::SeqCst) {
+            if let Err(e) = self.back_up_if_due() {
+                tracing::error!(error = %e.chain(), "the day's backup failed; tried again in ten minutes");
+            }
+            let until = std::time::Instant::now() + CHECK_EVERY;
+            while !stop.load(Ordering::SeqCst) && std::time::Instant::now() < until {
+                std::thread::sleep(std::time::Duration::from_millis(250));
+            }
+        }
     }
 }

@@ -212,6 +212,8 @@ pub struct Service {
     sessions: sessions::Sessions,
     /// The named integration keys seen lately (see `integration_keys`).
     named_keys: integration_keys::KeyCache,
+    /// Why the last daily backup failed (see `backup`); none: it did not.
+    backup_failure: std::sync::Mutex<Option<String>>,
     _lock: std::fs::File,
 }
 
@@ -307,6 +309,7 @@ impl Service {
             updates: Default::default(),
             sessions: Default::default(),
             named_keys: Default::default(),
+            backup_failure: Default::default(),
             _lock: lock,
         };
         service.requeue_unfinished()?;

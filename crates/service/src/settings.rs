@@ -35,6 +35,12 @@ impl Service {
         if !(1..=480).contains(&s.idle_sign_out_minutes) {
             return Err(ServiceError::invalid("idle_sign_out_minutes", "from 1 to 480 minutes"));
         }
+        if s.backup_hour > 23 {
+            return Err(ServiceError::invalid("backup_hour", "an hour of the day, 0 to 23"));
+        }
+        if !(1..=90).contains(&s.backups_kept) {
+            return Err(ServiceError::invalid("backups_kept", "from 1 to 90 backups"));
+        }
         // Someone must be able to sign in and change the desk once sign-in is required.
         if s.require_sign_in && !self.has_active_admin()? {
             return Err(ServiceError::invalid(

@@ -86,6 +86,7 @@ impl Service {
                     failing_printers: Vec::new(),
                     manifests_not_sent: Vec::new(),
                     ranges_low: Vec::new(),
+                    backup_failed: None,
                 });
             }
             Err(e) => return Err(e.into()),
@@ -119,6 +120,7 @@ impl Service {
             Vec::new()
         });
         let paused = self.printing_paused();
+        let backup_failed = self.backup_failure();
         let jobs = match waiting {
             1 => "1 print job waiting".to_string(),
             n => format!("{n} print jobs waiting"),
@@ -137,6 +139,11 @@ impl Service {
                     "Manifest {} has not reached its carrier{more}{why}. See End of day",
                     first.file_name
                 ),
+            )
+        } else if let Some(why) = &backup_failed {
+            (
+                DeskState::BackupFailed,
+                format!("The day's backup of this desk failed ({why}); it is tried again every ten minutes"),
             )
         } else if paused {
             (DeskState::PrintingPaused, format!("Printing paused: {jobs}"))
@@ -164,6 +171,7 @@ impl Service {
             failing_printers,
             manifests_not_sent,
             ranges_low,
+            backup_failed,
         })
     }
 

@@ -69,6 +69,11 @@ impl Workers {
             }));
         let s = Arc::clone(service);
         self.threads
+            .push(supervised("packdesk-backup".into(), &self.stop, move |stopping| {
+                s.back_up_daily_until(stopping)
+            }));
+        let s = Arc::clone(service);
+        self.threads
             .push(supervised("packdesk-print".into(), &self.stop, move |stopping| {
                 s.print_until(stopping, &io)
             }));

@@ -256,12 +256,14 @@ fn presets_rules_and_settings_refuse_bad_input_with_its_path() {
         s.sandbox_ok("GET", "/desk/settings", None),
         json!({"ship_on_scan": false, "weight_unit": "kg", "dimension_unit": "cm", "scale_auto_weight": false,
                "close_to_tray": false, "start_at_login": false, "update_url": null, "default_currency": null,
-               "scan_sounds": true, "require_sign_in": false, "idle_sign_out_minutes": 15})
+               "scan_sounds": true, "require_sign_in": false, "idle_sign_out_minutes": 15,
+               "daily_backup": true, "backup_hour": 2, "backups_kept": 7})
     );
     let change = json!({"ship_on_scan": true, "weight_unit": "lb", "dimension_unit": "in", "scale_auto_weight": true,
                         "close_to_tray": true, "start_at_login": true, "default_currency": "GBP", "scan_sounds": false,
                         "update_url": "https://updates.warehouse.example/packdesk/{{target}}/{{arch}}/{{current_version}}",
-                        "require_sign_in": false, "idle_sign_out_minutes": 30});
+                        "require_sign_in": false, "idle_sign_out_minutes": 30,
+                        "daily_backup": false, "backup_hour": 22, "backups_kept": 30});
     let (status, _) = s.call("PUT", "/desk/settings", &s.sandbox, Some(&change));
     assert_eq!(status, 401);
     assert_eq!(s.live_ok("PUT", "/desk/settings", Some(&change)), change);

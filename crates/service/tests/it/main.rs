@@ -4,6 +4,7 @@ mod common;
 
 mod async_jobs;
 mod background;
+mod backup;
 mod carrier_rules;
 mod fuzz;
 mod hardening;
