@@ -2,6 +2,8 @@
 //! clients on keep-alive connections, 1-parcel 4x6 PDF labels. `cargo bench -p packdesk-api --bench http_labels`.
 //! Prints labels/s and latency p50/p99. `-- --named-key`: the calls carry a named integration key
 //! (sandbox, scope `labels`) instead of the sandbox key, to see what its scope check costs.
+//! `-- --backup-during`: `packdesk-server backup` runs again and again on the desk's data folder
+//! while the labels are made, to see what a backup costs the desk's latency.
 
 mod support;
 use std::time::{Duration, Instant};
@@ -30,12 +32,19 @@ fn main() {
     for _ in 0..50 {
         assert_eq!(c.request("POST", "/v3/labels", &key, &body).0, 200);
     }
+    let backups = std::env::args()
+        .any(|a| a == "--backup-during")
+        .then(|| server.backup_loop());
     let start = Instant::now();
     let answers = post_labels(&[addr], &key, CLIENTS, per_client, "\"code\":200", move |_, _| {
         body.clone()
     });
     let mut lat: Vec<Duration> = answers.into_iter().map(|(t, _)| t).collect();
     let wall = start.elapsed();
+    if let Some((stop, made)) = backups {
+        stop.store(true, std::sync::atomic::Ordering::SeqCst);
+        println!("backups made while the labels were: {}", made.join().unwrap());
+    }
     let n = lat.len();
     let (p50, p99, max) = percentiles(&mut lat);
     println!(

@@ -605,10 +605,14 @@ async fn caller_of(gate: &Gate, headers: &axum::http::HeaderMap) -> Option<Calle
         return gate.service.session(&token);
     }
     let key = headers.get("service-api-key").and_then(|v| v.to_str().ok())?;
-    if let Some(caller) = gate.service.environment_key_caller(key) {
+    if let Some(caller) = gate
+        .service
+        .environment_key_caller(key)
+        .or_else(|| gate.service.named_key_caller_seen(key))
+    {
         return Some(caller);
     }
-    // A named key may need a database read (one this desk has not seen lately).
+    // A named key not seen lately needs a database read (and its use noted): off this thread.
     let (service, key) = (gate.service.clone(), key.to_string());
     tokio::task::spawn_blocking(move || service.named_key_caller(&key))
         .await

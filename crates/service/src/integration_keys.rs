@@ -45,6 +45,20 @@ fn not_found(id: &str) -> ServiceError {
     ServiceError::at(ErrorCode::ItemNotFound, "id", format!("no API key {id}"))
 }
 
+/// Who calls with the key `row`: an admin of its environment within its scopes.
+fn caller_of(row: &IntegrationKeyRow) -> Caller {
+    Caller {
+        actor: actor(&row.name),
+        operator_id: None,
+        role: Role::Admin,
+        env: row.env,
+        via: Via::NamedKey {
+            id: row.id.clone(),
+            scopes: row.scopes.clone(),
+        },
+    }
+}
+
 /// How the log and the error messages name a key's caller.
 fn actor(name: &str) -> String {
     format!("{name} (key)")
@@ -160,6 +174,18 @@ impl Service {
         Ok(self.api_key_record(&row))
     }
 
+    /// The caller of a named key this desk has seen lately and whose use was noted lately: found
+    /// in memory, no database (the async threads may ask). None: ask `named_key_caller`.
+    pub fn named_key_caller_seen(&self, key: &str) -> Option<Caller> {
+        let hash = crate::keys::hash(key);
+        let now = self.now_us();
+        let keys = self.named_keys.lock();
+        let seen = keys
+            .get(&hash)
+            .filter(|s| now - s.read_at < RECHECK_US && now - s.touched_at < TOUCH_US && s.row.revoked_at.is_none())?;
+        Some(caller_of(&seen.row))
+    }
+
     /// The caller a named key is, if it is one not revoked. May read the database (a key this
     /// desk has not seen lately) and note the key's use: call it off the async threads.
     pub fn named_key_caller(&self, key: &str) -> Option<Caller> {
@@ -210,16 +236,7 @@ impl Service {
                 tracing::warn!(error = %e, key = %row.name, "could not note the key's use");
             }
         }
-        Some(Caller {
-            actor: actor(&row.name),
-            operator_id: None,
-            role: Role::Admin,
-            env: row.env,
-            via: Via::NamedKey {
-                id: row.id,
-                scopes: row.scopes,
-            },
-        })
+        Some(caller_of(&row))
     }
 
     /// The caller an environment's own key is.

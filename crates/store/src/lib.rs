@@ -196,7 +196,7 @@ fn open_conn(path: &Path) -> rusqlite::Result<Connection> {
         path,
         OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
     )?;
-    c.busy_timeout(std::time::Duration::from_secs(5))?;
+    c.busy_timeout(BUSY_TIMEOUT)?;
     // WAL + FULL: a committed transaction survives a process crash and a power cut alike. The
     // writer connection commits at NORMAL instead and `Store::write` syncs the WAL itself after
     // the commit, once for every commit waiting (group commit: see `Durability`).
@@ -287,7 +287,12 @@ impl Store {
         // copies it back and truncates it itself (the checkpoint syncs the database, so the
         // commits waiting for a sync of the WAL lose nothing). Busy readers: try again next time.
         if self.durability.wal_len() > WAL_RESET_BYTES {
+            // Without waiting: a reader on an older snapshot (a backup copying the database, a
+            // long report) makes it busy at once, where the busy timeout would hold every label's
+            // commit up until that reader ends.
+            let _ = conn.busy_timeout(std::time::Duration::ZERO);
             let _ = conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
+            let _ = conn.busy_timeout(BUSY_TIMEOUT);
         }
         Ok((out, seq))
     }
@@ -311,6 +316,9 @@ impl Store {
         out
     }
 }
+
+/// How long a statement waits for a lock another connection holds.
+const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// A WAL past this size is checkpointed and truncated by the writer itself (see `commit`).
 const WAL_RESET_BYTES: u64 = 32 * 1024 * 1024;

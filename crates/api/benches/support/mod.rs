@@ -130,6 +130,40 @@ impl Server {
         server
     }
 
+    /// `packdesk-server backup` of this desk, one after another until told to stop; the thread
+    /// answers how many it made.
+    pub fn backup_loop(
+        &self,
+    ) -> (
+        std::sync::Arc<std::sync::atomic::AtomicBool>,
+        std::thread::JoinHandle<usize>,
+    ) {
+        use std::sync::atomic::Ordering;
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let (dir, halt) = (self.dir.clone(), stop.clone());
+        let made = std::thread::spawn(move || {
+            let mut n = 0;
+            while !halt.load(Ordering::SeqCst) {
+                let to = std::env::temp_dir().join(format!("packdesk-bench-backup-{}-{n}", std::process::id()));
+                let out = Command::new(env!("CARGO_BIN_EXE_packdesk-server"))
+                    .args([
+                        "backup",
+                        "--data-dir",
+                        dir.to_str().unwrap(),
+                        "--to",
+                        to.to_str().unwrap(),
+                    ])
+                    .output()
+                    .unwrap();
+                assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+                let _ = std::fs::remove_file(&to);
+                n += 1;
+            }
+            n
+        });
+        (stop, made)
+    }
+
     /// A Yodel sandbox account; answers its id.
     pub fn yodel_account(&self, c: &mut Conn) -> String {
         let (_, acct) = c.request("POST", "/v3/shipper-accounts", &self.sandbox_key, r#"{"slug":"yodel","description":"bench","credentials":{"identity":"i","password":"p","account_number":"1"}}"#);
