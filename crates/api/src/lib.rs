@@ -10,6 +10,7 @@ mod extract;
 mod file_links;
 mod idempotency;
 pub mod logging;
+mod metrics;
 pub mod openapi;
 pub mod paths;
 pub mod roles;

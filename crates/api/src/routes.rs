@@ -522,6 +522,16 @@ pub fn table() -> Vec<Route> {
             crate::ui::rotate_key,
         )
         .access(ThisMachine),
+        Route::new(
+            Method::GET,
+            "/metrics",
+            "The desk's numbers in Prometheus' text format (the live key, or from this machine)",
+            crate::metrics::scrape,
+        )
+        .access(Open)
+        .content("Prometheus' text exposition format 0.0.4", || {
+            json!({"text/plain": {"schema": {"type": "string"}}})
+        }),
         Route::new::<_, _, ()>(Method::GET, "/openapi.json", "This document", crate::openapi_json)
             .access(Open)
             .content("This document", || {
@@ -559,6 +569,8 @@ pub fn router(service: Shared) -> Router {
             summary: route.summary,
         });
         let handler = handler.route_layer(middleware::from_fn_with_state(guard, guard_route));
+        // Outermost of the route's layers: its time includes its checks.
+        let handler = handler.route_layer(middleware::from_fn(crate::metrics::observe));
         let (prefix, rest) = split_prefix(route.path);
         let at = match nests.iter().position(|(p, _)| *p == prefix) {
             Some(at) => at,

@@ -30,7 +30,7 @@ pub const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; script-src 'self'
 
 #[derive(Clone)]
 pub(crate) struct Ui {
-    service: Arc<Service>,
+    pub(crate) service: Arc<Service>,
     /// UI sessions started since this process began (the desktop smoke test reads it).
     sessions: Arc<AtomicU64>,
     built: bool,

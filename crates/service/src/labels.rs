@@ -1017,6 +1017,7 @@ impl Service {
             }
             Ok::<_, WriteError>(())
         })?;
+        crate::gauges::label_made(&d.account.slug, d.env);
         self.absolute_urls(&mut record_json);
         Ok(record_json)
     }

@@ -13,6 +13,7 @@ pub mod bulk;
 pub mod cancels;
 pub mod clock;
 pub mod database;
+pub mod gauges;
 pub mod history;
 pub mod idempotency;
 pub mod import;

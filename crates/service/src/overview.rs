@@ -81,7 +81,7 @@ fn by_operator(work: Vec<(String, String, i64, String)>, day_start: i64) -> Vec<
 }
 
 impl Service {
-    fn enabled_accounts(&self, env: Env) -> Result<Vec<AccountRow>, ServiceError> {
+    pub(crate) fn enabled_accounts(&self, env: Env) -> Result<Vec<AccountRow>, ServiceError> {
         let mut rows = self.store.read(|c| account_table::list(c, env, None, 10_000, None))?;
         rows.retain(|a| a.status == AccountStatus::Enabled);
         rows.reverse(); // oldest first: the order they were set up in

@@ -11,6 +11,7 @@ pub mod batches;
 pub mod copy;
 pub mod db;
 pub mod files;
+pub mod gauges;
 pub mod idempotency;
 pub mod integration_keys;
 pub mod jobs;

@@ -684,3 +684,31 @@ fn slow_and_idle_connections_are_closed_and_too_many_are_refused() {
     );
     drop(held);
 }
+
+#[tokio::test]
+async fn metrics_answer_this_machine_or_the_live_key_and_no_one_else() {
+    let d = desk();
+    let scrape = |key: Option<&str>| {
+        let r = Request::get("/metrics").header("host", "127.0.0.1:4780");
+        let r = match key {
+            Some(k) => r.header("service-api-key", k),
+            None => r,
+        };
+        r.body(Body::empty()).unwrap()
+    };
+    let (status, _, _) = send(&d, LAN_PEER, scrape(None)).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    let sandbox = d.key(packdesk_service::keys::Env::Sandbox);
+    let (status, _, _) = send(&d, LAN_PEER, scrape(Some(&sandbox))).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED, "the sandbox key reads no metrics");
+    let live = d.key(packdesk_service::keys::Env::Live);
+    let (status, headers, body) = send(&d, LAN_PEER, scrape(Some(&live))).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(headers[axum::http::header::CONTENT_TYPE]
+        .to_str()
+        .unwrap()
+        .starts_with("text/plain"));
+    assert!(String::from_utf8_lossy(&body).contains("packdesk_async_jobs_queued"));
+    let (status, _, _) = send(&d, LOOPBACK_PEER, scrape(None)).await;
+    assert_eq!(status, StatusCode::OK);
+}

@@ -185,7 +185,7 @@ fn a_paused_desk_prints_nothing_until_resumed_even_across_a_restart_and_a_failin
     let mut s = Server::start();
     assert_eq!(
         s.sandbox_ok("GET", "/desk/status", None),
-        json!({"state": "ready", "message": "Ready", "printing_paused": false, "jobs_waiting": 0, "failing_printers": [], "ranges_low": [], "manifests_not_sent": []})
+        json!({"state": "ready", "message": "Ready", "printing_paused": false, "jobs_waiting": 0, "failing_printers": [], "ranges_low": [], "manifests_not_sent": [], "backup_failed": null})
     );
     let (port, printed) = raw_printer();
     let printer = s.live_ok("POST", "/desk/printers", Some(&json!({"name": "Zebra desk 1", "transport": "raw", "address": format!("127.0.0.1:{port}"), "format": "zpl"})));
