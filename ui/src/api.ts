@@ -86,7 +86,8 @@ export async function signIn(code: string, pin?: string): Promise<Operator> {
 
 /** A badge scanned while someone works (into the scan field, or with no field focused): its
  * operator takes over the page, and the session before ends. `'pin'`: the operator has a PIN,
- * which the sign-in screen asks; null: no operator has this code (nothing changes). */
+ * which the sign-in screen asks; null: no operator has this code (nothing changes). Throws when
+ * the badge is locked after wrong PINs. */
 export async function switchByBadge(code: string): Promise<Operator | 'pin' | null> {
   const before = token;
   const r = await fetch(`/ui/sign-in?environment=${env}`, {
@@ -96,7 +97,10 @@ export async function switchByBadge(code: string): Promise<Operator | 'pin' | nu
   });
   const v = await r.json();
   if (v.meta?.code !== 200) {
-    const details: { path: string }[] = v.meta?.details ?? [];
+    const details: { path: string; info: string }[] = v.meta?.details ?? [];
+    // A badge locked after wrong PINs: said as it is (the operator at work stays).
+    const locked = details.find((d) => d.path === 'pin' && /locked/.test(d.info));
+    if (locked) throw new ApiError(v.meta.code, v.meta.message ?? 'error', details);
     return details.some((d) => d.path === 'pin') ? 'pin' : null;
   }
   keep(v.data);

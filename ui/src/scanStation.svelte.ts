@@ -84,7 +84,14 @@ export class ScanStation {
     }
     if (mine !== this.#scans) return;
     if (!found) {
-      const who = (await this.#deps.badge?.(number).catch(() => null)) ?? null;
+      let who: string | null = null;
+      try {
+        who = (await this.#deps.badge?.(number)) ?? null;
+      } catch (e) {
+        // A badge that cannot sign in now (locked after wrong PINs): said as it is.
+        if (mine === this.#scans) this.say('error', describe(e));
+        return;
+      }
       if (mine !== this.#scans) return;
       if (who !== null) return who ? this.say('success', `${who} signed in: the desk is theirs now.`) : undefined;
       return this.say('error', `No open order has the number “${number}”.`);

@@ -562,6 +562,15 @@ pub fn router(service: Shared) -> Router {
             true => handler.route_layer(middleware::from_fn(crate::ui::this_machine_only)),
             false => handler,
         };
+        let (prefix, rest) = split_prefix(route.path);
+        // Inside the guard: a caller the route refuses never gets another's answer replayed.
+        let handler = match takes_idempotency_key(prefix) {
+            true => handler.route_layer(middleware::from_fn_with_state(
+                service.clone(),
+                crate::idempotency::idempotent,
+            )),
+            false => handler,
+        };
         let guard = Arc::new(Guard {
             access: route.access,
             role: route.role,
@@ -571,7 +580,6 @@ pub fn router(service: Shared) -> Router {
         let handler = handler.route_layer(middleware::from_fn_with_state(guard, guard_route));
         // Outermost of the route's layers: its time includes its checks.
         let handler = handler.route_layer(middleware::from_fn(crate::metrics::observe));
-        let (prefix, rest) = split_prefix(route.path);
         let at = match nests.iter().position(|(p, _)| *p == prefix) {
             Some(at) => at,
             None => {
@@ -584,13 +592,6 @@ pub fn router(service: Shared) -> Router {
     }
     let mut app = Router::new();
     for (prefix, nest) in nests {
-        let nest = match takes_idempotency_key(prefix) {
-            true => nest.layer(middleware::from_fn_with_state(
-                service.clone(),
-                crate::idempotency::idempotent,
-            )),
-            false => nest,
-        };
         app = app.nest(prefix, nest);
     }
     app.fallback(|| async { error(ErrorCode::NotFoundRoute, "", "no such route") })
@@ -614,7 +615,12 @@ struct Gate {
 /// environment's key or a named integration key (`service-api-key`).
 async fn caller_of(gate: &Gate, headers: &axum::http::HeaderMap) -> Option<Caller> {
     if let Some(token) = crate::ui::bearer(headers) {
-        return gate.service.session(&token);
+        // A session reads its operator again now and then (`Service::session`): off this thread.
+        let service = gate.service.clone();
+        return tokio::task::spawn_blocking(move || service.session(&token))
+            .await
+            .ok()
+            .flatten();
     }
     let key = headers.get("service-api-key").and_then(|v| v.to_str().ok())?;
     if let Some(caller) = gate
@@ -625,6 +631,10 @@ async fn caller_of(gate: &Gate, headers: &axum::http::HeaderMap) -> Option<Calle
         return Some(caller);
     }
     // A named key not seen lately needs a database read (and its use noted): off this thread.
+    // Only what has a key's shape is looked for: a guess costs no read.
+    if !packdesk_service::integration_keys::shaped_like_a_key(key) {
+        return None;
+    }
     let (service, key) = (gate.service.clone(), key.to_string());
     tokio::task::spawn_blocking(move || service.named_key_caller(&key))
         .await

@@ -15,8 +15,9 @@ use packdesk_store::db::Tx;
 use serde_json::Value;
 use std::cell::RefCell;
 
-/// Who a request is: an operator's session or an integration key.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Who a request is: an operator's session or an integration key. Kept with an async job, which
+/// runs as the caller that asked for it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Caller {
     /// In the log: the operator's name, or `live key` / `sandbox key`.
     pub actor: String,
@@ -27,7 +28,7 @@ pub struct Caller {
 }
 
 /// How a caller proved who it is.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Via {
     /// An operator's session of the desk UI: its role decides.
     Session,

@@ -164,17 +164,35 @@ pub fn restore(from: &Path, data_dir: &Path, vault_passphrase: Option<&str>) -> 
         }
         _ => None,
     };
+    let created_dir = !data_dir.exists();
     crate::private_dir(data_dir)?;
     let dir = DataDir(data_dir.to_path_buf());
     let target = dir.database();
-    file::copy(from, &target).map_err(|e| store_failed("copying the backup", e))?;
-    file::unmark(&target).map_err(|e| store_failed("finishing the restored database", e))?;
-    restrict(&target)?;
-    if let Some(code) = &join_code {
-        // Written as the folder's key file (0600), not into a keyring: the desktop app moves it
-        // there at its start.
-        let (key_file, _) = Database::DataFolder.vault_places(&dir);
-        Vault::adopt_join_code(&key_file, &NoKeyring, code)?;
+    // The database is made whole beside its name, the vault key written, and only then the
+    // database named: a restore that fails or is killed leaves no half desk to start.
+    let part = target.with_extension("sqlite3.part");
+    let (key_file, _) = Database::DataFolder.vault_places(&dir);
+    let restored = (|| {
+        file::copy(from, &part).map_err(|e| store_failed("copying the backup", e))?;
+        file::unmark(&part).map_err(|e| store_failed("finishing the restored database", e))?;
+        file::check(&part).map_err(|e| store_failed("checking the restored database", e))?;
+        restrict(&part)?;
+        if let Some(code) = &join_code {
+            // Written as the folder's key file (0600), not into a keyring: the desktop app
+            // moves it there at its start.
+            Vault::adopt_join_code(&key_file, &NoKeyring, code)?;
+        }
+        std::fs::rename(&part, &target).map_err(|e| failed(&format!("writing {}", target.display()), e))
+    })();
+    if let Err(e) = restored {
+        let _ = std::fs::remove_file(&part);
+        if join_code.is_some() {
+            let _ = std::fs::remove_file(&key_file);
+        }
+        if created_dir {
+            let _ = std::fs::remove_dir(data_dir);
+        }
+        return Err(e);
     }
     report(&target, join_code.is_some())
 }
@@ -202,6 +220,11 @@ fn daily_name(day: chrono::NaiveDate) -> String {
     format!("packdesk-{day}.backup")
 }
 
+/// Whether a file name is a daily backup's (not a `.part` of one being made).
+pub(crate) fn is_daily_name(name: &str) -> bool {
+    name.starts_with("packdesk-") && name.ends_with(".backup")
+}
+
 impl Service {
     /// The folder of the daily backups.
     pub fn backups_dir(&self) -> PathBuf {
@@ -214,6 +237,8 @@ impl Service {
     pub fn back_up_if_due(&self) -> Result<Option<PathBuf>, ServiceError> {
         let settings = self.desk_settings()?;
         if self.store.is_shared() || !settings.daily_backup {
+            // No backup to make: none failing either.
+            *self.backup_failure.lock().unwrap_or_else(|p| p.into_inner()) = None;
             return Ok(None);
         }
         let now = self.clock.now().with_timezone(&chrono::Local);
@@ -235,11 +260,7 @@ impl Service {
         let mut kept: Vec<PathBuf> = std::fs::read_dir(&dir)
             .map_err(|e| failed(&format!("reading {}", dir.display()), e))?
             .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| {
-                p.file_name()
-                    .and_then(|n| n.to_str())
-                    .is_some_and(|n| n.starts_with("packdesk-") && n.ends_with(".backup"))
-            })
+            .filter(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(is_daily_name))
             .collect();
         kept.sort();
         let extra = kept.len().saturating_sub(settings.backups_kept as usize);

@@ -65,7 +65,9 @@ impl Service {
     fn newest_backup_age(&self) -> Option<std::time::Duration> {
         std::fs::read_dir(self.backups_dir())
             .ok()?
-            .filter_map(|e| e.ok()?.metadata().ok()?.modified().ok())
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_name().to_str().is_some_and(crate::backup::is_daily_name))
+            .filter_map(|e| e.metadata().ok()?.modified().ok())
             .max()
             .and_then(|t| t.elapsed().ok())
     }

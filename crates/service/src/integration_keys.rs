@@ -45,6 +45,14 @@ fn not_found(id: &str) -> ServiceError {
     ServiceError::at(ErrorCode::ItemNotFound, "id", format!("no API key {id}"))
 }
 
+/// Whether `key` has a key's shape (`pdk_<env>_` and 48 hexadecimal digits).
+pub fn shaped_like_a_key(key: &str) -> bool {
+    ["pdk_live_", "pdk_sandbox_"]
+        .iter()
+        .filter_map(|p| key.strip_prefix(p))
+        .any(|hex| hex.len() == 48 && hex.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
 /// Who calls with the key `row`: an admin of its environment within its scopes.
 fn caller_of(row: &IntegrationKeyRow) -> Caller {
     Caller {

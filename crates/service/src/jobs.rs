@@ -205,11 +205,25 @@ impl Service {
     ) -> Result<(), ServiceError> {
         let _order = self.jobs.accepting.lock().unwrap_or_else(|p| p.into_inner());
         let now = self.now_us();
+        // The job runs as whoever asked for it: what it makes is theirs in the log and on Today.
+        let caller = crate::audit::caller()
+            .map(|c| serde_json::to_string(&c))
+            .transpose()
+            .map_err(ServiceError::internal)?;
         let seqs = self.store.write(|tx| {
             write(tx, now)?;
             let mut seqs = Vec::with_capacity(jobs_to_run.len());
             for (id, request) in jobs_to_run {
-                seqs.push(jobs::insert(tx, id, env, kind, lane, request, now)?);
+                seqs.push(jobs::insert_for(
+                    tx,
+                    id,
+                    env,
+                    kind,
+                    lane,
+                    request,
+                    now,
+                    caller.as_deref(),
+                )?);
             }
             Ok::<_, ServiceError>(seqs)
         })?;
@@ -266,14 +280,24 @@ impl Service {
             request: row.request,
             accepted_at: row.accepted_at,
         };
+        // A caller that cannot be read (written by another version) leaves the job the desk's.
+        let caller = row.caller.as_deref().and_then(|c| serde_json::from_str(c).ok());
+        crate::audit::as_caller(caller, || self.run_attempts(&job));
+        self.wake_dispatcher();
+    }
+
+    /// Runs a job up to three times while it fails in a way worth trying again; a last failure
+    /// is recorded as the job's answer.
+    fn run_attempts(&self, job: &Job) {
+        let kind = job.kind;
         for attempt in 0..3 {
             let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match kind {
-                JobKind::Label => self.finish_label(&job),
-                JobKind::CancelLabel => self.finish_cancel_label(&job),
-                JobKind::Manifest => self.finish_manifest(&job),
-                JobKind::BulkDownload => self.finish_bulk_download(&job),
-                JobKind::Rate => self.finish_rates(&job),
-                JobKind::ShipOrder => self.finish_ship_order(&job),
+                JobKind::Label => self.finish_label(job),
+                JobKind::CancelLabel => self.finish_cancel_label(job),
+                JobKind::Manifest => self.finish_manifest(job),
+                JobKind::BulkDownload => self.finish_bulk_download(job),
+                JobKind::Rate => self.finish_rates(job),
+                JobKind::ShipOrder => self.finish_ship_order(job),
             }));
             let err = match run {
                 Ok(Ok(())) => break,
@@ -287,12 +311,11 @@ impl Service {
                 std::thread::sleep(std::time::Duration::from_millis(100 << attempt));
                 continue;
             }
-            if let Err(e) = self.fail_job(&job, &err) {
+            if let Err(e) = self.fail_job(job, &err) {
                 tracing::error!(job_id = %job.id, error = %e, "job could not be marked failed");
             }
             break;
         }
-        self.wake_dispatcher();
     }
 
     fn job_done(&self, id: &str) -> bool {

@@ -28,9 +28,11 @@ pub struct JobRow {
     pub state: JobState,
     pub accepted_at: i64,
     pub finished_at: Option<i64>,
+    /// Who asked for it (JSON; none: the desk's own work): the job runs, and is audited, as them.
+    pub caller: Option<String>,
 }
 
-const COLS: &str = "seq, id, env, kind, lane, request, state, accepted_at, finished_at";
+const COLS: &str = "seq, id, env, kind, lane, request, state, accepted_at, finished_at, caller";
 
 impl FromRow for JobRow {
     fn from_row(r: &Row<'_>) -> crate::Result<Self> {
@@ -44,6 +46,7 @@ impl FromRow for JobRow {
             state: r.get(6)?,
             accepted_at: r.get(7)?,
             finished_at: r.get(8)?,
+            caller: r.get(9)?,
         })
     }
 }
@@ -58,10 +61,25 @@ pub fn insert(
     request: &str,
     accepted_at: i64,
 ) -> crate::Result<i64> {
+    insert_for(c, id, env, kind, lane, request, accepted_at, None)
+}
+
+/// `insert`, for `caller` (JSON) whose request the job runs.
+#[allow(clippy::too_many_arguments)]
+pub fn insert_for(
+    c: &mut Tx<'_>,
+    id: &str,
+    env: Env,
+    kind: JobKind,
+    lane: &str,
+    request: &str,
+    accepted_at: i64,
+    caller: Option<&str>,
+) -> crate::Result<i64> {
     let seq = c.value(
-        "INSERT INTO jobs (id, env, kind, lane, request, state, accepted_at) \
-         VALUES (?1, ?2, ?3, ?4, ?5, 'queued', ?6) RETURNING seq",
-        &[&id, &env, &kind, &lane, &request, &accepted_at],
+        "INSERT INTO jobs (id, env, kind, lane, request, state, accepted_at, caller) \
+         VALUES (?1, ?2, ?3, ?4, ?5, 'queued', ?6, ?7) RETURNING seq",
+        &[&id, &env, &kind, &lane, &request, &accepted_at, &caller],
     )?;
     Ok(seq.expect("an INSERT ... RETURNING answers its row"))
 }

@@ -688,7 +688,7 @@ const MIGRATIONS: &[&[Step]] = &[
     "#,
     )],
     // 13: named integration keys (besides each environment's own key), with their scopes; a
-    // revoked key stays listed. Who sent each print job.
+    // revoked key stays listed. Who sent each print job, and whose request each async job runs.
     &[Step::Both(
         r#"
     CREATE TABLE integration_keys (
@@ -704,6 +704,7 @@ const MIGRATIONS: &[&[Step]] = &[
         revoked_at INTEGER
     );
     ALTER TABLE print_jobs ADD COLUMN operator TEXT;
+    ALTER TABLE jobs ADD COLUMN caller TEXT;
     "#,
     )],
 ];

@@ -195,7 +195,7 @@ fn main() -> ExitCode {
                      backup copies a desk's own database",
                 );
             }
-            let passphrase = match with_vault_key.then(passphrase).transpose() {
+            let passphrase = match with_vault_key.then(|| passphrase(true)).transpose() {
                 Ok(p) => p,
                 Err(e) => return fail(e),
             };
@@ -241,7 +241,7 @@ fn main() -> ExitCode {
                     }
                     // The backup holds the vault key and no passphrase was given: ask once.
                     Err(e) if given.is_none() && e.details.iter().any(|d| d.path == "passphrase") => {
-                        match passphrase() {
+                        match passphrase(false) {
                             Ok(p) => given = Some(p),
                             Err(e) => return fail(e),
                         }
@@ -254,22 +254,29 @@ fn main() -> ExitCode {
     }
 }
 
-/// The backup's passphrase: PACKDESK_BACKUP_PASSPHRASE, else a line typed on the terminal.
-fn passphrase() -> Result<String, String> {
+/// The backup's passphrase: PACKDESK_BACKUP_PASSPHRASE, else typed on the terminal (twice when
+/// it seals: a mistyped one would seal the key under a passphrase nobody knows).
+fn passphrase(confirm: bool) -> Result<String, String> {
     if let Ok(p) = std::env::var("PACKDESK_BACKUP_PASSPHRASE") {
         return Ok(p);
     }
-    eprint!("Passphrase for the vault key in the backup: ");
-    let _ = std::io::stderr().flush();
-    let mut line = String::new();
-    std::io::stdin()
-        .read_line(&mut line)
-        .map_err(|e| format!("reading the passphrase: {e}"))?;
-    let p = line.trim_end_matches(['\r', '\n']).to_string();
-    match p.is_empty() {
-        true => Err("no passphrase given (or set PACKDESK_BACKUP_PASSPHRASE)".into()),
-        false => Ok(p),
+    let ask = |prompt: &str| -> Result<String, String> {
+        eprint!("{prompt}");
+        let _ = std::io::stderr().flush();
+        let mut line = String::new();
+        std::io::stdin()
+            .read_line(&mut line)
+            .map_err(|e| format!("reading the passphrase: {e}"))?;
+        Ok(line.trim_end_matches(['\r', '\n']).to_string())
+    };
+    let p = ask("Passphrase for the vault key in the backup: ")?;
+    if p.is_empty() {
+        return Err("no passphrase given (or set PACKDESK_BACKUP_PASSPHRASE)".into());
     }
+    if confirm && ask("The same passphrase again: ")? != p {
+        return Err("the two passphrases differ: nothing was written".into());
+    }
+    Ok(p)
 }
 
 fn serve(desk: DeskOptions, limits: packdesk_api::connections::ConnectionLimits, log: &str) -> ExitCode {

@@ -384,6 +384,23 @@ fn a_named_key_opens_only_its_scopes_in_its_environment_is_shown_once_and_stops_
     // The log names the key; its last use is listed.
     let log = s.live_ok("GET", &format!("/desk/audit?object_id={label_id}"), None);
     assert_eq!(log["entries"][0]["actor"], "Shop (key)", "{log}");
+    // An async label is made by the job as the key that asked for it.
+    let mut body = yodel_label(&account, 1);
+    body["async"] = json!(true);
+    let (_, accepted) = s.call("POST", "/v3/labels", &key, Some(&body));
+    assert_eq!(accepted["meta"]["code"], 3001, "{accepted}");
+    let async_id = accepted["data"]["id"].as_str().unwrap().to_string();
+    let made_by = (0..200)
+        .find_map(|_| {
+            let log = s.live_ok("GET", &format!("/desk/audit?object_id={async_id}"), None);
+            let actor = log["entries"][0]["actor"].as_str().map(str::to_string);
+            if actor.is_none() {
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
+            actor
+        })
+        .expect("the async label was made");
+    assert_eq!(made_by, "Shop (key)");
     let seen = s.live_ok("GET", &format!("/desk/api-keys/{id}"), None);
     assert!(seen["last_used_at"].is_string(), "{seen}");
 
