@@ -684,7 +684,7 @@ fn is_signed_file_link(gate: &Gate, req: &Request) -> bool {
 }
 
 /// Runs a service call on a blocking thread (SQLite, rendering) and wraps its answer.
-async fn run<T: serde::Serialize + Send + 'static>(
+pub(crate) async fn run<T: serde::Serialize + Send + 'static>(
     s: Shared,
     f: impl FnOnce(&Service) -> Result<T, ServiceError> + Send + 'static,
 ) -> Response {

@@ -255,19 +255,6 @@ impl Start {
     }
 }
 
-/// Runs a blocking service call of a session route and answers its result in the envelope.
-async fn answer<T: serde::Serialize + Send + 'static>(
-    ui: &Ui,
-    f: impl FnOnce(&Service) -> Result<T, packdesk_model::ServiceError> + Send + 'static,
-) -> Response {
-    let s = ui.service.clone();
-    match tokio::task::spawn_blocking(move || f(&s)).await {
-        Ok(Ok(v)) => ok(serde_json::to_value(v).unwrap_or_default()),
-        Ok(Err(e)) => crate::envelope::ApiError(e).into_response(),
-        Err(_) => error(ErrorCode::Internal, "", "the session could not be read"),
-    }
-}
-
 pub(crate) async fn session(
     State(ui): State<Ui>,
     headers: HeaderMap,
@@ -279,7 +266,7 @@ pub(crate) async fn session(
     let desktop_app = ui.service.is_desktop_app();
     let vault_key = ui.service.vault_key_place().clone();
     let token = bearer(&headers);
-    answer(&ui, move |s| {
+    crate::routes::run(ui.service.clone(), move |s| {
         let settings = s.desk_settings()?;
         let session = match token.and_then(|t| s.session_answer(&t)) {
             Some(open) => Some(open),
@@ -305,13 +292,13 @@ pub(crate) async fn sign_in(
     axum::extract::Query(start): axum::extract::Query<Start>,
     crate::extract::ContractJson(req): crate::extract::ContractJson<packdesk_model::people::SignInRequest>,
 ) -> Response {
-    answer(&ui, move |s| s.sign_in(&req, start.env())).await
+    crate::routes::run(ui.service.clone(), move |s| s.sign_in(&req, start.env())).await
 }
 
 /// `POST /ui/sign-out`: ends the request's session.
 pub(crate) async fn sign_out(State(ui): State<Ui>, headers: HeaderMap) -> Response {
     let token = bearer(&headers).unwrap_or_default();
-    answer(&ui, move |s| {
+    crate::routes::run(ui.service.clone(), move |s| {
         s.sign_out(&token)?;
         Ok(serde_json::json!({}))
     })
@@ -325,7 +312,10 @@ pub(crate) async fn set_environment(
     crate::extract::ContractJson(req): crate::extract::ContractJson<packdesk_model::people::EnvironmentRequest>,
 ) -> Response {
     let token = bearer(&headers).unwrap_or_default();
-    answer(&ui, move |s| s.set_session_environment(&token, req.environment)).await
+    crate::routes::run(ui.service.clone(), move |s| {
+        s.set_session_environment(&token, req.environment)
+    })
+    .await
 }
 
 /// Replaces an environment's key (Settings): the old key stops working at once, and the new one is

@@ -214,16 +214,7 @@ impl Service {
             write(tx, now)?;
             let mut seqs = Vec::with_capacity(jobs_to_run.len());
             for (id, request) in jobs_to_run {
-                seqs.push(jobs::insert_for(
-                    tx,
-                    id,
-                    env,
-                    kind,
-                    lane,
-                    request,
-                    now,
-                    caller.as_deref(),
-                )?);
+                seqs.push(jobs::insert(tx, id, env, kind, lane, request, now, caller.as_deref())?);
             }
             Ok::<_, ServiceError>(seqs)
         })?;

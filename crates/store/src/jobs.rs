@@ -51,22 +51,10 @@ impl FromRow for JobRow {
     }
 }
 
-/// Queues a job; answers its seq.
-pub fn insert(
-    c: &mut Tx<'_>,
-    id: &str,
-    env: Env,
-    kind: JobKind,
-    lane: &str,
-    request: &str,
-    accepted_at: i64,
-) -> crate::Result<i64> {
-    insert_for(c, id, env, kind, lane, request, accepted_at, None)
-}
-
-/// `insert`, for `caller` (JSON) whose request the job runs.
+/// Queues a job; answers its seq. `caller` (JSON): whose request it runs (none: the desk's own
+/// work).
 #[allow(clippy::too_many_arguments)]
-pub fn insert_for(
+pub fn insert(
     c: &mut Tx<'_>,
     id: &str,
     env: Env,

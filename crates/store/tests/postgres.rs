@@ -251,7 +251,7 @@ fn jobs_of_a_desk_that_died_are_taken_over_after_their_lease_and_each_runs_once_
             let c = &mut Tx::Postgres { client: tx, desk: "desk-0" };
             for i in 0..240 {
                 let lane = format!("account-{}", i % 8);
-                jobs::insert(c, &format!("job-{i}"), Env::Live, JobKind::Label, &lane, "{}", now_us())?;
+                jobs::insert(c, &format!("job-{i}"), Env::Live, JobKind::Label, &lane, "{}", now_us(), None)?;
             }
             Ok::<_, StoreError>(())
         })
@@ -379,6 +379,7 @@ fn a_desk_whose_lease_ran_out_while_it_worked_cannot_finish_a_job_another_desk_f
             "lane",
             "{}",
             0,
+            None,
         )
     })
     .unwrap();
@@ -1686,7 +1687,7 @@ fn accounts_deliveries_and_print_jobs_answer_the_same_on_sqlite_and_on_the_share
     );
 
     same!(both, "a job queued", |c| {
-        jobs::insert(c, "job-1", Env::Live, JobKind::Label, "acct-1", "{}", 5)?;
+        jobs::insert(c, "job-1", Env::Live, JobKind::Label, "acct-1", "{}", 5, None)?;
     });
     same!(both, "the job", |c| {
         jobs::get(c, "job-1")?.map(|j| (j.id, j.state, j.lane))
@@ -1823,8 +1824,8 @@ fn a_desk_moves_into_the_shared_database_whole_and_another_key_set_is_refused_un
         };
         orders::put(&mut Tx::Sqlite(c), &order, "SO-1001 Jane Doe Leeds")?;
         let t = &mut packdesk_store::db::Tx::Sqlite(c);
-        jobs::insert(t, "job-1", Env::Live, JobKind::Label, "acct-1", "{}", 10)?;
-        jobs::insert(t, "job-2", Env::Live, JobKind::Label, "acct-1", "{}", 11)?;
+        jobs::insert(t, "job-1", Env::Live, JobKind::Label, "acct-1", "{}", 10, None)?;
+        jobs::insert(t, "job-2", Env::Live, JobKind::Label, "acct-1", "{}", 11, None)?;
         jobs::finish(t, "job-1", 12)?;
         let printer = printing::PrinterRow {
             id: "printer-1".into(),
@@ -1927,7 +1928,7 @@ fn a_desk_moves_into_the_shared_database_whole_and_another_key_set_is_refused_un
     other
         .write(|client| {
             let c = &mut packdesk_store::db::Tx::Postgres { client, desk: "desk-b" };
-            jobs::insert(c, "job-3", Env::Live, JobKind::Label, "acct-1", "{}", 13)
+            jobs::insert(c, "job-3", Env::Live, JobKind::Label, "acct-1", "{}", 13, None)
         })
         .unwrap();
     assert_eq!(
