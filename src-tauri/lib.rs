@@ -100,17 +100,20 @@ fn start_desk(
             Err(e) => fail(format!("cannot listen on {}: {e}", args.listen)),
         }
     });
-    let base = match listener.local_addr() {
-        Ok(a) => format!("http://{a}"),
-        Err(e) => fail(e.to_string()),
+    let local = listener.local_addr().unwrap_or_else(|e| fail(e.to_string()));
+    // The window opens the desk over plain HTTP from this machine: on 127.0.0.1 when listening
+    // on every address (other machines get HTTPS there).
+    let base = match local.ip().is_unspecified() {
+        true => format!("http://127.0.0.1:{}", local.port()),
+        false => format!("http://{local}"),
     };
+    let tls = packdesk_api::tls::Tls::for_listener(args, local).unwrap_or_else(|e| fail(e));
     // `--database` (or PACKDESK_DATABASE_URL), else the database Settings chose: a desk of a
     // warehouse's shared database, or the data folder's own file.
-    let local = listener.local_addr().unwrap_or_else(|e| fail(e.to_string()));
     let opened = Service::open_on(
         &args.data_dir,
         &args.database(),
-        &args.records_base_url(local),
+        &args.records_base_url(local, tls.is_some()),
         Arc::new(SystemClock),
         KeyPreference::Keyring,
     )
@@ -130,12 +133,24 @@ fn start_desk(
         opened.service.note_database_from_command_line();
     }
     let service = Arc::new(opened.service);
+    match &tls {
+        Some(tls) => {
+            tracing::info!(fingerprint = %tls.certificate().fingerprint_sha256, "serving HTTPS to other machines");
+            workers.runtime().spawn(tls.clone().keep_fresh(service.clone()));
+        }
+        None => packdesk_api::tls::say_plain(
+            &service,
+            args.insecure_http && packdesk_api::tls::is_network(local.ip()),
+        ),
+    }
     workers.start(&service, default_job_workers());
     let ui_dir = packdesk_api::paths::find_ui_dir(args.ui_dir.clone().or(bundled_ui));
-    let server = workers.runtime().spawn(packdesk_api::serve(
+    let server = workers.runtime().spawn(packdesk_api::serve_with(
         listener,
         service.clone(),
         ui_dir,
+        packdesk_api::connections::ConnectionLimits::default(),
+        tls,
         std::future::pending(),
     ));
     tracing::info!(%base, data_dir = %args.data_dir.display(), "packdesk started");

@@ -39,10 +39,11 @@ export function rawPrinter(port = 0) {
 const here = dirname(fileURLToPath(import.meta.url));
 const bin = process.env.PACKDESK_SERVER_BIN ?? join(here, '..', '..', 'target', 'debug', 'packdesk-server');
 
-/** A packdesk-server on a new data folder (or `dataDir`, which is then kept at stop). */
-export async function startDesk(prefix, { dataDir: given } = {}) {
+/** A packdesk-server on a new data folder (or `dataDir`, which is then kept at stop), with more
+ * of its options in `args`. */
+export async function startDesk(prefix, { dataDir: given, args = [] } = {}) {
   const dataDir = given ?? mkdtempSync(join(tmpdir(), prefix));
-  const server = spawn(bin, ['--data-dir', dataDir, '--listen', '127.0.0.1:0', '--ui-dir', join(here, '..', 'dist')]);
+  const server = spawn(bin, ['--data-dir', dataDir, '--listen', '127.0.0.1:0', '--ui-dir', join(here, '..', 'dist'), ...args]);
   const stopServer = () => {
     server.kill('SIGKILL');
     if (!given) rmSync(dataDir, { recursive: true, force: true });
@@ -52,8 +53,9 @@ export async function startDesk(prefix, { dataDir: given } = {}) {
       let out = '';
       server.stdout.on('data', (d) => {
         out += d;
-        const m = out.match(/listening on (http:\/\/\S+)/);
-        if (m) resolve(m[1]);
+        const m = out.match(/listening on (https?:\/\/\S+)/);
+        // A desk serving HTTPS answers this machine over plain HTTP too (the desk's own window).
+        if (m) resolve(m[1].replace(/^https:/, 'http:'));
       });
       server.on('exit', (c) => reject(new Error(`server exited ${c}: ${out}`)));
     });

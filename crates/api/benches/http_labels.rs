@@ -4,17 +4,29 @@
 //! (sandbox, scope `labels`) instead of the sandbox key, to see what its scope check costs.
 //! `-- --backup-during`: `packdesk-server backup` runs again and again on the desk's data folder
 //! while the labels are made, to see what a backup costs the desk's latency.
+//! `-- --tls`: the desk serves a certificate of the bench's own; rounds alternate over TLS and
+//! over plain HTTP on the same desk (three of each), to see what HTTPS costs. The quick run (no
+//! `--bench`) makes one small round of each.
 
 mod support;
 use std::time::{Duration, Instant};
-use support::{label_body, percentiles, post_labels, Conn, Server};
+use support::{bench_certificate, label_body, percentiles, post_labels, post_labels_over, Conn, Server};
 
 const CLIENTS: usize = 8;
 
 fn main() {
     let full = std::env::args().any(|a| a == "--bench");
+    let tls_rounds = std::env::args().any(|a| a == "--tls") || !full;
     let per_client = if full { 1500 } else { 20 };
-    let server = Server::start("bench");
+    let cert_dir = std::env::temp_dir().join(format!("packdesk-bench-tls-{}", std::process::id()));
+    let (extra, client_tls) = match tls_rounds {
+        true => {
+            let (args, config) = bench_certificate(&cert_dir);
+            (args, Some(config))
+        }
+        false => (Vec::new(), None),
+    };
+    let server = Server::start_on("bench", &[], &extra.iter().map(String::as_str).collect::<Vec<_>>());
     let mut c = Conn::open(&server.addr);
     let key = match std::env::args().any(|a| a == "--named-key") {
         false => server.sandbox_key.clone(),
@@ -32,6 +44,27 @@ fn main() {
     for _ in 0..50 {
         assert_eq!(c.request("POST", "/v3/labels", &key, &body).0, 200);
     }
+    if let Some(tls) = client_tls {
+        // TLS first in each pair (the desk's data grows through the run: it weighs on the later).
+        for _ in 0..if full { 3 } else { 1 } {
+            for (name, tls) in [("TLS", Some(tls.clone())), ("plain", None)] {
+                let start = Instant::now();
+                let body = body.clone();
+                let answers = post_labels_over(
+                    tls,
+                    std::slice::from_ref(&addr),
+                    &key,
+                    CLIENTS,
+                    per_client / 2,
+                    "\"code\":200",
+                    move |_, _| body.clone(),
+                );
+                report(&format!("POST /v3/labels over {name:5}"), answers, start.elapsed());
+            }
+        }
+        let _ = std::fs::remove_dir_all(&cert_dir);
+        return;
+    }
     let backups = std::env::args()
         .any(|a| a == "--backup-during")
         .then(|| server.backup_loop());
@@ -39,16 +72,20 @@ fn main() {
     let answers = post_labels(&[addr], &key, CLIENTS, per_client, "\"code\":200", move |_, _| {
         body.clone()
     });
-    let mut lat: Vec<Duration> = answers.into_iter().map(|(t, _)| t).collect();
     let wall = start.elapsed();
     if let Some((stop, made)) = backups {
         stop.store(true, std::sync::atomic::Ordering::SeqCst);
         println!("backups made while the labels were: {}", made.join().unwrap());
     }
+    report("POST /v3/labels", answers, wall);
+}
+
+fn report(what: &str, answers: Vec<(Duration, String)>, wall: Duration) {
+    let mut lat: Vec<Duration> = answers.into_iter().map(|(t, _)| t).collect();
     let n = lat.len();
     let (p50, p99, max) = percentiles(&mut lat);
     println!(
-        "POST /v3/labels  {CLIENTS} clients  {n} labels in {:.2} s  =  {:.0} labels/s   p50 {p50:.2} ms   p99 {p99:.2} ms   max {max:.2} ms",
+        "{what}  {CLIENTS} clients  {n} labels in {:.2} s  =  {:.0} labels/s   p50 {p50:.2} ms   p99 {p99:.2} ms   max {max:.2} ms",
         wall.as_secs_f64(),
         n as f64 / wall.as_secs_f64(),
     );

@@ -17,17 +17,32 @@ pub struct DeskOptions {
     #[arg(long, global = true, value_name = "DIR", default_value_os_t = paths::default_data_dir(), hide_default_value = true)]
     pub data_dir: PathBuf,
 
-    /// Address to listen on; port 0 picks a free port. Anything beyond 127.0.0.1 exposes the
-    /// service to the network (a warning says what).
+    /// Address to listen on; port 0 picks a free port. Beyond this machine (0.0.0.0, a LAN
+    /// address) the desk answers other machines over HTTPS only, with a certificate it makes
+    /// (see --tls-cert) unless --insecure-http.
     #[arg(long, value_name = "ADDR", default_value = DEFAULT_LISTEN)]
     pub listen: SocketAddr,
+
+    /// The warehouse's certificate for HTTPS (PEM, the chain after it), instead of the one the
+    /// desk makes; read again when the file changes
+    #[arg(long, value_name = "FILE", requires = "tls_key")]
+    pub tls_cert: Option<PathBuf>,
+
+    /// The private key of --tls-cert (PEM)
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
+
+    /// Answer other machines over plain HTTP (API keys and labels readable on the network):
+    /// for a TLS proxy in front of the desk on another machine
+    #[arg(long, conflicts_with = "tls_cert")]
+    pub insecure_http: bool,
 
     /// The built desk UI [default: $PACKDESK_UI_DIR, else ui/dist of the source tree]
     #[arg(long, value_name = "DIR")]
     pub ui_dir: Option<PathBuf>,
 
-    /// The address other machines reach this desk at (`http://desk-3.lan:4780`, or a TLS proxy's
-    /// `https://...`): file links in records and webhooks use it [default: the address listened
+    /// The address other machines reach this desk at (`https://desk-3.lan:4780`, or a TLS
+    /// proxy's): file links in records and webhooks use it [default: the address listened
     /// on; on 0.0.0.0 this machine's name]. A request that came to another address of this
     /// machine gets links on that address.
     #[arg(long, value_name = "URL", value_parser = parse_public_url)]
@@ -86,13 +101,14 @@ impl DeskOptions {
     }
 
     /// Where records' file links point when no request says better: `--public-url`, else the
-    /// address listened on (`local`), with this machine's name for an unspecified address
-    /// (0.0.0.0 is no address a client can open).
-    pub fn records_base_url(&self, local: SocketAddr) -> String {
+    /// address listened on (`local`, `https://` when the desk serves TLS), with this machine's
+    /// name for an unspecified address (0.0.0.0 is no address a client can open).
+    pub fn records_base_url(&self, local: SocketAddr, https: bool) -> String {
+        let scheme = if https { "https" } else { "http" };
         match &self.public_url {
             Some(url) => url.trim_end_matches('/').to_string(),
-            None if local.ip().is_unspecified() => format!("http://{}:{}", host_name(), local.port()),
-            None => format!("http://{local}"),
+            None if local.ip().is_unspecified() => format!("{scheme}://{}:{}", host_name(), local.port()),
+            None => format!("{scheme}://{local}"),
         }
     }
 
@@ -116,7 +132,7 @@ fn parse_public_url(s: &str) -> Result<String, String> {
 }
 
 /// This machine's name: the default name of its desk.
-fn host_name() -> String {
+pub(crate) fn host_name() -> String {
     std::fs::read_to_string("/proc/sys/kernel/hostname")
         .ok()
         .or_else(|| std::env::var("COMPUTERNAME").ok())
@@ -153,5 +169,17 @@ mod tests {
         assert_eq!(ok.desk.file_link_days, Some(7));
         assert!(!ok.desk.listen_is_default());
         assert!(Cli::try_parse_from(["p"]).unwrap().desk.listen_is_default());
+    }
+
+    #[test]
+    fn a_certificate_needs_its_key_and_excludes_plain_http() {
+        assert!(Cli::try_parse_from(["p", "--tls-cert", "c.pem"]).is_err());
+        assert!(Cli::try_parse_from(["p", "--tls-key", "k.pem"]).is_err());
+        assert!(Cli::try_parse_from(["p", "--tls-cert", "c.pem", "--tls-key", "k.pem", "--insecure-http"]).is_err());
+        let ok = Cli::try_parse_from(["p", "--tls-cert", "c.pem", "--tls-key", "k.pem"]).unwrap();
+        assert_eq!(ok.desk.tls_key.as_deref(), Some(std::path::Path::new("k.pem")));
+        let local: SocketAddr = "0.0.0.0:4780".parse().unwrap();
+        assert!(ok.desk.records_base_url(local, true).starts_with("https://"));
+        assert!(ok.desk.records_base_url(local, false).starts_with("http://"));
     }
 }

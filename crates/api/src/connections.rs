@@ -11,6 +11,10 @@
 //!
 //! HTTP/1.1 only (hyper's server, as axum's `serve` uses it), with the peer's and the local
 //! address of each connection in the request (`ConnectInfo`, `LocalAddr`).
+//!
+//! With TLS (`tls`), a connection whose first byte opens a TLS handshake is served over TLS (its
+//! handshake due within `head`); a plain one only from this machine. Plain HTTP from another
+//! machine is answered 400 in words saying the https:// address to use, then closed.
 
 use axum::body::Body;
 use axum::extract::ConnectInfo;
@@ -47,9 +51,23 @@ impl Default for ConnectionLimits {
     }
 }
 
-/// The address a request came to (this machine's end of its connection).
+/// The address a request came to (this machine's end of its connection), and whether over TLS.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct LocalAddr(pub SocketAddr);
+pub struct LocalAddr {
+    pub addr: SocketAddr,
+    pub https: bool,
+}
+
+impl LocalAddr {
+    /// The base URL of this end: `https://192.168.1.20:4780`.
+    pub fn base_url(&self) -> String {
+        let scheme = if self.https { "https" } else { "http" };
+        format!("{scheme}://{}", self.addr)
+    }
+}
+
+/// The first byte of a TLS connection: a handshake record.
+const TLS_HANDSHAKE: u8 = 0x16;
 
 /// Serves `app` on `listener` until `shutdown` resolves; then stops accepting, lets requests under
 /// way finish and closes idle connections.
@@ -57,6 +75,7 @@ pub async fn serve_with(
     listener: tokio::net::TcpListener,
     app: Router,
     limits: ConnectionLimits,
+    tls: Option<Arc<crate::tls::Tls>>,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> io::Result<()> {
     let permits = Arc::new(tokio::sync::Semaphore::new(limits.max));
@@ -84,28 +103,44 @@ pub async fn serve_with(
         let _ = stream.set_nodelay(true);
         let local = stream.local_addr().unwrap_or(peer);
         let app = app.clone();
-        let mut stopping = stopping.clone();
+        let stopping = stopping.clone();
+        let tls = tls.clone();
         tracker.spawn(async move {
             let _permit = permit;
-            let service = hyper::service::service_fn(move |mut req: hyper::Request<hyper::body::Incoming>| {
-                req.extensions_mut().insert(ConnectInfo(peer));
-                req.extensions_mut().insert(LocalAddr(local));
-                lower_case_ids(req.uri_mut());
-                let req = req.map(|b| Body::new(tower_http::timeout::TimeoutBody::new(limits.body_stall, b)));
-                app.clone().oneshot(req)
-            });
-            let io = hyper_util::rt::TokioIo::new(Deadlines::new(stream, limits));
-            let conn = hyper::server::conn::http1::Builder::new().serve_connection(io, service);
-            tokio::pin!(conn);
-            let ended = tokio::select! {
-                ended = conn.as_mut() => ended,
-                _ = async { stopping.wait_for(|s| *s).await.is_ok() } => {
-                    conn.as_mut().graceful_shutdown();
-                    conn.await
-                }
+            let Some(tls) = tls else {
+                let local = LocalAddr {
+                    addr: local,
+                    https: false,
+                };
+                return serve_one(stream, app, peer, local, limits, stopping).await;
             };
-            if let Err(e) = ended {
-                tracing::debug!(error = %e, %peer, "connection ended");
+            let mut first = [0u8; 1];
+            let tls_first = match tokio::time::timeout(limits.head, stream.peek(&mut first)).await {
+                Ok(Ok(1)) => first[0] == TLS_HANDSHAKE,
+                // Closed, failed or silent before its first byte.
+                _ => return,
+            };
+            if tls_first {
+                let accepted = tokio::time::timeout(limits.head, tls.acceptor().accept(stream)).await;
+                match accepted {
+                    Ok(Ok(stream)) => {
+                        let local = LocalAddr {
+                            addr: local,
+                            https: true,
+                        };
+                        serve_one(stream, app, peer, local, limits, stopping).await
+                    }
+                    Ok(Err(e)) => tracing::debug!(error = %e, %peer, "a TLS handshake failed"),
+                    Err(_) => tracing::debug!(%peer, "a TLS handshake did not end in time"),
+                }
+            } else if crate::tls::is_network(local.ip()) {
+                refuse_plain(stream, local).await
+            } else {
+                let local = LocalAddr {
+                    addr: local,
+                    https: false,
+                };
+                serve_one(stream, app, peer, local, limits, stopping).await
             }
         });
     }
@@ -114,6 +149,39 @@ pub async fn serve_with(
     tracker.close();
     tracker.wait().await;
     Ok(())
+}
+
+/// Serves the requests of one connection (plain or TLS) until it ends or the server stops.
+async fn serve_one<S>(
+    stream: S,
+    app: Router,
+    peer: SocketAddr,
+    local: LocalAddr,
+    limits: ConnectionLimits,
+    mut stopping: tokio::sync::watch::Receiver<bool>,
+) where
+    S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
+    let service = hyper::service::service_fn(move |mut req: hyper::Request<hyper::body::Incoming>| {
+        req.extensions_mut().insert(ConnectInfo(peer));
+        req.extensions_mut().insert(local);
+        lower_case_ids(req.uri_mut());
+        let req = req.map(|b| Body::new(tower_http::timeout::TimeoutBody::new(limits.body_stall, b)));
+        app.clone().oneshot(req)
+    });
+    let io = hyper_util::rt::TokioIo::new(Deadlines::new(stream, limits));
+    let conn = hyper::server::conn::http1::Builder::new().serve_connection(io, service);
+    tokio::pin!(conn);
+    let ended = tokio::select! {
+        ended = conn.as_mut() => ended,
+        _ = async { stopping.wait_for(|s| *s).await.is_ok() } => {
+            conn.as_mut().graceful_shutdown();
+            conn.await
+        }
+    };
+    if let Err(e) = ended {
+        tracing::debug!(error = %e, %peer, "connection ended");
+    }
 }
 
 /// Ids in the path and the query in the lower case they are issued in, before routing: a record
@@ -152,7 +220,7 @@ fn lower_case_ids(uri: &mut axum::http::Uri) {
 }
 
 /// One connection over the limit: told so in the interface's words, then closed.
-async fn refuse(mut stream: TcpStream, max: usize) {
+async fn refuse(stream: TcpStream, max: usize) {
     let body = serde_json::json!({
         "meta": {
             "code": packdesk_model::ErrorCode::InternalRetry.code(),
@@ -161,11 +229,35 @@ async fn refuse(mut stream: TcpStream, max: usize) {
             "retryable": true,
         },
         "data": {},
-    })
-    .to_string();
+    });
+    answer_and_close(stream, "503 Service Unavailable", "retry-after: 1\r\n", body).await
+}
+
+/// Plain HTTP from another machine to a desk serving HTTPS: the address to use, then closed.
+async fn refuse_plain(stream: TcpStream, local: SocketAddr) {
+    let url = LocalAddr {
+        addr: local,
+        https: true,
+    }
+    .base_url();
+    let body = serde_json::json!({
+        "meta": {
+            "code": packdesk_model::ErrorCode::InvalidRequest.code(),
+            "message": packdesk_model::ErrorCode::InvalidRequest.message(),
+            "details": [{"path": "", "info": format!("this desk answers other machines over HTTPS only: use {url}/ (its certificate is in the desk's Settings, Integrations)")}],
+            "retryable": false,
+        },
+        "data": {},
+    });
+    answer_and_close(stream, "400 Bad Request", "", body).await
+}
+
+/// Writes one whole answer outside hyper (the connection is not served) and closes.
+async fn answer_and_close(mut stream: TcpStream, status: &str, headers: &str, body: serde_json::Value) {
+    let body = body.to_string();
     let answer = format!(
-        "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json; charset=utf-8\r\n\
-         content-length: {}\r\nretry-after: 1\r\nconnection: close\r\n\r\n{body}",
+        "HTTP/1.1 {status}\r\ncontent-type: application/json; charset=utf-8\r\n\
+         content-length: {}\r\n{headers}connection: close\r\n\r\n{body}",
         body.len()
     );
     let send = async {
@@ -190,16 +282,16 @@ enum Phase {
 
 /// A connection's stream that fails a read waiting past its phase's deadline (`head` after a
 /// head's first byte, `idle` after the last answer), which closes the connection.
-struct Deadlines {
-    io: TcpStream,
+struct Deadlines<S> {
+    io: S,
     phase: Phase,
     limits: ConnectionLimits,
     timer: Pin<Box<Sleep>>,
     armed: Option<Instant>,
 }
 
-impl Deadlines {
-    fn new(io: TcpStream, limits: ConnectionLimits) -> Self {
+impl<S> Deadlines<S> {
+    fn new(io: S, limits: ConnectionLimits) -> Self {
         let now = Instant::now();
         Deadlines {
             io,
@@ -259,7 +351,7 @@ fn timed_out(phase: Phase) -> io::Error {
     io::Error::new(io::ErrorKind::TimedOut, what)
 }
 
-impl AsyncRead for Deadlines {
+impl<S: AsyncRead + Unpin> AsyncRead for Deadlines<S> {
     fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
         let this = self.get_mut();
         let before = buf.filled().len();
@@ -277,7 +369,7 @@ impl AsyncRead for Deadlines {
     }
 }
 
-impl AsyncWrite for Deadlines {
+impl<S: AsyncWrite + Unpin> AsyncWrite for Deadlines<S> {
     fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
         let this = self.get_mut();
         let written = Pin::new(&mut this.io).poll_write(cx, buf);

@@ -26,8 +26,7 @@ fn request_base(req: &Request, service_base: &str) -> Option<String> {
     if host.is_some_and(|h| h.eq_ignore_ascii_case(authority(service_base))) {
         return None;
     }
-    let LocalAddr(local) = req.extensions().get::<LocalAddr>()?;
-    let base = format!("http://{local}");
+    let base = req.extensions().get::<LocalAddr>()?.base_url();
     (base != service_base).then_some(base)
 }
 

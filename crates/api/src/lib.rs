@@ -16,6 +16,7 @@ pub mod paths;
 pub mod roles;
 mod routes;
 mod table;
+pub mod tls;
 mod ui;
 
 pub use routes::router;
@@ -74,32 +75,18 @@ pub(crate) async fn openapi_json() -> axum::response::Response {
         .into_response()
 }
 
-/// Serves `service` (and the desk UI from `ui_dir`, when built) on `listener` until the process ends or `shutdown` resolves.
-pub async fn serve(
-    listener: tokio::net::TcpListener,
-    service: Arc<Service>,
-    ui_dir: Option<std::path::PathBuf>,
-    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
-) -> std::io::Result<()> {
-    serve_with(
-        listener,
-        service,
-        ui_dir,
-        connections::ConnectionLimits::default(),
-        shutdown,
-    )
-    .await
-}
-
-/// `serve` with the connection limits of `limits` (`packdesk-server --idle-timeout` and others).
+/// Serves `service` (and the desk UI from `ui_dir`, when built) on `listener` until
+/// `shutdown` resolves, with the connection limits of `limits` (`packdesk-server
+/// --idle-timeout` and others), and HTTPS with `tls` (`tls::Tls::for_listener`).
 pub async fn serve_with(
     listener: tokio::net::TcpListener,
     service: Arc<Service>,
     ui_dir: Option<std::path::PathBuf>,
     limits: connections::ConnectionLimits,
+    tls: Option<Arc<tls::Tls>>,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     // Each request carries its connection's peer (the UI session answers loopback peers only)
     // and local address (file links name the address the request came to).
-    connections::serve_with(listener, app(service, ui_dir), limits, shutdown).await
+    connections::serve_with(listener, app(service, ui_dir), limits, tls, shutdown).await
 }

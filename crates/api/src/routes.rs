@@ -273,6 +273,20 @@ pub fn table() -> Vec<Route> {
             "The desk at a glance: ready, a printer failing, printing paused, jobs waiting",
             desk_status,
         ),
+        get::<packdesk_model::desk::HttpsStatus, _, _, _>(
+            "/desk/https",
+            "How other machines reach the desk: HTTPS, its certificate's fingerprint and names",
+            https_status,
+        ),
+        Route::new(
+            Method::GET,
+            "/desk/https/certificate",
+            "The desk's HTTPS certificate (PEM), for a WMS's trust store",
+            https_certificate,
+        )
+        .content("The certificate chain (PEM)", || {
+            json!({"application/x-pem-file": {"schema": {"type": "string"}}})
+        }),
         put::<PrintingRequest, DeskStatus, _, _, _>(
             "/desk/printing",
             "Pause the desk's printing (jobs wait in the queue) or resume it (live key)",
@@ -1074,6 +1088,32 @@ async fn set_scale(State(s): State<Shared>, ContractJson(req): ContractJson<Scal
 
 async fn desk_status(State(s): State<Shared>) -> Response {
     run(s, |s| s.desk_status()).await
+}
+
+async fn https_status(State(s): State<Shared>) -> Response {
+    run(s, |s| Ok(s.https())).await
+}
+
+async fn https_certificate(State(s): State<Shared>) -> Response {
+    match s.https().certificate {
+        Some(c) => (
+            StatusCode::OK,
+            [
+                (header::CONTENT_TYPE, HeaderValue::from_static("application/x-pem-file")),
+                (
+                    header::CONTENT_DISPOSITION,
+                    HeaderValue::from_static("attachment; filename=\"packdesk-desk.crt\""),
+                ),
+            ],
+            c.pem,
+        )
+            .into_response(),
+        None => error(
+            ErrorCode::ItemNotFound,
+            "",
+            "this desk serves no HTTPS: it listens on this machine only, or over plain HTTP (--insecure-http)",
+        ),
+    }
 }
 
 async fn set_printing(State(s): State<Shared>, ContractJson(req): ContractJson<PrintingRequest>) -> Response {

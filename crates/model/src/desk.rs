@@ -669,3 +669,42 @@ pub struct AvailableUpdate {
     /// When the release was published, as the server says.
     pub date: Option<String>,
 }
+
+/// Where the certificate of a desk's HTTPS comes from.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum CertificateSource {
+    /// Made by the desk at first start (kept in the data folder, renewed before it expires).
+    Made,
+    /// The warehouse's own (`--tls-cert`, `--tls-key`), read again when the files change.
+    Files,
+}
+
+/// `GET /desk/https`: how other machines reach this desk.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct HttpsStatus {
+    /// True when the desk answers other machines over HTTPS; false when it listens on this
+    /// machine only, or beyond it over plain HTTP (`--insecure-http`).
+    pub enabled: bool,
+    /// Listening beyond this machine over plain HTTP (`--insecure-http`): keys cross the network
+    /// readable.
+    pub insecure_http: bool,
+    /// The address other machines open (file links in records use it).
+    pub url: String,
+    pub certificate: Option<CertificateInfo>,
+}
+
+/// The certificate a desk's HTTPS presents.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct CertificateInfo {
+    pub source: CertificateSource,
+    /// SHA-256 of the certificate (DER), hex pairs joined by colons: what a WMS pins or checks.
+    pub fingerprint_sha256: String,
+    /// The host names and addresses it is valid for.
+    pub names: Vec<String>,
+    /// When it starts and stops being valid (RFC 3339, UTC).
+    pub not_before: String,
+    pub not_after: String,
+    /// The certificate itself (PEM), for a WMS's trust store.
+    pub pem: String,
+}

@@ -85,7 +85,8 @@ pub fn backup(data_dir: &Path, to: &Path, vault_passphrase: Option<&str>) -> Res
         file::copy(&source, &part).map_err(|e| store_failed("copying the database", e))?;
         file::mark(&part, &mark).map_err(|e| store_failed("marking the copy", e))?;
         file::check(&part).map_err(|e| store_failed("checking the copy", e))?;
-        restrict(&part)?;
+        // Every label and address: readable by its owner only.
+        packdesk_store::private_file(&part)?;
         std::fs::rename(&part, to).map_err(|e| failed(&format!("writing {}", to.display()), e))
     })();
     if let Err(e) = made {
@@ -93,17 +94,6 @@ pub fn backup(data_dir: &Path, to: &Path, vault_passphrase: Option<&str>) -> Res
         return Err(e);
     }
     report(to, mark.vault_sealed.is_some())
-}
-
-/// A backup's or restored database's file readable by its owner only: every label and address.
-fn restrict(path: &Path) -> Result<(), ServiceError> {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
-            .map_err(|e| failed(&format!("restricting {}", path.display()), e))?;
-    }
-    Ok(())
 }
 
 fn report(path: &Path, with_vault_key: bool) -> Result<BackupReport, ServiceError> {
@@ -176,7 +166,8 @@ pub fn restore(from: &Path, data_dir: &Path, vault_passphrase: Option<&str>) -> 
         file::copy(from, &part).map_err(|e| store_failed("copying the backup", e))?;
         file::unmark(&part).map_err(|e| store_failed("finishing the restored database", e))?;
         file::check(&part).map_err(|e| store_failed("checking the restored database", e))?;
-        restrict(&part)?;
+        // Every label and address: readable by its owner only.
+        packdesk_store::private_file(&part)?;
         if let Some(code) = &join_code {
             // Written as the folder's key file (0600), not into a keyring: the desktop app
             // moves it there at its start.

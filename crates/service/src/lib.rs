@@ -54,6 +54,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use vault::Vault;
 
+pub use packdesk_store::private_file;
 pub use vault::KeyPreference;
 
 pub use packdesk_model as model;
@@ -215,6 +216,8 @@ pub struct Service {
     named_keys: integration_keys::KeyCache,
     /// Why the last daily backup failed (see `backup`); none: it did not.
     backup_failure: std::sync::Mutex<Option<String>>,
+    /// How other machines reach the desk (said by the server that listens; see `https`).
+    https: std::sync::RwLock<Option<model::desk::HttpsStatus>>,
     _lock: std::fs::File,
 }
 
@@ -311,6 +314,7 @@ impl Service {
             sessions: Default::default(),
             named_keys: Default::default(),
             backup_failure: Default::default(),
+            https: Default::default(),
             _lock: lock,
         };
         service.requeue_unfinished()?;
@@ -413,6 +417,24 @@ impl Service {
     /// How long signed file links stay valid (the default is in `links`).
     pub fn set_file_link_days(&self, days: i64) {
         self.links.set_ttl_secs(days * 24 * 3600);
+    }
+
+    /// Said by the server that listens: how other machines reach the desk (and again each time
+    /// its certificate is renewed or replaced).
+    pub fn set_https(&self, status: model::desk::HttpsStatus) {
+        *self.https.write().unwrap_or_else(|p| p.into_inner()) = Some(status);
+    }
+
+    /// How other machines reach the desk: `GET /desk/https`. A desk not served over HTTP (a
+    /// test's service alone) says it listens on its base URL without HTTPS.
+    pub fn https(&self) -> model::desk::HttpsStatus {
+        let said = self.https.read().unwrap_or_else(|p| p.into_inner()).clone();
+        said.unwrap_or_else(|| model::desk::HttpsStatus {
+            enabled: false,
+            insecure_http: false,
+            url: self.base_url.clone(),
+            certificate: None,
+        })
     }
 
     /// Said by the desktop shell: `close_to_tray` and `start_at_login` take effect here.

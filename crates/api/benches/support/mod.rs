@@ -6,20 +6,35 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
 
+/// A connection's bytes: plain TCP or TLS (rustls) over it.
+pub trait Stream: Read + Write + Send {}
+impl<S: Read + Write + Send> Stream for S {}
+
 /// A minimal HTTP/1.1 keep-alive client: enough for a load test, and cheap on the CPU the server
 /// needs.
 pub struct Conn {
-    reader: BufReader<TcpStream>,
-    writer: TcpStream,
+    stream: BufReader<Box<dyn Stream>>,
 }
 
 impl Conn {
     pub fn open(addr: &str) -> Conn {
+        Conn::open_with(addr, None)
+    }
+
+    /// Over TLS when `tls` is given (a client trusting the desk's certificate), else plain.
+    pub fn open_with(addr: &str, tls: Option<&std::sync::Arc<rustls::ClientConfig>>) -> Conn {
         let s = TcpStream::connect(addr).unwrap();
         s.set_nodelay(true).unwrap();
+        let stream: Box<dyn Stream> = match tls {
+            None => Box::new(s),
+            Some(config) => {
+                let ip: std::net::IpAddr = addr.rsplit_once(':').unwrap().0.parse().unwrap();
+                let tls = rustls::ClientConnection::new(config.clone(), ip.into()).unwrap();
+                Box::new(rustls::StreamOwned::new(tls, s))
+            }
+        };
         Conn {
-            reader: BufReader::new(s.try_clone().unwrap()),
-            writer: s,
+            stream: BufReader::new(stream),
         }
     }
 
@@ -28,15 +43,18 @@ impl Conn {
             "{method} {path} HTTP/1.1\r\nhost: bench\r\nservice-api-key: {key}\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n",
             body.len()
         );
-        self.writer.write_all(head.as_bytes()).unwrap();
-        self.writer.write_all(body.as_bytes()).unwrap();
+        let mut request = head.into_bytes();
+        request.extend_from_slice(body.as_bytes());
+        // One write: over TLS, one record.
+        self.stream.get_mut().write_all(&request).unwrap();
+        self.stream.get_mut().flush().unwrap();
         let mut status = String::new();
-        self.reader.read_line(&mut status).unwrap();
+        self.stream.read_line(&mut status).unwrap();
         let code: u16 = status.split_whitespace().nth(1).unwrap().parse().unwrap();
         let mut len = 0usize;
         loop {
             let mut line = String::new();
-            self.reader.read_line(&mut line).unwrap();
+            self.stream.read_line(&mut line).unwrap();
             if line == "\r\n" {
                 break;
             }
@@ -45,7 +63,7 @@ impl Conn {
             }
         }
         let mut buf = vec![0; len];
-        self.reader.read_exact(&mut buf).unwrap();
+        self.stream.read_exact(&mut buf).unwrap();
         (code, String::from_utf8(buf).unwrap())
     }
 }
@@ -61,7 +79,7 @@ pub struct Server {
 
 impl Server {
     pub fn start(name: &str) -> Server {
-        Server::start_on(name, &[])
+        Server::start_on(name, &[], &[])
     }
 
     /// A desk of the shared database `url` named `desk` (`join`: the join code of a further desk).
@@ -70,7 +88,7 @@ impl Server {
         if let Some(code) = join {
             args.extend(["--join-code", code]);
         }
-        Server::start_on(name, &args)
+        Server::start_on(name, &args, &[])
     }
 
     /// The join code a further desk of this desk's shared database starts with.
@@ -86,18 +104,22 @@ impl Server {
             .expect("a join code")
     }
 
-    fn start_on(name: &str, extra: &[&str]) -> Server {
+    /// A desk with the global options `extra` (its database) and the server's own `serving`
+    /// (`--tls-cert`, ...).
+    pub fn start_on(name: &str, extra: &[&str], serving: &[&str]) -> Server {
         let dir = std::env::temp_dir().join(format!("packdesk-{name}-{}", std::process::id()));
         let mut child = Command::new(env!("CARGO_BIN_EXE_packdesk-server"))
             .args(["--data-dir", dir.to_str().unwrap(), "--listen", "127.0.0.1:0"])
             .args(extra)
+            .args(serving)
             .stdout(Stdio::piped())
             .spawn()
             .unwrap();
         let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
         let addr = loop {
             let l = lines.next().unwrap().unwrap();
-            if let Some(a) = l.strip_prefix("packdesk-server listening on http://") {
+            let listening = l.strip_prefix("packdesk-server listening on ");
+            if let Some(a) = listening.and_then(|u| u.strip_prefix("http://").or(u.strip_prefix("https://"))) {
                 break a.to_string();
             }
         };
@@ -216,12 +238,26 @@ pub fn post_labels(
     expect: &'static str,
     body: impl Fn(usize, usize) -> String + Send + Sync + 'static,
 ) -> Vec<(std::time::Duration, String)> {
+    post_labels_over(None, addrs, key, clients, per_client, expect, body)
+}
+
+/// `post_labels` over TLS when `tls` is given.
+pub fn post_labels_over(
+    tls: Option<std::sync::Arc<rustls::ClientConfig>>,
+    addrs: &[String],
+    key: &str,
+    clients: usize,
+    per_client: usize,
+    expect: &'static str,
+    body: impl Fn(usize, usize) -> String + Send + Sync + 'static,
+) -> Vec<(std::time::Duration, String)> {
     let body = std::sync::Arc::new(body);
     let handles: Vec<_> = (0..clients)
         .map(|c| {
             let (addr, key, body) = (addrs[c % addrs.len()].clone(), key.to_string(), body.clone());
+            let tls = tls.clone();
             std::thread::spawn(move || {
-                let mut conn = Conn::open(&addr);
+                let mut conn = Conn::open_with(&addr, tls.as_ref());
                 (0..per_client)
                     .map(|i| {
                         let t = std::time::Instant::now();
@@ -235,4 +271,33 @@ pub fn post_labels(
         })
         .collect();
     handles.into_iter().flat_map(|h| h.join().unwrap()).collect()
+}
+
+/// A certificate for 127.0.0.1 made for the benchmark (`dir/desk.crt`, `dir/desk.key`, given to
+/// the desk as the warehouse's), and a TLS client trusting it alone.
+pub fn bench_certificate(dir: &std::path::Path) -> (Vec<String>, std::sync::Arc<rustls::ClientConfig>) {
+    let key = rcgen::KeyPair::generate_for(&rcgen::PKCS_ECDSA_P256_SHA256).unwrap();
+    let cert = rcgen::CertificateParams::new(vec!["127.0.0.1".to_string()])
+        .unwrap()
+        .self_signed(&key)
+        .unwrap();
+    std::fs::create_dir_all(dir).unwrap();
+    let (cert_file, key_file) = (dir.join("desk.crt"), dir.join("desk.key"));
+    std::fs::write(&cert_file, cert.pem()).unwrap();
+    std::fs::write(&key_file, key.serialize_pem()).unwrap();
+    let mut roots = rustls::RootCertStore::empty();
+    roots.add(cert.der().clone()).unwrap();
+    let config =
+        rustls::ClientConfig::builder_with_provider(std::sync::Arc::new(rustls::crypto::ring::default_provider()))
+            .with_safe_default_protocol_versions()
+            .unwrap()
+            .with_root_certificates(roots)
+            .with_no_client_auth();
+    let args = vec![
+        "--tls-cert".to_string(),
+        cert_file.to_str().unwrap().to_string(),
+        "--tls-key".to_string(),
+        key_file.to_str().unwrap().to_string(),
+    ];
+    (args, std::sync::Arc::new(config))
 }

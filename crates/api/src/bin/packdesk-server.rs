@@ -297,7 +297,11 @@ fn serve(desk: DeskOptions, limits: packdesk_api::connections::ConnectionLimits,
         Ok(a) => a,
         Err(e) => return fail(e),
     };
-    let base_url = desk.records_base_url(local);
+    let tls = match packdesk_api::tls::Tls::for_listener(&desk, local) {
+        Ok(t) => t,
+        Err(e) => return fail(e),
+    };
+    let base_url = desk.records_base_url(local, tls.is_some());
     let database = desk.database();
     let opened = match Service::open_on(
         &desk.data_dir,
@@ -321,27 +325,34 @@ fn serve(desk: DeskOptions, limits: packdesk_api::connections::ConnectionLimits,
             desk.data_dir.display()
         );
     }
-    if !local.ip().to_canonical().is_loopback() {
-        tracing::warn!(
-            "listening on {local}, reachable from other machines: every /v3 and /desk route (labels, accounts, \
-             printers) answers anyone who has an API key, over plain HTTP (keys and labels can be read on the \
-             network). The desk UI's session (both keys) and key rotation still answer only connections from \
-             this machine. Prefer 127.0.0.1 behind a TLS proxy."
-        );
-    }
     if let Some(days) = desk.file_link_days {
         opened.service.set_file_link_days(days);
     }
     let service = Arc::new(opened.service);
+    match &tls {
+        Some(tls) => {
+            let c = tls.certificate();
+            println!(
+                "HTTPS certificate SHA-256 {} (valid until {})",
+                c.fingerprint_sha256, c.not_after
+            );
+            workers.runtime().spawn(tls.clone().keep_fresh(service.clone()));
+        }
+        None => packdesk_api::tls::say_plain(
+            &service,
+            desk.insecure_http && packdesk_api::tls::is_network(local.ip()),
+        ),
+    }
     // Async jobs left by a previous run resume here; webhooks go out from here.
     workers.start(&service, default_job_workers());
     let ui_dir = packdesk_api::paths::find_ui_dir(desk.ui_dir.clone());
     tracing::info!(data_dir = %desk.data_dir.display(), %base_url, ui_dir = ?ui_dir, "packdesk-server started");
     // Scripts and tests read these two lines from stdout.
     println!("data folder {}", desk.data_dir.display());
-    println!("packdesk-server listening on http://{local}");
+    let scheme = if tls.is_some() { "https" } else { "http" };
+    println!("packdesk-server listening on {scheme}://{local}");
     match &ui_dir {
-        Some(d) => println!("desk UI from {} at http://{local}/", d.display()),
+        Some(d) => println!("desk UI from {} at {scheme}://{local}/", d.display()),
         None => println!("desk UI not built (ui/dist); the API is up"),
     }
     let _ = std::io::stdout().flush();
@@ -349,7 +360,7 @@ fn serve(desk: DeskOptions, limits: packdesk_api::connections::ConnectionLimits,
         let shutdown = async {
             let _ = tokio::signal::ctrl_c().await;
         };
-        match packdesk_api::serve_with(listener, service, ui_dir, limits, shutdown).await {
+        match packdesk_api::serve_with(listener, service, ui_dir, limits, tls, shutdown).await {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => fail(e),
         }

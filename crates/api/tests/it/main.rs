@@ -14,6 +14,7 @@ mod documents;
 mod end_of_day;
 mod hardening;
 mod http;
+mod https;
 mod metrics;
 mod openapi;
 mod operations;
