@@ -1,7 +1,8 @@
 // Choosing the warehouse's shared database in Settings, in a real browser (Debian's Chromium)
 // against the real packdesk-server and a database of the test cluster (tests/postgres.sh,
 // PACKDESK_TEST_POSTGRES): checked when saved, in use once the desk starts again, the join code
-// shown for the next desk; an address that does not answer is refused where it was typed.
+// shown for the next desk; an address that does not answer is refused where it was typed; the
+// CA file of a database serving TLS is taken beside the address.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -37,12 +38,21 @@ test('Settings moves a desk onto the shared database for its next start, and say
   await page.getByTestId('settings-message').filter({ hasText: 'url' }).waitFor();
   assert.equal(await page.getByTestId('database-next').count(), 0);
 
+  // The warehouse's CA file, mistyped: said beside its field, nothing saved; then the right one
+  // (the test cluster serves TLS for 127.0.0.1 from a CA of the run's own): checked in full.
   await page.getByTestId('database-url').fill(url);
+  await page.getByTestId('database-ca').fill('/nonexistent/warehouse-ca.crt');
+  await page.getByTestId('database-save').click();
+  const caField = page.locator('label.field', { has: page.getByTestId('database-ca') });
+  await caField.locator('[role="alert"]').filter({ hasText: 'cannot be read' }).waitFor();
+  assert.equal(await page.getByTestId('database-next').count(), 0);
+  await page.getByTestId('database-ca').fill(process.env.PACKDESK_TEST_POSTGRES_CA);
   await page.getByTestId('database-desk').fill('Desk 7');
   await page.getByTestId('database-save').click();
   await page.getByTestId('settings-message').filter({ hasText: 'when it starts again' }).waitFor();
   const next = await page.getByTestId('database-next').textContent();
   assert.ok(next.includes(`/${name}`) && !next.includes('s3cret'), next);
+  assert.ok(next.includes('sslmode=verify-full'), next);
   // "Restart now": packdesk-server (no desktop app around it) says who restarts it.
   await page.getByTestId('database-restart').click();
   await page.getByTestId('confirm-ok').click(); // it asks first

@@ -445,6 +445,10 @@ pub struct DatabaseRequest {
     /// or Settings at a desk on it): the warehouse's vault key, given once.
     #[serde(default)]
     pub join_code: Option<String>,
+    /// The CA certificate file (PEM) the database server's certificate must be signed by: the
+    /// address gets `sslrootcert` (and `sslmode=verify-full` unless it names a mode).
+    #[serde(default)]
+    pub ca_file: Option<String>,
 }
 
 /// `GET /desk/database`: what the desk runs on, and what it starts on next.

@@ -131,6 +131,18 @@ impl Service {
                 "a PostgreSQL address: postgres://user:password@host:port/database",
             ));
         }
+        let url = match req.ca_file.as_deref().map(str::trim).filter(|f| !f.is_empty()) {
+            None => url,
+            Some(file) => {
+                if let Err(e) = std::fs::read(file) {
+                    return Err(ServiceError::invalid(
+                        "ca_file",
+                        format!("{file} cannot be read ({e}): give the PEM file of the CA that signed the database server's certificate"),
+                    ));
+                }
+                packdesk_store::pg_tls::with_root_certificate(&url, file)
+            }
+        };
         let desk = req.desk.map(|d| d.trim().to_string()).filter(|d| !d.is_empty());
         let check = Database::Shared {
             url: url.clone(),

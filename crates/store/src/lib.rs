@@ -23,6 +23,7 @@ pub mod operators;
 pub mod orders;
 pub mod paging;
 pub mod pg;
+pub mod pg_tls;
 pub mod presets;
 pub mod printing;
 pub mod records;
@@ -106,6 +107,9 @@ pub enum StoreError {
     /// The shared PostgreSQL database refused or lost the statement.
     #[error("shared database error")]
     Postgres(#[source] postgres::Error),
+    /// The shared database's TLS refused the connection, said in words (see `pg_tls`).
+    #[error("{0}")]
+    Tls(String),
 }
 
 impl From<postgres::Error> for StoreError {
@@ -179,6 +183,7 @@ impl From<StoreError> for ServiceError {
                 ),
             ),
             StoreError::Postgres(cause) => ServiceError::internal(format!("shared database: {}", postgres_text(cause))),
+            StoreError::Tls(words) => ServiceError::internal(format!("shared database: {words}")),
         };
         seen.caused_by(e)
     }

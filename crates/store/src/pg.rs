@@ -14,12 +14,15 @@ use crate::sql::Dialect;
 use crate::{migrations, StoreError};
 use packdesk_model::ServiceError;
 use postgres::{Client, GenericClient, NoTls};
+// NoTls: the test clusters' scratch databases (`scratch_database`).
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// One desk's handle on the shared database.
 pub struct PgStore {
     config: postgres::Config,
+    /// TLS as the address's `sslmode` and `sslrootcert` ask (see `pg_tls`).
+    connector: crate::pg_tls::Connector,
     idle: Mutex<Vec<Pooled>>,
 }
 
@@ -166,11 +169,14 @@ impl PgStore {
     /// Connects to `url` (`postgres://user@host:port/database`), creates the schema in an empty
     /// database and refuses one written by a newer Packdesk (leaving it untouched).
     pub fn open(url: &str) -> Result<PgStore, ServiceError> {
-        let config: postgres::Config = url.parse().map_err(|e: postgres::Error| {
+        let (rest, connector) = crate::pg_tls::connector_for(url)
+            .map_err(|e| ServiceError::internal(format!("the database address `{}`: {e}", redacted(url))))?;
+        let config: postgres::Config = rest.parse().map_err(|e: postgres::Error| {
             ServiceError::internal(format!("the database address `{}` is not one: {e}", redacted(url)))
         })?;
         let store = PgStore {
             config,
+            connector,
             idle: Mutex::new(Vec::new()),
         };
         let mut client = store.connect()?;
@@ -180,7 +186,12 @@ impl PgStore {
     }
 
     fn connect(&self) -> Result<Client, StoreError> {
-        Ok(self.config.connect(NoTls)?)
+        self.connector
+            .connect(&self.config)
+            .map_err(|e| match self.connector.explain(&e) {
+                Some(words) => StoreError::Tls(words),
+                None => StoreError::Postgres(e),
+            })
     }
 
     /// A live connection and its prepared statements: from the pool (checked first when it sat

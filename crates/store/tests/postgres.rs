@@ -2143,3 +2143,54 @@ fn a_pooled_connection_prepares_each_statement_once_and_a_panic_mid_write_leaves
         .unwrap();
     assert!(after, "the panicked write's label was kept");
 }
+
+/// Whether the store's connection is encrypted, as the server sees it.
+fn encrypted(store: &PgStore) -> bool {
+    store
+        .write(|c| {
+            let row = c.query_one("SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()", &[])?;
+            Ok::<bool, StoreError>(row.get(0))
+        })
+        .unwrap()
+}
+
+#[test]
+fn tls_to_the_shared_database_checks_its_certificate_as_sslmode_says() {
+    // The cluster serves TLS with a certificate for 127.0.0.1 signed by the run's own CA.
+    let ca = std::env::var("PACKDESK_TEST_POSTGRES_CA")
+        .expect("PACKDESK_TEST_POSTGRES_CA: start the cluster with tests/postgres.sh");
+    let url = database();
+    let by_name = |host: &str, query: &str| {
+        let at = url.replacen("127.0.0.1", host, 1);
+        format!("{at}?{query}")
+    };
+
+    // verify-full by the name the certificate carries: encrypted, checked.
+    let full = PgStore::open(&by_name("127.0.0.1", &format!("sslmode=verify-full&sslrootcert={ca}"))).unwrap();
+    assert!(encrypted(&full));
+    // The default (prefer) encrypts where the server offers it, as libpq; disable does not.
+    assert!(encrypted(&PgStore::open(&url).unwrap()));
+    assert!(!encrypted(
+        &PgStore::open(&by_name("127.0.0.1", "sslmode=disable")).unwrap()
+    ));
+
+    // verify-full by a name the certificate does not carry: refused, in words.
+    let e = PgStore::open(&by_name("localhost", &format!("sslmode=verify-full&sslrootcert={ca}")))
+        .err()
+        .expect("a host the certificate does not name is refused");
+    let said = e.details[0].info.clone();
+    assert!(said.contains("does not name the host"), "{said}");
+    // verify-ca checks the chain only: the same name is taken.
+    assert!(encrypted(
+        &PgStore::open(&by_name("localhost", &format!("sslmode=verify-ca&sslrootcert={ca}"))).unwrap()
+    ));
+    // A CA it was not signed by: refused, saying which file to give.
+    let e = PgStore::open(&by_name(
+        "127.0.0.1",
+        "sslmode=verify-full&sslrootcert=/etc/ssl/certs/ca-certificates.crt",
+    ))
+    .err()
+    .expect("a certificate of another CA is refused");
+    let said = e.details[0].info.clone();
+    assert!(said.contains("not signed by the CA this desk trusts"), "{said}");
+}

@@ -540,3 +540,39 @@ fn an_operator_made_at_one_desk_signs_in_at_another_and_the_log_names_each_desk(
         .collect();
     assert_eq!(desks, HashSet::from(["A", "B"]), "{log}");
 }
+
+#[test]
+fn settings_take_the_database_ca_and_the_desk_then_runs_on_a_checked_tls_connection() {
+    // The test cluster serves TLS with a certificate for 127.0.0.1 from a CA of the run's own.
+    let ca = std::env::var("PACKDESK_TEST_POSTGRES_CA").expect("PACKDESK_TEST_POSTGRES_CA (tests/postgres.sh)");
+    let url = shared_database();
+    let mut s = Server::start_on(None, None);
+    let put = |body: serde_json::Value| s.call("PUT", "/desk/database", &s.live, Some(&body));
+
+    // A CA file that is not there: said beside the field.
+    let (_, v) = put(serde_json::json!({"url": url, "ca_file": "/nonexistent/warehouse-ca.crt"}));
+    assert_eq!(v["meta"]["code"], 4104, "{v}");
+    assert_eq!(detail_paths(&v), ["ca_file"]);
+    // A name the server's certificate does not carry: refused in words, nothing saved.
+    let (_, v) = put(serde_json::json!({"url": url.replacen("127.0.0.1", "localhost", 1), "ca_file": ca}));
+    assert_eq!(v["meta"]["code"], 4104, "{v}");
+    let info = v["meta"]["details"][0]["info"].as_str().unwrap();
+    assert!(info.contains("does not name the host"), "{info}");
+    assert!(s.live_ok("GET", "/desk/database", None)["saved_url"].is_null());
+
+    // The right name: saved with the CA and full checking, and the desk runs on it.
+    let (_, v) = put(serde_json::json!({"url": url, "ca_file": ca}));
+    assert_eq!(v["meta"]["code"], 200, "{v}");
+    let saved = v["data"]["saved_url"].as_str().unwrap();
+    assert!(
+        saved.contains("sslmode=verify-full") && saved.contains("sslrootcert="),
+        "{saved}"
+    );
+    s.reopen_on(None);
+    // The shared database has keys of its own.
+    (s.live, s.sandbox) = keys(&s.data_dir);
+    let now = s.live_ok("GET", "/desk/database", None);
+    assert_eq!(now["shared"], true, "{now}");
+    let account = yodel_account(&s);
+    s.sandbox_ok("POST", "/v3/labels", Some(&yodel_label(&account, 1)));
+}
