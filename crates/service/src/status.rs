@@ -78,8 +78,9 @@ impl Service {
                 return Ok(DeskStatus {
                     state: DeskState::DatabaseUnreachable,
                     message: format!(
-                        "The shared database cannot be reached ({e}): labels cannot be made or found until it \
-                         is back. This desk tries again by itself"
+                        "The shared database cannot be reached ({e}): this desk is looking for it (every server \
+                         its address names) and carries on when one answers; until then labels cannot be made \
+                         or found"
                     ),
                     printing_paused: self.printing_paused(),
                     jobs_waiting: 0,

@@ -127,11 +127,17 @@ fn postgres_text(e: &postgres::Error) -> String {
     }
 }
 
+/// The way to the database failed (a connection refused, dropped or lost mid-statement): the
+/// database is restarting, failing over, or the network is down.
+fn postgres_unreachable(e: &postgres::Error) -> bool {
+    e.is_closed() || std::error::Error::source(e).is_some_and(|s| s.is::<std::io::Error>())
+}
+
 /// A PostgreSQL failure worth sending again: the transaction lost a serialization or deadlock
 /// check, or the database (or the way to it) went away; it rolled back whole.
 fn postgres_retryable(e: &postgres::Error) -> bool {
     use postgres::error::SqlState;
-    e.is_closed()
+    postgres_unreachable(e)
         || e.code().is_some_and(|c| {
             [
                 SqlState::T_R_SERIALIZATION_FAILURE,
@@ -143,7 +149,6 @@ fn postgres_retryable(e: &postgres::Error) -> bool {
             ]
             .contains(c)
         })
-        || std::error::Error::source(e).is_some_and(|s| s.is::<std::io::Error>())
 }
 
 impl From<rusqlite::Error> for StoreError {
@@ -173,6 +178,15 @@ impl From<StoreError> for ServiceError {
                 ErrorCode::InternalRetry,
                 "",
                 format!("the data folder's disk did not confirm the write ({cause}); send the request again"),
+            ),
+            StoreError::Postgres(cause) if postgres_unreachable(cause) => ServiceError::at(
+                ErrorCode::InternalRetry,
+                "",
+                format!(
+                    "the shared database cannot be reached right now ({}): send the request again in a moment; \
+                     the desk looks for it by itself",
+                    postgres_text(cause)
+                ),
             ),
             StoreError::Postgres(cause) if postgres_retryable(cause) => ServiceError::at(
                 ErrorCode::InternalRetry,

@@ -162,6 +162,10 @@ const IDLE_CONNECTIONS: usize = 8;
 /// database may have restarted, or the network dropped it, meanwhile.
 const CHECK_IDLE_AFTER: Duration = Duration::from_secs(2);
 
+/// How long a connection to one server of the address may take unless the address says
+/// (`connect_timeout`).
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+
 /// The advisory lock held while a desk creates or checks the schema.
 const SCHEMA_LOCK: i64 = 0x7061_636b_6465_736b; // "packdesk"
 
@@ -171,9 +175,14 @@ impl PgStore {
     pub fn open(url: &str) -> Result<PgStore, ServiceError> {
         let (rest, connector) = crate::pg_tls::connector_for(url)
             .map_err(|e| ServiceError::internal(format!("the database address `{}`: {e}", redacted(url))))?;
-        let config: postgres::Config = rest.parse().map_err(|e: postgres::Error| {
+        let mut config: postgres::Config = rest.parse().map_err(|e: postgres::Error| {
             ServiceError::internal(format!("the database address `{}` is not one: {e}", redacted(url)))
         })?;
+        // A server that does not answer (a host down, not refusing) is given up after this, so
+        // the next host of the address is tried and a request waits no longer.
+        if config.get_connect_timeout().is_none() {
+            config.connect_timeout(CONNECT_TIMEOUT);
+        }
         let store = PgStore {
             config,
             connector,

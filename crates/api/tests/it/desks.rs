@@ -372,6 +372,10 @@ fn a_desk_that_loses_the_database_says_so_and_goes_on_when_it_is_back() {
             .contains("shared database cannot be reached"),
         "{status}"
     );
+    assert!(
+        status["message"].as_str().unwrap().contains("looking for it"),
+        "{status}"
+    );
     let (_, refused) = a.call("POST", "/v3/labels", &a.sandbox, Some(&yodel_label(&account, 1)));
     assert_eq!(refused["meta"]["code"], 4101, "{refused}");
 

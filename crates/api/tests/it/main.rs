@@ -12,6 +12,7 @@ mod backup;
 mod desks;
 mod documents;
 mod end_of_day;
+mod failover;
 mod hardening;
 mod http;
 mod https;
