@@ -4,6 +4,9 @@
 //! (sandbox, scope `labels`) instead of the sandbox key, to see what its scope check costs.
 //! `-- --backup-during`: `packdesk-server backup` runs again and again on the desk's data folder
 //! while the labels are made, to see what a backup costs the desk's latency.
+//! `-- --backup-large`: labels are made until the desk's database holds 1 GiB
+//! (`PACKDESK_BENCH_DB_BYTES` says another size), then rounds of labels run for as long as one
+//! backup of it takes, and as many rounds without one: the latency with and without the backup.
 //! `-- --tls`: the desk serves a certificate of the bench's own; rounds alternate over TLS and
 //! over plain HTTP on the same desk (three of each), to see what HTTPS costs. The quick run (no
 //! `--bench`) makes one small round of each.
@@ -63,6 +66,61 @@ fn main() {
             }
         }
         let _ = std::fs::remove_dir_all(&cert_dir);
+        return;
+    }
+    if std::env::args().any(|a| a == "--backup-large") {
+        let target: u64 = std::env::var("PACKDESK_BENCH_DB_BYTES")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(if full { 1 << 30 } else { 8 << 20 });
+        let fill = Instant::now();
+        assert!(
+            server.database_bytes() > 0,
+            "the desk's database file is where the bench looks"
+        );
+        let mut made = 0;
+        while server.database_bytes() < target {
+            let body = body.clone();
+            made += post_labels(
+                std::slice::from_ref(&addr),
+                &key,
+                CLIENTS,
+                250,
+                "\"code\":200",
+                move |_, _| body.clone(),
+            )
+            .len();
+        }
+        println!(
+            "filled: {made} labels, database {:.0} MiB, in {:.0} s",
+            server.database_bytes() as f64 / (1 << 20) as f64,
+            fill.elapsed().as_secs_f64()
+        );
+        let round = |label: &str, during: &dyn Fn() -> bool| {
+            let (start, mut answers) = (Instant::now(), Vec::new());
+            while during() {
+                let body = body.clone();
+                answers.extend(post_labels(
+                    std::slice::from_ref(&addr),
+                    &key,
+                    CLIENTS,
+                    25,
+                    "\"code\":200",
+                    move |_, _| body.clone(),
+                ));
+            }
+            report(label, answers, start.elapsed());
+        };
+        let backup = server.backup_once();
+        round("POST /v3/labels during a backup ", &|| !backup.is_finished());
+        let took = backup.join().unwrap();
+        println!(
+            "the backup of {:.0} MiB took {:.1} s",
+            server.database_bytes() as f64 / (1 << 20) as f64,
+            took.as_secs_f64()
+        );
+        let until = Instant::now() + took;
+        round("POST /v3/labels without a backup", &|| Instant::now() < until);
         return;
     }
     let backups = std::env::args()

@@ -26,7 +26,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
-use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, ReadBuf};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadBuf};
 use tokio::net::TcpStream;
 use tokio::time::{Instant, Sleep};
 use tower::ServiceExt;
@@ -262,7 +262,18 @@ async fn answer_and_close(mut stream: TcpStream, status: &str, headers: &str, bo
     );
     let send = async {
         stream.write_all(answer.as_bytes()).await?;
-        stream.shutdown().await
+        stream.shutdown().await?;
+        // What the client sent is read before the socket closes: closed with unread bytes, it
+        // would be reset, and the client could lose the answer.
+        let mut sink = [0u8; 4096];
+        let mut left = 64 * 1024;
+        while left > 0 {
+            match stream.read(&mut sink).await? {
+                0 => break,
+                n => left -= n.min(left),
+            }
+        }
+        Ok::<_, io::Error>(())
     };
     let _ = tokio::time::timeout(Duration::from_secs(5), send).await;
 }

@@ -152,6 +152,38 @@ impl Server {
         server
     }
 
+    /// The size of the desk's database file (SQLite) and its write-ahead log.
+    pub fn database_bytes(&self) -> u64 {
+        ["packdesk.sqlite3", "packdesk.sqlite3-wal"]
+            .iter()
+            .filter_map(|f| std::fs::metadata(self.dir.join(f)).ok())
+            .map(|m| m.len())
+            .sum()
+    }
+
+    /// One `packdesk-server backup` of this desk in a thread; it answers how long it took.
+    pub fn backup_once(&self) -> std::thread::JoinHandle<std::time::Duration> {
+        let dir = self.dir.clone();
+        std::thread::spawn(move || {
+            let to = std::env::temp_dir().join(format!("packdesk-bench-backup-{}-large", std::process::id()));
+            let start = std::time::Instant::now();
+            let out = Command::new(env!("CARGO_BIN_EXE_packdesk-server"))
+                .args([
+                    "backup",
+                    "--data-dir",
+                    dir.to_str().unwrap(),
+                    "--to",
+                    to.to_str().unwrap(),
+                ])
+                .output()
+                .unwrap();
+            let took = start.elapsed();
+            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+            let _ = std::fs::remove_file(&to);
+            took
+        })
+    }
+
     /// `packdesk-server backup` of this desk, one after another until told to stop; the thread
     /// answers how many it made.
     pub fn backup_loop(

@@ -261,6 +261,11 @@ fn passphrase(confirm: bool) -> Result<String, String> {
         return Ok(p);
     }
     let ask = |prompt: &str| -> Result<String, String> {
+        use std::io::IsTerminal;
+        // Typed at a terminal: not shown as it is typed. Piped in by a script: its first line.
+        if std::io::stdin().is_terminal() {
+            return rpassword::prompt_password(prompt).map_err(|e| format!("reading the passphrase: {e}"));
+        }
         eprint!("{prompt}");
         let _ = std::io::stderr().flush();
         let mut line = String::new();

@@ -154,3 +154,47 @@ fn a_file_that_is_no_backup_is_refused_and_restore_says_so() {
         "{said}"
     );
 }
+
+#[test]
+fn a_passphrase_typed_at_a_terminal_is_not_shown_and_is_asked_twice() {
+    // `script` gives the command a terminal; what is typed goes to it as a person's keys would.
+    let s = Server::start_on(None, None);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("desk.backup");
+    let command = format!(
+        "{BIN} backup --data-dir {} --to {} --with-vault-key",
+        s.data_dir.display(),
+        file.display()
+    );
+    let mut child = Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .env_remove("PACKDESK_BACKUP_PASSPHRASE")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        let mut keys = child.stdin.take().unwrap();
+        for _ in 0..2 {
+            // Typed when asked: the terminal would drop keys typed before the echo is off.
+            std::thread::sleep(Duration::from_millis(700));
+            keys.write_all(format!("{PASSPHRASE}\n").as_bytes()).unwrap();
+        }
+        std::thread::sleep(Duration::from_millis(300));
+    }
+    let out = child.wait_with_output().unwrap();
+    let shown = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "{shown}");
+    assert!(
+        shown.contains("Passphrase for the vault key") && shown.contains("The same passphrase again"),
+        "{shown}"
+    );
+    assert!(!shown.contains(PASSPHRASE), "the passphrase was shown: {shown}");
+    assert!(file.exists());
+}
