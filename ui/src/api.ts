@@ -308,6 +308,7 @@ export const api = {
   setScale: (device: string | null) => call('put', '/desk/scale', { body: { device } }),
   deskStatus: () => call('get', '/desk/status'),
   https: () => call('get', '/desk/https'),
+  backups: () => call('get', '/desk/backups'),
   setPrinting: (paused: boolean) => call('put', '/desk/printing', { body: { paused } }),
   update: () => call('get', '/desk/update'),
   updateStep: (step: 'check' | 'download' | 'install') => call('post', `/desk/update/${step}`),

@@ -17,6 +17,7 @@ export type OperatorRecord = Schemas['Operator'];
 export type ApiKeyRecord = Schemas['ApiKey'];
 export type ApiKeyRequest = Schemas['ApiKeyRequest'];
 export type HttpsStatus = Schemas['HttpsStatus'];
+export type BackupList = Schemas['BackupList'];
 export type OperatorRequest = Schemas['OperatorRequest'];
 export type AuditEntry = Schemas['AuditEntry'];
 export type Transmission = Schemas['Transmission'];

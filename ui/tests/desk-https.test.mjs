@@ -1,7 +1,7 @@
 // How other machines reach the desk (issue 39), in Settings at 1366 x 768, keyboard only: a desk
 // serving HTTPS with the warehouse's certificate shows its fingerprint (the one openssl computes)
 // and gives the certificate file for a WMS's trusted certificates; a desk on this machine only
-// says so and how to open it to the network.
+// says so and how to open it to the network, and when its last daily backup was made.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -59,5 +59,12 @@ test('a desk on this machine only says so, and how to open it to the network', a
   assert.match(text, /answers this machine only/);
   assert.match(text, /--listen 0\.0\.0\.0:4780/);
   assert.equal(await page.getByTestId('https-download').count(), 0);
+  // The Backups section says when the last daily backup was made, as the desk lists them.
+  const listed = (await desk.api('GET', '/desk/backups', undefined, desk.liveKey)).data.backups;
+  const said = (await page.getByTestId('last-backup').textContent()).replace(/\s+/g, ' ');
+  if (listed.length) assert.match(said, new RegExp(`Last backup: .*\\(${listed.length} kept\\)`));
+  else assert.match(said, /No backup made yet/);
+  await page.getByTestId('last-backup').scrollIntoViewIfNeeded();
+  await page.screenshot({ path: `${shots}/settings-backups-1366x768.png` });
   await page.close();
 });

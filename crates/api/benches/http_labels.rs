@@ -78,18 +78,21 @@ fn main() {
             server.database_bytes() > 0,
             "the desk's database file is where the bench looks"
         );
-        let mut made = 0;
-        while server.database_bytes() < target {
+        // `n` labels from each client at once.
+        let batch = |n: usize| {
             let body = body.clone();
-            made += post_labels(
+            post_labels(
                 std::slice::from_ref(&addr),
                 &key,
                 CLIENTS,
-                250,
+                n,
                 "\"code\":200",
                 move |_, _| body.clone(),
             )
-            .len();
+        };
+        let mut made = 0;
+        while server.database_bytes() < target {
+            made += batch(250).len();
         }
         println!(
             "filled: {made} labels, database {:.0} MiB, in {:.0} s",
@@ -99,15 +102,7 @@ fn main() {
         let round = |label: &str, during: &dyn Fn() -> bool| {
             let (start, mut answers) = (Instant::now(), Vec::new());
             while during() {
-                let body = body.clone();
-                answers.extend(post_labels(
-                    std::slice::from_ref(&addr),
-                    &key,
-                    CLIENTS,
-                    25,
-                    "\"code\":200",
-                    move |_, _| body.clone(),
-                ));
+                answers.extend(batch(25));
             }
             report(label, answers, start.elapsed());
         };

@@ -19,6 +19,7 @@
 use axum::body::Body;
 use axum::extract::ConnectInfo;
 use axum::Router;
+use packdesk_model::{ErrorCode, ServiceError};
 use std::future::Future;
 use std::io;
 use std::net::SocketAddr;
@@ -221,16 +222,12 @@ fn lower_case_ids(uri: &mut axum::http::Uri) {
 
 /// One connection over the limit: told so in the interface's words, then closed.
 async fn refuse(stream: TcpStream, max: usize) {
-    let body = serde_json::json!({
-        "meta": {
-            "code": packdesk_model::ErrorCode::InternalRetry.code(),
-            "message": packdesk_model::ErrorCode::InternalRetry.message(),
-            "details": [{"path": "", "info": format!("this desk is serving {max} connections, its most at once; try again in a moment")}],
-            "retryable": true,
-        },
-        "data": {},
-    });
-    answer_and_close(stream, "503 Service Unavailable", "retry-after: 1\r\n", body).await
+    let said = ServiceError::at(
+        ErrorCode::InternalRetry,
+        "",
+        format!("this desk is serving {max} connections, its most at once; try again in a moment"),
+    );
+    answer_and_close(stream, "503 Service Unavailable", "retry-after: 1\r\n", said).await
 }
 
 /// Plain HTTP from another machine to a desk serving HTTPS: the address to use, then closed.
@@ -240,21 +237,17 @@ async fn refuse_plain(stream: TcpStream, local: SocketAddr) {
         https: true,
     }
     .base_url();
-    let body = serde_json::json!({
-        "meta": {
-            "code": packdesk_model::ErrorCode::InvalidRequest.code(),
-            "message": packdesk_model::ErrorCode::InvalidRequest.message(),
-            "details": [{"path": "", "info": format!("this desk answers other machines over HTTPS only: use {url}/ (its certificate is in the desk's Settings, Integrations)")}],
-            "retryable": false,
-        },
-        "data": {},
-    });
-    answer_and_close(stream, "400 Bad Request", "", body).await
+    let said = ServiceError::at(
+        ErrorCode::InvalidRequest,
+        "",
+        format!("this desk answers other machines over HTTPS only: use {url}/ (its certificate is in the desk's Settings, Integrations)"),
+    );
+    answer_and_close(stream, "400 Bad Request", "", said).await
 }
 
 /// Writes one whole answer outside hyper (the connection is not served) and closes.
-async fn answer_and_close(mut stream: TcpStream, status: &str, headers: &str, body: serde_json::Value) {
-    let body = body.to_string();
+async fn answer_and_close(mut stream: TcpStream, status: &str, headers: &str, said: ServiceError) {
+    let body = said.envelope().to_string();
     let answer = format!(
         "HTTP/1.1 {status}\r\ncontent-type: application/json; charset=utf-8\r\n\
          content-length: {}\r\n{headers}connection: close\r\n\r\n{body}",

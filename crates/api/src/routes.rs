@@ -273,6 +273,12 @@ pub fn table() -> Vec<Route> {
             "The desk at a glance: ready, a printer failing, printing paused, jobs waiting",
             desk_status,
         ),
+        get::<packdesk_model::desk::BackupList, _, _, _>(
+            "/desk/backups",
+            "The daily backups of the desk's own database, newest first",
+            list_backups,
+        )
+        .access(LiveKeyForChanges),
         get::<packdesk_model::desk::HttpsStatus, _, _, _>(
             "/desk/https",
             "How other machines reach the desk: HTTPS, its certificate's fingerprint and names",
@@ -1088,6 +1094,10 @@ async fn set_scale(State(s): State<Shared>, ContractJson(req): ContractJson<Scal
 
 async fn desk_status(State(s): State<Shared>) -> Response {
     run(s, |s| s.desk_status()).await
+}
+
+async fn list_backups(State(s): State<Shared>) -> Response {
+    run(s, |s| s.backup_list()).await
 }
 
 async fn https_status(State(s): State<Shared>) -> Response {

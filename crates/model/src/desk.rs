@@ -712,3 +712,21 @@ pub struct CertificateInfo {
     /// The certificate itself (PEM), for a WMS's trust store.
     pub pem: String,
 }
+
+/// `GET /desk/backups`: the daily backups in the data folder, newest first.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct BackupList {
+    /// Where they are: `<data>/backups`.
+    pub folder: String,
+    pub backups: Vec<BackupFile>,
+}
+
+/// One daily backup.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct BackupFile {
+    /// Its file name: `packdesk-2026-11-26.backup`.
+    pub file: String,
+    pub bytes: u64,
+    /// When it was written (RFC 3339).
+    pub made_at: String,
+}

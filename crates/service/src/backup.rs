@@ -8,6 +8,7 @@ use crate::{DataDir, Database, KeyPreference, Service};
 use chacha20poly1305::aead::{Aead, AeadCore, KeyInit, OsRng};
 use chacha20poly1305::{Key, XChaCha20Poly1305, XNonce};
 use chrono::Timelike;
+use packdesk_model::desk::{BackupFile, BackupList};
 use packdesk_model::ServiceError;
 use packdesk_store::backup as file;
 use std::path::{Path, PathBuf};
@@ -248,12 +249,7 @@ impl Service {
             .map(|e| e.details.first().map_or_else(|| e.to_string(), |d| d.info.clone()));
         made?;
         // The oldest beyond the count go (names sort by day).
-        let mut kept: Vec<PathBuf> = std::fs::read_dir(&dir)
-            .map_err(|e| failed(&format!("reading {}", dir.display()), e))?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(is_daily_name))
-            .collect();
-        kept.sort();
+        let kept = self.daily_backups()?;
         let extra = kept.len().saturating_sub(settings.backups_kept as usize);
         for old in &kept[..extra] {
             if let Err(e) = std::fs::remove_file(old) {
@@ -262,6 +258,46 @@ impl Service {
         }
         tracing::info!(file = %file.display(), "the day's backup is made");
         Ok(Some(file))
+    }
+
+    /// The daily backups' files, oldest first (names sort by day).
+    fn daily_backups(&self) -> Result<Vec<PathBuf>, ServiceError> {
+        let dir = self.backups_dir();
+        let mut files: Vec<PathBuf> = match std::fs::read_dir(&dir) {
+            Ok(entries) => entries
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(is_daily_name))
+                .collect(),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+            Err(e) => return Err(failed(&format!("reading {}", dir.display()), e)),
+        };
+        files.sort();
+        Ok(files)
+    }
+
+    /// `GET /desk/backups`: the daily backups, newest first (Settings shows the last one).
+    pub fn backup_list(&self) -> Result<BackupList, ServiceError> {
+        let mut backups = Vec::new();
+        for path in self.daily_backups()?.into_iter().rev() {
+            let Ok(meta) = std::fs::metadata(&path) else { continue };
+            let made_at = meta
+                .modified()
+                .map(|t| chrono::DateTime::<chrono::Utc>::from(t).to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
+                .unwrap_or_default();
+            backups.push(BackupFile {
+                file: path
+                    .file_name()
+                    .and_then(|n| n.to_str())
+                    .unwrap_or_default()
+                    .to_string(),
+                bytes: meta.len(),
+                made_at,
+            });
+        }
+        Ok(BackupList {
+            folder: self.backups_dir().display().to_string(),
+            backups,
+        })
     }
 
     /// Why the last daily backup failed, for the banner.

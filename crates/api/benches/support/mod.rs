@@ -165,22 +165,9 @@ impl Server {
     pub fn backup_once(&self) -> std::thread::JoinHandle<std::time::Duration> {
         let dir = self.dir.clone();
         std::thread::spawn(move || {
-            let to = std::env::temp_dir().join(format!("packdesk-bench-backup-{}-large", std::process::id()));
             let start = std::time::Instant::now();
-            let out = Command::new(env!("CARGO_BIN_EXE_packdesk-server"))
-                .args([
-                    "backup",
-                    "--data-dir",
-                    dir.to_str().unwrap(),
-                    "--to",
-                    to.to_str().unwrap(),
-                ])
-                .output()
-                .unwrap();
-            let took = start.elapsed();
-            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-            let _ = std::fs::remove_file(&to);
-            took
+            back_up(&dir, "large");
+            start.elapsed()
         })
     }
 
@@ -198,19 +185,7 @@ impl Server {
         let made = std::thread::spawn(move || {
             let mut n = 0;
             while !halt.load(Ordering::SeqCst) {
-                let to = std::env::temp_dir().join(format!("packdesk-bench-backup-{}-{n}", std::process::id()));
-                let out = Command::new(env!("CARGO_BIN_EXE_packdesk-server"))
-                    .args([
-                        "backup",
-                        "--data-dir",
-                        dir.to_str().unwrap(),
-                        "--to",
-                        to.to_str().unwrap(),
-                    ])
-                    .output()
-                    .unwrap();
-                assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-                let _ = std::fs::remove_file(&to);
+                back_up(&dir, &n.to_string());
                 n += 1;
             }
             n
@@ -232,6 +207,23 @@ impl Drop for Server {
         let _ = self.child.wait();
         let _ = std::fs::remove_dir_all(&self.dir);
     }
+}
+
+/// `packdesk-server backup` of the desk in `dir` into a file named by `name`, removed after.
+fn back_up(dir: &std::path::Path, name: &str) {
+    let to = std::env::temp_dir().join(format!("packdesk-bench-backup-{}-{name}", std::process::id()));
+    let out = Command::new(env!("CARGO_BIN_EXE_packdesk-server"))
+        .args([
+            "backup",
+            "--data-dir",
+            dir.to_str().unwrap(),
+            "--to",
+            to.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let _ = std::fs::remove_file(&to);
 }
 
 /// A 1-parcel 4x6 label request of `account`.

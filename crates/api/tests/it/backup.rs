@@ -198,3 +198,31 @@ fn a_passphrase_typed_at_a_terminal_is_not_shown_and_is_asked_twice() {
     assert!(!shown.contains(PASSPHRASE), "the passphrase was shown: {shown}");
     assert!(file.exists());
 }
+
+#[test]
+fn settings_list_the_daily_backups_newest_first() {
+    let mut s = Server::start_on(None, None);
+    // From hour 0: the day's backup is due whenever the desk starts.
+    s.live_ok("PUT", "/desk/settings", Some(&serde_json::json!({"backup_hour": 0})));
+    s.kill();
+    s.restart();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let listed = loop {
+        let listed = s.live_ok("GET", "/desk/backups", None);
+        if !listed["backups"].as_array().unwrap().is_empty() || Instant::now() > deadline {
+            break listed;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let backups = listed["backups"].as_array().unwrap();
+    assert_eq!(backups.len(), 1, "{listed}");
+    let today = chrono::Local::now().date_naive();
+    assert_eq!(backups[0]["file"], format!("packdesk-{today}.backup"));
+    assert!(backups[0]["bytes"].as_u64().unwrap() > 0);
+    assert!(listed["folder"].as_str().unwrap().ends_with("backups"), "{listed}");
+    let file = s.data_dir.join("backups").join(backups[0]["file"].as_str().unwrap());
+    assert_eq!(
+        std::fs::metadata(file).unwrap().len(),
+        backups[0]["bytes"].as_u64().unwrap()
+    );
+}
