@@ -290,8 +290,10 @@ pub fn table() -> Vec<Route> {
             "The desk's HTTPS certificate (PEM), for a WMS's trust store",
             https_certificate,
         )
-        .content("The certificate chain (PEM)", || {
-            json!({"application/x-pem-file": {"schema": {"type": "string"}}})
+        .content("The certificate chain (PEM); the envelope's error when the desk serves no HTTPS", || {
+            json!({
+                "application/x-pem-file": {"schema": {"type": "string"}},
+                "application/json": {"schema": {"$ref": "#/components/schemas/Envelope"}}})
         }),
         put::<PrintingRequest, DeskStatus, _, _, _>(
             "/desk/printing",
