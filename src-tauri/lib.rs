@@ -101,13 +101,19 @@ fn start_desk(
         }
     });
     let local = listener.local_addr().unwrap_or_else(|e| fail(e.to_string()));
-    // The window opens the desk over plain HTTP from this machine: on 127.0.0.1 when listening
-    // on every address (other machines get HTTPS there).
-    let base = match local.ip().is_unspecified() {
-        true => format!("http://127.0.0.1:{}", local.port()),
-        false => format!("http://{local}"),
-    };
     let tls = packdesk_api::tls::Tls::for_listener(args, local).unwrap_or_else(|e| fail(e));
+    // The window opens the desk over plain HTTP from this machine: on loopback when listening on
+    // every address (other machines get HTTPS there). Listening on one network address only, it
+    // would be refused there.
+    let base = match local.ip() {
+        std::net::IpAddr::V4(ip) if ip.is_unspecified() => format!("http://127.0.0.1:{}", local.port()),
+        std::net::IpAddr::V6(ip) if ip.is_unspecified() => format!("http://[::1]:{}", local.port()),
+        ip if tls.is_some() && packdesk_api::tls::is_network(ip) => fail(format!(
+            "the desk's window cannot open {local} (other machines get HTTPS there): listen on 0.0.0.0:{} instead",
+            local.port()
+        )),
+        _ => format!("http://{local}"),
+    };
     // `--database` (or PACKDESK_DATABASE_URL), else the database Settings chose: a desk of a
     // warehouse's shared database, or the data folder's own file.
     let opened = Service::open_on(

@@ -18,6 +18,8 @@
 # PACKDESK_TEST_POSTGRES_DURABLE=1 keeps PostgreSQL's durable commits (fsync), for benchmarks.
 # Tests create a database of their own in it for each case.
 set -euo pipefail
+# A failure inside $(…) stops the script too.
+shopt -s inherit_errexit
 source "$(dirname "$0")/../.ci/system-packages"
 bin() { ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1; }
 owner=postgres
@@ -34,13 +36,15 @@ new_folder() {
   chown "$owner" "$dir"
   mkdir "$dir/tls"
   ( cd "$dir/tls"
-    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 30 -subj "/CN=Packdesk test CA" \
-      -keyout ca.key -out ca.crt 2>/dev/null
-    openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "/CN=127.0.0.1" \
-      -keyout server.key -out server.csr 2>/dev/null
+    # openssl's progress goes to a log, shown when it fails.
+    quiet() { "$@" 2>>openssl.log || { cat openssl.log >&2; return 1; }; }
+    quiet openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 30 -subj "/CN=Packdesk test CA" \
+      -keyout ca.key -out ca.crt
+    quiet openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "/CN=127.0.0.1" \
+      -keyout server.key -out server.csr
     printf 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n' > server.ext
-    openssl x509 -req -in server.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days 30 -extfile server.ext \
-      -out server.crt 2>/dev/null
+    quiet openssl x509 -req -in server.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days 30 -extfile server.ext \
+      -out server.crt
     chmod 600 server.key ca.key
     chown "$owner" server.key server.crt )
   echo "$dir"
@@ -78,6 +82,8 @@ case "${1:-}" in
     dir="$(new_folder)"
     primary="$(free_port)"
     standby="$(free_port)"
+    # Two asks may give the same free port.
+    while [ "$standby" = "$primary" ]; do standby="$(free_port)"; done
     init_cluster "$dir" data
     # Durable, and a commit answers only once the standby has it: what was answered survives
     # the primary's loss.
@@ -93,6 +99,8 @@ case "${1:-}" in
       [ "$streaming" = 1 ] && break
       sleep 0.1
     done
+    # Without it every commit of the primary would wait for ever: fail here, saying why.
+    [ "$streaming" = 1 ] || { echo "the standby does not stream:" >&2; cat "$dir/standby.log" >&2; exit 1; }
     echo "PACKDESK_TEST_PAIR_URL=postgres://postgres@127.0.0.1:$primary,127.0.0.1:$standby/postgres?target_session_attrs=read-write"
     echo "PACKDESK_TEST_PAIR_DIR=$dir"
     echo "PACKDESK_TEST_PAIR_PRIMARY=$primary"

@@ -115,14 +115,16 @@ pub async fn serve_with(
                 };
                 return serve_one(stream, app, peer, local, limits, stopping).await;
             };
+            // The first byte and the handshake share one deadline from the connection's start.
+            let due = Instant::now() + limits.head;
             let mut first = [0u8; 1];
-            let tls_first = match tokio::time::timeout(limits.head, stream.peek(&mut first)).await {
+            let tls_first = match tokio::time::timeout_at(due, stream.peek(&mut first)).await {
                 Ok(Ok(1)) => first[0] == TLS_HANDSHAKE,
                 // Closed, failed or silent before its first byte.
                 _ => return,
             };
             if tls_first {
-                let accepted = tokio::time::timeout(limits.head, tls.acceptor().accept(stream)).await;
+                let accepted = tokio::time::timeout_at(due, tls.acceptor().accept(stream)).await;
                 match accepted {
                     Ok(Ok(stream)) => {
                         let local = LocalAddr {

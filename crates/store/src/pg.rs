@@ -178,10 +178,32 @@ impl PgStore {
         let mut config: postgres::Config = rest.parse().map_err(|e: postgres::Error| {
             ServiceError::internal(format!("the database address `{}` is not one: {e}", redacted(url)))
         })?;
-        // A server that does not answer (a host down, not refusing) is given up after this, so
-        // the next host of the address is tried and a request waits no longer.
+        // An `sslmode` this module did not take out (`sslmode = require`, spaced) would be
+        // overruled by the connector: refused rather than weakened.
+        if config.get_ssl_mode() != postgres::config::SslMode::Prefer {
+            return Err(ServiceError::internal(format!(
+                "the database address `{}`: write sslmode=MODE without spaces",
+                redacted(url)
+            )));
+        }
+        // A server that does not take the connection (a host down, not refusing) is given up
+        // after this, so the next host of the address is tried.
         if config.get_connect_timeout().is_none() {
             config.connect_timeout(CONNECT_TIMEOUT);
+        }
+        // A server gone silent mid-statement (its machine died, no reset sent) is noticed in
+        // about half a minute, not after the system's two hours of TCP keepalive.
+        // (Unless the address sets its own keepalives.)
+        let default_keepalives =
+            config.get_keepalives_idle() == Duration::from_secs(7200) && config.get_keepalives_interval().is_none();
+        if config.get_keepalives() && default_keepalives {
+            config
+                .keepalives_idle(Duration::from_secs(10))
+                .keepalives_interval(Duration::from_secs(5))
+                .keepalives_retries(3);
+        }
+        if config.get_tcp_user_timeout().is_none() {
+            config.tcp_user_timeout(Duration::from_secs(30));
         }
         let store = PgStore {
             config,

@@ -73,6 +73,15 @@ pub fn connector_for(url: &str) -> Result<(String, Connector), String> {
     if mode == SslMode::Require && root.is_some() {
         mode = SslMode::VerifyCa;
     }
+    // Checking the chain but not the name is only worth something against the warehouse's own
+    // CA: against the system's, any publicly trusted certificate would pass (libpq refuses too).
+    if mode == SslMode::VerifyCa && root.is_none() {
+        return Err(
+            "sslmode=verify-ca needs sslrootcert=FILE, the CA that signed the database server's certificate \
+             (or sslmode=verify-full, which checks the server's name against the system's CAs)"
+                .into(),
+        );
+    }
     let tls = match mode {
         SslMode::Disable => None,
         _ => {
@@ -81,9 +90,15 @@ pub fn connector_for(url: &str) -> Result<(String, Connector), String> {
             if let Some(file) = &root {
                 let pem = std::fs::read(file)
                     .map_err(|e| format!("sslrootcert={file}: the CA certificate file cannot be read ({e})"))?;
-                let ca = native_tls::Certificate::from_pem(&pem)
-                    .map_err(|e| format!("sslrootcert={file}: not a PEM certificate ({e})"))?;
-                builder.add_root_certificate(ca).disable_built_in_roots(true);
+                // Every certificate of the file (a bundle), as libpq trusts them.
+                let cas = native_tls::Certificate::stack_from_pem(&pem)
+                    .ok()
+                    .filter(|cas| !cas.is_empty())
+                    .ok_or_else(|| format!("sslrootcert={file}: no PEM certificate in it"))?;
+                for ca in cas {
+                    builder.add_root_certificate(ca);
+                }
+                builder.disable_built_in_roots(true);
             }
             match mode {
                 SslMode::Prefer | SslMode::Require => {
@@ -148,11 +163,13 @@ impl Connector {
 }
 
 /// `url` (a `postgres://` URL) checking the server's certificate against the CA file `ca_file`:
-/// its `sslrootcert`, and `sslmode=verify-full` unless it names a mode already.
+/// its `sslrootcert`, and `sslmode=verify-full` unless it names `verify-ca` or `verify-full`.
 pub fn with_root_certificate(url: &str, ca_file: &str) -> String {
-    let (rest, options) = take_options(url, &["sslrootcert"]);
-    drop(options);
-    let (_, modes) = take_options(&rest, &["sslmode"]);
+    let (rest, _) = take_options(url, &["sslrootcert"]);
+    // A CA given is a CA checked: a weaker mode the address names is raised to verify-full.
+    let (weaker, modes) = take_options(&rest, &["sslmode"]);
+    let checks = modes.iter().any(|(_, m)| m == "verify-ca" || m == "verify-full");
+    let rest = if checks { rest } else { weaker };
     let encoded: String = ca_file
         .bytes()
         .map(|b| match b {
@@ -161,7 +178,7 @@ pub fn with_root_certificate(url: &str, ca_file: &str) -> String {
         })
         .collect();
     let mut added = format!("sslrootcert={encoded}");
-    if modes.is_empty() {
+    if !checks {
         added.push_str("&sslmode=verify-full");
     }
     let join = if rest.contains('?') { '&' } else { '?' };
@@ -257,6 +274,13 @@ mod tests {
             with_root_certificate("postgres://d@db1/p?sslmode=verify-ca", "/ca.crt"),
             "postgres://d@db1/p?sslmode=verify-ca&sslrootcert=/ca.crt"
         );
+        assert_eq!(
+            with_root_certificate("postgres://d@db1/p?sslmode=prefer&application_name=x", "/ca.crt"),
+            "postgres://d@db1/p?application_name=x&sslrootcert=/ca.crt&sslmode=verify-full",
+            "a CA given is a CA checked"
+        );
+        let e = connector_for("postgres://db1/p?sslmode=verify-ca").unwrap_err();
+        assert!(e.contains("verify-ca needs sslrootcert"), "{e}");
         let e = connector_for("postgres://db1/p?sslmode=verify").unwrap_err();
         assert!(
             e.contains("none of disable, prefer, require, verify-ca, verify-full"),
