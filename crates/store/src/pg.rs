@@ -404,16 +404,35 @@ pub(crate) fn searchable(text: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
-/// The address without its password, for messages and the log.
+/// The address without its password, for messages, Settings and the log: a URL's user
+/// `user:password@`, a `password=` option of its query, and a key=value address's `password=`.
 pub fn redacted(url: &str) -> String {
-    match (url.find("://"), url.rfind('@')) {
-        (Some(scheme), Some(at)) if at > scheme => {
-            let user = &url[scheme + 3..at];
-            let user = user.split(':').next().unwrap_or_default();
-            format!("{}{user}{}", &url[..scheme + 3], &url[at..])
+    let without_password = |options: &mut dyn Iterator<Item = &str>| -> Vec<String> {
+        options
+            .filter(|o| !o.trim_start().starts_with("password"))
+            .map(str::to_string)
+            .collect()
+    };
+    let Some(scheme_end) = url.find("://") else {
+        return without_password(&mut url.split_whitespace()).join(" ");
+    };
+    let (scheme, rest) = url.split_at(scheme_end + 3);
+    let (authority, tail) = rest.split_at(rest.find(['/', '?']).unwrap_or(rest.len()));
+    let authority = match authority.rsplit_once('@') {
+        Some((user, hosts)) => format!("{}@{hosts}", user.split(':').next().unwrap_or_default()),
+        None => authority.to_string(),
+    };
+    let tail = match tail.split_once('?') {
+        Some((path, query)) => {
+            let kept = without_password(&mut query.split('&'));
+            match kept.is_empty() {
+                true => path.to_string(),
+                false => format!("{path}?{}", kept.join("&")),
+            }
         }
-        _ => url.to_string(),
-    }
+        None => tail.to_string(),
+    };
+    format!("{scheme}{authority}{tail}")
 }
 
 /// The schema version the database holds (0: empty).
@@ -467,6 +486,19 @@ mod tests {
         assert_eq!(
             super::redacted("postgres://desk@db.lan/packdesk"),
             "postgres://desk@db.lan/packdesk"
+        );
+        // libpq also reads the password from the query and from key=value words.
+        assert_eq!(
+            super::redacted("postgres://desk@db1,db2/packdesk?password=s3cret&sslrootcert=/ca@x.crt"),
+            "postgres://desk@db1,db2/packdesk?sslrootcert=/ca@x.crt"
+        );
+        assert_eq!(
+            super::redacted("postgres://desk:s3cret@db1/packdesk?password=s3cret"),
+            "postgres://desk@db1/packdesk"
+        );
+        assert_eq!(
+            super::redacted("host=db1 user=desk password=s3cret dbname=packdesk"),
+            "host=db1 user=desk dbname=packdesk"
         );
     }
 }
