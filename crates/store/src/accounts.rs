@@ -4,12 +4,13 @@
 
 use crate::db::Tx;
 use crate::paging::Cursor;
-use crate::sql::{Dialect, FromRow, Row};
+use crate::sql::{table_row, Dialect, TableRow};
 use packdesk_model::status::AccountStatus;
 use packdesk_model::status::Env;
 
+table_row! {
 #[derive(Debug, Clone)]
-pub struct AccountRow {
+pub struct AccountRow in "shipper_accounts" {
     pub id: String,
     pub env: Env,
     pub slug: String,
@@ -22,60 +23,17 @@ pub struct AccountRow {
     pub settings: String,
     /// Credentials sealed by the vault.
     pub credentials: Vec<u8>,
-    /// The connection's and the manifest transport's secrets, sealed by the vault (none set).
-    pub secrets: Option<Vec<u8>>,
     pub created_at: i64,
     pub updated_at: i64,
+    /// The connection's and the manifest transport's secrets, sealed by the vault (none set).
+    pub secrets: Option<Vec<u8>>,
+}
 }
 
-/// The columns every read answers, in `AccountRow`'s order.
-macro_rules! columns {
-    () => {
-        "id, env, slug, status, description, timezone, address, settings, credentials, created_at, updated_at, secrets"
-    };
-}
-
-impl FromRow for AccountRow {
-    fn from_row(r: &Row<'_>) -> crate::Result<Self> {
-        Ok(AccountRow {
-            id: r.get(0)?,
-            env: r.get(1)?,
-            slug: r.get(2)?,
-            status: r.get(3)?,
-            description: r.get(4)?,
-            timezone: r.get(5)?,
-            address: r.get(6)?,
-            settings: r.get(7)?,
-            credentials: r.get(8)?,
-            created_at: r.get(9)?,
-            updated_at: r.get(10)?,
-            secrets: r.get(11)?,
-        })
-    }
-}
+const COLS: &str = AccountRow::COLUMNS;
 
 pub fn insert(c: &mut Tx<'_>, a: &AccountRow) -> crate::Result<()> {
-    c.execute(
-        concat!(
-            "INSERT INTO shipper_accounts (",
-            columns!(),
-            ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"
-        ),
-        &[
-            &a.id,
-            &a.env,
-            &a.slug,
-            &a.status,
-            &a.description,
-            &a.timezone,
-            &a.address,
-            &a.settings,
-            &a.credentials,
-            &a.created_at,
-            &a.updated_at,
-            &a.secrets,
-        ],
-    )?;
+    c.insert(a)?;
     Ok(())
 }
 
@@ -102,11 +60,7 @@ pub fn update(c: &mut Tx<'_>, a: &AccountRow) -> crate::Result<()> {
 /// The account `id` of environment `env`, unless deleted (read for every label).
 pub fn get(c: &mut Tx<'_>, env: Env, id: &str) -> crate::Result<Option<AccountRow>> {
     c.row(
-        concat!(
-            "SELECT ",
-            columns!(),
-            " FROM shipper_accounts WHERE id = ?1 AND env = ?2 AND status <> 'deleted'"
-        ),
+        &format!("SELECT {COLS} FROM shipper_accounts WHERE id = ?1 AND env = ?2 AND status <> 'deleted'"),
         &[&id, &env],
     )
 }
@@ -122,10 +76,8 @@ pub fn list(
     // With no cursor, (i64::MAX, "") is above every real row.
     let (t, id) = after.map(|c| (c.created_at, c.id.as_str())).unwrap_or((i64::MAX, ""));
     c.rows(
-        concat!(
-            "SELECT ",
-            columns!(),
-            " FROM shipper_accounts WHERE env = ?1 AND status <> 'deleted' \
+        &format!(
+            "SELECT {COLS} FROM shipper_accounts WHERE env = ?1 AND status <> 'deleted' \
              AND (CAST(?2 AS TEXT) IS NULL OR slug = ?2) \
              AND (created_at, id) < (?3, ?4) ORDER BY created_at DESC, id DESC LIMIT ?5"
         ),

@@ -2,11 +2,12 @@
 //! transaction of the change it records, never changed after.
 
 use crate::db::Tx;
-use crate::sql::{FromRow, Param, Row};
+use crate::sql::{table_row, Param, TableRow};
 use packdesk_model::status::Env;
 
+table_row! {
 #[derive(Debug, Clone, PartialEq)]
-pub struct AuditRow {
+pub struct AuditRow in "audit_log" {
     pub id: String,
     pub at: i64,
     pub desk: String,
@@ -19,42 +20,12 @@ pub struct AuditRow {
     /// JSON.
     pub detail: String,
 }
-
-const COLS: &str = "id, at, desk, env, actor, operator_id, action, object_id, result, detail";
-
-impl FromRow for AuditRow {
-    fn from_row(r: &Row<'_>) -> crate::Result<Self> {
-        Ok(AuditRow {
-            id: r.get(0)?,
-            at: r.get(1)?,
-            desk: r.get(2)?,
-            env: r.get(3)?,
-            actor: r.get(4)?,
-            operator_id: r.get(5)?,
-            action: r.get(6)?,
-            object_id: r.get(7)?,
-            result: r.get(8)?,
-            detail: r.get(9)?,
-        })
-    }
 }
 
+const COLS: &str = AuditRow::COLUMNS;
+
 pub fn insert(c: &mut Tx<'_>, a: &AuditRow) -> crate::Result<()> {
-    c.execute(
-        &format!("INSERT INTO audit_log ({COLS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"),
-        &[
-            &a.id,
-            &a.at,
-            &a.desk,
-            &a.env,
-            &a.actor,
-            &a.operator_id,
-            &a.action,
-            &a.object_id,
-            &a.result,
-            &a.detail,
-        ],
-    )?;
+    c.insert(a)?;
     Ok(())
 }
 

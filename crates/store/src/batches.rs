@@ -3,12 +3,13 @@
 //! queued at one desk may be shipped by the jobs of any.
 
 use crate::db::Tx;
-use crate::sql::{FromRow, Row};
+use crate::sql::table_row;
 use packdesk_model::status::BatchOrderStatus;
 use packdesk_model::status::Env;
 
+table_row! {
 #[derive(Debug, Clone, PartialEq)]
-pub struct BatchOrderRow {
+pub struct BatchOrderRow in "ship_batch_orders" {
     pub position: i64,
     pub order_id: String,
     pub order_number: String,
@@ -19,20 +20,6 @@ pub struct BatchOrderRow {
     pub info: Option<String>,
     pub updated_at: i64,
 }
-
-impl FromRow for BatchOrderRow {
-    fn from_row(r: &Row<'_>) -> crate::Result<Self> {
-        Ok(BatchOrderRow {
-            position: r.get(0)?,
-            order_id: r.get(1)?,
-            order_number: r.get(2)?,
-            status: r.get(3)?,
-            label_id: r.get(4)?,
-            tracking_numbers: r.get(5)?,
-            info: r.get(6)?,
-            updated_at: r.get(7)?,
-        })
-    }
 }
 
 pub fn insert(c: &mut Tx<'_>, id: &str, env: Env, orders: &[(String, String)], now: i64) -> crate::Result<()> {

@@ -2,11 +2,12 @@
 //! is the very same document (on a shared database, at any desk).
 
 use crate::db::Tx;
-use crate::sql::{FromRow, Row};
+use crate::sql::{table_row, TableRow};
 use packdesk_model::status::Env;
 
+table_row! {
 #[derive(Debug, Clone)]
-pub struct FileRow {
+pub struct FileRow in "files" {
     pub id: String,
     pub env: Env,
     pub owner_id: String,
@@ -17,55 +18,25 @@ pub struct FileRow {
     pub bytes: Vec<u8>,
     pub created_at: i64,
 }
-
-impl FromRow for FileRow {
-    fn from_row(r: &Row<'_>) -> crate::Result<Self> {
-        Ok(FileRow {
-            id: r.get(0)?,
-            env: r.get(1)?,
-            owner_id: r.get(2)?,
-            kind: r.get(3)?,
-            file_type: r.get(4)?,
-            paper_size: r.get(5)?,
-            bytes: r.get(6)?,
-            created_at: r.get(7)?,
-        })
-    }
 }
 
 /// Written for every label made (a file or more): one round trip on a statement prepared once per
 /// pooled connection (`Tx::execute`).
 pub fn insert(c: &mut Tx<'_>, f: &FileRow) -> crate::Result<()> {
-    c.execute(
-        "INSERT INTO files (id, env, owner_id, kind, file_type, paper_size, bytes, created_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-        &[
-            &f.id,
-            &f.env,
-            &f.owner_id,
-            &f.kind,
-            &f.file_type,
-            &f.paper_size,
-            &f.bytes,
-            &f.created_at,
-        ],
-    )?;
+    c.insert(f)?;
     Ok(())
 }
 
 pub fn get(c: &mut Tx<'_>, env: Env, id: &str) -> crate::Result<Option<FileRow>> {
     c.row(
-        "SELECT id, env, owner_id, kind, file_type, paper_size, bytes, created_at FROM files WHERE id = ?1 AND env = ?2",
+        &format!("SELECT {} FROM files WHERE id = ?1 AND env = ?2", FileRow::COLUMNS),
         &[&id, &env],
     )
 }
 
 /// A file by its id alone, whatever its environment (a signed file link names one file).
 pub fn get_by_id(c: &mut Tx<'_>, id: &str) -> crate::Result<Option<FileRow>> {
-    c.row(
-        "SELECT id, env, owner_id, kind, file_type, paper_size, bytes, created_at FROM files WHERE id = ?1",
-        &[&id],
-    )
+    c.row(&format!("SELECT {} FROM files WHERE id = ?1", FileRow::COLUMNS), &[&id])
 }
 
 /// The file of `kind` that belongs to `owner_id` (a label's label document, say).
@@ -93,9 +64,12 @@ fn first_of_owner(
     file_type: Option<&str>,
 ) -> crate::Result<Option<FileRow>> {
     c.row(
-        "SELECT id, env, owner_id, kind, file_type, paper_size, bytes, created_at FROM files
+        &format!(
+            "SELECT {} FROM files
          WHERE owner_id = ?1 AND env = ?2 AND kind = ?3 AND (CAST(?4 AS TEXT) IS NULL OR file_type = ?4)
          ORDER BY created_at LIMIT 1",
+            FileRow::COLUMNS
+        ),
         &[&owner_id, &env, &kind, &file_type],
     )
 }

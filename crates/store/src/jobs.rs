@@ -9,12 +9,13 @@
 //! such transaction finds it queued (the other rolls back).
 
 use crate::db::Tx;
-use crate::sql::{Dialect, FromRow, Row};
+use crate::sql::{table_row, Dialect, TableRow};
 use packdesk_model::status::Env;
 use packdesk_model::status::{JobKind, JobState};
 
+table_row! {
 #[derive(Debug, Clone)]
-pub struct JobRow {
+pub struct JobRow in "jobs" {
     /// Order of acceptance.
     pub seq: i64,
     /// The id of the record the job completes.
@@ -31,25 +32,9 @@ pub struct JobRow {
     /// Who asked for it (JSON; none: the desk's own work): the job runs, and is audited, as them.
     pub caller: Option<String>,
 }
-
-const COLS: &str = "seq, id, env, kind, lane, request, state, accepted_at, finished_at, caller";
-
-impl FromRow for JobRow {
-    fn from_row(r: &Row<'_>) -> crate::Result<Self> {
-        Ok(JobRow {
-            seq: r.get(0)?,
-            id: r.get(1)?,
-            env: r.get(2)?,
-            kind: r.get(3)?,
-            lane: r.get(4)?,
-            request: r.get(5)?,
-            state: r.get(6)?,
-            accepted_at: r.get(7)?,
-            finished_at: r.get(8)?,
-            caller: r.get(9)?,
-        })
-    }
 }
+
+const COLS: &str = JobRow::COLUMNS;
 
 /// Queues a job; answers its seq. `caller` (JSON): whose request it runs (none: the desk's own
 /// work).

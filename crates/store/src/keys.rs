@@ -2,42 +2,29 @@
 //! On a shared database every desk answers to the same keys.
 
 use crate::db::Tx;
-use crate::sql::{FromRow, Row};
+use crate::sql::{table_row, TableRow};
 use packdesk_model::status::Env;
 
+table_row! {
 #[derive(Debug, Clone)]
-pub struct KeyRow {
+pub struct KeyRow in "api_keys" {
     pub env: Env,
     pub key_hash: Vec<u8>,
     pub key_sealed: Vec<u8>,
     pub created_at: i64,
 }
-
-impl FromRow for KeyRow {
-    fn from_row(r: &Row<'_>) -> crate::Result<Self> {
-        Ok(KeyRow {
-            env: r.get(0)?,
-            key_hash: r.get(1)?,
-            key_sealed: r.get(2)?,
-            created_at: r.get(3)?,
-        })
-    }
 }
 
 pub fn all(c: &mut Tx<'_>) -> crate::Result<Vec<KeyRow>> {
-    c.rows(
-        "SELECT env, key_hash, key_sealed, created_at FROM api_keys ORDER BY env",
-        &[],
-    )
+    c.rows(&format!("SELECT {} FROM api_keys ORDER BY env", KeyRow::COLUMNS), &[])
 }
 
 /// Inserts or replaces (rotation) the key of one environment.
 pub fn put(c: &mut Tx<'_>, k: &KeyRow) -> crate::Result<()> {
-    c.execute(
-        "INSERT INTO api_keys (env, key_hash, key_sealed, created_at) VALUES (?1, ?2, ?3, ?4) \
-         ON CONFLICT (env) DO UPDATE SET key_hash = excluded.key_hash, key_sealed = excluded.key_sealed, \
+    c.insert_with(
+        k,
+        " ON CONFLICT (env) DO UPDATE SET key_hash = excluded.key_hash, key_sealed = excluded.key_sealed, \
          created_at = excluded.created_at",
-        &[&k.env, &k.key_hash, &k.key_sealed, &k.created_at],
     )?;
     Ok(())
 }

@@ -9,14 +9,15 @@
 
 use crate::db::Tx;
 use crate::paging::Cursor;
-use crate::sql::{Args, Dialect, FromRow, Param, Row};
+use crate::sql::{table_row, Args, Dialect, FromRow, Param, Row};
 use crate::StoreError;
 use packdesk_model::status::Env;
 use packdesk_model::status::LabelStatus;
 use std::borrow::Cow;
 
+table_row! {
 #[derive(Debug, Clone)]
-pub struct LabelRow {
+pub struct LabelRow in "labels" {
     pub id: String,
     pub env: Env,
     pub shipper_account_id: String,
@@ -29,18 +30,19 @@ pub struct LabelRow {
     pub request: String,
     /// The label record (JSON).
     pub record: String,
+    pub created_at: i64,
+    pub updated_at: i64,
     /// The day the parcel is handed to the carrier (YYYY-MM-DD, the account's timezone): the
     /// close-out of that day takes it.
     pub ship_date: String,
     /// The service and the total weight of its parcels in kilograms, for End of day's counts.
     pub service_type: String,
     pub weight_kg: f64,
-    pub created_at: i64,
-    pub updated_at: i64,
+}
 }
 
-/// A label's columns in `LabelRow::from_row`'s order (a macro, so statements are made of it once,
-/// at compile time).
+/// A label's columns, `LabelRow::COLUMNS` as a macro: the label's statements, written for every
+/// label made, are put together once, at compile time (a test holds the two the same).
 macro_rules! cols {
     () => {
         "id, env, shipper_account_id, status, order_number, search_text, manifest_id, request, record, created_at, updated_at, ship_date, service_type, weight_kg"
@@ -48,27 +50,6 @@ macro_rules! cols {
 }
 
 const COLS: &str = cols!();
-
-impl FromRow for LabelRow {
-    fn from_row(r: &Row<'_>) -> crate::Result<Self> {
-        Ok(LabelRow {
-            id: r.get(0)?,
-            env: r.get(1)?,
-            shipper_account_id: r.get(2)?,
-            status: r.get(3)?,
-            order_number: r.get(4)?,
-            search_text: r.get(5)?,
-            manifest_id: r.get(6)?,
-            request: r.get(7)?,
-            record: r.get(8)?,
-            created_at: r.get(9)?,
-            updated_at: r.get(10)?,
-            ship_date: r.get(11)?,
-            service_type: r.get(12)?,
-            weight_kg: r.get(13)?,
-        })
-    }
-}
 
 #[derive(Debug)]
 pub enum InsertError {
@@ -704,6 +685,12 @@ pub fn per_day(c: &mut Tx<'_>, env: Env, since: i64, offset_us: i64) -> crate::R
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sql::TableRow;
+
+    #[test]
+    fn the_statements_columns_are_the_rows_fields() {
+        assert_eq!(cols!(), LabelRow::COLUMNS);
+    }
 
     fn row(n: i64, search: &str) -> LabelRow {
         LabelRow {

@@ -2,11 +2,12 @@
 //! PIN hashes, roles, and the count of wrong PINs that locks one out for a while.
 
 use crate::db::Tx;
-use crate::sql::{FromRow, Row};
+use crate::sql::{table_row, TableRow};
 use packdesk_model::status::Role;
 
+table_row! {
 #[derive(Debug, Clone, PartialEq)]
-pub struct OperatorRow {
+pub struct OperatorRow in "operators" {
     pub id: String,
     pub name: String,
     pub code: String,
@@ -21,27 +22,9 @@ pub struct OperatorRow {
     pub created_at: i64,
     pub updated_at: i64,
 }
-
-const COLS: &str =
-    "id, name, code, pin_hash, role, active, language, failed_pins, locked_until, created_at, updated_at";
-
-impl FromRow for OperatorRow {
-    fn from_row(r: &Row<'_>) -> crate::Result<Self> {
-        Ok(OperatorRow {
-            id: r.get(0)?,
-            name: r.get(1)?,
-            code: r.get(2)?,
-            pin_hash: r.get(3)?,
-            role: r.get(4)?,
-            active: r.get(5)?,
-            language: r.get(6)?,
-            failed_pins: r.get(7)?,
-            locked_until: r.get(8)?,
-            created_at: r.get(9)?,
-            updated_at: r.get(10)?,
-        })
-    }
 }
+
+const COLS: &str = OperatorRow::COLUMNS;
 
 /// Inserts or replaces the whole row. False: another operator has the code.
 pub fn put(c: &mut Tx<'_>, o: &OperatorRow) -> crate::Result<bool> {
@@ -53,22 +36,7 @@ pub fn put(c: &mut Tx<'_>, o: &OperatorRow) -> crate::Result<bool> {
         return Ok(false);
     }
     c.execute("DELETE FROM operators WHERE id = ?1", &[&o.id])?;
-    c.execute(
-        &format!("INSERT INTO operators ({COLS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"),
-        &[
-            &o.id,
-            &o.name,
-            &o.code,
-            &o.pin_hash,
-            &o.role,
-            &o.active,
-            &o.language,
-            &o.failed_pins,
-            &o.locked_until,
-            &o.created_at,
-            &o.updated_at,
-        ],
-    )?;
+    c.insert(o)?;
     Ok(true)
 }
 

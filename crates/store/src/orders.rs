@@ -7,12 +7,13 @@
 
 use crate::db::Tx;
 use crate::paging::Cursor;
-use crate::sql::{Args, Dialect, FromRow, Row};
+use crate::sql::{placeholders, table_row, Args, Dialect, TableRow};
 use packdesk_model::status::Env;
 use packdesk_model::status::OrderStatus;
 
+table_row! {
 #[derive(Debug, Clone, PartialEq)]
-pub struct OrderRow {
+pub struct OrderRow in "orders" {
     pub id: String,
     pub env: Env,
     pub order_number: String,
@@ -21,22 +22,9 @@ pub struct OrderRow {
     pub created_at: i64,
     pub updated_at: i64,
 }
-
-const COLS: &str = "id, env, order_number, status, record, created_at, updated_at";
-
-impl FromRow for OrderRow {
-    fn from_row(r: &Row<'_>) -> crate::Result<Self> {
-        Ok(OrderRow {
-            id: r.get(0)?,
-            env: r.get(1)?,
-            order_number: r.get(2)?,
-            status: r.get(3)?,
-            record: r.get(4)?,
-            created_at: r.get(5)?,
-            updated_at: r.get(6)?,
-        })
-    }
 }
+
+const COLS: &str = OrderRow::COLUMNS;
 
 pub fn get(c: &mut Tx<'_>, env: Env, id: &str) -> crate::Result<Option<OrderRow>> {
     c.row(
@@ -99,21 +87,10 @@ pub fn put(c: &mut Tx<'_>, o: &OrderRow, search_text: &str) -> crate::Result<()>
     match c.dialect() {
         // SQLite: the order, then its words in the word index (the old ones replaced).
         Dialect::Sqlite => {
-            c.execute(
-                &format!(
-                    "INSERT INTO orders ({COLS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT (id) DO UPDATE SET \
-                     order_number = excluded.order_number, status = excluded.status, record = excluded.record, \
-                     updated_at = excluded.updated_at"
-                ),
-                &[
-                    &o.id,
-                    &o.env,
-                    &o.order_number,
-                    &o.status,
-                    &o.record,
-                    &o.created_at,
-                    &o.updated_at,
-                ],
+            c.insert_with(
+                o,
+                " ON CONFLICT (id) DO UPDATE SET order_number = excluded.order_number, status = excluded.status, \
+                 record = excluded.record, updated_at = excluded.updated_at",
             )?;
             c.execute("DELETE FROM order_words WHERE order_id = ?1", &[&o.id])?;
             for w in search_text.split_whitespace() {
@@ -126,22 +103,18 @@ pub fn put(c: &mut Tx<'_>, o: &OrderRow, search_text: &str) -> crate::Result<()>
         // PostgreSQL: the search text (lower case, as searched) in the order's own row, where the
         // trigram index finds its words; one statement.
         Dialect::Postgres => {
+            let lower = search_text.to_lowercase();
+            let search_text = crate::pg::searchable(&lower);
+            let mut values = o.values();
+            values.push(&search_text);
             c.execute(
                 &format!(
-                    "INSERT INTO orders ({COLS}, search_text) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) \
+                    "INSERT INTO orders ({COLS}, search_text) VALUES ({}) \
                      ON CONFLICT (id) DO UPDATE SET order_number = excluded.order_number, status = excluded.status, \
-                     record = excluded.record, updated_at = excluded.updated_at, search_text = excluded.search_text"
+                     record = excluded.record, updated_at = excluded.updated_at, search_text = excluded.search_text",
+                    placeholders(values.len())
                 ),
-                &[
-                    &o.id,
-                    &o.env,
-                    &o.order_number,
-                    &o.status,
-                    &o.record,
-                    &o.created_at,
-                    &o.updated_at,
-                    &crate::pg::searchable(&search_text.to_lowercase()),
-                ],
+                &values,
             )?;
         }
     }

@@ -3,41 +3,34 @@
 //! with the same presets.
 
 use crate::db::Tx;
-use crate::sql::{is_unique_violation, FromRow, Row};
+use crate::sql::{is_unique_violation, table_row, TableRow};
 use packdesk_model::status::Env;
 
+table_row! {
 #[derive(Debug, Clone, PartialEq)]
-pub struct PresetRow {
+pub struct PresetRow in "presets" {
     pub id: String,
     pub env: Env,
     pub name: String,
     pub record: String,
     pub created_at: i64,
 }
-
-impl FromRow for PresetRow {
-    fn from_row(r: &Row<'_>) -> crate::Result<Self> {
-        Ok(PresetRow {
-            id: r.get(0)?,
-            env: r.get(1)?,
-            name: r.get(2)?,
-            record: r.get(3)?,
-            created_at: r.get(4)?,
-        })
-    }
 }
 
 /// Every preset of an environment, oldest first (a desk has a handful).
 pub fn list(c: &mut Tx<'_>, env: Env) -> crate::Result<Vec<PresetRow>> {
     c.rows(
-        "SELECT id, env, name, record, created_at FROM presets WHERE env = ?1 ORDER BY created_at, id",
+        &format!(
+            "SELECT {} FROM presets WHERE env = ?1 ORDER BY created_at, id",
+            PresetRow::COLUMNS
+        ),
         &[&env],
     )
 }
 
 pub fn get(c: &mut Tx<'_>, env: Env, id: &str) -> crate::Result<Option<PresetRow>> {
     c.row(
-        "SELECT id, env, name, record, created_at FROM presets WHERE env = ?1 AND id = ?2",
+        &format!("SELECT {} FROM presets WHERE env = ?1 AND id = ?2", PresetRow::COLUMNS),
         &[&env, &id],
     )
 }
@@ -47,10 +40,9 @@ pub fn get(c: &mut Tx<'_>, env: Env, id: &str) -> crate::Result<Option<PresetRow
 /// alike at once cannot both succeed.
 pub fn put(c: &mut Tx<'_>, p: &PresetRow) -> crate::Result<bool> {
     let written = c.savepoint("preset_put", |c| {
-        c.execute(
-            "INSERT INTO presets (id, env, name, record, created_at) VALUES (?1, ?2, ?3, ?4, ?5) \
-             ON CONFLICT (id) DO UPDATE SET name = excluded.name, record = excluded.record",
-            &[&p.id, &p.env, &p.name, &p.record, &p.created_at],
+        c.insert_with(
+            p,
+            " ON CONFLICT (id) DO UPDATE SET name = excluded.name, record = excluded.record",
         )
     });
     match written {

@@ -8,12 +8,13 @@
 
 use crate::db::Tx;
 use crate::paging::Cursor;
-use crate::sql::{FromRow, Param, Row};
+use crate::sql::{placeholders, table_row, Param, TableRow};
 use packdesk_model::status::Env;
 use packdesk_model::status::PrintJobStatus;
 
+table_row! {
 #[derive(Debug, Clone, PartialEq)]
-pub struct PrinterRow {
+pub struct PrinterRow in "printers" {
     pub id: String,
     pub name: String,
     /// spooler, raw, ipp
@@ -27,28 +28,6 @@ pub struct PrinterRow {
     pub created_at: i64,
     pub updated_at: i64,
 }
-
-/// The columns of `PrinterRow`, in its order.
-macro_rules! printer_cols {
-    () => {
-        "id, name, transport, address, format, dpi, strip_zpl_setup, created_at, updated_at"
-    };
-}
-
-impl FromRow for PrinterRow {
-    fn from_row(r: &Row<'_>) -> crate::Result<Self> {
-        Ok(PrinterRow {
-            id: r.get(0)?,
-            name: r.get(1)?,
-            transport: r.get(2)?,
-            address: r.get(3)?,
-            format: r.get(4)?,
-            dpi: r.get(5)?,
-            strip_zpl_setup: r.get(6)?,
-            created_at: r.get(7)?,
-            updated_at: r.get(8)?,
-        })
-    }
 }
 
 /// `sql` as this database takes it: what `sql` has in braces is the shared database's only (the
@@ -103,25 +82,15 @@ fn own<R>(
 pub fn put_printer(c: &mut Tx<'_>, p: &PrinterRow) -> crate::Result<()> {
     own(
         c,
-        concat!(
-            "INSERT INTO printers (",
-            printer_cols!(),
-            "{, desk}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9{, ?desk})
+        &format!(
+            "INSERT INTO printers ({}{{, desk}}) VALUES ({}{{, ?desk}})
              ON CONFLICT (id) DO UPDATE SET name = excluded.name, transport = excluded.transport,
              address = excluded.address, format = excluded.format, dpi = excluded.dpi,
-             strip_zpl_setup = excluded.strip_zpl_setup, updated_at = excluded.updated_at"
+             strip_zpl_setup = excluded.strip_zpl_setup, updated_at = excluded.updated_at",
+            PrinterRow::COLUMNS,
+            placeholders(9)
         ),
-        &[
-            &p.id,
-            &p.name,
-            &p.transport,
-            &p.address,
-            &p.format,
-            &p.dpi,
-            &p.strip_zpl_setup,
-            &p.created_at,
-            &p.updated_at,
-        ],
+        &p.values(),
         |c, sql, params| c.execute(sql, params),
     )?;
     Ok(())
@@ -130,7 +99,7 @@ pub fn put_printer(c: &mut Tx<'_>, p: &PrinterRow) -> crate::Result<()> {
 /// A printer by id: this desk's, or (shared database) another desk's, whose worker sends its jobs.
 pub fn printer(c: &mut Tx<'_>, id: &str) -> crate::Result<Option<PrinterRow>> {
     c.row(
-        concat!("SELECT ", printer_cols!(), " FROM printers WHERE id = ?1"),
+        &format!("SELECT {} FROM printers WHERE id = ?1", PrinterRow::COLUMNS),
         &[&id],
     )
 }
@@ -139,10 +108,9 @@ pub fn printer(c: &mut Tx<'_>, id: &str) -> crate::Result<Option<PrinterRow>> {
 pub fn printers(c: &mut Tx<'_>) -> crate::Result<Vec<PrinterRow>> {
     own(
         c,
-        concat!(
-            "SELECT ",
-            printer_cols!(),
-            " FROM printers {WHERE desk = ?desk }ORDER BY name, id"
+        &format!(
+            "SELECT {} FROM printers {{WHERE desk = ?desk }}ORDER BY name, id",
+            PrinterRow::COLUMNS
         ),
         &[],
         |c, sql, params| c.rows(sql, params),
@@ -159,8 +127,9 @@ pub fn delete_printer(c: &mut Tx<'_>, id: &str) -> crate::Result<bool> {
     )? == 1)
 }
 
+table_row! {
 #[derive(Debug, Clone, PartialEq)]
-pub struct ProfileRow {
+pub struct ProfileRow in "print_profiles" {
     pub document_type: String,
     pub printer_id: String,
     pub stock: String,
@@ -168,18 +137,6 @@ pub struct ProfileRow {
     pub auto_print: bool,
     pub updated_at: i64,
 }
-
-impl FromRow for ProfileRow {
-    fn from_row(r: &Row<'_>) -> crate::Result<Self> {
-        Ok(ProfileRow {
-            document_type: r.get(0)?,
-            printer_id: r.get(1)?,
-            stock: r.get(2)?,
-            copies: r.get(3)?,
-            auto_print: r.get(4)?,
-            updated_at: r.get(5)?,
-        })
-    }
 }
 
 /// Writes a profile of this desk (one per document type and desk).
@@ -234,8 +191,9 @@ pub fn delete_profile(c: &mut Tx<'_>, document_type: &str) -> crate::Result<bool
     )? == 1)
 }
 
+table_row! {
 #[derive(Debug, Clone, PartialEq)]
-pub struct PrintJobRow {
+pub struct PrintJobRow in "print_jobs" {
     pub id: String,
     pub env: Env,
     pub printer_id: String,
@@ -259,37 +217,6 @@ pub struct PrintJobRow {
     /// Who sent it to print (the operator, the key, or `desk`).
     pub operator: Option<String>,
 }
-
-/// The columns of `PrintJobRow`, in its order.
-macro_rules! job_cols {
-    () => {
-        "id, env, printer_id, document_type, owner_id, file_id, copies, stock, status, error, attempts, bytes_sent, \
-         reference, created_at, updated_at, printed_at, operator"
-    };
-}
-
-impl FromRow for PrintJobRow {
-    fn from_row(r: &Row<'_>) -> crate::Result<Self> {
-        Ok(PrintJobRow {
-            id: r.get(0)?,
-            env: r.get(1)?,
-            printer_id: r.get(2)?,
-            document_type: r.get(3)?,
-            owner_id: r.get(4)?,
-            file_id: r.get(5)?,
-            copies: r.get(6)?,
-            stock: r.get(7)?,
-            status: r.get(8)?,
-            error: r.get(9)?,
-            attempts: r.get(10)?,
-            bytes_sent: r.get(11)?,
-            reference: r.get(12)?,
-            created_at: r.get(13)?,
-            updated_at: r.get(14)?,
-            printed_at: r.get(15)?,
-            operator: r.get(16)?,
-        })
-    }
 }
 
 /// Writes a print job; on a shared database it belongs to the desk of its printer, whichever
@@ -305,34 +232,16 @@ pub fn put_job(c: &mut Tx<'_>, j: &PrintJobRow) -> crate::Result<()> {
     with_desk(
         c,
         desk.as_deref(),
-        concat!(
-            "INSERT INTO print_jobs (",
-            job_cols!(),
-            "{, desk}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17{, ?desk})
-             ON CONFLICT (id) DO UPDATE SET printer_id = excluded.printer_id,{ desk = excluded.desk,}
+        &format!(
+            "INSERT INTO print_jobs ({}{{, desk}}) VALUES ({}{{, ?desk}})
+             ON CONFLICT (id) DO UPDATE SET printer_id = excluded.printer_id,{{ desk = excluded.desk,}}
              status = excluded.status, error = excluded.error, attempts = excluded.attempts,
              bytes_sent = excluded.bytes_sent, reference = excluded.reference,
-             updated_at = excluded.updated_at, printed_at = excluded.printed_at"
+             updated_at = excluded.updated_at, printed_at = excluded.printed_at",
+            PrintJobRow::COLUMNS,
+            placeholders(17)
         ),
-        &[
-            &j.id,
-            &j.env,
-            &j.printer_id,
-            &j.document_type,
-            &j.owner_id,
-            &j.file_id,
-            &j.copies,
-            &j.stock,
-            &j.status,
-            &j.error,
-            &j.attempts,
-            &j.bytes_sent,
-            &j.reference,
-            &j.created_at,
-            &j.updated_at,
-            &j.printed_at,
-            &j.operator,
-        ],
+        &j.values(),
         |c, sql, params| c.execute(sql, params),
     )?;
     Ok(())
@@ -340,7 +249,7 @@ pub fn put_job(c: &mut Tx<'_>, j: &PrintJobRow) -> crate::Result<()> {
 
 pub fn job(c: &mut Tx<'_>, id: &str) -> crate::Result<Option<PrintJobRow>> {
     c.row(
-        concat!("SELECT ", job_cols!(), " FROM print_jobs WHERE id = ?1"),
+        &format!("SELECT {} FROM print_jobs WHERE id = ?1", PrintJobRow::COLUMNS),
         &[&id],
     )
 }
@@ -349,10 +258,9 @@ pub fn job(c: &mut Tx<'_>, id: &str) -> crate::Result<Option<PrintJobRow>> {
 pub fn jobs_in(c: &mut Tx<'_>, status: PrintJobStatus, limit: usize) -> crate::Result<Vec<PrintJobRow>> {
     own(
         c,
-        concat!(
-            "SELECT ",
-            job_cols!(),
-            " FROM print_jobs WHERE {desk = ?desk AND }status = ?1 ORDER BY updated_at, id LIMIT ?2"
+        &format!(
+            "SELECT {} FROM print_jobs WHERE {{desk = ?desk AND }}status = ?1 ORDER BY updated_at, id LIMIT ?2",
+            PrintJobRow::COLUMNS
         ),
         &[&status, &(limit as i64)],
         |c, sql, params| c.rows(sql, params),
@@ -375,13 +283,9 @@ pub fn backlog(c: &mut Tx<'_>, printer_id: &str) -> crate::Result<(i64, i64, Opt
 
 /// A failed job whose document was sent to a printer again since (a reprint, a manual retry's
 /// new job): retrying it too would print the document twice.
-macro_rules! superseded {
-    () => {
-        "EXISTS (SELECT 1 FROM print_jobs later WHERE later.owner_id = print_jobs.owner_id
+const SUPERSEDED: &str = "EXISTS (SELECT 1 FROM print_jobs later WHERE later.owner_id = print_jobs.owner_id
          AND later.document_type = print_jobs.document_type AND later.created_at > print_jobs.created_at
-         AND later.status IN ('queued', 'printing', 'printed'))"
-    };
-}
+         AND later.status IN ('queued', 'printing', 'printed'))";
 
 /// This desk's failed jobs worth another try: fewer than `max_attempts` and last tried before
 /// `cutoff`, the longest waiting first (filtered here, so newer failures are never starved by old
@@ -389,14 +293,8 @@ macro_rules! superseded {
 pub fn retry_due(c: &mut Tx<'_>, max_attempts: i64, cutoff: i64, limit: usize) -> crate::Result<Vec<PrintJobRow>> {
     own(
         c,
-        concat!(
-            "SELECT ",
-            job_cols!(),
-            " FROM print_jobs WHERE {desk = ?desk AND }status = 'failed' AND attempts < ?1 AND updated_at <= ?2
-             AND NOT ",
-            superseded!(),
-            " ORDER BY updated_at, id LIMIT ?3"
-        ),
+        &format!("SELECT {} FROM print_jobs WHERE {{desk = ?desk AND }}status = 'failed' AND attempts < ?1 AND updated_at <= ?2
+             AND NOT {} ORDER BY updated_at, id LIMIT ?3", PrintJobRow::COLUMNS, SUPERSEDED),
         &[&max_attempts, &cutoff, &(limit as i64)],
         |c, sql, params| c.rows(sql, params),
     )
@@ -436,12 +334,11 @@ pub fn list_jobs(
     let (t, id) = after.map(|c| (c.created_at, c.id.as_str())).unwrap_or((i64::MAX, ""));
     // A list with optional filters and a time window: planned for its values each time.
     c.rows_planned_each_time(
-        concat!(
-            "SELECT ",
-            job_cols!(),
-            " FROM print_jobs WHERE env = ?1 AND created_at >= ?2 AND created_at <= ?3
+        &format!(
+            "SELECT {} FROM print_jobs WHERE env = ?1 AND created_at >= ?2 AND created_at <= ?3
              AND (CAST(?4 AS TEXT) IS NULL OR status = ?4) AND (CAST(?5 AS TEXT) IS NULL OR owner_id = ?5)
-             AND (created_at, id) < (?6, ?7) ORDER BY created_at DESC, id DESC LIMIT ?8"
+             AND (created_at, id) < (?6, ?7) ORDER BY created_at DESC, id DESC LIMIT ?8",
+            PrintJobRow::COLUMNS
         ),
         &[
             &env,

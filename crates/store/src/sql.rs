@@ -61,6 +61,70 @@ tuple_from_row!(A 0, B 1);
 tuple_from_row!(A 0, B 1, C 2);
 tuple_from_row!(A 0, B 1, C 2, D 3);
 
+/// A row type that is a table's columns in order, declared once: the struct, its read
+/// (`FromRow`, column i into field i) and its columns and values (`TableRow`), so that a select
+/// names `T::COLUMNS` and an insert is `Tx::insert(&row)`.
+macro_rules! table_row {
+    (
+        $(#[$meta:meta])*
+        $vis:vis struct $name:ident in $table:literal {
+            $($(#[$field_meta:meta])* $field_vis:vis $field:ident : $ty:ty),+ $(,)?
+        }
+    ) => {
+        $(#[$meta])*
+        $vis struct $name {
+            $($(#[$field_meta])* $field_vis $field: $ty),+
+        }
+
+        impl $crate::sql::FromRow for $name {
+            // The last field's count is not read again.
+            #[allow(unused_assignments)]
+            fn from_row(r: &$crate::sql::Row<'_>) -> $crate::Result<Self> {
+                let mut column = 0;
+                // Fields are read in the order written, the order of the columns.
+                Ok($name {
+                    $($field: {
+                        let value = r.get(column)?;
+                        column += 1;
+                        value
+                    }),+
+                })
+            }
+        }
+
+        impl $crate::sql::TableRow for $name {
+            const TABLE: &'static str = $table;
+            const COLUMNS: &'static str = $crate::sql::column_list!($($field),+);
+            fn values(&self) -> Vec<&dyn $crate::sql::Param> {
+                vec![$(&self.$field),+]
+            }
+        }
+    };
+}
+pub(crate) use table_row;
+
+/// `a, b, c` from the field names `a`, `b`, `c`.
+macro_rules! column_list {
+    ($first:ident $(, $rest:ident)*) => {
+        concat!(stringify!($first) $(, ", ", stringify!($rest))*)
+    };
+}
+pub(crate) use column_list;
+
+/// A row type that is one table's columns (declared with `table_row!`).
+pub trait TableRow: FromRow {
+    const TABLE: &'static str;
+    /// The columns, comma-separated, in the fields' order.
+    const COLUMNS: &'static str;
+    /// The fields' values, in the columns' order.
+    fn values(&self) -> Vec<&dyn Param>;
+}
+
+/// `?1, ?2, ..., ?n`.
+pub fn placeholders(n: usize) -> String {
+    (1..=n).map(|i| format!("?{i}")).collect::<Vec<_>>().join(", ")
+}
+
 /// The values of a statement put together piece by piece (a search's words, optional filters),
 /// each answering its placeholder as it is added.
 #[derive(Default)]
@@ -189,6 +253,25 @@ impl Tx<'_> {
                 Ok(n as usize)
             }
         }
+    }
+
+    /// Inserts `row` whole; answers how many rows it added (1, or 0 when a conflict clause of
+    /// `on_conflict` chose to do nothing). `on_conflict` is appended as written ("" for none).
+    pub fn insert_with<T: TableRow>(&mut self, row: &T, on_conflict: &str) -> Result<usize> {
+        let values = row.values();
+        let sql = format!(
+            "INSERT INTO {} ({}) VALUES ({}){on_conflict}",
+            T::TABLE,
+            T::COLUMNS,
+            placeholders(values.len())
+        );
+        self.execute(&sql, &values)
+    }
+
+    /// Inserts `row` whole.
+    pub fn insert<T: TableRow>(&mut self, row: &T) -> Result<()> {
+        self.insert_with(row, "")?;
+        Ok(())
     }
 
     /// Runs statements without parameters as one batch (schema, savepoints).

@@ -7,11 +7,12 @@
 //! sending leaves a lease that runs out (or that it lets go of when it starts again).
 
 use crate::db::Tx;
-use crate::sql::{FromRow, Row};
+use crate::sql::{table_row, TableRow};
 use packdesk_model::status::{Env, TransmissionStatus, TransportKind};
 
+table_row! {
 #[derive(Debug, Clone, PartialEq)]
-pub struct TransmissionRow {
+pub struct TransmissionRow in "transmissions" {
     pub manifest_id: String,
     pub env: Env,
     pub account_id: String,
@@ -32,53 +33,12 @@ pub struct TransmissionRow {
     pub created_at: i64,
     pub updated_at: i64,
 }
-
-const COLS: &str = "manifest_id, env, account_id, file_id, file_name, status, attempts, round_failures, last_error,
-     next_attempt_at, give_up_at, sent_at, created_at, updated_at";
-
-impl FromRow for TransmissionRow {
-    fn from_row(r: &Row<'_>) -> crate::Result<Self> {
-        Ok(TransmissionRow {
-            manifest_id: r.get(0)?,
-            env: r.get(1)?,
-            account_id: r.get(2)?,
-            file_id: r.get(3)?,
-            file_name: r.get(4)?,
-            status: r.get(5)?,
-            attempts: r.get(6)?,
-            round_failures: r.get(7)?,
-            last_error: r.get(8)?,
-            next_attempt_at: r.get(9)?,
-            give_up_at: r.get(10)?,
-            sent_at: r.get(11)?,
-            created_at: r.get(12)?,
-            updated_at: r.get(13)?,
-        })
-    }
 }
 
+const COLS: &str = TransmissionRow::COLUMNS;
+
 pub fn insert(c: &mut Tx<'_>, t: &TransmissionRow) -> crate::Result<()> {
-    c.execute(
-        &format!(
-            "INSERT INTO transmissions ({COLS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)"
-        ),
-        &[
-            &t.manifest_id,
-            &t.env,
-            &t.account_id,
-            &t.file_id,
-            &t.file_name,
-            &t.status,
-            &t.attempts,
-            &t.round_failures,
-            &t.last_error,
-            &t.next_attempt_at,
-            &t.give_up_at,
-            &t.sent_at,
-            &t.created_at,
-            &t.updated_at,
-        ],
-    )?;
+    c.insert(t)?;
     Ok(())
 }
 
@@ -184,8 +144,9 @@ pub fn failing(c: &mut Tx<'_>, limit: usize) -> crate::Result<Vec<TransmissionRo
     )
 }
 
+table_row! {
 #[derive(Debug, Clone, PartialEq)]
-pub struct AttemptRow {
+pub struct AttemptRow in "transmission_attempts" {
     pub manifest_id: String,
     /// 1 for the first.
     pub attempt: i64,
@@ -194,40 +155,20 @@ pub struct AttemptRow {
     pub error: Option<String>,
     pub duration_us: i64,
 }
-
-impl FromRow for AttemptRow {
-    fn from_row(r: &Row<'_>) -> crate::Result<Self> {
-        Ok(AttemptRow {
-            manifest_id: r.get(0)?,
-            attempt: r.get(1)?,
-            at: r.get(2)?,
-            transport: r.get(3)?,
-            error: r.get(4)?,
-            duration_us: r.get(5)?,
-        })
-    }
 }
 
 pub fn insert_attempt(c: &mut Tx<'_>, a: &AttemptRow) -> crate::Result<()> {
-    c.execute(
-        "INSERT INTO transmission_attempts (manifest_id, attempt, at, transport, error, duration_us)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-        &[
-            &a.manifest_id,
-            &a.attempt,
-            &a.at,
-            &a.transport,
-            &a.error,
-            &a.duration_us,
-        ],
-    )?;
+    c.insert(a)?;
     Ok(())
 }
 
 pub fn attempts(c: &mut Tx<'_>, manifest_id: &str) -> crate::Result<Vec<AttemptRow>> {
     c.rows(
-        "SELECT manifest_id, attempt, at, transport, error, duration_us FROM transmission_attempts
+        &format!(
+            "SELECT {} FROM transmission_attempts
          WHERE manifest_id = ?1 ORDER BY attempt",
+            AttemptRow::COLUMNS
+        ),
         &[&manifest_id],
     )
 }

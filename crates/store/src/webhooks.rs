@@ -7,7 +7,7 @@
 
 use crate::db::Tx;
 use crate::paging::Cursor;
-use crate::sql::{FromRow, Row};
+use crate::sql::{table_row, FromRow, Row, TableRow};
 use packdesk_model::status::Env;
 use packdesk_model::status::{DeliveryStatus, WebhookEvent};
 
@@ -47,8 +47,9 @@ pub fn set_setting(c: &mut Tx<'_>, env: Env, s: &WebhookSetting) -> crate::Resul
     Ok(())
 }
 
+table_row! {
 #[derive(Debug, Clone)]
-pub struct DeliveryRow {
+pub struct DeliveryRow in "webhook_deliveries" {
     pub id: String,
     pub env: Env,
     pub event: WebhookEvent,
@@ -65,47 +66,12 @@ pub struct DeliveryRow {
     pub created_at: i64,
     pub updated_at: i64,
 }
-
-const COLS: &str =
-    "id, env, event, record_id, url, body, status, attempts, round_failures, next_attempt_at, created_at, updated_at";
-
-impl FromRow for DeliveryRow {
-    fn from_row(r: &Row<'_>) -> crate::Result<Self> {
-        Ok(DeliveryRow {
-            id: r.get(0)?,
-            env: r.get(1)?,
-            event: r.get(2)?,
-            record_id: r.get(3)?,
-            url: r.get(4)?,
-            body: r.get(5)?,
-            status: r.get(6)?,
-            attempts: r.get(7)?,
-            round_failures: r.get(8)?,
-            next_attempt_at: r.get(9)?,
-            created_at: r.get(10)?,
-            updated_at: r.get(11)?,
-        })
-    }
 }
 
+const COLS: &str = DeliveryRow::COLUMNS;
+
 pub fn insert_delivery(c: &mut Tx<'_>, d: &DeliveryRow) -> crate::Result<()> {
-    c.execute(
-        &format!("INSERT INTO webhook_deliveries ({COLS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"),
-        &[
-            &d.id,
-            &d.env,
-            &d.event,
-            &d.record_id,
-            &d.url,
-            &d.body,
-            &d.status,
-            &d.attempts,
-            &d.round_failures,
-            &d.next_attempt_at,
-            &d.created_at,
-            &d.updated_at,
-        ],
-    )?;
+    c.insert(d)?;
     Ok(())
 }
 
@@ -161,8 +127,9 @@ pub fn update_delivery(c: &mut Tx<'_>, d: &DeliveryRow) -> crate::Result<()> {
     Ok(())
 }
 
+table_row! {
 #[derive(Debug, Clone)]
-pub struct AttemptRow {
+pub struct AttemptRow in "webhook_attempts" {
     pub delivery_id: String,
     /// 0 for the first delivery, then 1.. for retries (numbering continues over manual resends).
     pub attempt: i64,
@@ -172,42 +139,19 @@ pub struct AttemptRow {
     pub error: Option<String>,
     pub duration_us: i64,
 }
-
-impl FromRow for AttemptRow {
-    fn from_row(r: &Row<'_>) -> crate::Result<Self> {
-        Ok(AttemptRow {
-            delivery_id: r.get(0)?,
-            attempt: r.get(1)?,
-            at: r.get(2)?,
-            url: r.get(3)?,
-            status_code: r.get(4)?,
-            error: r.get(5)?,
-            duration_us: r.get(6)?,
-        })
-    }
 }
 
 pub fn insert_attempt(c: &mut Tx<'_>, a: &AttemptRow) -> crate::Result<()> {
-    c.execute(
-        "INSERT INTO webhook_attempts (delivery_id, attempt, at, url, status_code, error, duration_us)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-        &[
-            &a.delivery_id,
-            &a.attempt,
-            &a.at,
-            &a.url,
-            &a.status_code,
-            &a.error,
-            &a.duration_us,
-        ],
-    )?;
+    c.insert(a)?;
     Ok(())
 }
 
 pub fn attempts(c: &mut Tx<'_>, delivery_id: &str) -> crate::Result<Vec<AttemptRow>> {
     c.rows(
-        "SELECT delivery_id, attempt, at, url, status_code, error, duration_us FROM webhook_attempts
-         WHERE delivery_id = ?1 ORDER BY attempt",
+        &format!(
+            "SELECT {} FROM webhook_attempts WHERE delivery_id = ?1 ORDER BY attempt",
+            AttemptRow::COLUMNS
+        ),
         &[&delivery_id],
     )
 }
