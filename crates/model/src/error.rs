@@ -2,124 +2,69 @@
 
 use serde::Serialize;
 
-/// The contract's `meta.code` values with their fixed message and retryable flag.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ErrorCode {
-    InvalidApiKey,
+/// Declares the contract's error codes once: each variant with its `meta.code` number and fixed
+/// message; `code`, `message` and `ALL` follow from it.
+macro_rules! error_codes {
+    ($($(#[$doc:meta])* $name:ident = $number:literal, $message:literal,)+) => {
+        /// The contract's `meta.code` values with their fixed message and retryable flag.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum ErrorCode {
+            $($(#[$doc])* $name,)+
+        }
+
+        impl ErrorCode {
+            /// Every code, in the contract's order.
+            pub const ALL: &'static [ErrorCode] = &[$(ErrorCode::$name),+];
+
+            pub fn code(self) -> u32 {
+                match self {
+                    $(ErrorCode::$name => $number,)+
+                }
+            }
+
+            pub fn message(self) -> &'static str {
+                match self {
+                    $(ErrorCode::$name => $message,)+
+                }
+            }
+        }
+    };
+}
+
+error_codes! {
+    InvalidApiKey = 401, "Invalid API key.",
     /// The operator's role (or the key's scope) does not allow the action.
-    Forbidden,
-    NotFoundRoute,
-    MethodNotAllowed,
-    PayloadTooLarge,
-    Internal,
-    InternalRetry,
-    InvalidRequest,
-    InvalidJson,
-    ShipperAccountNotFound,
-    ItemNotFound,
-    AccountLocked,
-    OperationNotAllowed,
-    RatesPartiallyFailed,
-    AddressTooLong,
-    AlreadyCancelled,
-    AlreadyManifested,
-    NothingToManifest,
-    TrackingNumbersExhausted,
-    DuplicateOrderNumber,
-    ServiceTypeUnavailable,
-    ServiceOptionUnavailable,
+    Forbidden = 403, "Not allowed for this operator.",
+    NotFoundRoute = 404, "The requested resource does not exist.",
+    MethodNotAllowed = 405, "The method is not allowed on this resource.",
+    PayloadTooLarge = 413, "The request body is too large.",
+    Internal = 4100, "Internal Error.",
+    InternalRetry = 4101, "Internal Error, please try again.",
+    InvalidRequest = 4104, "The request was invalid or cannot be otherwise served.",
+    InvalidJson = 4109, "Invalid JSON.",
+    ShipperAccountNotFound = 4140, "Shipper account not found.",
+    ItemNotFound = 4153, "Item does not exist.",
+    AccountLocked = 4155, "Access to shipper_account locked during manifest/cancel-label operation.",
+    OperationNotAllowed = 4171, "Operation is not allowed on this courier.",
+    RatesPartiallyFailed = 4713, "All or partial failed in rate request.",
+    AddressTooLong = 4716, "The address length is too long.",
+    AlreadyCancelled = 4722, "The tracking number is already canceled, it can not be canceled again.",
+    AlreadyManifested = 4724, "The tracking number is manifested, so can not be canceled.",
+    NothingToManifest = 4725, "There is no shipments to manifest.",
+    TrackingNumbersExhausted = 4730, "No more pre-assigned tracking numbers available in this shipper account. Please input the new tracking numbers in your shipper account setting page.",
+    DuplicateOrderNumber = 4801, "Duplicate order_number, please specify a different order_number and try again.",
+    ServiceTypeUnavailable = 4802, "The service_type is not available for this shipment.",
+    ServiceOptionUnavailable = 4803, "The service_type and service_option are not available for this shipment.",
 }
 
 impl ErrorCode {
-    pub fn code(self) -> u32 {
-        use ErrorCode::*;
-        match self {
-            InvalidApiKey => 401,
-            Forbidden => 403,
-            NotFoundRoute => 404,
-            MethodNotAllowed => 405,
-            PayloadTooLarge => 413,
-            Internal => 4100,
-            InternalRetry => 4101,
-            InvalidRequest => 4104,
-            InvalidJson => 4109,
-            ShipperAccountNotFound => 4140,
-            ItemNotFound => 4153,
-            AccountLocked => 4155,
-            OperationNotAllowed => 4171,
-            RatesPartiallyFailed => 4713,
-            AddressTooLong => 4716,
-            AlreadyCancelled => 4722,
-            AlreadyManifested => 4724,
-            NothingToManifest => 4725,
-            TrackingNumbersExhausted => 4730,
-            DuplicateOrderNumber => 4801,
-            ServiceTypeUnavailable => 4802,
-            ServiceOptionUnavailable => 4803,
-        }
-    }
-
-    pub fn message(self) -> &'static str {
-        use ErrorCode::*;
-        match self {
-            InvalidApiKey => "Invalid API key.",
-            Forbidden => "Not allowed for this operator.",
-            NotFoundRoute => "The requested resource does not exist.",
-            MethodNotAllowed => "The method is not allowed on this resource.",
-            PayloadTooLarge => "The request body is too large.",
-            Internal => "Internal Error.",
-            InternalRetry => "Internal Error, please try again.",
-            InvalidRequest => "The request was invalid or cannot be otherwise served.",
-            InvalidJson => "Invalid JSON.",
-            ShipperAccountNotFound => "Shipper account not found.",
-            ItemNotFound => "Item does not exist.",
-            AccountLocked => "Access to shipper_account locked during manifest/cancel-label operation.",
-            OperationNotAllowed => "Operation is not allowed on this courier.",
-            RatesPartiallyFailed => "All or partial failed in rate request.",
-            AddressTooLong => "The address length is too long.",
-            AlreadyCancelled => "The tracking number is already canceled, it can not be canceled again.",
-            AlreadyManifested => "The tracking number is manifested, so can not be canceled.",
-            NothingToManifest => "There is no shipments to manifest.",
-            TrackingNumbersExhausted => "No more pre-assigned tracking numbers available in this shipper account. Please input the new tracking numbers in your shipper account setting page.",
-            DuplicateOrderNumber => "Duplicate order_number, please specify a different order_number and try again.",
-            ServiceTypeUnavailable => "The service_type is not available for this shipment.",
-            ServiceOptionUnavailable => "The service_type and service_option are not available for this shipment.",
-        }
-    }
-
     pub fn retryable(self) -> bool {
         matches!(self, ErrorCode::InternalRetry | ErrorCode::AccountLocked)
     }
 
     /// The code of a `meta.code` number, when it is one of the contract's.
     pub fn of_number(n: i64) -> Option<ErrorCode> {
-        use ErrorCode::*;
-        [
-            InvalidApiKey,
-            Forbidden,
-            NotFoundRoute,
-            MethodNotAllowed,
-            PayloadTooLarge,
-            Internal,
-            InternalRetry,
-            InvalidRequest,
-            InvalidJson,
-            ShipperAccountNotFound,
-            ItemNotFound,
-            AccountLocked,
-            OperationNotAllowed,
-            RatesPartiallyFailed,
-            AddressTooLong,
-            AlreadyCancelled,
-            AlreadyManifested,
-            NothingToManifest,
-            TrackingNumbersExhausted,
-            DuplicateOrderNumber,
-            ServiceTypeUnavailable,
-            ServiceOptionUnavailable,
-        ]
-        .into_iter()
-        .find(|c| c.code() as i64 == n)
+        ErrorCode::ALL.iter().copied().find(|c| c.code() as i64 == n)
     }
 
     /// The HTTP status that carries the envelope: transport errors keep their own status, business

@@ -479,26 +479,27 @@ fn migrate(client: &mut Client) -> Result<(), ServiceError> {
 mod tests {
     #[test]
     fn a_database_address_is_logged_without_its_password() {
-        assert_eq!(
-            super::redacted("postgres://desk:s3cret@db.lan:5432/packdesk"),
-            "postgres://desk@db.lan:5432/packdesk"
-        );
-        assert_eq!(
-            super::redacted("postgres://desk@db.lan/packdesk"),
-            "postgres://desk@db.lan/packdesk"
-        );
-        // libpq also reads the password from the query and from key=value words.
-        assert_eq!(
-            super::redacted("postgres://desk@db1,db2/packdesk?password=s3cret&sslrootcert=/ca@x.crt"),
-            "postgres://desk@db1,db2/packdesk?sslrootcert=/ca@x.crt"
-        );
-        assert_eq!(
-            super::redacted("postgres://desk:s3cret@db1/packdesk?password=s3cret"),
-            "postgres://desk@db1/packdesk"
-        );
-        assert_eq!(
-            super::redacted("host=db1 user=desk password=s3cret dbname=packdesk"),
-            "host=db1 user=desk dbname=packdesk"
-        );
+        for (address, logged) in [
+            (
+                "postgres://desk:s3cret@db.lan:5432/packdesk",
+                "postgres://desk@db.lan:5432/packdesk",
+            ),
+            ("postgres://desk@db.lan/packdesk", "postgres://desk@db.lan/packdesk"),
+            // libpq also reads the password from the query and from key=value words.
+            (
+                "postgres://desk@db1,db2/packdesk?password=s3cret&sslrootcert=/ca@x.crt",
+                "postgres://desk@db1,db2/packdesk?sslrootcert=/ca@x.crt",
+            ),
+            (
+                "postgres://desk:s3cret@db1/packdesk?password=s3cret",
+                "postgres://desk@db1/packdesk",
+            ),
+            (
+                "host=db1 user=desk password=s3cret dbname=packdesk",
+                "host=db1 user=desk dbname=packdesk",
+            ),
+        ] {
+            assert_eq!(super::redacted(address), logged, "{address}");
+        }
     }
 }

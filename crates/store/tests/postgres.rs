@@ -828,10 +828,8 @@ fn one_desk_sends_the_webhooks_at_a_time_and_another_takes_over_when_it_is_gone(
 fn every_table_answers_the_same_on_sqlite_and_on_the_shared_database() {
     use packdesk_model::status::ManifestStatus;
     use packdesk_store::records::{Kind, RecordFilter, RecordRow, RecordStatus};
-    use packdesk_store::{batches, files, idempotency, keys, presets, records, Store};
-    let dir = tempfile::tempdir().unwrap();
-    let lite = Store::open(&dir.path().join("packdesk.db")).unwrap();
-    let shared = PgStore::open(&database()).unwrap();
+    use packdesk_store::{batches, files, idempotency, keys, presets, records};
+    let (_dir, lite, shared) = sqlite_and_shared();
     let both = (&lite, &shared);
 
     let key = keys::KeyRow {
@@ -1022,10 +1020,7 @@ fn every_table_answers_the_same_on_sqlite_and_on_the_shared_database() {
 fn orders_answer_the_same_on_sqlite_and_on_the_shared_database() {
     use packdesk_store::orders::{self, OrderFilter, OrderRow};
     use packdesk_store::paging::Cursor;
-    use packdesk_store::Store;
-    let dir = tempfile::tempdir().unwrap();
-    let lite = Store::open(&dir.path().join("packdesk.db")).unwrap();
-    let shared = PgStore::open(&database()).unwrap();
+    let (_dir, lite, shared) = sqlite_and_shared();
     let both = (&lite, &shared);
 
     let order = |i: i64, status: OrderStatus| OrderRow {
@@ -1254,14 +1249,17 @@ fn each_desk_prints_its_own_printers_jobs_once_and_every_desk_sees_every_job() {
     );
 }
 
-/// Labels and orders answer the same on both backends too: End of day's waiting counts, Today's
-/// counts per day, documents added to a label, a label completed, searches, import mappings.
-/// A desk's own SQLite file (in the folder returned first) and a fresh shared database, both
-/// holding account `acct-1`, for comparing their answers.
-fn sqlite_and_shared_with_an_account() -> (tempfile::TempDir, packdesk_store::Store, PgStore) {
+/// A desk's own SQLite file (in the folder returned first) and a fresh shared database, for
+/// comparing their answers.
+fn sqlite_and_shared() -> (tempfile::TempDir, packdesk_store::Store, PgStore) {
     let dir = tempfile::tempdir().unwrap();
     let lite = packdesk_store::Store::open(&dir.path().join("packdesk.db")).unwrap();
-    let shared = PgStore::open(&database()).unwrap();
+    (dir, lite, PgStore::open(&database()).unwrap())
+}
+
+/// `sqlite_and_shared`, both holding account `acct-1`.
+fn sqlite_and_shared_with_an_account() -> (tempfile::TempDir, packdesk_store::Store, PgStore) {
+    let (dir, lite, shared) = sqlite_and_shared();
     let account = support::account_row("acct-1");
     shared
         .write(|client| packdesk_store::accounts::insert(&mut Tx::Postgres { client, desk: "desk-a" }, &account))
@@ -1446,6 +1444,8 @@ fn a_label_is_written_whole_with_its_numbers_and_files_or_not_at_all_on_both() {
     );
 }
 
+/// Labels and orders answer the same on both backends too: End of day's waiting counts, Today's
+/// counts per day, documents added to a label, a label completed, searches, import mappings.
 #[test]
 fn labels_answer_the_same_on_sqlite_and_on_the_shared_database() {
     use packdesk_store::{labels, orders};
@@ -1584,10 +1584,8 @@ fn labels_answer_the_same_on_sqlite_and_on_the_shared_database() {
 #[test]
 fn accounts_deliveries_and_print_jobs_answer_the_same_on_sqlite_and_on_the_shared_database() {
     use packdesk_store::printing::{self, PrintJobRow, PrinterRow};
-    use packdesk_store::{accounts, jobs, labels, webhooks, Store};
-    let dir = tempfile::tempdir().unwrap();
-    let lite = Store::open(&dir.path().join("packdesk.db")).unwrap();
-    let shared = PgStore::open(&database()).unwrap();
+    use packdesk_store::{accounts, jobs, labels, webhooks};
+    let (_dir, lite, shared) = sqlite_and_shared();
     let both = (&lite, &shared);
     for i in 0..4i64 {
         let a = accounts::AccountRow {

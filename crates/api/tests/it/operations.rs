@@ -160,16 +160,7 @@ fn close_out_takes_the_created_labels_once_with_a_pdf_and_a_csv() {
     let csv = String::from_utf8(csv).unwrap();
     let lines: Vec<&str> = csv.lines().skip(1).collect();
     assert_eq!(lines.len(), 3);
-    let tns: Vec<String> = made[..2]
-        .iter()
-        .flat_map(|l| {
-            l["tracking_numbers"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|t| t.as_str().unwrap().to_string())
-        })
-        .collect();
+    let tns: Vec<String> = made[..2].iter().flat_map(tracking_numbers).collect();
     for t in &tns {
         assert!(
             lines.iter().any(|l| l.split(',').nth(2) == Some(t.as_str())),
@@ -287,16 +278,7 @@ fn bulk_download_merges_labels_in_request_order() {
     );
     let (_, pdf) = s.download(b["files"]["label"]["url"].as_str().unwrap(), &s.sandbox);
     let (pages, codes) = decode_pdf(&pdf);
-    let want: Vec<String> = [&l3, &l1, &l2]
-        .iter()
-        .flat_map(|l| {
-            l["tracking_numbers"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|t| t.as_str().unwrap().to_string())
-        })
-        .collect();
+    let want: Vec<String> = [&l3, &l1, &l2].iter().flat_map(|l| tracking_numbers(l)).collect();
     assert_eq!(pages, 4, "1 + 1 + 2 pages");
     assert_eq!(codes, want, "pages in request order");
     // Mixing PDF and ZPL is refused; one label is too few.

@@ -38,6 +38,19 @@ fn add_printer(s: &Service, port: u16, format: &str, dpi: u32) -> String {
         .to_string()
 }
 
+/// A sandbox Yodel label (Yodel gives PDF only).
+fn pdf_label(s: &Service) -> Value {
+    let c = carrier("yodel").unwrap();
+    let acct = create_account(s, Env::Sandbox, c, json!({}));
+    wire(
+        s.create_label(
+            Env::Sandbox,
+            label_request(&acct, c, &c.service_types[0]).to_request().unwrap(),
+        )
+        .unwrap(),
+    )
+}
+
 /// A sandbox Tipsa label (Tipsa prints ZPL) with `parcels` parcels.
 fn zpl_label(s: &Service, parcels: usize) -> Value {
     let c = carrier("tipsa").unwrap();
@@ -184,15 +197,7 @@ fn print_requests_and_profiles_are_checked() {
     let s = &h.service;
     let (port, _got) = raw_printer();
     let zebra = add_printer(s, port, "zpl", 203);
-    let c = carrier("yodel").unwrap();
-    let acct = create_account(s, Env::Sandbox, c, json!({}));
-    let pdf = wire(
-        s.create_label(
-            Env::Sandbox,
-            label_request(&acct, c, &c.service_types[0]).to_request().unwrap(),
-        )
-        .unwrap(),
-    );
+    let pdf = pdf_label(s);
     let e = s
         .print(
             Env::Sandbox,
@@ -292,16 +297,7 @@ fn read_code128(file_name: &str, image: &[u8]) -> String {
 fn a_pdf_only_carriers_label_prints_on_a_zpl_printer_as_a_raster_whose_barcode_reads() {
     let h = harness();
     let s = &h.service;
-    // Yodel gives PDF only.
-    let c = carrier("yodel").unwrap();
-    let acct = create_account(s, Env::Sandbox, c, json!({}));
-    let label = wire(
-        s.create_label(
-            Env::Sandbox,
-            label_request(&acct, c, &c.service_types[0]).to_request().unwrap(),
-        )
-        .unwrap(),
-    );
+    let label = pdf_label(s);
     assert_eq!(label["files"]["label"]["file_type"], "pdf");
     let tracking = label["tracking_numbers"][0].as_str().unwrap().to_string();
     for (dpi, dots) in [(203, (812u32, 1218u32)), (300, (1200, 1800))] {
@@ -393,15 +389,7 @@ fn previews_render_offline_and_decode_to_the_tracking_number() {
         "there is no third label"
     );
     // A PDF label's page, through pdftoppm.
-    let c = carrier("yodel").unwrap();
-    let acct = create_account(s, Env::Sandbox, c, json!({}));
-    let pdf = wire(
-        s.create_label(
-            Env::Sandbox,
-            label_request(&acct, c, &c.service_types[0]).to_request().unwrap(),
-        )
-        .unwrap(),
-    );
+    let pdf = pdf_label(s);
     let pdf_file = file_id(&pdf["files"]["label"]["url"]);
     let png = s.preview(Env::Sandbox, &pdf_file, 1, Some(203)).unwrap();
     assert_eq!(decode_png(&png), pdf["tracking_numbers"][0].as_str().unwrap());
