@@ -32,9 +32,15 @@ fn main() {
         .map(|_| label_body(&server.yodel_account(&mut c), serde_json::json!({"async": true})))
         .collect();
     let start = Instant::now();
-    let answers = post_labels(&[addr], &key, CLIENTS, total / CLIENTS, "\"code\":3001", move |c, i| {
-        bodies[(c + i) % ACCOUNTS].clone()
-    });
+    let answers = post_labels(
+        None,
+        &[addr],
+        &key,
+        CLIENTS,
+        total / CLIENTS,
+        "\"code\":3001",
+        move |c, i| bodies[(c + i) % ACCOUNTS].clone(),
+    );
     let mut lat: Vec<Duration> = answers.into_iter().map(|(t, _)| t).collect();
     let accepted = start.elapsed();
     let n = lat.len();

@@ -42,10 +42,18 @@ fn main() {
     }
     let start = Instant::now();
     let addrs: Vec<String> = desks.iter().map(|d| d.addr.clone()).collect();
-    let answers = post_labels(&addrs, &key, DESKS * CLIENTS_PER_DESK, per_client, "\"code\":200", {
-        let body = body.clone();
-        move |_, _| body.clone()
-    });
+    let answers = post_labels(
+        None,
+        &addrs,
+        &key,
+        DESKS * CLIENTS_PER_DESK,
+        per_client,
+        "\"code\":200",
+        {
+            let body = body.clone();
+            move |_, _| body.clone()
+        },
+    );
     let wall = start.elapsed();
     let mut lat: Vec<Duration> = answers.iter().map(|(t, _)| *t).collect();
     let numbers: Vec<String> = answers

@@ -13,7 +13,7 @@
 
 mod support;
 use std::time::{Duration, Instant};
-use support::{bench_certificate, label_body, percentiles, post_labels, post_labels_over, Conn, Server};
+use support::{bench_certificate, label_body, percentiles, post_labels, Conn, Server};
 
 const CLIENTS: usize = 8;
 
@@ -53,7 +53,7 @@ fn main() {
             for (name, tls) in [("TLS", Some(tls.clone())), ("plain", None)] {
                 let start = Instant::now();
                 let body = body.clone();
-                let answers = post_labels_over(
+                let answers = post_labels(
                     tls,
                     std::slice::from_ref(&addr),
                     &key,
@@ -82,6 +82,7 @@ fn main() {
         let batch = |n: usize| {
             let body = body.clone();
             post_labels(
+                None,
                 std::slice::from_ref(&addr),
                 &key,
                 CLIENTS,
@@ -122,7 +123,7 @@ fn main() {
         .any(|a| a == "--backup-during")
         .then(|| server.backup_loop());
     let start = Instant::now();
-    let answers = post_labels(&[addr], &key, CLIENTS, per_client, "\"code\":200", move |_, _| {
+    let answers = post_labels(None, &[addr], &key, CLIENTS, per_client, "\"code\":200", move |_, _| {
         body.clone()
     });
     let wall = start.elapsed();

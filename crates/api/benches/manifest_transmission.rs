@@ -32,6 +32,7 @@ fn main() {
         assert!(code == 200 && text.contains("\"code\":200"), "{text}");
         let body = label_body(&account, serde_json::json!({}));
         post_labels(
+            None,
             std::slice::from_ref(&addr),
             &key,
             8,

@@ -5,15 +5,15 @@
 //! (End of day: the labels waiting by ship date and service with their weight, from the index).
 //! Without `--bench` (as `cargo test` runs benches) it uses 20,000 rows, once.
 
+mod support;
+
 use packdesk_model::request::ListQuery;
 use packdesk_model::ToRequest;
-use packdesk_service::clock::SystemClock;
 use packdesk_service::keys::Env;
 use packdesk_service::{DataDir, Service};
 use packdesk_store::db::Tx;
 use packdesk_store::labels::{self, LabelRow};
 use serde_json::json;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 fn account(s: &Service, description: &str) -> String {
@@ -37,22 +37,14 @@ fn time(name: &str, rounds: usize, mut f: impl FnMut()) {
             t.elapsed()
         })
         .collect();
-    times.sort();
-    let ms = |d: Duration| d.as_secs_f64() * 1e3;
-    println!(
-        "{name:<44} median {:>8.2} ms   worst {:>8.2} ms",
-        ms(times[times.len() / 2]),
-        ms(times[times.len() - 1])
-    );
+    let (median, worst) = support::median_and_worst(&mut times);
+    println!("{name:<44} median {:>8.2} ms   worst {:>8.2} ms", median, worst);
 }
 
 fn main() {
     let full = std::env::args().any(|a| a == "--bench");
     let (rows, rounds) = if full { (1_000_000usize, 7) } else { (20_000, 1) };
-    let dir = tempfile::tempdir().unwrap();
-    let s = Service::open(dir.path(), "http://127.0.0.1:9", Arc::new(SystemClock))
-        .unwrap()
-        .service;
+    let (dir, s) = support::service();
     let big = account(&s, "Main desk");
     let small = account(&s, "Returns desk");
     let body = json!({

@@ -2,12 +2,12 @@
 //! `cargo bench -p packdesk-service`. Each is timed end to end through the service (SQLite on a
 //! temporary folder, documents rendered), several rounds; prints the median and the worst.
 
+mod support;
+
 use packdesk_model::ToRequest;
-use packdesk_service::clock::SystemClock;
 use packdesk_service::keys::Env;
 use packdesk_service::Service;
 use serde_json::{json, Value};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 fn account(s: &Service, slug: &str, creds: Value) -> String {
@@ -35,23 +35,19 @@ fn label_body(acct: &str) -> String {
 }
 
 fn report(name: &str, mut times: Vec<Duration>) {
-    times.sort();
-    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    let (median, worst) = support::median_and_worst(&mut times);
     println!(
         "{name:<34} rounds {:<3} median {:>8.2} ms   worst {:>8.2} ms",
         times.len(),
-        ms(times[times.len() / 2]),
-        ms(times[times.len() - 1])
+        median,
+        worst
     );
 }
 
 fn main() {
     let full = std::env::args().any(|a| a == "--bench");
     let (manifest_size, rounds) = if full { (10_000, 3) } else { (50, 1) };
-    let dir = tempfile::tempdir().unwrap();
-    let s = Service::open(dir.path(), "http://127.0.0.1:9", Arc::new(SystemClock))
-        .unwrap()
-        .service;
+    let (_dir, s) = support::service();
     let yodel = || json!({"identity": "i", "password": "p", "account_number": "1"});
 
     // Close-out: a fresh account with `manifest_size` labels per round.

@@ -7,18 +7,16 @@
 //!
 //! Without `--bench` (as `cargo test` runs benches) it uses 1,000 rows, 30 orders and 20,000.
 
+mod support;
+
 use packdesk_model::order::{OrderRequest, OrderSource};
 use packdesk_model::preset::ShipBatchRequest;
 use packdesk_model::request::ListQuery;
 use packdesk_model::ToRequest;
-use packdesk_service::clock::SystemClock;
 use packdesk_service::keys::Env;
 use packdesk_service::workers::Workers;
-use packdesk_service::Service;
 use serde_json::json;
 use std::io::Read;
-use std::net::TcpListener;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -96,12 +94,8 @@ fn main() {
     } else {
         (1_000, 30, 20_000, 2_000_000)
     };
-    let dir = tempfile::tempdir().unwrap();
-    let s = Arc::new(
-        Service::open(dir.path(), "http://127.0.0.1:9", Arc::new(SystemClock))
-            .unwrap()
-            .service,
-    );
+    let (_dir, s) = support::service();
+    let s = Arc::new(s);
 
     // 1. CSV import.
     let mut csv = String::from("Order number,Recipient,Street,City,ZIP,Country,SKU,Item,Qty,Weight (kg)\r\n");
@@ -144,25 +138,7 @@ fn main() {
     );
 
     // 2. A batch shipped by the workers, to the last label at a raw printer.
-    let l = TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = l.local_addr().unwrap().port();
-    let printed = Arc::new(AtomicUsize::new(0));
-    let counter = printed.clone();
-    std::thread::spawn(move || {
-        for mut c in l.incoming().flatten() {
-            let mut all = Vec::new();
-            let _ = c.read_to_end(&mut all);
-            counter.fetch_add(1, Ordering::SeqCst);
-        }
-    });
-    let printer = s
-        .add_printer(
-            json!({"name": "bench", "transport": "raw", "address": format!("127.0.0.1:{port}"), "format": "zpl"})
-                .to_request()
-                .unwrap(),
-        )
-        .unwrap()
-        .id;
+    let (printer, at_printer) = support::raw_printer(&s);
     s.set_print_profile(
         "label",
         json!({"printer_id": printer, "stock": "4x6", "auto_print": true})
@@ -208,8 +184,12 @@ fn main() {
     // Done when every label is at the printer and every order's result is recorded (a label
     // prints from its own transaction, a moment before its job records the order shipped).
     let deadline = Instant::now() + Duration::from_secs(300);
-    while printed.load(Ordering::SeqCst) < batch && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(2));
+    let mut printed = 0;
+    while printed < batch {
+        match at_printer.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+            Ok(_) => printed += 1,
+            Err(_) => break,
+        }
     }
     let mut done = s.get_ship_batch(Env::Sandbox, &b.id).unwrap();
     while done.status != packdesk_model::status::BatchStatus::Done && Instant::now() < deadline {
@@ -218,7 +198,7 @@ fn main() {
     }
     let took = t.elapsed();
     assert_eq!(
-        (done.shipped, printed.load(Ordering::SeqCst)),
+        (done.shipped, printed),
         (batch, batch),
         "{:?}",
         done.orders.iter().find(|o| o.info.is_some())

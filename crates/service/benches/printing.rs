@@ -4,44 +4,21 @@
 //! printer) at the printer, printed automatically by the print worker.
 //! `cargo bench -p packdesk-service --bench printing`.
 
+mod support;
+
 use packdesk_model::desk::PrintJobStatus;
 use packdesk_model::ToRequest;
-use packdesk_service::clock::SystemClock;
 use packdesk_service::keys::Env;
-use packdesk_service::Service;
 use serde_json::json;
-use std::io::Read;
-use std::net::TcpListener;
-use std::sync::mpsc;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 fn main() {
     let full = std::env::args().any(|a| a == "--bench");
     let rounds = if full { 50 } else { 2 };
-    let dir = tempfile::tempdir().unwrap();
-    let s = Service::open(dir.path(), "http://127.0.0.1:9", Arc::new(SystemClock))
-        .unwrap()
-        .service;
+    let (_dir, s) = support::service();
     // The printer: reads each job to its end and reports when the last byte arrived.
-    let l = TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = l.local_addr().unwrap().port();
-    let (tx, rx) = mpsc::channel::<(Instant, usize)>();
-    std::thread::spawn(move || {
-        for mut c in l.incoming().flatten() {
-            let mut all = Vec::new();
-            let _ = c.read_to_end(&mut all);
-            let _ = tx.send((Instant::now(), all.len()));
-        }
-    });
-    let printer = s
-        .add_printer(
-            json!({"name": "bench", "transport": "raw", "address": format!("127.0.0.1:{port}"), "format": "zpl"})
-                .to_request()
-                .unwrap(),
-        )
-        .unwrap()
-        .id;
+    let (printer, rx) = support::raw_printer(&s);
     let acct = s
         .create_account(Env::Sandbox, json!({"slug": "tipsa", "description": "bench", "credentials": {"password": "p", "agency_code": "1", "customer_code": "2", "department_code": "3"}}).to_request().unwrap())
         .unwrap()
@@ -88,12 +65,10 @@ fn main() {
             size = n;
             times.push(last_byte - t);
         }
-        times.sort();
-        let ms = |d: Duration| d.as_secs_f64() * 1e3;
+        let (median, worst) = support::median_and_worst(&mut times);
         println!(
             "print to raw 9100, {name:<28} {size:>7} bytes   median {:>7.2} ms   worst {:>7.2} ms",
-            ms(times[times.len() / 2]),
-            ms(times[times.len() - 1])
+            median, worst
         );
     }
 
@@ -124,11 +99,9 @@ fn main() {
         size = n;
         times.push(last_byte - t);
     }
-    times.sort();
-    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    let (median, worst) = support::median_and_worst(&mut times);
     println!(
         "label made -> at raw 9100 (PDF -> ZPL raster) {size:>7} bytes   median {:>7.2} ms   worst {:>7.2} ms",
-        ms(times[times.len() / 2]),
-        ms(times[times.len() - 1])
+        median, worst
     );
 }

@@ -6,21 +6,18 @@
 #[path = "../tests/it/common/receiver.rs"]
 mod receiver;
 
+mod support;
+
 use packdesk_model::ToRequest;
-use packdesk_service::clock::SystemClock;
 use packdesk_service::keys::Env;
-use packdesk_service::{Outcome, Service};
+use packdesk_service::Outcome;
 use serde_json::json;
-use std::sync::Arc;
 use std::time::Instant;
 
 fn main() {
     let full = std::env::args().any(|a| a == "--bench");
     let n = if full { 10_000 } else { 200 };
-    let dir = tempfile::tempdir().unwrap();
-    let s = Service::open(dir.path(), "http://127.0.0.1:9", Arc::new(SystemClock))
-        .unwrap()
-        .service;
+    let (_dir, s) = support::service();
     let rx = receiver::Receiver::ok();
     s.set_webhook(Env::Sandbox, json!({"url": rx.url}).to_request().unwrap())
         .unwrap();

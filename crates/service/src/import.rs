@@ -710,6 +710,18 @@ impl Service {
             }
         }
         let default_currency = self.default_currency()?;
+        // A chunk's orders written (in a dry run, checked), what it found added to the tally.
+        let import = |chunk: Chunk, tally: &mut Tally| {
+            self.import_chunk(
+                env,
+                chunk,
+                &header_of,
+                default_currency.as_ref(),
+                decimal_comma,
+                dry_run,
+                tally,
+            )
+        };
         let mut tally = Tally::default();
         let mut chunk = Chunk::default();
         let mut last_number = String::new();
@@ -770,28 +782,12 @@ impl Service {
                 continue;
             }
             if chunk.rows >= CHUNK_ROWS && number != last_number {
-                self.import_chunk(
-                    env,
-                    std::mem::take(&mut chunk),
-                    &header_of,
-                    default_currency.as_ref(),
-                    decimal_comma,
-                    dry_run,
-                    &mut tally,
-                )?;
+                import(std::mem::take(&mut chunk), &mut tally)?;
             }
             last_number.clone_from(&number);
             chunk.push(number, Row { line, cells });
         }
-        self.import_chunk(
-            env,
-            chunk,
-            &header_of,
-            default_currency.as_ref(),
-            decimal_comma,
-            dry_run,
-            &mut tally,
-        )?;
+        import(chunk, &mut tally)?;
         let mut notes = Vec::new();
         if let Some(d) = default_currency.as_ref().filter(|_| tally.currency_filled > 0) {
             notes.push(format!(

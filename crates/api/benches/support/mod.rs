@@ -253,20 +253,9 @@ pub fn percentiles(lat: &mut [std::time::Duration]) -> (f64, f64, f64) {
 
 /// `clients` keep-alive clients at once, client `c` on `addrs[c % addrs.len()]`, each sending
 /// `per_client` times `POST /v3/labels` with `body(c, i)`; every answer must hold `expect` (a
-/// meta code such as `"code":200`). Answers each request's latency and answer body.
+/// meta code such as `"code":200`); over TLS when `tls` is given. Answers each request's latency and
+/// answer body.
 pub fn post_labels(
-    addrs: &[String],
-    key: &str,
-    clients: usize,
-    per_client: usize,
-    expect: &'static str,
-    body: impl Fn(usize, usize) -> String + Send + Sync + 'static,
-) -> Vec<(std::time::Duration, String)> {
-    post_labels_over(None, addrs, key, clients, per_client, expect, body)
-}
-
-/// `post_labels` over TLS when `tls` is given.
-pub fn post_labels_over(
     tls: Option<std::sync::Arc<rustls::ClientConfig>>,
     addrs: &[String],
     key: &str,

@@ -18,13 +18,7 @@ fn tool(name: &str, args: &[&str]) -> String {
 /// (pages, [(width, height)] in points).
 fn pdf_pages(pdf: &Path) -> (usize, Vec<(f64, f64)>) {
     let info = tool("pdfinfo", &["-f", "1", "-l", "1000", pdf.to_str().unwrap()]);
-    let pages = info
-        .lines()
-        .find_map(|l| l.strip_prefix("Pages:"))
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap();
+    let pages = pdfinfo_pages(&info);
     let sizes = info
         .lines()
         .filter(|l| l.starts_with("Page") && l.contains("size:"))

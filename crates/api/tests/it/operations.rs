@@ -76,13 +76,7 @@ fn decode_pdf(bytes: &[u8]) -> (usize, Vec<String>) {
     let pdf = dir.path().join("doc.pdf");
     std::fs::write(&pdf, bytes).unwrap();
     let info = String::from_utf8(Command::new("pdfinfo").arg(&pdf).output().unwrap().stdout).unwrap();
-    let pages = info
-        .lines()
-        .find_map(|l| l.strip_prefix("Pages:"))
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap();
+    let pages = pdfinfo_pages(&info);
     Command::new("pdftoppm")
         .args(["-r", "200", "-png"])
         .arg(&pdf)

@@ -287,6 +287,16 @@ pub fn raw_printer() -> (u16, std::sync::mpsc::Receiver<Vec<u8>>) {
     (port, rx)
 }
 
+/// The page count `pdfinfo` prints.
+pub fn pdfinfo_pages(info: &str) -> usize {
+    info.lines()
+        .find_map(|l| l.strip_prefix("Pages:"))
+        .expect("pdfinfo names the pages")
+        .trim()
+        .parse()
+        .unwrap()
+}
+
 /// A label record's tracking numbers.
 pub fn tracking_numbers(label: &Value) -> Vec<String> {
     label["tracking_numbers"]
