@@ -20,11 +20,10 @@ pub struct WebhookChange {
 #[serde(deny_unknown_fields)]
 pub struct PrinterRequest {
     pub name: String,
-    /// raw (TCP 9100), spooler (CUPS queue) or ipp
-    pub transport: String,
+    pub transport: PrinterTransport,
     pub address: String,
-    /// pdf or zpl: what the printer takes
-    pub format: String,
+    /// What the printer takes.
+    pub format: PrinterFormat,
     /// 203, 300 or 600 (default 203)
     #[serde(default)]
     pub dpi: Option<i64>,
@@ -59,7 +58,7 @@ pub struct PrintRequest {
     pub bulk_download_id: Option<String>,
     /// Of a label: label, invoice, customs_declaration, packing_slip (default label).
     #[serde(default)]
-    pub document: Option<String>,
+    pub document: Option<DocumentType>,
     /// Default: the document type's print profile.
     #[serde(default)]
     pub printer_id: Option<String>,
@@ -86,18 +85,16 @@ pub struct CloseOutRequest {
 // ----- records of the desk routes -----
 
 pub use crate::record::{Deleted, ListWindow};
-pub use crate::status::{DeliveryStatus, PrintJobStatus};
+pub use crate::status::{DeliveryStatus, DocumentType, PrintJobStatus, PrinterFormat, PrinterTransport};
 
 /// A printer of the desk (machine-wide: both environments print to it).
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
 pub struct Printer {
     pub id: String,
     pub name: String,
-    /// raw (TCP 9100), spooler (CUPS queue) or ipp
-    pub transport: String,
+    pub transport: PrinterTransport,
     pub address: String,
-    /// pdf or zpl
-    pub format: String,
+    pub format: PrinterFormat,
     pub dpi: i64,
     pub strip_zpl_setup: bool,
     pub created_at: String,
@@ -145,7 +142,7 @@ pub struct SystemPrinterList {
 /// Which printer a document type goes to, on what stock, how many copies.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
 pub struct PrintProfile {
-    pub document_type: String,
+    pub document_type: DocumentType,
     pub printer_id: String,
     pub stock: String,
     pub copies: i64,
@@ -157,13 +154,13 @@ pub struct PrintProfile {
 pub struct PrintProfileList {
     pub print_profiles: Vec<PrintProfile>,
     /// The document types a profile can be set for.
-    pub document_types: Vec<String>,
+    pub document_types: Vec<DocumentType>,
 }
 
 /// `{"document_type": ...}`: what deleting a profile answers.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
 pub struct DeletedProfile {
-    pub document_type: String,
+    pub document_type: DocumentType,
 }
 
 /// One document sent (or to be sent) to a printer.
@@ -171,7 +168,7 @@ pub struct DeletedProfile {
 pub struct PrintJob {
     pub id: String,
     pub printer_id: String,
-    pub document_type: String,
+    pub document_type: DocumentType,
     /// The label, manifest or bulk download printed (empty for a test page).
     pub owner_id: String,
     pub file_id: Option<String>,

@@ -234,6 +234,52 @@ status_enum!(
 );
 
 status_enum!(
+    /// A document as it is printed: what a print profile is set for (all but `test_page`) and
+    /// what a print job printed (`test_page`: a printer's test page, made anew for it).
+    DocumentType {
+        Label = "label",
+        Invoice = "invoice",
+        CustomsDeclaration = "customs_declaration",
+        PackingSlip = "packing_slip",
+        Manifest = "manifest",
+        TestPage = "test_page",
+    }
+);
+
+impl DocumentType {
+    /// What a print profile can be set for.
+    pub const PROFILED: [DocumentType; 5] = [
+        DocumentType::Label,
+        DocumentType::Invoice,
+        DocumentType::CustomsDeclaration,
+        DocumentType::PackingSlip,
+        DocumentType::Manifest,
+    ];
+
+    /// The document's name in a sentence ("customs declaration").
+    pub fn words(self) -> String {
+        self.as_str().replace('_', " ")
+    }
+}
+
+status_enum!(
+    /// How a printer is reached: the computer's spooler (a CUPS queue), raw TCP (port 9100) or IPP.
+    PrinterTransport {
+        Spooler = "spooler",
+        Raw = "raw",
+        Ipp = "ipp",
+    }
+);
+
+status_enum!(
+    /// What a printer takes: PDF or ZPL.
+    PrinterFormat {
+        Pdf = "pdf",
+        Zpl = "zpl",
+    }
+);
+
+status_enum!(
     /// An order's life: waiting at the desk, shipped (it has a label), or cancelled by the shop.
     OrderStatus {
         Open = "open",

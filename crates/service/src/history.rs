@@ -54,7 +54,7 @@ impl Service {
         let (printed, made_by) = self.store.read(|c| {
             let printed = rows
                 .iter()
-                .map(|r| packdesk_store::printing::last_job_of(c, &r.id, "label"))
+                .map(|r| packdesk_store::printing::last_job_of(c, &r.id, packdesk_model::status::DocumentType::Label))
                 .collect::<Result<Vec<_>, _>>()?;
             let made_by = rows
                 .iter()

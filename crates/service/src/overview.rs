@@ -252,7 +252,7 @@ impl Service {
         };
         let has_profile = self
             .store
-            .read(|c| packdesk_store::printing::profile(c, "manifest"))?
+            .read(|c| packdesk_store::printing::profile(c, packdesk_model::status::DocumentType::Manifest))?
             .is_some();
         let mut results = Vec::new();
         for a in chosen {

@@ -17,8 +17,8 @@ use packdesk_model::desk::{
     SystemPrinterList, TestPageRequest,
 };
 use packdesk_model::request::ListQuery;
-use packdesk_model::status::LabelStatus;
 use packdesk_model::status::Role;
+use packdesk_model::status::{DocumentType, LabelStatus, PrinterFormat};
 use packdesk_model::{ErrorCode, ServiceError};
 use packdesk_print::{convert, zpl, PrintOptions, Transport};
 use packdesk_store::files;
@@ -29,8 +29,6 @@ use serde_json::json;
 use std::sync::{Condvar, Mutex};
 use std::time::Duration;
 
-/// Document types a profile can be set for.
-pub const DOCUMENT_TYPES: &[&str] = &["label", "invoice", "customs_declaration", "packing_slip", "manifest"];
 pub const STOCKS: &[&str] = &["4x6", "4x4", "4x8", "a4", "letter"];
 pub const PRINT_JOB_STATUSES: &[&str] = PrintJobStatus::NAMES;
 /// Resolution the stored ZPL is written for.
@@ -76,9 +74,9 @@ fn printer_record(p: &PrinterRow) -> Printer {
     Printer {
         id: p.id.clone(),
         name: p.name.clone(),
-        transport: p.transport.clone(),
+        transport: p.transport,
         address: p.address.clone(),
-        format: p.format.clone(),
+        format: p.format,
         dpi: p.dpi,
         strip_zpl_setup: p.strip_zpl_setup,
         created_at: iso_micros(p.created_at),
@@ -88,7 +86,7 @@ fn printer_record(p: &PrinterRow) -> Printer {
 
 fn profile_record(p: &ProfileRow) -> PrintProfile {
     PrintProfile {
-        document_type: p.document_type.clone(),
+        document_type: p.document_type,
         printer_id: p.printer_id.clone(),
         stock: p.stock.clone(),
         copies: p.copies,
@@ -101,7 +99,7 @@ fn job_record(j: &PrintJobRow) -> PrintJob {
     PrintJob {
         id: j.id.clone(),
         printer_id: j.printer_id.clone(),
-        document_type: j.document_type.clone(),
+        document_type: j.document_type,
         owner_id: j.owner_id.clone(),
         file_id: Some(j.file_id.clone()).filter(|f| !f.is_empty()),
         copies: j.copies,
@@ -119,6 +117,16 @@ fn job_record(j: &PrintJobRow) -> PrintJob {
     }
 }
 
+/// The document type a profile is for (the route's `{document_type}`), or why it is none.
+fn profiled(word: &str) -> Result<DocumentType, ServiceError> {
+    DocumentType::parse(word)
+        .filter(|d| DocumentType::PROFILED.contains(d))
+        .ok_or_else(|| {
+            let words: Vec<&str> = DocumentType::PROFILED.iter().map(|d| d.as_str()).collect();
+            ServiceError::invalid("document_type", format!("one of: {}", words.join(", ")))
+        })
+}
+
 fn not_found(what: &str, path: &str, id: &str) -> ServiceError {
     ServiceError::at(ErrorCode::ItemNotFound, path, format!("no {what} {id}"))
 }
@@ -128,7 +136,7 @@ fn not_found(what: &str, path: &str, id: &str) -> ServiceError {
 fn queued_job(
     env: Env,
     printer_id: &str,
-    document_type: &str,
+    document_type: DocumentType,
     owner_id: &str,
     file_id: &str,
     copies: i64,
@@ -139,7 +147,7 @@ fn queued_job(
         id: uuid::Uuid::new_v4().to_string(),
         env,
         printer_id: printer_id.into(),
-        document_type: document_type.into(),
+        document_type,
         owner_id: owner_id.into(),
         file_id: file_id.into(),
         copies,
@@ -174,18 +182,8 @@ impl Service {
         if b.name.trim().is_empty() || b.name.len() > 100 {
             p.invalid("name", "1..100 characters");
         }
-        if let Err(why) = Transport::parse(&b.transport, &b.address) {
-            p.invalid(
-                if why.contains("transport") {
-                    "transport"
-                } else {
-                    "address"
-                },
-                why,
-            );
-        }
-        if b.format != "pdf" && b.format != "zpl" {
-            p.invalid("format", "pdf or zpl (what the printer takes)");
+        if let Err(why) = Transport::parse(b.transport.as_str(), &b.address) {
+            p.invalid("address", why);
         }
         let dpi = b.dpi.unwrap_or(203);
         if ![203, 300, 600].contains(&dpi) {
@@ -198,7 +196,7 @@ impl Service {
             name: b.name.trim().into(),
             transport: b.transport,
             address: b.address.trim().into(),
-            strip_zpl_setup: b.strip_zpl_setup.unwrap_or(b.format == "zpl"),
+            strip_zpl_setup: b.strip_zpl_setup.unwrap_or(b.format == PrinterFormat::Zpl),
             format: b.format,
             dpi,
             created_at: if created_at == 0 { now } else { created_at },
@@ -268,7 +266,7 @@ impl Service {
     /// Whether a printer answers now (a probe of at most 2 s) and what waits for it.
     pub fn printer_status(&self, id: &str) -> Result<PrinterStatus, ServiceError> {
         let printer = self.printer_row(id)?;
-        let answer = Transport::parse(&printer.transport, &printer.address)
+        let answer = Transport::parse(printer.transport.as_str(), &printer.address)
             .map_err(packdesk_print::PrintError)
             .and_then(|t| packdesk_print::probe(&t, Duration::from_secs(2)));
         let (waiting, failed, last_error) = self.store.read(|c| table::backlog(c, &printer.id))?;
@@ -308,17 +306,12 @@ impl Service {
     // ----- profiles -----
 
     pub fn set_print_profile(&self, document_type: &str, b: PrintProfileRequest) -> Result<PrintProfile, ServiceError> {
-        if !DOCUMENT_TYPES.contains(&document_type) {
-            return Err(ServiceError::invalid(
-                "document_type",
-                format!("one of: {}", DOCUMENT_TYPES.join(", ")),
-            ));
-        }
+        let document_type = profiled(document_type)?;
         let printer = self
             .store
             .read(|c| table::printer(c, &b.printer_id))?
             .ok_or_else(|| not_found("printer", "printer_id", &b.printer_id))?;
-        let default_stock = if printer.format == "zpl" || document_type == "label" {
+        let default_stock = if printer.format == PrinterFormat::Zpl || document_type == DocumentType::Label {
             "4x6"
         } else {
             "a4"
@@ -334,7 +327,7 @@ impl Service {
         }
         p.into_result()?;
         let row = ProfileRow {
-            document_type: document_type.into(),
+            document_type,
             printer_id: printer.id,
             stock,
             copies,
@@ -348,7 +341,7 @@ impl Service {
                 tx,
                 None,
                 "print_profile.changed",
-                Some(document_type),
+                Some(document_type.as_str()),
                 json!({"after": after}),
             )
         })?;
@@ -356,26 +349,31 @@ impl Service {
     }
 
     pub fn delete_print_profile(&self, document_type: &str) -> Result<DeletedProfile, ServiceError> {
+        let document_type = profiled(document_type)?;
         let gone = self.store.write(|tx| {
             let gone = table::delete_profile(tx, document_type)?;
             if gone {
-                self.audit(tx, None, "print_profile.deleted", Some(document_type), json!({}))?;
+                self.audit(
+                    tx,
+                    None,
+                    "print_profile.deleted",
+                    Some(document_type.as_str()),
+                    json!({}),
+                )?;
             }
             Ok::<_, ServiceError>(gone)
         })?;
         if !gone {
-            return Err(not_found("print profile", "document_type", document_type));
+            return Err(not_found("print profile", "document_type", document_type.as_str()));
         }
-        Ok(DeletedProfile {
-            document_type: document_type.into(),
-        })
+        Ok(DeletedProfile { document_type })
     }
 
     pub fn list_print_profiles(&self) -> Result<PrintProfileList, ServiceError> {
         let rows = self.store.read(table::profiles)?;
         Ok(PrintProfileList {
             print_profiles: rows.iter().map(profile_record).collect(),
-            document_types: DOCUMENT_TYPES.iter().map(|d| d.to_string()).collect(),
+            document_types: DocumentType::PROFILED.to_vec(),
         })
     }
 
@@ -384,31 +382,40 @@ impl Service {
     /// Prints a document of a label, manifest or bulk download now, to the printer asked or the
     /// document type's profile. Answers the print job (printed, or failed with the reason).
     pub fn print(&self, env: Env, b: PrintRequest) -> Result<PrintJob, ServiceError> {
-        let (owner, owner_path, default_doc, file_kind_of): (String, &str, &str, fn(&str) -> &str) =
-            match (&b.label_id, &b.manifest_id, &b.bulk_download_id) {
-                (Some(l), None, None) => (l.clone(), "label_id", "label", |d| d),
-                (None, Some(m), None) => (m.clone(), "manifest_id", "manifest", |_| "manifest"),
-                (None, None, Some(bd)) => (bd.clone(), "bulk_download_id", "label", |_| "bulk"),
-                _ => {
-                    return Err(ServiceError::invalid(
-                        "label_id",
-                        "name exactly one of label_id, manifest_id, bulk_download_id",
-                    ))
-                }
-            };
-        let document = b.document.clone().unwrap_or_else(|| default_doc.to_string());
-        let allowed: &[&str] = match owner_path {
-            "label_id" => &["label", "invoice", "customs_declaration", "packing_slip"],
-            "manifest_id" => &["manifest"],
-            _ => &["label"],
+        use DocumentType::{CustomsDeclaration, Invoice, Label, Manifest, PackingSlip};
+        // The documents each owner has (the first its default), and the kind of file each is.
+        type Owned = (
+            String,
+            &'static str,
+            &'static [DocumentType],
+            fn(DocumentType) -> &'static str,
+        );
+        let (owner, owner_path, allowed, file_kind_of): Owned = match (&b.label_id, &b.manifest_id, &b.bulk_download_id)
+        {
+            (Some(l), None, None) => (
+                l.clone(),
+                "label_id",
+                &[Label, Invoice, CustomsDeclaration, PackingSlip],
+                DocumentType::as_str,
+            ),
+            (None, Some(m), None) => (m.clone(), "manifest_id", &[Manifest], |_| "manifest"),
+            (None, None, Some(bd)) => (bd.clone(), "bulk_download_id", &[Label], |_| "bulk"),
+            _ => {
+                return Err(ServiceError::invalid(
+                    "label_id",
+                    "name exactly one of label_id, manifest_id, bulk_download_id",
+                ))
+            }
         };
-        if !allowed.contains(&document.as_str()) {
+        let document = b.document.unwrap_or(allowed[0]);
+        if !allowed.contains(&document) {
+            let words: Vec<&str> = allowed.iter().map(|d| d.as_str()).collect();
             return Err(ServiceError::invalid(
                 "document",
                 format!(
                     "for a {} one of: {}",
                     &owner_path[..owner_path.len() - 3],
-                    allowed.join(", ")
+                    words.join(", ")
                 ),
             ));
         }
@@ -443,7 +450,7 @@ impl Service {
                 ));
             }
         }
-        let kind = file_kind_of(&document);
+        let kind = file_kind_of(document);
         let file = self
             .store
             .read(|c| match kind {
@@ -455,7 +462,7 @@ impl Service {
                 ServiceError::at(
                     ErrorCode::ItemNotFound,
                     owner_path,
-                    format!("{owner} has no {} document", document.replace('_', " ")),
+                    format!("{owner} has no {} document", document.words()),
                 )
             })?;
         let copies = b.copies;
@@ -464,7 +471,7 @@ impl Service {
                 return Err(ServiceError::invalid("copies", "1..10"));
             }
         }
-        let job = self.new_print_job(env, &document, &owner, &file, b.printer_id.as_deref(), copies, true)?;
+        let job = self.new_print_job(env, document, &owner, &file, b.printer_id.as_deref(), copies, true)?;
         if self.printing_paused() {
             return Ok(job_record(&job));
         }
@@ -481,7 +488,7 @@ impl Service {
     fn new_print_job(
         &self,
         env: Env,
-        document: &str,
+        document: DocumentType,
         owner: &str,
         file: &packdesk_store::files::FileRow,
         printer_id: Option<&str>,
@@ -523,11 +530,11 @@ impl Service {
     /// The bytes a job sends: the stored document (ZPL rescaled for the printer and stripped of
     /// setup commands when the printer asks), or a fresh test page.
     fn job_bytes(&self, job: &PrintJobRow, printer: &PrinterRow) -> Result<Vec<u8>, String> {
-        if job.document_type == "test_page" {
+        if job.document_type == DocumentType::TestPage {
             let paper = stock_paper(&job.stock);
-            return Ok(match printer.format.as_str() {
-                "zpl" => render_test_page_zpl(&printer.name, printer.dpi as u32, paper).into_bytes(),
-                _ => render_test_page_pdf(&printer.name, printer.dpi as u32, paper),
+            return Ok(match printer.format {
+                PrinterFormat::Zpl => render_test_page_zpl(&printer.name, printer.dpi as u32, paper).into_bytes(),
+                PrinterFormat::Pdf => render_test_page_pdf(&printer.name, printer.dpi as u32, paper),
             });
         }
         let env = job.env;
@@ -538,8 +545,8 @@ impl Service {
             .ok_or("the document is gone")?;
         let paper = stock_paper(&job.stock);
         let stock_mm = (paper.width_mm, paper.height_mm);
-        match (file.file_type.as_str(), printer.format.as_str()) {
-            ("zpl", "zpl") => {
+        match (file.file_type.as_str(), printer.format) {
+            ("zpl", PrinterFormat::Zpl) => {
                 let text = String::from_utf8_lossy(&file.bytes);
                 let text = if printer.strip_zpl_setup {
                     zpl::strip_setup(&text)
@@ -548,7 +555,7 @@ impl Service {
                 };
                 Ok(zpl::rescale(&text, STORED_ZPL_DPI, printer.dpi as u32).into_bytes())
             }
-            ("pdf", "zpl") => convert::pdf_to_zpl(&file.bytes, printer.dpi as u32, stock_mm)
+            ("pdf", PrinterFormat::Zpl) => convert::pdf_to_zpl(&file.bytes, printer.dpi as u32, stock_mm)
                 .map(String::into_bytes)
                 .map_err(|why| format!("the PDF could not be turned into ZPL for this printer: {why}")),
             ("zpl", _) => {
@@ -578,9 +585,9 @@ impl Service {
                 .map_err(|e| e.to_string())?
                 .ok_or("the printer was removed")?;
             let bytes = self.job_bytes(&job, &printer)?;
-            let transport = Transport::parse(&printer.transport, &printer.address)?;
+            let transport = Transport::parse(printer.transport.as_str(), &printer.address)?;
             let options = PrintOptions {
-                format: printer.format.clone(),
+                format: printer.format.to_string(),
                 copies: job.copies as u32,
                 media: media(&job.stock),
                 title: format!("Packdesk {} {}", job.document_type, &job.owner_id),
@@ -674,13 +681,22 @@ impl Service {
             }
         }
         let stock = b.stock.unwrap_or_else(|| {
-            if printer.format == "zpl" {
+            if printer.format == PrinterFormat::Zpl {
                 "4x6".into()
             } else {
                 "a4".into()
             }
         });
-        let job = queued_job(env, &printer.id, "test_page", &printer.id, "", 1, stock, self.now_us());
+        let job = queued_job(
+            env,
+            &printer.id,
+            DocumentType::TestPage,
+            &printer.id,
+            "",
+            1,
+            stock,
+            self.now_us(),
+        );
         self.store.write(|tx| table::put_job(tx, &job))?;
         Ok(job_record(&self.execute_print_job(&job.id)?))
     }
@@ -688,12 +704,13 @@ impl Service {
     /// Queues the print of each document a new label made (the label, its invoice and customs
     /// declaration) whose document type's profile prints automatically (never fails the label).
     pub(crate) fn auto_print_label(&self, env: Env, label_id: &str) {
-        self.auto_print(env, label_id, &["label", "invoice", "customs_declaration"]);
+        use DocumentType::{CustomsDeclaration, Invoice, Label};
+        self.auto_print(env, label_id, &[Label, Invoice, CustomsDeclaration]);
     }
 
     /// Prints the documents of `owner_id` of the types `kinds` (a label's label, its packing slip)
     /// whose profile says so. The profiles are read once: this runs for every label made.
-    pub(crate) fn auto_print(&self, env: Env, owner_id: &str, kinds: &[&str]) {
+    pub(crate) fn auto_print(&self, env: Env, owner_id: &str, kinds: &[DocumentType]) {
         // A store that does not answer leaves the documents unprinted, and says so: History shows
         // them without a print job, to print by hand.
         let profiles = match self.store.read(table::profiles) {
@@ -704,21 +721,23 @@ impl Service {
             }
         };
         let mut queued = false;
-        for kind in kinds {
-            if !profiles.iter().any(|p| p.document_type == *kind && p.auto_print) {
+        for &kind in kinds {
+            if !profiles.iter().any(|p| p.document_type == kind && p.auto_print) {
                 continue;
             }
-            let file = match self.store.read(|c| files::of_owner(c, env, owner_id, kind)) {
+            let file = match self.store.read(|c| files::of_owner(c, env, owner_id, kind.as_str())) {
                 Ok(Some(file)) => file,
                 Ok(None) => continue,
                 Err(e) => {
-                    tracing::error!(owner_id, kind, error = %ServiceError::from(e).chain(), "document could not be read: not printed automatically");
+                    tracing::error!(owner_id, kind = kind.as_str(), error = %ServiceError::from(e).chain(), "document could not be read: not printed automatically");
                     continue;
                 }
             };
             match self.new_print_job(env, kind, owner_id, &file, None, None, false) {
                 Ok(_) => queued = true,
-                Err(e) => tracing::warn!(owner_id, kind, error = %e, "document not printed automatically"),
+                Err(e) => {
+                    tracing::warn!(owner_id, kind = kind.as_str(), error = %e, "document not printed automatically")
+                }
             }
         }
         if queued {

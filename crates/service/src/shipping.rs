@@ -322,7 +322,8 @@ impl Service {
 
     /// Makes (once) the packing slip of an order's label and prints it by its profile.
     fn packing_slip(&self, env: Env, order: &Order, label: &Label, req: &LabelRequest) -> Result<(), ServiceError> {
-        let kind = "packing_slip";
+        let document = packdesk_model::status::DocumentType::PackingSlip;
+        let kind = document.as_str();
         if self
             .store
             .read(|c| packdesk_store::files::of_owner(c, env, &label.id, kind))?
@@ -372,7 +373,7 @@ impl Service {
             packdesk_store::files::insert(tx, &row)?;
             packdesk_store::labels::add_file(tx, &label.id, kind, &file_ref)
         })?;
-        self.auto_print(env, &label.id, &[kind]);
+        self.auto_print(env, &label.id, &[document]);
         Ok(())
     }
 }

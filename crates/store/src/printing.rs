@@ -10,19 +10,17 @@ use crate::db::Tx;
 use crate::paging::Cursor;
 use crate::sql::{placeholders, table_row, Param, TableRow};
 use packdesk_model::status::Env;
-use packdesk_model::status::PrintJobStatus;
+use packdesk_model::status::{DocumentType, PrintJobStatus, PrinterFormat, PrinterTransport};
 
 table_row! {
 #[derive(Debug, Clone, PartialEq)]
 pub struct PrinterRow in "printers" {
     pub id: String,
     pub name: String,
-    /// spooler, raw, ipp
-    pub transport: String,
+    pub transport: PrinterTransport,
     /// queue name, host:port or ipp URI
     pub address: String,
-    /// pdf or zpl
-    pub format: String,
+    pub format: PrinterFormat,
     pub dpi: i64,
     pub strip_zpl_setup: bool,
     pub created_at: i64,
@@ -130,7 +128,7 @@ pub fn delete_printer(c: &mut Tx<'_>, id: &str) -> crate::Result<bool> {
 table_row! {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ProfileRow in "print_profiles" {
-    pub document_type: String,
+    pub document_type: DocumentType,
     pub printer_id: String,
     pub stock: String,
     pub copies: i64,
@@ -160,7 +158,7 @@ pub fn put_profile(c: &mut Tx<'_>, p: &ProfileRow) -> crate::Result<()> {
     Ok(())
 }
 
-pub fn profile(c: &mut Tx<'_>, document_type: &str) -> crate::Result<Option<ProfileRow>> {
+pub fn profile(c: &mut Tx<'_>, document_type: DocumentType) -> crate::Result<Option<ProfileRow>> {
     own(
         c,
         "SELECT document_type, printer_id, stock, copies, auto_print, updated_at FROM print_profiles
@@ -182,7 +180,7 @@ pub fn profiles(c: &mut Tx<'_>) -> crate::Result<Vec<ProfileRow>> {
     )
 }
 
-pub fn delete_profile(c: &mut Tx<'_>, document_type: &str) -> crate::Result<bool> {
+pub fn delete_profile(c: &mut Tx<'_>, document_type: DocumentType) -> crate::Result<bool> {
     Ok(own(
         c,
         "DELETE FROM print_profiles WHERE {desk = ?desk AND }document_type = ?1",
@@ -197,8 +195,7 @@ pub struct PrintJobRow in "print_jobs" {
     pub id: String,
     pub env: Env,
     pub printer_id: String,
-    /// label, invoice, customs_declaration, packing_slip, manifest, bulk_download, test_page
-    pub document_type: String,
+    pub document_type: DocumentType,
     /// The label, manifest or bulk download the document belongs to (the printer for a test page).
     pub owner_id: String,
     /// The stored file printed ("" for a test page, which is made anew).
@@ -313,7 +310,7 @@ pub struct JobFilter {
 pub fn last_job_of(
     c: &mut Tx<'_>,
     owner_id: &str,
-    document_type: &str,
+    document_type: DocumentType,
 ) -> crate::Result<Option<(PrintJobStatus, Option<String>)>> {
     c.row(
         "SELECT status, error FROM print_jobs WHERE owner_id = ?1 AND document_type = ?2

@@ -3,7 +3,8 @@
 //! database of its own. Several `PgStore`s on one database stand for several desks.
 
 use packdesk_model::status::{
-    AccountStatus, DeliveryStatus, Env, JobKind, LabelStatus, OrderStatus, PrintJobStatus, WebhookEvent,
+    AccountStatus, DeliveryStatus, DocumentType, Env, JobKind, LabelStatus, OrderStatus, PrintJobStatus, PrinterFormat,
+    PrinterTransport, WebhookEvent,
 };
 use packdesk_store::db::Tx;
 use packdesk_store::pg::{self, PgStore};
@@ -1101,16 +1102,16 @@ fn each_desk_prints_its_own_printers_jobs_once_and_every_desk_sees_every_job() {
         let printer = PrinterRow {
             id: format!("printer-{d}"),
             name: "Zebra".into(),
-            transport: "raw".into(),
+            transport: PrinterTransport::Raw,
             address: "127.0.0.1:9100".into(),
-            format: "zpl".into(),
+            format: PrinterFormat::Zpl,
             dpi: 203,
             strip_zpl_setup: false,
             created_at: 1,
             updated_at: 1,
         };
         let profile = ProfileRow {
-            document_type: "label".into(),
+            document_type: DocumentType::Label,
             printer_id: printer.id.clone(),
             stock: "4x6".into(),
             copies: 1,
@@ -1134,7 +1135,7 @@ fn each_desk_prints_its_own_printers_jobs_once_and_every_desk_sees_every_job() {
                         client,
                         desk: &format!("desk-{d}"),
                     },
-                    "label",
+                    DocumentType::Label,
                 )
             })
             .unwrap()
@@ -1160,7 +1161,7 @@ fn each_desk_prints_its_own_printers_jobs_once_and_every_desk_sees_every_job() {
                     id: format!("job-{i:03}"),
                     env: Env::Live,
                     printer_id: format!("printer-{d}"),
-                    document_type: "label".into(),
+                    document_type: DocumentType::Label,
                     owner_id: format!("lbl-{i}"),
                     file_id: format!("file-{i}"),
                     copies: 1,
@@ -1698,9 +1699,9 @@ fn accounts_deliveries_and_print_jobs_answer_the_same_on_sqlite_and_on_the_share
     let printer = PrinterRow {
         id: "printer-1".into(),
         name: "Zebra".into(),
-        transport: "raw".into(),
+        transport: PrinterTransport::Raw,
         address: "127.0.0.1:9100".into(),
-        format: "zpl".into(),
+        format: PrinterFormat::Zpl,
         dpi: 203,
         strip_zpl_setup: true,
         created_at: 1,
@@ -1720,7 +1721,7 @@ fn accounts_deliveries_and_print_jobs_answer_the_same_on_sqlite_and_on_the_share
             id: format!("pjob-{i}"),
             env: Env::Live,
             printer_id: "printer-1".into(),
-            document_type: "label".into(),
+            document_type: DocumentType::Label,
             owner_id: format!("lbl-{i}"),
             file_id: format!("file-{i}"),
             copies: 1,
@@ -1755,7 +1756,7 @@ fn accounts_deliveries_and_print_jobs_answer_the_same_on_sqlite_and_on_the_share
         id: "pjob-9".into(),
         env: Env::Live,
         printer_id: "printer-1".into(),
-        document_type: "label".into(),
+        document_type: DocumentType::Label,
         owner_id: "lbl-9".into(),
         file_id: "file-9".into(),
         copies: 1,
@@ -1828,9 +1829,9 @@ fn a_desk_moves_into_the_shared_database_whole_and_another_key_set_is_refused_un
         let printer = printing::PrinterRow {
             id: "printer-1".into(),
             name: "Zebra".into(),
-            transport: "raw".into(),
+            transport: PrinterTransport::Raw,
             address: "127.0.0.1:9100".into(),
-            format: "zpl".into(),
+            format: PrinterFormat::Zpl,
             dpi: 203,
             strip_zpl_setup: true,
             created_at: 1,
@@ -1840,7 +1841,7 @@ fn a_desk_moves_into_the_shared_database_whole_and_another_key_set_is_refused_un
         printing::put_profile(
             &mut Tx::Sqlite(c),
             &printing::ProfileRow {
-                document_type: "label".into(),
+                document_type: DocumentType::Label,
                 printer_id: "printer-1".into(),
                 stock: "4x6".into(),
                 copies: 2,
@@ -1931,7 +1932,7 @@ fn a_desk_moves_into_the_shared_database_whole_and_another_key_set_is_refused_un
         .unwrap();
     assert_eq!(
         other
-            .read(|client| printing::profile(&mut Tx::Postgres { client, desk: "desk-a" }, "label"))
+            .read(|client| printing::profile(&mut Tx::Postgres { client, desk: "desk-a" }, DocumentType::Label))
             .unwrap()
             .map(|p| p.copies),
         Some(2),

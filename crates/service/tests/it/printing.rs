@@ -223,13 +223,28 @@ fn print_requests_and_profiles_are_checked() {
     assert_eq!(paths, ["stock", "copies"]);
     let e = s
         .add_printer(
-            json!({"name": "x", "transport": "raw", "address": "host:99999", "format": "eps", "dpi": 250})
+            json!({"name": "x", "transport": "raw", "address": "host:99999", "format": "zpl", "dpi": 250})
                 .to_request()
                 .unwrap(),
         )
         .unwrap_err();
     let paths: Vec<&str> = e.details.iter().map(|d| d.path.as_str()).collect();
-    assert_eq!(paths, ["address", "format", "dpi"]);
+    assert_eq!(paths, ["address", "dpi"]);
+    // A format or transport the desk does not know is refused as the request is read, by name.
+    for (field, body) in [
+        (
+            "format",
+            json!({"name": "x", "transport": "raw", "address": "host:9100", "format": "eps"}),
+        ),
+        (
+            "transport",
+            json!({"name": "x", "transport": "fax", "address": "host:9100", "format": "zpl"}),
+        ),
+    ] {
+        let e = body.to_request::<packdesk_model::desk::PrinterRequest>().unwrap_err();
+        assert_eq!(e.details[0].path, field, "{e}");
+        assert!(e.details[0].info.contains("expected"), "{e}");
+    }
 }
 
 #[test]
