@@ -263,6 +263,18 @@ impl DocumentType {
 }
 
 status_enum!(
+    /// What a stored file is to its owner: a label's documents, a manifest's, a bulk download's.
+    FileKind {
+        Label = "label",
+        Invoice = "invoice",
+        CustomsDeclaration = "customs_declaration",
+        PackingSlip = "packing_slip",
+        Manifest = "manifest",
+        Bulk = "bulk",
+    }
+);
+
+status_enum!(
     /// How a printer is reached: the computer's spooler (a CUPS queue), raw TCP (port 9100) or IPP.
     PrinterTransport {
         Spooler = "spooler",

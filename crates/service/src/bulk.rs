@@ -8,8 +8,8 @@ use crate::Service;
 use packdesk_documents::merge::merge_pdfs;
 use packdesk_model::record::{BulkDownload, BulkDownloadList, BulkFiles, FileRef};
 use packdesk_model::request::{BulkDownloadRequest, IdRef, ListQuery};
-use packdesk_model::status::BulkDownloadStatus;
 use packdesk_model::status::LabelStatus;
+use packdesk_model::status::{BulkDownloadStatus, FileKind};
 use packdesk_model::ServiceError;
 use packdesk_store::files::FileRow;
 use packdesk_store::records;
@@ -102,7 +102,7 @@ impl Service {
                 let label = labels::get(c, env, &l.id)?;
                 let file = match &label {
                     Some(lb) if !matches!(lb.status, LabelStatus::Cancelled | LabelStatus::Failed) => {
-                        files::of_owner(c, env, &l.id, "label")?
+                        files::of_owner(c, env, &l.id, FileKind::Label)?
                     }
                     _ => None,
                 };
@@ -170,7 +170,7 @@ impl Service {
                     id: file_id.clone(),
                     env,
                     owner_id: id.to_string(),
-                    kind: "bulk".into(),
+                    kind: FileKind::Bulk,
                     file_type: file_type.clone(),
                     paper_size: paper.clone(),
                     bytes,

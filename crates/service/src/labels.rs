@@ -24,7 +24,7 @@ use packdesk_documents::invoice::{render_invoice_pdf, DocItem, InvoiceDoc};
 use packdesk_documents::{render_label_pdf, render_label_zpl, LabelPage, Paper};
 use packdesk_model::record::*;
 use packdesk_model::request::*;
-use packdesk_model::status::AccountStatus;
+use packdesk_model::status::{AccountStatus, FileKind};
 use packdesk_model::{ErrorCode, ServiceError};
 use packdesk_store::accounts::AccountRow;
 use packdesk_store::files::FileRow;
@@ -322,7 +322,7 @@ struct Made {
     serials: Vec<u64>,
     numbers: Vec<String>,
     /// (kind, file_type, paper_size, bytes) of every document.
-    documents: Vec<(String, String, String, Vec<u8>)>,
+    documents: Vec<(FileKind, String, String, Vec<u8>)>,
     rate: Option<RateEntry>,
     /// The ship date the label carries (an upstream may have chosen its own).
     ship_date: String,
@@ -451,13 +451,13 @@ impl Draft<'_> {
     }
 
     /// (kind, file_type, paper_size, bytes) of every document of the label.
-    fn render(&self, numbers: &[String], label_id: &str) -> Vec<(String, String, String, Vec<u8>)> {
+    fn render(&self, numbers: &[String], label_id: &str) -> Vec<(FileKind, String, String, Vec<u8>)> {
         let pages = self.label_pages(numbers);
         let mut files = Vec::new();
         match self.file_type {
-            FileType::Pdf => files.push(("label", "pdf", self.paper.as_str(), render_label_pdf(&pages))),
+            FileType::Pdf => files.push((FileKind::Label, "pdf", self.paper.as_str(), render_label_pdf(&pages))),
             FileType::Zpl => files.push((
-                "label",
+                FileKind::Label,
                 "zpl",
                 self.paper.as_str(),
                 render_label_zpl(&pages, 203).into_bytes(),
@@ -498,7 +498,7 @@ impl Draft<'_> {
                 items: doc_items(self.req),
                 sample: self.env == Env::Sandbox,
             };
-            files.push(("invoice", "pdf", "a4", render_invoice_pdf(&doc)));
+            files.push((FileKind::Invoice, "pdf", "a4", render_invoice_pdf(&doc)));
         }
         if let (Some(c), true) = (&self.req.customs, self.international()) {
             let doc = CustomsDoc {
@@ -517,11 +517,11 @@ impl Draft<'_> {
                 date: self.ship_date.to_string(),
                 sample: self.env == Env::Sandbox,
             };
-            files.push(("customs_declaration", "pdf", "a4", render_customs_pdf(&doc)));
+            files.push((FileKind::CustomsDeclaration, "pdf", "a4", render_customs_pdf(&doc)));
         }
         files
             .into_iter()
-            .map(|(kind, file_type, paper, bytes)| (kind.into(), file_type.into(), paper.into(), bytes))
+            .map(|(kind, file_type, paper, bytes)| (kind, file_type.into(), paper.into(), bytes))
             .collect()
     }
 }
@@ -877,13 +877,13 @@ impl Service {
             return Err(u.unreadable("label"));
         }
         let mut documents = Vec::new();
-        for kind in ["label", "invoice", "customs_declaration"] {
-            let f = &data["files"][kind];
+        for kind in [FileKind::Label, FileKind::Invoice, FileKind::CustomsDeclaration] {
+            let f = &data["files"][kind.as_str()];
             if f.is_null() {
                 continue;
             }
             documents.push((
-                kind.to_string(),
+                kind,
                 u.text(f, "file_type", "label")?,
                 u.text(f, "paper_size", "label")?,
                 u.download(&u.text(f, "url", "label")?)?,
@@ -946,16 +946,16 @@ impl Service {
                 url: Service::file_path(&file_id),
                 file_type: file_type.clone(),
             });
-            match kind.as_str() {
-                "label" => files.label = r,
-                "invoice" => files.invoice = r,
+            match kind {
+                FileKind::Label => files.label = r,
+                FileKind::Invoice => files.invoice = r,
                 _ => files.customs_declaration = r,
             }
             rows.push(FileRow {
                 id: file_id,
                 env: d.env,
                 owner_id: id.clone(),
-                kind: kind.clone(),
+                kind: *kind,
                 file_type: file_type.clone(),
                 paper_size: paper.clone(),
                 bytes: bytes.clone(),

@@ -15,7 +15,7 @@ use packdesk_model::record::{AccountRefDescribed, FileRef, Manifest, ManifestFil
 use packdesk_model::request::Address;
 use packdesk_model::request::{ListQuery, ManifestRequest};
 use packdesk_model::status::LabelStatus;
-use packdesk_model::status::ManifestStatus;
+use packdesk_model::status::{FileKind, ManifestStatus};
 use packdesk_model::transport::Transmission;
 use packdesk_model::{ErrorCode, ServiceError};
 use packdesk_store::accounts::AccountRow;
@@ -410,7 +410,7 @@ impl Service {
                     id: id.clone(),
                     env,
                     owner_id: manifest_id.to_string(),
-                    kind: "manifest".into(),
+                    kind: FileKind::Manifest,
                     file_type: file_type.into(),
                     paper_size: "a4".into(),
                     bytes,

@@ -18,7 +18,7 @@ use packdesk_model::desk::{
 };
 use packdesk_model::request::ListQuery;
 use packdesk_model::status::Role;
-use packdesk_model::status::{DocumentType, LabelStatus, PrinterFormat};
+use packdesk_model::status::{DocumentType, FileKind, LabelStatus, PrinterFormat};
 use packdesk_model::{ErrorCode, ServiceError};
 use packdesk_print::{convert, zpl, PrintOptions, Transport};
 use packdesk_store::files;
@@ -114,6 +114,17 @@ fn job_record(j: &PrintJobRow) -> PrintJob {
         updated_at: iso_micros(j.updated_at),
         printed_at: j.printed_at.map(iso_micros),
         operator: j.operator.clone(),
+    }
+}
+
+/// The file a label's document is kept in.
+fn label_file(document: DocumentType) -> FileKind {
+    match document {
+        DocumentType::Invoice => FileKind::Invoice,
+        DocumentType::CustomsDeclaration => FileKind::CustomsDeclaration,
+        DocumentType::PackingSlip => FileKind::PackingSlip,
+        // The label itself: the one other document a label has.
+        _ => FileKind::Label,
     }
 }
 
@@ -388,7 +399,7 @@ impl Service {
             String,
             &'static str,
             &'static [DocumentType],
-            fn(DocumentType) -> &'static str,
+            fn(DocumentType) -> FileKind,
         );
         let (owner, owner_path, allowed, file_kind_of): Owned = match (&b.label_id, &b.manifest_id, &b.bulk_download_id)
         {
@@ -396,10 +407,10 @@ impl Service {
                 l.clone(),
                 "label_id",
                 &[Label, Invoice, CustomsDeclaration, PackingSlip],
-                DocumentType::as_str,
+                label_file,
             ),
-            (None, Some(m), None) => (m.clone(), "manifest_id", &[Manifest], |_| "manifest"),
-            (None, None, Some(bd)) => (bd.clone(), "bulk_download_id", &[Label], |_| "bulk"),
+            (None, Some(m), None) => (m.clone(), "manifest_id", &[Manifest], |_| FileKind::Manifest),
+            (None, None, Some(bd)) => (bd.clone(), "bulk_download_id", &[Label], |_| FileKind::Bulk),
             _ => {
                 return Err(ServiceError::invalid(
                     "label_id",
@@ -455,7 +466,7 @@ impl Service {
             .store
             .read(|c| match kind {
                 // Its PDF for the driver, not the CSV for the carrier.
-                "manifest" => files::of_owner_as(c, env, &owner, kind, "pdf"),
+                FileKind::Manifest => files::of_owner_as(c, env, &owner, kind, "pdf"),
                 _ => files::of_owner(c, env, &owner, kind),
             })?
             .ok_or_else(|| {
@@ -725,7 +736,7 @@ impl Service {
             if !profiles.iter().any(|p| p.document_type == kind && p.auto_print) {
                 continue;
             }
-            let file = match self.store.read(|c| files::of_owner(c, env, owner_id, kind.as_str())) {
+            let file = match self.store.read(|c| files::of_owner(c, env, owner_id, label_file(kind))) {
                 Ok(Some(file)) => file,
                 Ok(None) => continue,
                 Err(e) => {

@@ -323,7 +323,7 @@ impl Service {
     /// Makes (once) the packing slip of an order's label and prints it by its profile.
     fn packing_slip(&self, env: Env, order: &Order, label: &Label, req: &LabelRequest) -> Result<(), ServiceError> {
         let document = packdesk_model::status::DocumentType::PackingSlip;
-        let kind = document.as_str();
+        let kind = packdesk_model::status::FileKind::PackingSlip;
         if self
             .store
             .read(|c| packdesk_store::files::of_owner(c, env, &label.id, kind))?
@@ -356,7 +356,7 @@ impl Service {
             id: uuid::Uuid::new_v4().to_string(),
             env,
             owner_id: label.id.clone(),
-            kind: kind.into(),
+            kind,
             file_type: "pdf".into(),
             paper_size: "a4".into(),
             bytes: render_packing_slip_pdf(&doc),

@@ -215,8 +215,9 @@ impl Service {
             if table::get(tx, env, id)?.is_some() {
                 return Ok::<_, ServiceError>(table::reschedule(tx, id, now, now + RETRY_FOR_US)?);
             }
-            let csv = packdesk_store::files::of_owner_as(tx, env, id, "manifest", "csv")?
-                .ok_or_else(|| ServiceError::internal("a manifest without its data file"))?;
+            let csv =
+                packdesk_store::files::of_owner_as(tx, env, id, packdesk_model::status::FileKind::Manifest, "csv")?
+                    .ok_or_else(|| ServiceError::internal("a manifest without its data file"))?;
             let day = self.account_today(&account).to_string();
             self.queue_transmission(tx, &account, id, &csv.id, &day, now)?;
             Ok(true)

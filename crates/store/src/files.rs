@@ -3,7 +3,7 @@
 
 use crate::db::Tx;
 use crate::sql::{table_row, TableRow};
-use packdesk_model::status::Env;
+use packdesk_model::status::{Env, FileKind};
 
 table_row! {
 #[derive(Debug, Clone)]
@@ -11,8 +11,7 @@ pub struct FileRow in "files" {
     pub id: String,
     pub env: Env,
     pub owner_id: String,
-    /// label, invoice, customs_declaration, manifest, ...
-    pub kind: String,
+    pub kind: FileKind,
     pub file_type: String,
     pub paper_size: String,
     pub bytes: Vec<u8>,
@@ -40,7 +39,7 @@ pub fn get_by_id(c: &mut Tx<'_>, id: &str) -> crate::Result<Option<FileRow>> {
 }
 
 /// The file of `kind` that belongs to `owner_id` (a label's label document, say).
-pub fn of_owner(c: &mut Tx<'_>, env: Env, owner_id: &str, kind: &str) -> crate::Result<Option<FileRow>> {
+pub fn of_owner(c: &mut Tx<'_>, env: Env, owner_id: &str, kind: FileKind) -> crate::Result<Option<FileRow>> {
     first_of_owner(c, env, owner_id, kind, None)
 }
 
@@ -49,7 +48,7 @@ pub fn of_owner_as(
     c: &mut Tx<'_>,
     env: Env,
     owner_id: &str,
-    kind: &str,
+    kind: FileKind,
     file_type: &str,
 ) -> crate::Result<Option<FileRow>> {
     first_of_owner(c, env, owner_id, kind, Some(file_type))
@@ -60,7 +59,7 @@ fn first_of_owner(
     c: &mut Tx<'_>,
     env: Env,
     owner_id: &str,
-    kind: &str,
+    kind: FileKind,
     file_type: Option<&str>,
 ) -> crate::Result<Option<FileRow>> {
     c.row(

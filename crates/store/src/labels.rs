@@ -12,7 +12,7 @@ use crate::paging::Cursor;
 use crate::sql::{table_row, Args, Dialect, FromRow, Param, Row};
 use crate::StoreError;
 use packdesk_model::status::Env;
-use packdesk_model::status::LabelStatus;
+use packdesk_model::status::{FileKind, LabelStatus};
 use std::borrow::Cow;
 
 table_row! {
@@ -422,7 +422,7 @@ pub fn list(
 
 /// Adds a document made after the label (its packing slip) to the record's `files`: `file` is the
 /// file reference as JSON.
-pub fn add_file(c: &mut Tx<'_>, id: &str, kind: &str, file: &str) -> crate::Result<()> {
+pub fn add_file(c: &mut Tx<'_>, id: &str, kind: FileKind, file: &str) -> crate::Result<()> {
     let sql = match c.dialect() {
         Dialect::Sqlite => "UPDATE labels SET record = json_set(record, '$.files.' || ?2, json(?3)) WHERE id = ?1",
         // jsonb keeps no key order or spacing: the service reads the record into its type, never

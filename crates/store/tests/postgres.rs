@@ -3,8 +3,8 @@
 //! database of its own. Several `PgStore`s on one database stand for several desks.
 
 use packdesk_model::status::{
-    AccountStatus, DeliveryStatus, DocumentType, Env, JobKind, LabelStatus, OrderStatus, PrintJobStatus, PrinterFormat,
-    PrinterTransport, WebhookEvent,
+    AccountStatus, DeliveryStatus, DocumentType, Env, FileKind, JobKind, LabelStatus, OrderStatus, PrintJobStatus,
+    PrinterFormat, PrinterTransport, WebhookEvent,
 };
 use packdesk_store::db::Tx;
 use packdesk_store::pg::{self, PgStore};
@@ -939,7 +939,7 @@ fn every_table_answers_the_same_on_sqlite_and_on_the_shared_database() {
         id: "file-1".into(),
         env: Env::Live,
         owner_id: "rec-0".into(),
-        kind: "manifest".into(),
+        kind: FileKind::Manifest,
         file_type: "csv".into(),
         paper_size: "a4".into(),
         bytes: b"a,b\n".to_vec(),
@@ -950,21 +950,21 @@ fn every_table_answers_the_same_on_sqlite_and_on_the_shared_database() {
         c,
         Env::Live,
         "rec-0",
-        "manifest",
+        FileKind::Manifest,
         "csv"
     )?);
     same!(both, "not as pdf", |c| files::of_owner_as(
         c,
         Env::Live,
         "rec-0",
-        "manifest",
+        FileKind::Manifest,
         "pdf"
     )?);
     same!(both, "any type", |c| files::of_owner(
         c,
         Env::Live,
         "rec-0",
-        "manifest"
+        FileKind::Manifest
     )?);
     same!(both, "by id", |c| files::get_by_id(c, "file-1")?);
     same!(both, "other env", |c| files::get(c, Env::Sandbox, "file-1")?);
@@ -1276,11 +1276,11 @@ fn a_label_is_written_whole_with_its_numbers_and_files_or_not_at_all_on_both() {
     use packdesk_store::labels::{self, InsertError, MadeLabel};
     let (_dir, lite, shared) = sqlite_and_shared_with_an_account();
     let both = (&lite, &shared);
-    let file = |id: &str, owner: &str, kind: &str, bytes: &[u8]| FileRow {
+    let file = |id: &str, owner: &str, kind: FileKind, bytes: &[u8]| FileRow {
         id: id.into(),
         env: Env::Live,
         owner_id: owner.into(),
-        kind: kind.into(),
+        kind,
         file_type: "pdf".into(),
         paper_size: "4x6".into(),
         bytes: bytes.to_vec(),
@@ -1312,8 +1312,8 @@ fn a_label_is_written_whole_with_its_numbers_and_files_or_not_at_all_on_both() {
     let mut row = support::label("lbl-1", "acct-1", 1000, "2026-11-25", 5);
     row.order_number = Some("W-1".into());
     let files = [
-        file("f-1", "lbl-1", "label", b"%PDF-1.7 one"),
-        file("f-2", "lbl-1", "invoice", &[0, 255, 1]),
+        file("f-1", "lbl-1", FileKind::Label, b"%PDF-1.7 one"),
+        file("f-2", "lbl-1", FileKind::Invoice, &[0, 255, 1]),
     ];
     let made = MadeLabel {
         row: &row,
@@ -1354,7 +1354,7 @@ fn a_label_is_written_whole_with_its_numbers_and_files_or_not_at_all_on_both() {
     // file not kept, on both.
     let row2 = support::label("lbl-2", "acct-1", 1002, "2026-11-25", 6);
     let numbers2 = ["JD000000001002".to_string(), "JD000000001001".to_string()];
-    let files2 = [file("f-3", "lbl-2", "label", b"%PDF-1.7 two")];
+    let files2 = [file("f-3", "lbl-2", FileKind::Label, b"%PDF-1.7 two")];
     let mut taken = MadeLabel {
         row: &row2,
         serials: &[1002, 1001],
@@ -1418,7 +1418,7 @@ fn a_label_is_written_whole_with_its_numbers_and_files_or_not_at_all_on_both() {
     done.search_text = "JD000000001004 done".into();
     done.updated_at = 99;
     let numbers4 = ["JD000000001004".to_string()];
-    let files4 = [file("f-4", "lbl-4", "label", b"%PDF-1.7 four")];
+    let files4 = [file("f-4", "lbl-4", FileKind::Label, b"%PDF-1.7 four")];
     both_say(
         &MadeLabel {
             row: &done,
@@ -1489,7 +1489,7 @@ fn labels_answer_the_same_on_sqlite_and_on_the_shared_database() {
     same!(both, "a packing slip added", |c| labels::add_file(
         c,
         "lbl-03",
-        "packing_slip",
+        FileKind::PackingSlip,
         slip
     )?);
     let with_slip = shared
