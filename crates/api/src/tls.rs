@@ -6,7 +6,7 @@
 //! HTTP (the desk's own window): `connections` tells TLS from plain by a connection's first byte.
 
 use crate::cli::DeskOptions;
-use packdesk_model::desk::{CertificateInfo, CertificateSource, HttpsStatus};
+use packdesk_model::desk::{CertificateInfo, CertificateSource};
 use packdesk_service::Service;
 use rustls::server::{ClientHello, ResolvesServerCert};
 use rustls::sign::CertifiedKey;
@@ -34,7 +34,9 @@ pub fn is_network(ip: IpAddr) -> bool {
     if !ip.is_loopback() {
         return true;
     }
-    std::env::var(TEST_NETWORK_ADDRESS).is_ok_and(|a| a.parse::<IpAddr>().is_ok_and(|a| a == ip))
+    // Read once: it is asked for every connection.
+    static TEST_ADDRESS: std::sync::OnceLock<Option<IpAddr>> = std::sync::OnceLock::new();
+    *TEST_ADDRESS.get_or_init(|| std::env::var(TEST_NETWORK_ADDRESS).ok().and_then(|a| a.parse().ok())) == Some(ip)
 }
 
 /// Where the served certificate comes from.
@@ -69,7 +71,7 @@ pub struct Tls {
     source: Source,
     resolver: Arc<Resolver>,
     config: Arc<rustls::ServerConfig>,
-    info: RwLock<(CertificateInfo, time::OffsetDateTime, Vec<Option<SystemTime>>)>,
+    loaded: RwLock<Loaded>,
 }
 
 impl Tls {
@@ -114,7 +116,7 @@ impl Tls {
             source,
             resolver,
             config: Arc::new(config),
-            info: RwLock::new((loaded.info, loaded.not_after, loaded.stamp)),
+            loaded: RwLock::new(loaded),
         })
     }
 
@@ -124,40 +126,32 @@ impl Tls {
 
     /// The certificate served now.
     pub fn certificate(&self) -> CertificateInfo {
-        self.info.read().unwrap_or_else(|p| p.into_inner()).0.clone()
+        self.loaded.read().unwrap_or_else(|p| p.into_inner()).info.clone()
     }
 
     /// Serves a new certificate when the warehouse's files changed, or a made one is due to be
     /// made again. True when it changed. A file being written (or wrong) keeps the served one.
     pub fn refresh(&self) -> Result<bool, String> {
         let due = {
-            let (_, not_after, stamp) = &*self.info.read().unwrap_or_else(|p| p.into_inner());
+            let served = self.loaded.read().unwrap_or_else(|p| p.into_inner());
             match &self.source {
-                Source::Files { cert, key } => stamps(&[cert, key]) != *stamp,
-                Source::Made { .. } => time::OffsetDateTime::now_utc() + RENEW_BEFORE > *not_after,
+                Source::Files { cert, key } => stamps(&[cert, key]) != served.stamp,
+                Source::Made { .. } => time::OffsetDateTime::now_utc() + RENEW_BEFORE > served.not_after,
             }
         };
         if !due {
             return Ok(false);
         }
         let loaded = load(&self.source)?;
-        *self.resolver.0.write().unwrap_or_else(|p| p.into_inner()) = loaded.key;
-        *self.info.write().unwrap_or_else(|p| p.into_inner()) = (loaded.info, loaded.not_after, loaded.stamp);
+        *self.resolver.0.write().unwrap_or_else(|p| p.into_inner()) = loaded.key.clone();
+        *self.loaded.write().unwrap_or_else(|p| p.into_inner()) = loaded;
         Ok(true)
     }
 
     /// Tells `service` how other machines reach it (Settings shows it), then keeps the
     /// certificate fresh for as long as the desk runs.
     pub async fn keep_fresh(self: Arc<Self>, service: Arc<Service>) {
-        let url = service.base_url().to_string();
-        let say = |tls: &Tls| {
-            service.set_https(HttpsStatus {
-                enabled: true,
-                insecure_http: false,
-                url: url.clone(),
-                certificate: Some(tls.certificate()),
-            })
-        };
+        let say = |tls: &Tls| service.set_https(Some(tls.certificate()), false);
         say(&self);
         let mut failing = false;
         loop {
@@ -183,12 +177,7 @@ impl Tls {
 
 /// Tells `service` it listens without TLS: on this machine only, or (`insecure`) beyond it.
 pub fn say_plain(service: &Service, insecure: bool) {
-    service.set_https(HttpsStatus {
-        enabled: false,
-        insecure_http: insecure,
-        url: service.base_url().to_string(),
-        certificate: None,
-    });
+    service.set_https(None, insecure);
 }
 
 /// The names a made certificate carries: this machine's name, `localhost`, and the address

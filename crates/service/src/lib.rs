@@ -217,7 +217,9 @@ pub struct Service {
     /// Why the last daily backup failed (see `backup`); none: it did not.
     backup_failure: std::sync::Mutex<Option<String>>,
     /// How other machines reach the desk (said by the server that listens; see `https`).
-    https: std::sync::RwLock<Option<model::desk::HttpsStatus>>,
+    /// How other machines reach the desk: the certificate served (none: plain HTTP) and whether
+    /// plain HTTP goes beyond this machine (`--insecure-http`).
+    https: std::sync::RwLock<(Option<model::desk::CertificateInfo>, bool)>,
     _lock: std::fs::File,
 }
 
@@ -419,22 +421,22 @@ impl Service {
         self.links.set_ttl_secs(days * 24 * 3600);
     }
 
-    /// Said by the server that listens: how other machines reach the desk (and again each time
-    /// its certificate is renewed or replaced).
-    pub fn set_https(&self, status: model::desk::HttpsStatus) {
-        *self.https.write().unwrap_or_else(|p| p.into_inner()) = Some(status);
+    /// Said by the server that listens: the certificate it serves to other machines (again each
+    /// time it is renewed or replaced), or none and whether plain HTTP goes beyond this machine.
+    pub fn set_https(&self, certificate: Option<model::desk::CertificateInfo>, insecure_http: bool) {
+        *self.https.write().unwrap_or_else(|p| p.into_inner()) = (certificate, insecure_http);
     }
 
     /// How other machines reach the desk: `GET /desk/https`. A desk not served over HTTP (a
     /// test's service alone) says it listens on its base URL without HTTPS.
     pub fn https(&self) -> model::desk::HttpsStatus {
-        let said = self.https.read().unwrap_or_else(|p| p.into_inner()).clone();
-        said.unwrap_or_else(|| model::desk::HttpsStatus {
-            enabled: false,
-            insecure_http: false,
+        let (certificate, insecure_http) = self.https.read().unwrap_or_else(|p| p.into_inner()).clone();
+        model::desk::HttpsStatus {
+            enabled: certificate.is_some(),
+            insecure_http,
             url: self.base_url.clone(),
-            certificate: None,
-        })
+            certificate,
+        }
     }
 
     /// Said by the desktop shell: `close_to_tray` and `start_at_login` take effect here.

@@ -407,32 +407,17 @@ pub(crate) fn searchable(text: &str) -> std::borrow::Cow<'_, str> {
 /// The address without its password, for messages, Settings and the log: a URL's user
 /// `user:password@`, a `password=` option of its query, and a key=value address's `password=`.
 pub fn redacted(url: &str) -> String {
-    let without_password = |options: &mut dyn Iterator<Item = &str>| -> Vec<String> {
-        options
-            .filter(|o| !o.trim_start().starts_with("password"))
-            .map(str::to_string)
-            .collect()
+    // A password in the query or among key=value words goes as the TLS options are taken out.
+    let (url, _password) = crate::pg_tls::take_options(url, &["password"]);
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url;
     };
-    let Some(scheme_end) = url.find("://") else {
-        return without_password(&mut url.split_whitespace()).join(" ");
-    };
-    let (scheme, rest) = url.split_at(scheme_end + 3);
     let (authority, tail) = rest.split_at(rest.find(['/', '?']).unwrap_or(rest.len()));
     let authority = match authority.rsplit_once('@') {
         Some((user, hosts)) => format!("{}@{hosts}", user.split(':').next().unwrap_or_default()),
         None => authority.to_string(),
     };
-    let tail = match tail.split_once('?') {
-        Some((path, query)) => {
-            let kept = without_password(&mut query.split('&'));
-            match kept.is_empty() {
-                true => path.to_string(),
-                false => format!("{path}?{}", kept.join("&")),
-            }
-        }
-        None => tail.to_string(),
-    };
-    format!("{scheme}{authority}{tail}")
+    format!("{scheme}://{authority}{tail}")
 }
 
 /// The schema version the database holds (0: empty).

@@ -187,7 +187,7 @@ pub fn with_root_certificate(url: &str, ca_file: &str) -> String {
 
 /// Splits `keys` out of a database address (a `postgres://` URL's query, or `key=value` words):
 /// the address without them, and their values (URL form: percent-decoded).
-fn take_options(url: &str, keys: &[&str]) -> (String, Vec<(String, String)>) {
+pub(crate) fn take_options(url: &str, keys: &[&str]) -> (String, Vec<(String, String)>) {
     let mut taken = Vec::new();
     if url.starts_with("postgres://") || url.starts_with("postgresql://") {
         let Some((base, query)) = url.split_once('?') else {
