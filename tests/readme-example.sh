@@ -6,8 +6,10 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 work="$(mktemp -d)"
 export PACKDESK_DATA_DIR="$work/data"
 # The debug build the tests made (the example's commands are the same; a release build would add
-# ten minutes to a test run).
+# ten minutes to a test run): its server binary when there is one, as the tests ran it (building
+# it again alone would compile the tree again with other features).
 export PACKDESK_BUILD=debug
+[ -x "$root/target/debug/packdesk-server" ] && export PACKDESK_SERVER_BIN="${PACKDESK_SERVER_BIN:-$root/target/debug/packdesk-server}"
 trap 'kill $server 2>/dev/null || true; rm -rf "$work"' EXIT
 
 sed -n '/<!-- example:start -->/,/<!-- example:end -->/p' "$root/README.md" | sed '1,2d;$d' | sed '$d' > "$work/example.sh"

@@ -9,7 +9,7 @@ use packdesk_model::status::Env;
 
 table_row! {
 #[derive(Debug, Clone, PartialEq)]
-pub struct BatchOrderRow in "ship_batch_orders" {
+pub struct BatchOrderRow {
     pub position: i64,
     pub order_id: String,
     pub order_number: String,

@@ -15,7 +15,7 @@ use packdesk_model::status::{JobKind, JobState};
 
 table_row! {
 #[derive(Debug, Clone)]
-pub struct JobRow in "jobs" {
+pub struct JobRow {
     /// Order of acceptance.
     pub seq: i64,
     /// The id of the record the job completes.

@@ -17,7 +17,7 @@ use std::borrow::Cow;
 
 table_row! {
 #[derive(Debug, Clone)]
-pub struct LabelRow in "labels" {
+pub struct LabelRow {
     pub id: String,
     pub env: Env,
     pub shipper_account_id: String,

@@ -13,7 +13,7 @@ use packdesk_model::status::OrderStatus;
 
 table_row! {
 #[derive(Debug, Clone, PartialEq)]
-pub struct OrderRow in "orders" {
+pub struct OrderRow {
     pub id: String,
     pub env: Env,
     pub order_number: String,
@@ -87,10 +87,14 @@ pub fn put(c: &mut Tx<'_>, o: &OrderRow, search_text: &str) -> crate::Result<()>
     match c.dialect() {
         // SQLite: the order, then its words in the word index (the old ones replaced).
         Dialect::Sqlite => {
-            c.insert_with(
-                o,
-                " ON CONFLICT (id) DO UPDATE SET order_number = excluded.order_number, status = excluded.status, \
-                 record = excluded.record, updated_at = excluded.updated_at",
+            c.execute(
+                &format!(
+                    "INSERT INTO orders ({COLS}) VALUES ({}) ON CONFLICT (id) DO UPDATE SET \
+                     order_number = excluded.order_number, status = excluded.status, record = excluded.record, \
+                     updated_at = excluded.updated_at",
+                    placeholders(OrderRow::COUNT)
+                ),
+                &o.values(),
             )?;
             c.execute("DELETE FROM order_words WHERE order_id = ?1", &[&o.id])?;
             for w in search_text.split_whitespace() {
@@ -112,7 +116,7 @@ pub fn put(c: &mut Tx<'_>, o: &OrderRow, search_text: &str) -> crate::Result<()>
                     "INSERT INTO orders ({COLS}, search_text) VALUES ({}) \
                      ON CONFLICT (id) DO UPDATE SET order_number = excluded.order_number, status = excluded.status, \
                      record = excluded.record, updated_at = excluded.updated_at, search_text = excluded.search_text",
-                    placeholders(values.len())
+                    placeholders(OrderRow::COUNT + 1)
                 ),
                 &values,
             )?;

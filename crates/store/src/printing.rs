@@ -14,7 +14,7 @@ use packdesk_model::status::{DocumentType, PrintJobStatus, PrinterFormat, Printe
 
 table_row! {
 #[derive(Debug, Clone, PartialEq)]
-pub struct PrinterRow in "printers" {
+pub struct PrinterRow {
     pub id: String,
     pub name: String,
     pub transport: PrinterTransport,
@@ -86,7 +86,7 @@ pub fn put_printer(c: &mut Tx<'_>, p: &PrinterRow) -> crate::Result<()> {
              address = excluded.address, format = excluded.format, dpi = excluded.dpi,
              strip_zpl_setup = excluded.strip_zpl_setup, updated_at = excluded.updated_at",
             PrinterRow::COLUMNS,
-            placeholders(9)
+            placeholders(PrinterRow::COUNT)
         ),
         &p.values(),
         |c, sql, params| c.execute(sql, params),
@@ -127,7 +127,7 @@ pub fn delete_printer(c: &mut Tx<'_>, id: &str) -> crate::Result<bool> {
 
 table_row! {
 #[derive(Debug, Clone, PartialEq)]
-pub struct ProfileRow in "print_profiles" {
+pub struct ProfileRow {
     pub document_type: DocumentType,
     pub printer_id: String,
     pub stock: String,
@@ -191,7 +191,7 @@ pub fn delete_profile(c: &mut Tx<'_>, document_type: DocumentType) -> crate::Res
 
 table_row! {
 #[derive(Debug, Clone, PartialEq)]
-pub struct PrintJobRow in "print_jobs" {
+pub struct PrintJobRow {
     pub id: String,
     pub env: Env,
     pub printer_id: String,
@@ -236,7 +236,7 @@ pub fn put_job(c: &mut Tx<'_>, j: &PrintJobRow) -> crate::Result<()> {
              bytes_sent = excluded.bytes_sent, reference = excluded.reference,
              updated_at = excluded.updated_at, printed_at = excluded.printed_at",
             PrintJobRow::COLUMNS,
-            placeholders(17)
+            placeholders(PrintJobRow::COUNT)
         ),
         &j.values(),
         |c, sql, params| c.execute(sql, params),

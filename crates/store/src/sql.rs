@@ -63,11 +63,23 @@ tuple_from_row!(A 0, B 1, C 2, D 3);
 
 /// A row type that is a table's columns in order, declared once: the struct, its read
 /// (`FromRow`, column i into field i) and its columns and values (`TableRow`), so that a select
-/// names `T::COLUMNS` and an insert is `Tx::insert(&row)`.
+/// names `T::COLUMNS`. With `in "table"` the row is the whole of that table's row, and
+/// `Tx::insert(&row)` writes it (`Insertable`); without, it is only read (a table whose rows carry
+/// more than the struct, such as a shared database's desk).
 macro_rules! table_row {
     (
         $(#[$meta:meta])*
-        $vis:vis struct $name:ident in $table:literal {
+        $vis:vis struct $name:ident in $table:literal { $($fields:tt)+ }
+    ) => {
+        $crate::sql::table_row! { $(#[$meta])* $vis struct $name { $($fields)+ } }
+
+        impl $crate::sql::Insertable for $name {
+            const TABLE: &'static str = $table;
+        }
+    };
+    (
+        $(#[$meta:meta])*
+        $vis:vis struct $name:ident {
             $($(#[$field_meta:meta])* $field_vis:vis $field:ident : $ty:ty),+ $(,)?
         }
     ) => {
@@ -93,8 +105,8 @@ macro_rules! table_row {
         }
 
         impl $crate::sql::TableRow for $name {
-            const TABLE: &'static str = $table;
             const COLUMNS: &'static str = $crate::sql::column_list!($($field),+);
+            const COUNT: usize = [$(stringify!($field)),+].len();
             fn values(&self) -> Vec<&dyn $crate::sql::Param> {
                 vec![$(&self.$field),+]
             }
@@ -111,13 +123,20 @@ macro_rules! column_list {
 }
 pub(crate) use column_list;
 
-/// A row type that is one table's columns (declared with `table_row!`).
+/// A row type whose fields are columns of a table, in order (declared with `table_row!`).
 pub trait TableRow: FromRow {
-    const TABLE: &'static str;
     /// The columns, comma-separated, in the fields' order.
     const COLUMNS: &'static str;
+    /// How many columns.
+    const COUNT: usize;
     /// The fields' values, in the columns' order.
     fn values(&self) -> Vec<&dyn Param>;
+}
+
+/// A row type that is the whole row of `TABLE` (`table_row!` with `in "table"`): what
+/// `Tx::insert` writes.
+pub trait Insertable: TableRow {
+    const TABLE: &'static str;
 }
 
 /// `?1, ?2, ..., ?n`.
@@ -257,7 +276,7 @@ impl Tx<'_> {
 
     /// Inserts `row` whole; answers how many rows it added (1, or 0 when a conflict clause of
     /// `on_conflict` chose to do nothing). `on_conflict` is appended as written ("" for none).
-    pub fn insert_with<T: TableRow>(&mut self, row: &T, on_conflict: &str) -> Result<usize> {
+    pub fn insert_with<T: Insertable>(&mut self, row: &T, on_conflict: &str) -> Result<usize> {
         let values = row.values();
         let sql = format!(
             "INSERT INTO {} ({}) VALUES ({}){on_conflict}",
@@ -269,7 +288,7 @@ impl Tx<'_> {
     }
 
     /// Inserts `row` whole.
-    pub fn insert<T: TableRow>(&mut self, row: &T) -> Result<()> {
+    pub fn insert<T: Insertable>(&mut self, row: &T) -> Result<()> {
         self.insert_with(row, "")?;
         Ok(())
     }
