@@ -7,6 +7,7 @@
 //! - IPP (`ipp://host[:631]/path`): one Print-Job request over HTTP, PDF as application/pdf, ZPL as
 //!   application/octet-stream.
 
+pub use packdesk_model::status::{PrinterFormat, PrinterTransport};
 use std::io::{Read, Write};
 use std::net::{Shutdown, TcpStream, ToSocketAddrs};
 use std::process::{Command, Stdio};
@@ -40,8 +41,8 @@ impl Transport {
         }
     }
 
-    /// Parses (kind, address) as stored; says what is wrong otherwise.
-    pub fn parse(kind: &str, address: &str) -> Result<Transport, String> {
+    /// Parses a printer's address for its transport; says what is wrong otherwise.
+    pub fn parse(kind: PrinterTransport, address: &str) -> Result<Transport, String> {
         let address = address.trim();
         // An address ends up in a request line, a Host header or a command's argument: no control
         // characters (CR/LF would let it write headers of its own).
@@ -52,7 +53,7 @@ impl Transport {
             return Err("the address is at most 1024 characters".into());
         }
         match kind {
-            "spooler" => {
+            PrinterTransport::Spooler => {
                 if address.is_empty() || address.contains(char::is_whitespace) || address.contains('/') {
                     return Err(
                         "a spooler queue name: letters, digits, - and _ (see the printers of this computer)".into(),
@@ -60,7 +61,7 @@ impl Transport {
                 }
                 Ok(Transport::Spooler { queue: address.into() })
             }
-            "raw" => {
+            PrinterTransport::Raw => {
                 let (host, port) = match address.rsplit_once(':') {
                     Some((h, p)) if !h.contains(':') || h.starts_with('[') => (
                         h.trim_matches(['[', ']']).to_string(),
@@ -74,13 +75,12 @@ impl Transport {
                 }
                 Ok(Transport::RawTcp { host, port })
             }
-            "ipp" => {
+            PrinterTransport::Ipp => {
                 if !(address.starts_with("ipp://") || address.starts_with("http://")) || address.len() < 8 {
                     return Err("an ipp:// URI, e.g. ipp://printer.local:631/ipp/print".into());
                 }
                 Ok(Transport::Ipp { uri: address.into() })
             }
-            other => Err(format!("`{other}` is not a transport: spooler, raw or ipp")),
         }
     }
 }
@@ -88,8 +88,7 @@ impl Transport {
 /// How to print one document.
 #[derive(Debug, Clone)]
 pub struct PrintOptions {
-    /// "pdf" or "zpl".
-    pub format: String,
+    pub format: PrinterFormat,
     pub copies: u32,
     /// Stock as the spooler names it: Custom.4x6in, A4, ...
     pub media: Option<String>,
@@ -218,7 +217,7 @@ fn raw_tcp(host: &str, port: u16, bytes: &[u8], timeout: Duration) -> Result<(),
 fn spooler(queue: &str, bytes: &[u8], copies: u32, o: &PrintOptions) -> Result<String, PrintError> {
     let mut cmd = Command::new("lp");
     cmd.args(["-d", queue, "-n", &copies.to_string(), "-t", &o.title]);
-    if o.format == "zpl" {
+    if o.format == PrinterFormat::Zpl {
         cmd.args(["-o", "raw"]);
     } else {
         // 100 %, on the stock named: never shrunk to fit a letter page.
@@ -268,7 +267,7 @@ fn attr(out: &mut Vec<u8>, tag: u8, name: &str, value: &[u8]) {
 pub fn ipp_print_job(
     printer_uri: &str,
     title: &str,
-    format: &str,
+    format: PrinterFormat,
     copies: u32,
     media: Option<&str>,
     bytes: &[u8],
@@ -282,7 +281,7 @@ pub fn ipp_print_job(
     let user = desk_user();
     attr(&mut r, 0x42, "requesting-user-name", user.as_bytes());
     attr(&mut r, 0x42, "job-name", title.as_bytes());
-    let mime = if format == "zpl" {
+    let mime = if format == PrinterFormat::Zpl {
         "application/octet-stream"
     } else {
         "application/pdf"
@@ -290,7 +289,7 @@ pub fn ipp_print_job(
     attr(&mut r, 0x49, "document-format", mime.as_bytes());
     r.push(0x02); // job attributes
     attr(&mut r, 0x21, "copies", &(copies as i32).to_be_bytes());
-    if format != "zpl" {
+    if format != PrinterFormat::Zpl {
         // 100 % on the stock named, as over the spooler.
         if let Some(m) = media {
             attr(&mut r, 0x44, "media", m.as_bytes());
@@ -367,7 +366,7 @@ fn ipp(uri: &str, bytes: &[u8], copies: u32, o: &PrintOptions) -> Result<Option<
     let body = ipp_print_job(
         &format!("ipp://{hostport}{path}"),
         &o.title,
-        &o.format,
+        o.format,
         copies,
         o.media.as_deref(),
         bytes,
@@ -428,7 +427,7 @@ mod tests {
 
     #[test]
     fn addresses_with_line_breaks_are_refused() {
-        for kind in ["ipp", "raw", "spooler"] {
+        for kind in [PrinterTransport::Ipp, PrinterTransport::Raw, PrinterTransport::Spooler] {
             let why = Transport::parse(kind, "ipp://printer:631/ipp\r\nX-Injected: 1").unwrap_err();
             assert!(why.contains("control characters"), "{kind}: {why}");
         }
@@ -451,7 +450,7 @@ mod tests {
             }
         });
         let o = PrintOptions {
-            format: "pdf".into(),
+            format: PrinterFormat::Pdf,
             copies: 1,
             media: None,
             title: "t".into(),
@@ -465,30 +464,36 @@ mod tests {
     #[test]
     fn addresses_parse_with_clear_errors() {
         assert_eq!(
-            Transport::parse("raw", "127.0.0.1:9100"),
+            Transport::parse(PrinterTransport::Raw, "127.0.0.1:9100"),
             Ok(Transport::RawTcp {
                 host: "127.0.0.1".into(),
                 port: 9100
             })
         );
         assert_eq!(
-            Transport::parse("raw", "zebra-1"),
+            Transport::parse(PrinterTransport::Raw, "zebra-1"),
             Ok(Transport::RawTcp {
                 host: "zebra-1".into(),
                 port: 9100
             })
         );
-        assert!(Transport::parse("raw", "host:99999").unwrap_err().contains("port"));
-        assert!(Transport::parse("spooler", "my printer").is_err());
-        assert!(Transport::parse("ipp", "ftp://x").is_err());
-        assert!(Transport::parse("fax", "x")
+        assert!(Transport::parse(PrinterTransport::Raw, "host:99999")
             .unwrap_err()
-            .contains("spooler, raw or ipp"));
+            .contains("port"));
+        assert!(Transport::parse(PrinterTransport::Spooler, "my printer").is_err());
+        assert!(Transport::parse(PrinterTransport::Ipp, "ftp://x").is_err());
     }
 
     #[test]
     fn an_ipp_request_starts_with_version_and_print_job() {
-        let r = ipp_print_job("ipp://localhost:631/printers/PDF", "t", "pdf", 2, Some("A4"), b"%PDF");
+        let r = ipp_print_job(
+            "ipp://localhost:631/printers/PDF",
+            "t",
+            PrinterFormat::Pdf,
+            2,
+            Some("A4"),
+            b"%PDF",
+        );
         assert_eq!(&r[..4], &[1, 1, 0, 2]);
         assert!(r.ends_with(b"\x03%PDF"));
     }
@@ -501,7 +506,7 @@ mod raw_tests {
 
     fn options(timeout: Duration) -> PrintOptions {
         PrintOptions {
-            format: "zpl".into(),
+            format: PrinterFormat::Zpl,
             copies: 1,
             media: None,
             title: "t".into(),

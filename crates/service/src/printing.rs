@@ -193,7 +193,7 @@ impl Service {
         if b.name.trim().is_empty() || b.name.len() > 100 {
             p.invalid("name", "1..100 characters");
         }
-        if let Err(why) = Transport::parse(b.transport.as_str(), &b.address) {
+        if let Err(why) = Transport::parse(b.transport, &b.address) {
             p.invalid("address", why);
         }
         let dpi = b.dpi.unwrap_or(203);
@@ -277,7 +277,7 @@ impl Service {
     /// Whether a printer answers now (a probe of at most 2 s) and what waits for it.
     pub fn printer_status(&self, id: &str) -> Result<PrinterStatus, ServiceError> {
         let printer = self.printer_row(id)?;
-        let answer = Transport::parse(printer.transport.as_str(), &printer.address)
+        let answer = Transport::parse(printer.transport, &printer.address)
             .map_err(packdesk_print::PrintError)
             .and_then(|t| packdesk_print::probe(&t, Duration::from_secs(2)));
         let (waiting, failed, last_error) = self.store.read(|c| table::backlog(c, &printer.id))?;
@@ -596,9 +596,9 @@ impl Service {
                 .map_err(|e| e.to_string())?
                 .ok_or("the printer was removed")?;
             let bytes = self.job_bytes(&job, &printer)?;
-            let transport = Transport::parse(printer.transport.as_str(), &printer.address)?;
+            let transport = Transport::parse(printer.transport, &printer.address)?;
             let options = PrintOptions {
-                format: printer.format.to_string(),
+                format: printer.format,
                 copies: job.copies as u32,
                 media: media(&job.stock),
                 title: format!("Packdesk {} {}", job.document_type, &job.owner_id),
