@@ -1,7 +1,6 @@
 //! Shipper accounts: create, list, retrieve, update (info, credentials, settings), delete.
 
 use crate::keys::Env;
-use crate::transmissions::AccountSecrets;
 use crate::validate::{check_address, is_uuid};
 use crate::Service;
 use packdesk_carriers::tracking::{max_serial, sample_range};
@@ -801,5 +800,31 @@ impl Service {
     pub fn account_credentials(&self, env: Env, id: &str) -> Result<Map<String, Value>, ServiceError> {
         let row = self.account_row(env, id, "id")?;
         serde_json::from_slice(&self.vault.open_sealed(&row.credentials)?).map_err(ServiceError::internal)
+    }
+}
+
+/// The sealed secrets of an account (`shipper_accounts.secrets`).
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+pub(crate) struct AccountSecrets {
+    #[serde(default)]
+    pub manifest_transport: TransportSecrets,
+    /// The upstream label service's API key (`settings.connection`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub upstream_api_key: Option<String>,
+}
+
+impl Service {
+    pub(crate) fn account_secrets(&self, account: &AccountRow) -> Result<AccountSecrets, ServiceError> {
+        match &account.secrets {
+            None => Ok(AccountSecrets::default()),
+            Some(sealed) => serde_json::from_slice(&self.vault.open_sealed(sealed)?).map_err(ServiceError::internal),
+        }
+    }
+
+    /// An account's secrets as `shipper_accounts.secrets` keeps them.
+    pub(crate) fn seal_secrets(&self, secrets: &AccountSecrets) -> Result<Vec<u8>, ServiceError> {
+        Ok(self
+            .vault
+            .seal(&serde_json::to_vec(secrets).map_err(ServiceError::internal)?))
     }
 }

@@ -55,16 +55,6 @@ impl TransmitBell {
     }
 }
 
-/// The sealed secrets of an account (`shipper_accounts.secrets`).
-#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
-pub(crate) struct AccountSecrets {
-    #[serde(default)]
-    pub manifest_transport: TransportSecrets,
-    /// The upstream label service's API key (`settings.connection`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub upstream_api_key: Option<String>,
-}
-
 /// The delay after the `failures`-th failed attempt in a row: the webhooks' schedule (30 s,
 /// doubling), at most an hour.
 fn retry_delay_us(failures: i64) -> i64 {
@@ -122,20 +112,6 @@ impl Service {
             Service::transport_set(account),
             self.account_secrets(account)?.manifest_transport,
         ))
-    }
-
-    pub(crate) fn account_secrets(&self, account: &AccountRow) -> Result<AccountSecrets, ServiceError> {
-        match &account.secrets {
-            None => Ok(AccountSecrets::default()),
-            Some(sealed) => serde_json::from_slice(&self.vault.open_sealed(sealed)?).map_err(ServiceError::internal),
-        }
-    }
-
-    /// An account's secrets as `shipper_accounts.secrets` keeps them.
-    pub(crate) fn seal_secrets(&self, secrets: &AccountSecrets) -> Result<Vec<u8>, ServiceError> {
-        Ok(self
-            .vault
-            .seal(&serde_json::to_vec(secrets).map_err(ServiceError::internal)?))
     }
 
     /// Queues the data file `file_id` of a manifest just made, in the close-out's transaction

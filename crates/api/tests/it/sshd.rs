@@ -1,6 +1,8 @@
 //! Debian's OpenSSH server on a free loopback port, started by a test or a bench as a carrier's
-//! SFTP server would be: its own host key and config, `internal-sftp`, the non-root user
-//! `packdesk-sftp` (no shell; a new random password each run) signing in by password or key.
+//! SFTP server would be: its own host key and config, `internal-sftp`, its own non-root user
+//! `pdsftp-<port>` (no shell, a random password; removed at the end) signing in by password or
+//! key. One user per server: tests run side by side, and a shared user's password, set anew by
+//! each, made another test's sign-in fail.
 #![allow(dead_code)]
 
 use serde_json::{json, Value};
@@ -10,12 +12,14 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
-const SFTP_USER: &str = "packdesk-sftp";
+/// /etc/passwd is written by one test of this process at a time.
+static ACCOUNTS: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 pub struct Sshd {
     child: Child,
     pub port: u16,
     dir: tempfile::TempDir,
+    pub user: String,
     pub password: String,
     pub fingerprint: String,
     pub inbox: PathBuf,
@@ -25,6 +29,8 @@ impl Drop for Sshd {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+        let _accounts = ACCOUNTS.lock().unwrap_or_else(|e| e.into_inner());
+        let _ = Command::new("userdel").args(["--remove", &self.user]).output();
     }
 }
 
@@ -51,9 +57,12 @@ impl Sshd {
         );
         let uid = run(Command::new("id").arg("-u"));
         assert_eq!(uid.trim(), "0", "the SFTP tests start sshd as root (CI runs as root)");
-        if !Command::new("id").arg(SFTP_USER).output().unwrap().status.success() {
-            run(Command::new("useradd").args(["--create-home", "--shell", "/usr/sbin/nologin", SFTP_USER]));
-        }
+        let port = free_port();
+        let user = format!("pdsftp-{port}");
+        let accounts = ACCOUNTS.lock().unwrap_or_else(|e| e.into_inner());
+        // A user left by a killed run of an earlier test on the same port goes first.
+        let _ = Command::new("userdel").args(["--remove", &user]).output();
+        run(Command::new("useradd").args(["--create-home", "--shell", "/usr/sbin/nologin", &user]));
         let password = format!("pw-{}", uuid::Uuid::new_v4().simple());
         let mut chpasswd = Command::new("chpasswd")
             .stdin(std::process::Stdio::piped())
@@ -63,9 +72,10 @@ impl Sshd {
             .stdin
             .take()
             .unwrap()
-            .write_all(format!("{SFTP_USER}:{password}\n").as_bytes())
+            .write_all(format!("{user}:{password}\n").as_bytes())
             .unwrap();
         assert!(chpasswd.wait().unwrap().success());
+        drop(accounts);
         std::fs::create_dir_all("/run/sshd").unwrap();
 
         let dir = tempfile::tempdir().unwrap();
@@ -89,15 +99,14 @@ impl Sshd {
         let fingerprint = printed.split_whitespace().nth(1).unwrap().to_string();
         let inbox = dir.path().join("inbox");
         std::fs::create_dir(&inbox).unwrap();
-        run(Command::new("chown").arg(SFTP_USER).arg(&inbox));
-        let port = free_port();
+        run(Command::new("chown").arg(&user).arg(&inbox));
         let config = dir.path().join("sshd_config");
         std::fs::write(
             &config,
             format!(
                 "Port {port}\nListenAddress 127.0.0.1\nHostKey {}\nPidFile {}\nAuthorizedKeysFile {}\n\
                  StrictModes no\nUsePAM no\nPasswordAuthentication yes\nKbdInteractiveAuthentication no\n\
-                 PubkeyAuthentication yes\nPermitRootLogin no\nAllowUsers {SFTP_USER}\n\
+                 PubkeyAuthentication yes\nPermitRootLogin no\nAllowUsers {user}\n\
                  Subsystem sftp internal-sftp\nForceCommand internal-sftp\nLogLevel VERBOSE\n",
                 host_key.display(),
                 dir.path().join("sshd.pid").display(),
@@ -124,6 +133,7 @@ impl Sshd {
             child,
             port,
             dir,
+            user,
             password,
             fingerprint,
             inbox,
@@ -135,7 +145,7 @@ impl Sshd {
     }
 
     pub fn transport(&self) -> Value {
-        json!({"kind": "sftp", "host": "127.0.0.1", "port": self.port, "username": SFTP_USER,
+        json!({"kind": "sftp", "host": "127.0.0.1", "port": self.port, "username": self.user,
                "remote_dir": self.inbox, "host_key_sha256": self.fingerprint})
     }
 
