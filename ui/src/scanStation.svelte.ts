@@ -4,7 +4,10 @@
 // A code no order has may be an operator's badge: they take over the desk (Switch operator).
 // Each result is a success, a warning or an error, with its sound. The scan field is emptied
 // whatever happens, so the station never jams on text left from the last scan.
-import type { DeskSettings, Order } from './types';
+// When the desk checks items (`verify_items`), a loaded order opens its packing list: each scan
+// of an item's code counts it into its line, a code the order lacks (or one too many) is refused
+// with a flash and a sound, and the order ships once every line is complete.
+import type { DeskSettings, Order, PackScan, PackState } from './types';
 import type { ShipForm } from './ship.svelte';
 import { orderKg } from './ship.svelte';
 import { describe } from './api';
@@ -17,7 +20,7 @@ export type ScanDeps = {
   form: ShipForm;
   /** The orders a search for `number` finds (GET /desk/orders?s=). */
   findOrders: (number: string) => Promise<Order[]>;
-  settings: () => Pick<DeskSettings, 'ship_on_scan' | 'scan_sounds'>;
+  settings: () => Pick<DeskSettings, 'ship_on_scan' | 'scan_sounds'> & { verify_items?: boolean };
   play: (kind: Sound) => void;
   /** Whether a label is being made. */
   busy: () => boolean;
@@ -30,13 +33,32 @@ export type ScanDeps = {
   /** A code no order has may be an operator's badge: who took over ('' while their PIN is
    * asked), or null when it is none. */
   badge?: (code: string) => Promise<string | null>;
+  /** The packing list of an order (GET, POST and DELETE /desk/orders/{id}/pack). */
+  packing?: {
+    state: (orderId: string) => Promise<PackState>;
+    scan: (orderId: string, code: string) => Promise<PackScan>;
+    byHand: (orderId: string, line: number) => Promise<PackScan>;
+    restart: (orderId: string) => Promise<PackState>;
+  };
 };
+
+/** What is still to pack, in the operator's words ("1 × Blue mug, 2 × Shirt"). */
+export function stillToPack(p: PackState): string {
+  return p.lines
+    .filter((l) => l.packed < l.ordered)
+    .map((l) => `${l.ordered - l.packed} × ${l.description}`)
+    .join(', ');
+}
 
 export class ScanStation {
   /** What the station says of the last scan. */
   note = $state<{ text: string; kind: Sound } | null>(null);
   /** The last code scanned, shown beside the field. */
   last = $state('');
+  /** The loaded order's packing list, when the desk checks items. */
+  packing = $state<PackState | null>(null);
+  /** Counts refused items: the packing list flashes each time it changes. */
+  refusals = $state(0);
   #scans = 0; // the latest scan's number: an older scan's answer never replaces it
   #deps: ScanDeps;
 
@@ -62,8 +84,94 @@ export class ScanStation {
       if (number) this.say('warning', `Still making the last label: scan ${number} again once it shows.`);
       return;
     }
-    if (form.order && (!number || form.order.order_number.toLowerCase() === number.toLowerCase())) return this.#deps.ship();
+    const same = form.order && (!number || form.order.order_number.toLowerCase() === number.toLowerCase());
+    if (same) return this.shipIfPacked();
+    if (number && this.packing && form.order) return this.#packOrLoad(number);
     if (number) await this.load(number);
+  }
+
+  /** Ships the loaded order, unless items are still to scan into its packing list. */
+  async shipIfPacked() {
+    const p = this.packing;
+    if (p && !p.complete) return this.say('error', `Order ${p.order_number} is not packed yet: scan ${stillToPack(p)}.`);
+    return this.#deps.ship();
+  }
+
+  /** A scan while an order is being packed: one of its items, another order, a badge, or an
+   * item that does not belong in the box. */
+  async #packOrLoad(code: string) {
+    const p = this.packing!;
+    if (p.lines.some((l) => l.code?.toLowerCase() === code.toLowerCase())) return this.packItem(code);
+    const mine = ++this.#scans;
+    let isOrder = false;
+    try {
+      isOrder = (await this.#deps.findOrders(code)).some((o) => o.order_number.toLowerCase() === code.toLowerCase());
+    } catch {
+      // Not found as an order now: it is taken as an item, which the desk refuses and counts.
+    }
+    if (mine !== this.#scans) return;
+    if (isOrder) return this.load(code);
+    try {
+      const who = (await this.#deps.badge?.(code)) ?? null;
+      if (who !== null) return who ? this.say('success', `${who} signed in: the desk is theirs now.`) : undefined;
+    } catch (e) {
+      return this.say('error', describe(e));
+    }
+    if (mine !== this.#scans) return;
+    return this.packItem(code);
+  }
+
+  /** One item's code into the loaded order's packing list. */
+  async packItem(code: string) {
+    const order = this.#deps.form.order;
+    if (!order || !this.#deps.packing) return;
+    const mine = ++this.#scans;
+    try {
+      this.#packed(await this.#deps.packing.scan(order.id, code), mine);
+    } catch (e) {
+      if (mine === this.#scans) this.say('error', describe(e));
+    }
+  }
+
+  /** +1 by hand on a line whose item has no code. */
+  async addByHand(line: number) {
+    const order = this.#deps.form.order;
+    if (!order || !this.#deps.packing) return;
+    const mine = ++this.#scans;
+    try {
+      this.#packed(await this.#deps.packing.byHand(order.id, line), mine);
+    } catch (e) {
+      if (mine === this.#scans) this.say('error', describe(e));
+    }
+  }
+
+  /** Starts the loaded order's packing again (the box emptied). */
+  async restartPacking() {
+    const order = this.#deps.form.order;
+    if (!order || !this.#deps.packing) return;
+    const mine = ++this.#scans;
+    try {
+      const state = await this.#deps.packing.restart(order.id);
+      if (mine !== this.#scans) return;
+      this.packing = state;
+      this.say('warning', `Packing of order ${state.order_number} started again: scan each item.`);
+    } catch (e) {
+      if (mine === this.#scans) this.say('error', describe(e));
+    }
+  }
+
+  #packed(r: PackScan, mine: number) {
+    if (mine !== this.#scans) return;
+    this.packing = r.state;
+    if (r.result === 'not_in_order' || r.result === 'too_many') {
+      this.refusals++;
+      return this.say('error', r.message);
+    }
+    if (r.result !== 'complete') return this.say('success', r.message);
+    const order = this.#deps.form.order;
+    const shipNow = !!(this.#deps.settings().ship_on_scan && order?.resolved_preset && this.#deps.weightKnown(order));
+    this.say('success', shipNow ? r.message : `${r.message} Enter ships it.`, !shipNow);
+    if (shipNow) return this.#deps.ship();
   }
 
   /** Finds the order `number` and loads it (an open one before a shipped one of the same number). */
@@ -72,12 +180,13 @@ export class ScanStation {
     const mine = ++this.#scans;
     this.#deps.newParcel();
     form.order = null;
+    this.packing = null;
     form.shippedBefore = null;
     this.note = null;
     let found: Order | undefined;
     try {
       const same = (await this.#deps.findOrders(number)).filter((o) => o.order_number.toLowerCase() === number.toLowerCase());
-      found = same.find((o) => o.status === 'open') ?? same.find((o) => o.status === 'shipped');
+      found = same.find((o) => o.status === 'open' || o.status === 'partially_shipped') ?? same.find((o) => o.status === 'shipped');
     } catch (e) {
       if (mine === this.#scans) this.say('error', describe(e));
       return;
@@ -104,11 +213,26 @@ export class ScanStation {
     form.useOrder(found, kg ? formatDecimal(convertWeight({ value: kg, unit: 'kg' }, form.weightUnit)) : '');
     const items = found.items.reduce((n, i) => n + i.quantity, 0);
     const preset = found.resolved_preset;
-    const shipNow = !!(this.#deps.settings().ship_on_scan && preset && this.#deps.weightKnown(found));
+    if (this.#deps.settings().verify_items && found.items.length && this.#deps.packing) {
+      try {
+        const state = await this.#deps.packing.state(found.id);
+        if (mine !== this.#scans) return;
+        this.packing = state;
+      } catch (e) {
+        if (mine === this.#scans) this.say('error', describe(e));
+        return;
+      }
+    }
+    const toPack = this.packing && !this.packing.complete;
+    const shipNow = !!(this.#deps.settings().ship_on_scan && preset && this.#deps.weightKnown(found) && !toPack);
+    const next = toPack
+      ? ` — scan each item into the box (${stillToPack(this.packing!)}).`
+      : preset
+        ? ` — preset ${preset}. Enter ships it.`
+        : ' — no preset fits yet: choose the account and service, press “Save as preset…” and make it the default for orders, then Enter.';
     this.say(
       'success',
-      `Order ${found.order_number}: ${found.ship_to.contact_name ?? ''}, ${found.ship_to.city ?? ''} — ${items} item${items === 1 ? '' : 's'}` +
-        (preset ? ` — preset ${preset}. Enter ships it.` : ' — no preset fits yet: choose the account and service, press “Save as preset…” and make it the default for orders, then Enter.'),
+      `Order ${found.order_number}: ${found.ship_to.contact_name ?? ''}, ${found.ship_to.city ?? ''} — ${items} item${items === 1 ? '' : 's'}` + next,
       !shipNow, // shipping now: the label's result sounds
     );
     if (shipNow) await this.#deps.ship();
@@ -117,5 +241,6 @@ export class ScanStation {
   /** The form cleared by the operator: the station says nothing of the last scan any more. */
   clear() {
     this.note = null;
+    this.packing = null;
   }
 }

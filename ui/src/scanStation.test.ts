@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ScanStation } from './scanStation.svelte';
 import { ShipForm } from './ship.svelte';
 import { deferred, settle } from './fakeTimer';
-import type { Order } from './types';
+import type { Order, PackScan, PackState } from './types';
 import type { Sound } from './sounds';
 
 const order = (number: string, more: Partial<Order> = {}): Order =>
@@ -23,7 +23,7 @@ const order = (number: string, more: Partial<Order> = {}): Order =>
 /** A scan station over a fresh form; `orders`: what the desk's order search finds. */
 function station(
   orders: Order[] | ((number: string) => Promise<Order[]>),
-  settings = { ship_on_scan: false, scan_sounds: true },
+  settings: { ship_on_scan: boolean; scan_sounds: boolean; verify_items?: boolean } = { ship_on_scan: false, scan_sounds: true },
   badge?: (code: string) => Promise<string | null>,
 ) {
   const form = new ShipForm();
@@ -31,6 +31,7 @@ function station(
   const shipped: string[] = [];
   const searched: string[] = [];
   const desk = { busy: false, newParcels: 0 };
+  const packer = fakePacker(typeof orders === 'function' ? [] : orders);
   const s = new ScanStation({
     form,
     findOrders: (number) => (searched.push(number), typeof orders === 'function' ? orders(number) : Promise.resolve(orders.filter((o) => o.order_number.includes(number)))),
@@ -43,13 +44,65 @@ function station(
     },
     newParcel: () => desk.newParcels++,
     badge,
+    packing: packer,
   });
   /** The scanner types `code` and Enter. */
   const scan = async (code: string) => {
     form.reference = code;
     await s.scan();
   };
-  return { s, form, heard, shipped, searched, desk, scan };
+  return { s, form, heard, shipped, searched, desk, scan, packer };
+}
+
+/** The desk's packing lists as the server keeps them (POST /desk/orders/{id}/pack's rules):
+ * codes are barcodes, else SKUs; a code the order lacks or one too many is refused and counted. */
+function fakePacker(orders: Order[]) {
+  const lists = new Map<string, PackState>();
+  const scans: string[] = [];
+  const list = (id: string): PackState => {
+    const o = orders.find((x) => x.id === id)!;
+    if (!lists.has(id))
+      lists.set(id, {
+        order_id: id,
+        order_number: o.order_number,
+        complete: false,
+        refused: 0,
+        desk: null,
+        lines: o.items.map((i, n) => ({ line: n + 1, description: i.description, sku: i.sku ?? null, code: i.barcode ?? i.sku ?? null, ordered: i.quantity, packed: 0, by_hand: 0 })),
+      });
+    return lists.get(id)!;
+  };
+  const answer = (p: PackState, result: PackScan['result'], line: number | null, message: string): PackScan => {
+    p.complete = p.lines.every((l) => l.packed >= l.ordered);
+    return structuredClone({ result: result === 'added' && p.complete ? 'complete' : result, line, message, state: p });
+  };
+  return {
+    scans,
+    state: async (id: string) => structuredClone(list(id)),
+    scan: async (id: string, code: string) => {
+      scans.push(code);
+      const p = list(id);
+      const lines = p.lines.filter((l) => l.code?.toLowerCase() === code.toLowerCase());
+      const line = lines.find((l) => l.packed < l.ordered);
+      if (line) {
+        line.packed++;
+        return answer(p, 'added', line.line, `${line.description}: ${line.packed} of ${line.ordered} packed.`);
+      }
+      p.refused++;
+      return answer(p, lines.length ? 'too_many' : 'not_in_order', null, lines.length ? 'one too many' : `“${code}” is not an item of order ${p.order_number}: take it out of the box.`);
+    },
+    byHand: async (id: string, n: number) => {
+      const p = list(id);
+      const line = p.lines[n - 1];
+      line.packed++;
+      line.by_hand++;
+      return answer(p, 'added', n, `${line.description}: ${line.packed} of ${line.ordered} packed.`);
+    },
+    restart: async (id: string) => {
+      lists.delete(id);
+      return structuredClone(list(id));
+    },
+  };
 }
 
 describe('the scan station', () => {
@@ -207,5 +260,85 @@ describe('the scan station', () => {
     expect(shipped).toEqual([]);
     expect(s.note).toBeNull();
     expect(s.last).toBe('');
+  });
+});
+
+describe('the packing list (verify_items)', () => {
+  const packed = () =>
+    order('1001', {
+      items: [
+        { description: 'Blue mug', quantity: 2, sku: 'MUG-1', barcode: '5012345678900' },
+        { description: 'Gift card', quantity: 1 },
+      ] as Order['items'],
+    });
+  const verify = { ship_on_scan: false, scan_sounds: true, verify_items: true };
+
+  it('opens with the order and counts each item scanned into its line', async () => {
+    const { s, scan, heard } = station([packed()], verify);
+    await scan('1001');
+    expect(s.packing?.lines.map((l) => l.packed)).toEqual([0, 0]);
+    expect(s.note?.text).toContain('scan each item into the box (2 × Blue mug, 1 × Gift card)');
+    await scan('5012345678900');
+    expect(s.packing?.lines[0].packed).toBe(1);
+    expect(s.note).toEqual({ kind: 'success', text: 'Blue mug: 1 of 2 packed.' });
+    expect(heard).toEqual(['success', 'success']);
+  });
+
+  it('refuses an item of another order with an error, a flash and a sound, and keeps the order', async () => {
+    const { s, form, scan, heard, shipped } = station([packed()], verify);
+    await scan('1001');
+    await scan('4006381333931');
+    expect(form.order?.order_number).toBe('1001');
+    expect(s.note?.kind).toBe('error');
+    expect(s.note?.text).toContain('not an item of order 1001');
+    expect(s.refusals).toBe(1);
+    expect(s.packing?.refused).toBe(1);
+    expect(heard.at(-1)).toBe('error');
+    expect(shipped).toEqual([]);
+  });
+
+  it('will not ship before every line is complete, then ships on Enter', async () => {
+    const { s, scan, shipped } = station([packed()], verify);
+    await scan('1001');
+    await scan('');
+    expect(shipped).toEqual([]);
+    expect(s.note?.text).toBe('Order 1001 is not packed yet: scan 2 × Blue mug, 1 × Gift card.');
+    await scan('5012345678900');
+    await scan('5012345678900');
+    await s.addByHand(2);
+    expect(s.packing?.complete).toBe(true);
+    expect(s.note?.text).toBe('Gift card: 1 of 1 packed. Enter ships it.');
+    await scan('');
+    expect(shipped).toEqual(['1001']);
+  });
+
+  it('ships by itself on the last item when the desk ships on scan', async () => {
+    const { s, scan, shipped } = station([packed()], { ...verify, ship_on_scan: true });
+    await scan('1001');
+    expect(shipped).toEqual([]);
+    await scan('5012345678900');
+    await scan('5012345678900');
+    expect(shipped).toEqual([]);
+    await s.addByHand(2);
+    expect(shipped).toEqual(['1001']);
+  });
+
+  it('takes a scanned order number as the next order, not as a wrong item', async () => {
+    const other = order('2002', { items: [{ description: 'Plate', quantity: 1, sku: 'PLATE' }] as Order['items'] });
+    const { s, form, scan, packer } = station([packed(), other], verify);
+    await scan('1001');
+    await scan('2002');
+    expect(form.order?.order_number).toBe('2002');
+    expect(s.packing?.order_number).toBe('2002');
+    expect(packer.scans).toEqual([]);
+  });
+
+  it('starts again from nothing', async () => {
+    const { s, scan } = station([packed()], verify);
+    await scan('1001');
+    await scan('5012345678900');
+    await s.restartPacking();
+    expect(s.packing?.lines.map((l) => l.packed)).toEqual([0, 0]);
+    expect(s.note?.kind).toBe('warning');
   });
 });

@@ -201,3 +201,85 @@ test('an unknown file: its first rows shown, a column mapped by hand, saved as a
   assert.equal(saved.columns.PLZ, 'ship_to.postal_code');
   await page.close();
 });
+
+test('a desk that checks every item: the packer scans the order and each item; a wrong item and one too many are refused; the label prints once all are in the box', async () => {
+  await ok(api('PUT', '/desk/settings', { ship_on_scan: false, verify_items: true, weight_unit: 'kg', dimension_unit: 'cm' }, desk.liveKey));
+  const items = [
+    { description: 'Taza azul', quantity: 2, sku: 'TAZA-A', barcode: '8412345678905' },
+    { description: 'Plato', quantity: 1, sku: 'PLATO-B' },
+  ];
+  await ok(api('POST', '/desk/orders', { orders: [{ ...order('PK-1'), items }, { ...order('PK-2'), items: [{ description: 'Vaso', quantity: 1, sku: 'VASO-C' }] }] }));
+  const page = await desk.browser.newPage();
+  await page.setViewportSize({ width: 1366, height: 768 });
+  await page.goto(desk.base + '/');
+  await page.getByTestId('scan').waitFor();
+  const before = printer.jobs.length;
+  const scan = async (code) => {
+    await page.keyboard.type(code);
+    await page.keyboard.press('Enter');
+  };
+  const packedOf = (line) => page.locator(`[data-testid="pack-line"][data-line="${line}"]`).getAttribute('data-packed');
+
+  await scan('PK-1');
+  await page.getByTestId('packing').waitFor();
+  await page.getByTestId('scan-note').filter({ hasText: 'scan each item into the box (2 × Taza azul, 1 × Plato)' }).waitFor();
+  await scan('8412345678905');
+  await page.getByTestId('scan-note').filter({ hasText: 'Taza azul: 1 of 2 packed.' }).waitFor();
+  await scan('PLATO-B');
+  await page.getByTestId('scan-note').filter({ hasText: 'Plato: 1 of 1 packed.' }).waitFor();
+  // Another order's item: refused in words, with the error's colour, and counted.
+  await scan('VASO-C');
+  const refused = page.getByTestId('scan-note').filter({ hasText: '“VASO-C” is not an item of order PK-1: take it out of the box.' });
+  await refused.waitFor();
+  assert.equal(await refused.getAttribute('data-kind'), 'error');
+  await page.getByTestId('pack-refused').filter({ hasText: '1 wrong item scanned' }).waitFor();
+  // Enter before the box is complete ships nothing.
+  await page.keyboard.press('Enter');
+  await page.getByTestId('scan-note').filter({ hasText: 'Order PK-1 is not packed yet: scan 1 × Taza azul.' }).waitFor();
+  assert.equal(printer.jobs.length, before, 'nothing printed before the box is complete');
+  await scan('8412345678905');
+  await page.getByTestId('scan-note').filter({ hasText: 'Every item of order PK-1 is packed. Enter ships it.' }).waitFor();
+  assert.equal(await packedOf(1), '2');
+  await scan('8412345678905');
+  await page.getByTestId('scan-note').filter({ hasText: 'all packed already: take the extra one out of the box' }).waitFor();
+  await page.getByTestId('pack-refused').filter({ hasText: '2 wrong items scanned' }).waitFor();
+  await page.screenshot({ path: `${process.env.SCREENSHOTS ?? '/tmp'}/ship-packing.png` });
+  assert.equal(printer.jobs.length, before, 'still nothing printed');
+
+  await page.keyboard.press('Enter');
+  await page.getByTestId('scan-note').filter({ hasText: 'Shipped PK-1' }).waitFor();
+  await waitFor(() => printer.jobs.length > before, 'the label at the printer');
+  const tracking = (await page.getByTestId('tracking').textContent()).trim();
+  assert.ok(printer.jobs[before].toString().includes(tracking), 'the printed label is PK-1’s');
+  assert.equal(await page.getByTestId('packing').count(), 0, 'the packing list is done with');
+  const pk1 = (await ok(api('GET', '/desk/orders?s=PK-1&status=shipped'))).orders.find((o) => o.order_number === 'PK-1');
+  assert.equal(pk1.contents_verified, true);
+  await page.locator('[data-nav="orders"]').click();
+  await page.getByTestId('orders-status').selectOption('shipped');
+  await page.getByTestId('orders-search').fill('PK-1');
+  await page.getByTestId('order-row').filter({ hasText: 'PK-1' }).getByTestId('order-verified').waitFor();
+
+  // A mug is out of stock: what is packed ships now (after the desk's question), the rest later.
+  await ok(api('POST', '/desk/orders', { ...order('PK-3'), items }));
+  await page.locator('[data-nav="ship"]').click();
+  await page.getByTestId('scan').waitFor();
+  await page.getByTestId('scan').focus();
+  await scan('PK-3');
+  await page.getByTestId('packing').waitFor();
+  await scan('8412345678905');
+  await page.getByTestId('scan-note').filter({ hasText: 'Taza azul: 1 of 2 packed.' }).waitFor();
+  const printed = printer.jobs.length;
+  await page.screenshot({ path: `${process.env.SCREENSHOTS ?? '/tmp'}/ship-packing-part.png` });
+  await page.getByTestId('ship-packed').click();
+  await page.getByTestId('confirm').filter({ hasText: 'the rest (1 × Taza azul, 1 × Plato) stays on the order' }).waitFor();
+  await page.getByTestId('confirm-ok').click();
+  await page.getByTestId('scan-note').filter({ hasText: 'Shipped PK-3 (part; 1 × Taza azul, 1 × Plato still to ship)' }).waitFor();
+  await waitFor(() => printer.jobs.length > printed, 'the part’s label at the printer');
+  const pk3 = (await ok(api('GET', '/desk/orders?s=PK-3&status=partially_shipped'))).orders.find((o) => o.order_number === 'PK-3');
+  assert.deepEqual(pk3.partial_shipments[0].quantities, [1, 0]);
+  // Scanned again, it opens with what is left to pack.
+  await scan('PK-3');
+  await page.getByTestId('scan-note').filter({ hasText: 'scan each item into the box (1 × Taza azul, 1 × Plato)' }).waitFor();
+  await ok(api('PUT', '/desk/settings', { ship_on_scan: false, verify_items: false, weight_unit: 'kg', dimension_unit: 'cm' }, desk.liveKey));
+  await page.close();
+});

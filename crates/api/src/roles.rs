@@ -18,6 +18,8 @@ pub const CHANGES: &[(&str, &str, Role)] = &[
     ("POST", "/v3/address-validations", Packer),
     ("POST", "/desk/orders", Packer),
     ("POST", "/desk/orders/{id}/ship", Packer),
+    ("POST", "/desk/orders/{id}/pack", Packer),
+    ("DELETE", "/desk/orders/{id}/pack", Packer),
     ("POST", "/desk/orders/import", Packer),
     ("POST", "/desk/print", Packer),
     // A supervisor also voids, reprints any label, closes out, batch-ships, retries and resends,

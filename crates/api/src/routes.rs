@@ -51,6 +51,7 @@ pub fn table() -> Vec<Route> {
     use packdesk_model::order::{
         ImportMapping, ImportResult, Order, OrderBatchRequest, OrderList, OrderRequest, OrdersSaved,
     };
+    use packdesk_model::pack::{PackRequest, PackScan, PackState};
     use packdesk_model::preset::{Preset, PresetList, ShipBatch, ShippedOrder};
     use packdesk_model::record::*;
     use Access::*;
@@ -218,6 +219,21 @@ pub fn table() -> Vec<Route> {
             "/desk/orders/ship",
             "Ship orders in the background, in order; answers the batch at once",
             ship_orders_batch,
+        ),
+        get::<PackState, _, _, _>(
+            "/desk/orders/{id}/pack",
+            "The order's packing list: each item ordered and scanned so far",
+            get_packing,
+        ),
+        post::<PackRequest, PackScan, _, _, _>(
+            "/desk/orders/{id}/pack",
+            "Scan an item's code into the order's packing list ({\"scan\": code}), or add an item without a code by hand ({\"line\": n, \"add\": 1}); answers what the scan did (added, complete, not_in_order, too_many) and the list",
+            pack_item,
+        ),
+        delete::<PackState, _, _, _>(
+            "/desk/orders/{id}/pack",
+            "Start the order's packing again (the scans so far stay recorded)",
+            restart_packing,
         ),
         get::<ShipBatch, _, _, _>("/desk/batches/{id}", "A batch's progress and each order's result", get_batch),
         get::<PresetList, _, _, _>("/desk/presets", "The presets of the key's environment", list_presets),
@@ -1216,6 +1232,23 @@ async fn get_order(State(s): State<Shared>, Extension(env): Extension<Env>, Path
 
 async fn cancel_order(State(s): State<Shared>, Extension(env): Extension<Env>, Path(id): Path<String>) -> Response {
     run(s, move |s| s.cancel_order(env, &id)).await
+}
+
+async fn get_packing(State(s): State<Shared>, Extension(env): Extension<Env>, Path(id): Path<String>) -> Response {
+    run(s, move |s| s.pack_state(env, &id)).await
+}
+
+async fn pack_item(
+    State(s): State<Shared>,
+    Extension(env): Extension<Env>,
+    Path(id): Path<String>,
+    ContractJson(req): ContractJson<packdesk_model::pack::PackRequest>,
+) -> Response {
+    run(s, move |s| s.pack_scan(env, &id, req)).await
+}
+
+async fn restart_packing(State(s): State<Shared>, Extension(env): Extension<Env>, Path(id): Path<String>) -> Response {
+    run(s, move |s| s.pack_restart(env, &id)).await
 }
 
 async fn list_printers(State(s): State<Shared>) -> Response {

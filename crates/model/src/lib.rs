@@ -6,6 +6,7 @@ pub mod contract;
 pub mod desk;
 pub mod error;
 pub mod order;
+pub mod pack;
 pub mod people;
 pub mod preset;
 pub mod record;

@@ -15,6 +15,10 @@ pub struct OrderItem {
     pub quantity: i64,
     #[serde(default)]
     pub sku: Option<String>,
+    /// The code printed on the item (UPC, EAN, GTIN or any other) that scanning it at the packing
+    /// list reads; without one, the `sku` is its code.
+    #[serde(default)]
+    pub barcode: Option<String>,
     #[serde(default)]
     pub price: Option<Money>,
     #[serde(default)]
@@ -99,10 +103,47 @@ pub struct Order {
     pub operator: Option<String>,
     pub label_ids: Vec<String>,
     pub tracking_numbers: Vec<String>,
+    /// Shipped after every item was scanned at the packing list (`verify_items`).
+    #[serde(default)]
+    pub contents_verified: bool,
+    /// Items that went out before the rest, each part with its own label ("Ship what is
+    /// packed"): the order is `partially_shipped` until the rest follows.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub partial_shipments: Vec<PartialShipment>,
     /// The name of the preset an open order would ship with now (its own, a rule's, the
     /// default); answered, never stored.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resolved_preset: Option<String>,
+}
+
+/// A part of an order that went out with a label of its own.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct PartialShipment {
+    pub label_id: String,
+    /// How many of each of the order's items (in the order of `items`).
+    pub quantities: Vec<i64>,
+}
+
+impl Order {
+    /// How many of each item are still to ship (all of them, but for parts shipped already).
+    pub fn remaining(&self) -> Vec<i64> {
+        (0..self.items.len())
+            .map(|n| {
+                let shipped: i64 = self
+                    .partial_shipments
+                    .iter()
+                    .map(|p| p.quantities.get(n).copied().unwrap_or(0))
+                    .sum();
+                self.items[n].quantity - shipped
+            })
+            .collect()
+    }
+
+    /// Whether the desk may still pack and ship it (open, or some of it shipped).
+    pub fn to_ship(&self) -> bool {
+        matches!(self.status, OrderStatus::Open | OrderStatus::PartiallyShipped)
+    }
 }
 
 /// `POST /desk/orders`: what one call did.

@@ -146,6 +146,9 @@ pub struct DeskSettings {
     /// Enter on a scanned order with a complete shipment makes and prints its label at once.
     #[serde(default)]
     pub ship_on_scan: bool,
+    /// Every item of an order is scanned into its packing list before its label is made.
+    #[serde(default)]
+    pub verify_items: bool,
     #[serde(default = "default_weight_unit")]
     pub weight_unit: WeightUnit,
     /// The currency of order items that come without one (ISO 4217); none: the currency of the
@@ -217,6 +220,7 @@ impl Default for DeskSettings {
     fn default() -> Self {
         DeskSettings {
             ship_on_scan: false,
+            verify_items: false,
             weight_unit: WeightUnit::Kg,
             default_currency: None,
             dimension_unit: DimensionUnit::Cm,
@@ -250,6 +254,10 @@ pub struct ShipOrderRequest {
     /// The operator confirmed a recipient postal code that fits no format of its country.
     #[serde(default)]
     pub postal_code_override: bool,
+    /// Ship the items packed so far (its packing list) and leave the rest of the order to ship
+    /// later ("Ship what is packed"; a supervisor's action when operators sign in).
+    #[serde(default)]
+    pub packed_only: bool,
 }
 
 /// The answer of shipping an order: the order (now shipped) and its new label.

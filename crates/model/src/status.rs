@@ -295,8 +295,33 @@ status_enum!(
     /// An order's life: waiting at the desk, shipped (it has a label), or cancelled by the shop.
     OrderStatus {
         Open = "open",
+        PartiallyShipped = "partially_shipped",
         Shipped = "shipped",
         Cancelled = "cancelled",
+    }
+);
+
+status_enum!(
+    /// What one scan at the packing list did (issue 40), as the scan's row records it: an item
+    /// added (by its code, or `+1` by hand for an item without one), a code refused (not in the
+    /// order, or one more than ordered), or the packing started again.
+    PackEvent {
+        Added = "added",
+        AddedByHand = "added_by_hand",
+        NotInOrder = "not_in_order",
+        TooMany = "too_many",
+        Restarted = "restarted",
+    }
+);
+
+status_enum!(
+    /// What a scan at the packing list did, as `POST /desk/orders/{id}/pack` answers it:
+    /// `complete` is an item added that completed the order.
+    PackResult {
+        Added = "added",
+        Complete = "complete",
+        NotInOrder = "not_in_order",
+        TooMany = "too_many",
     }
 );
 

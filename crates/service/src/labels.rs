@@ -305,9 +305,8 @@ struct Draft<'a> {
     ranges: Vec<TrackingRange>,
     pool: &'static str,
     scope: String,
-    /// The desk order this label ships (marked shipped in the label's own transaction), and
-    /// whether it may have shipped before.
-    ships_order: Option<(String, bool)>,
+    /// The desk order this label ships (marked shipped in the label's own transaction).
+    ships_order: Option<crate::orders::OrderShipment>,
     /// The upstream label service that makes it (none: this desk does).
     upstream: Option<crate::upstream::UpstreamAccount>,
     /// What names the request for an upstream's `Idempotency-Key` (the caller's key, an order's
@@ -562,7 +561,7 @@ impl Service {
         env: Env,
         req: &'a LabelRequest,
         job: Option<&Job>,
-        ships_order: Option<(String, bool)>,
+        ships_order: Option<crate::orders::OrderShipment>,
     ) -> Result<Draft<'a>, ServiceError> {
         let account = self.account_row(env, &req.shipper_account.id, "shipper_account.id")?;
         if account.status != AccountStatus::Enabled {
@@ -654,11 +653,10 @@ impl Service {
         &self,
         env: Env,
         req: &LabelRequest,
-        order_id: &str,
-        again: bool,
+        shipment: crate::orders::OrderShipment,
         key: &str,
     ) -> Result<Label, ServiceError> {
-        let mut draft = self.prepare_label(env, req, None, Some((order_id.to_string(), again)))?;
+        let mut draft = self.prepare_label(env, req, None, Some(shipment))?;
         draft.upstream_name = Some(crate::upstream::Name::Desk(key.to_string()));
         let label = self.produce_label(&draft, None)?;
         self.auto_print_label(env, label["id"].as_str().unwrap_or_default());
@@ -1001,10 +999,10 @@ impl Service {
         self.store.write(|tx| {
             // The order first: its row stays locked to the end (shared database), so a second
             // desk scanning it waits here and then finds it shipped, before its label is written.
-            if let Some((order_id, again)) = &d.ships_order {
-                let items = self.mark_order_shipped(tx, d.env, order_id, &id, numbers, *again, now)?;
+            if let Some(shipment) = &d.ships_order {
+                let items = self.mark_order_shipped(tx, d.env, shipment, &id, numbers, now)?;
                 let detail = json!({"label_id": id, "tracking_numbers": numbers, "items": items});
-                self.audit(tx, Some(d.env), "order.shipped", Some(order_id), detail)?;
+                self.audit(tx, Some(d.env), "order.shipped", Some(&shipment.id), detail)?;
             }
             table::write_made(tx, &label)?;
             // The label holds the rest (its numbers, account, order).

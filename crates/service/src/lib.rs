@@ -27,6 +27,7 @@ pub mod manifests;
 pub mod operators;
 pub mod orders;
 pub mod overview;
+pub mod packing;
 pub mod presets;
 pub mod printing;
 pub mod rates;

@@ -6,7 +6,7 @@ use crate::keys::Env;
 use crate::validate::{check_address, normalize_country};
 use crate::Service;
 use packdesk_model::error::Problems;
-use packdesk_model::order::{Order, OrderList, OrderRequest, OrderSource, OrdersSaved};
+use packdesk_model::order::{Order, OrderList, OrderRequest, OrderSource, OrdersSaved, PartialShipment};
 use packdesk_model::request::ListQuery;
 use packdesk_model::status::OrderStatus;
 use packdesk_model::{ErrorCode, ServiceError};
@@ -34,7 +34,7 @@ pub(crate) fn order_of(row: &OrderRow) -> Result<Order, ServiceError> {
 /// Orders one call may save.
 pub const MAX_ORDERS_PER_CALL: usize = 1_000;
 
-fn not_found(id: &str) -> ServiceError {
+pub(crate) fn not_found(id: &str) -> ServiceError {
     ServiceError::at(ErrorCode::ItemNotFound, "id", format!("no order {id}"))
 }
 
@@ -294,7 +294,10 @@ impl Service {
     ) -> Result<Upserted, ServiceError> {
         let old_row = table::by_number(tx, env, &o.order_number)?;
         let old = old_row.as_ref().map(order_of).transpose()?;
-        if let Some(old) = old.as_ref().filter(|o| o.status == OrderStatus::Shipped) {
+        if let Some(old) = old
+            .as_ref()
+            .filter(|o| matches!(o.status, OrderStatus::Shipped | OrderStatus::PartiallyShipped))
+        {
             return Ok(Upserted::Shipped(format!(
                 "order {} was shipped with label {}; void that label to change it",
                 old.order_number,
@@ -326,6 +329,8 @@ impl Service {
             operator: old.as_ref().and_then(|o| o.operator.clone()),
             label_ids: old.as_ref().map(|o| o.label_ids.clone()).unwrap_or_default(),
             tracking_numbers: old.as_ref().map(|o| o.tracking_numbers.clone()).unwrap_or_default(),
+            contents_verified: false,
+            partial_shipments: Vec::new(),
             resolved_preset: None,
         };
         if write {
@@ -371,7 +376,7 @@ impl Service {
     /// Fills in the preset each open order would ship with now.
     fn resolve_presets(&self, env: Env, orders: &mut [Order]) -> Result<(), ServiceError> {
         let (presets, rules) = self.shipping_setup(env)?;
-        for o in orders.iter_mut().filter(|o| o.status == OrderStatus::Open) {
+        for o in orders.iter_mut().filter(|o| o.to_ship()) {
             o.resolved_preset = crate::presets::resolve(&presets, &rules, o).map(|(p, _)| p.name.clone());
         }
         Ok(())
@@ -423,13 +428,14 @@ impl Service {
             // Locked: a desk shipping it meanwhile is waited for, then seen.
             let row = table::get_for_update(tx, env, id)?.ok_or_else(|| not_found(id))?;
             let mut o = order_of(&row)?;
-            if o.status == OrderStatus::Shipped {
+            if matches!(o.status, OrderStatus::Shipped | OrderStatus::PartiallyShipped) {
                 return Err(ServiceError::at(
                     ErrorCode::OperationNotAllowed,
                     "id",
                     format!(
-                        "order {} is shipped (label {}); void the label first",
+                        "order {} is {} (label {}); void the label first",
                         o.order_number,
+                        o.status.as_str().replace('_', " "),
                         o.label_ids.last().map(String::as_str).unwrap_or("?")
                     ),
                 ));
@@ -443,39 +449,92 @@ impl Service {
         })
     }
 
-    /// Marks an order shipped with a label, in the label's own transaction; refuses (rolling the
-    /// label back) an order another desk shipped or cancelled meanwhile.
-    #[allow(clippy::too_many_arguments)]
-    /// Marks the order shipped by the label; answers how many items it holds.
+    /// Marks the order shipped by the label (or, for a part, partially shipped), in the label's
+    /// own transaction; refuses (rolling the label back) an order another desk shipped or
+    /// cancelled meanwhile. Answers how many items the label took.
     pub(crate) fn mark_order_shipped(
         &self,
         tx: &mut packdesk_store::db::Tx<'_>,
         env: Env,
-        order_id: &str,
+        shipment: &OrderShipment,
         label_id: &str,
         tracking_numbers: &[String],
-        again: bool,
         now: i64,
     ) -> Result<i64, ServiceError> {
         // Locked until the label commits (shared database): a second desk scanning the order
         // waits here, then finds it shipped.
+        let order_id = shipment.id.as_str();
         let row = table::get_for_update(tx, env, order_id)?.ok_or_else(|| not_found(order_id))?;
         let mut o = order_of(&row)?;
         match o.status {
             OrderStatus::Cancelled => return Err(cancelled(&o)),
-            OrderStatus::Shipped if !again => return Err(shipped_before(tx, &o)?),
+            OrderStatus::Shipped if !shipment.again => return Err(shipped_before(tx, &o)?),
             _ => {}
         }
-        o.status = OrderStatus::Shipped;
+        let items = match &shipment.part {
+            Some(part) => {
+                o.partial_shipments.push(PartialShipment {
+                    label_id: label_id.to_string(),
+                    quantities: part.clone(),
+                });
+                let done = o.remaining().iter().all(|left| *left <= 0);
+                o.status = if done {
+                    OrderStatus::Shipped
+                } else {
+                    OrderStatus::PartiallyShipped
+                };
+                // The rest is packed from an empty box.
+                self.restart_packing_in(tx, env, order_id, now)?;
+                o.tracking_numbers.extend_from_slice(tracking_numbers);
+                part.iter().sum()
+            }
+            None => {
+                // Every item scanned at its packing list (issue 40): the order says its contents
+                // were checked.
+                o.contents_verified = !o.items.is_empty() && packdesk_store::packing::state(tx, &o)?.complete;
+                let items = o.remaining().iter().sum();
+                o.status = OrderStatus::Shipped;
+                match o.partial_shipments.is_empty() {
+                    true => o.tracking_numbers = tracking_numbers.to_vec(),
+                    false => o.tracking_numbers.extend_from_slice(tracking_numbers),
+                }
+                items
+            }
+        };
         o.shipped_at = Some(crate::clock::iso_micros(now));
         o.operator = Some(crate::audit::actor());
         o.updated_at = crate::clock::iso_micros(now);
         o.label_ids.push(label_id.to_string());
-        o.tracking_numbers = tracking_numbers.to_vec();
         self.put_order(tx, env, &o, row.created_at, now)?;
         table::link_label(tx, label_id, order_id)?;
         // Its items, for the operator's day (Today).
-        Ok(o.items.iter().map(|i| i.quantity).sum())
+        Ok(items)
+    }
+
+    /// A restart of the order's packing list, kept as a scan (`packdesk_store::packing`).
+    pub(crate) fn restart_packing_in(
+        &self,
+        tx: &mut packdesk_store::db::Tx<'_>,
+        env: Env,
+        order_id: &str,
+        now: i64,
+    ) -> Result<(), ServiceError> {
+        let seq = packdesk_store::packing::next_seq(tx, order_id)?;
+        packdesk_store::packing::insert(
+            tx,
+            &packdesk_store::packing::PackScanRow {
+                order_id: order_id.to_string(),
+                seq,
+                env,
+                at: now,
+                desk: self.desk_name(),
+                operator: crate::audit::caller().map(|c| c.actor),
+                code: None,
+                line: None,
+                event: packdesk_model::status::PackEvent::Restarted,
+            },
+        )?;
+        Ok(())
     }
 
     /// A voided label gives its order back to the desk: open again, to ship with another label.
@@ -493,16 +552,51 @@ impl Service {
             return Ok(());
         };
         let mut o = order_of(&row)?;
-        if o.status != OrderStatus::Shipped || o.label_ids.last() != Some(&label.id) {
+        // The voided label's numbers leave the order (its record holds them).
+        let numbers: Vec<String> = serde_json::from_str::<serde_json::Value>(&label.record)
+            .ok()
+            .and_then(|r| serde_json::from_value(r["tracking_numbers"].clone()).ok())
+            .unwrap_or_default();
+        if let Some(part) = o.partial_shipments.iter().position(|p| p.label_id == label.id) {
+            // A part's label voided: its items are to ship again. When the rest went out since,
+            // the last label becomes a part of its own (what was left when it shipped).
+            if o.status == OrderStatus::Shipped {
+                if let Some(last) = o.label_ids.last().filter(|l| **l != label.id).cloned() {
+                    let rest = o.remaining();
+                    o.partial_shipments.push(PartialShipment {
+                        label_id: last,
+                        quantities: rest,
+                    });
+                }
+            }
+            o.partial_shipments.remove(part);
+            o.status = OrderStatus::PartiallyShipped;
+        } else if o.status == OrderStatus::Shipped && o.label_ids.last() == Some(&label.id) {
+            o.status = OrderStatus::PartiallyShipped;
+        } else {
             return Ok(());
         }
-        o.status = OrderStatus::Open;
-        o.shipped_at = None;
-        o.operator = None;
-        o.tracking_numbers.clear();
+        if o.partial_shipments.is_empty() {
+            o.status = OrderStatus::Open;
+            o.shipped_at = None;
+            o.operator = None;
+        }
+        o.contents_verified = false;
+        o.tracking_numbers.retain(|n| !numbers.contains(n));
         o.updated_at = crate::clock::iso_micros(now);
         self.put_order(tx, env, &o, row.created_at, now)
     }
+}
+
+/// The order a label ships, as the label's transaction marks it.
+#[derive(Debug, Clone)]
+pub(crate) struct OrderShipment {
+    pub id: String,
+    /// It may have shipped before (a second label).
+    pub again: bool,
+    /// The part this label ships ("Ship what is packed"): how many of each item; none: all that
+    /// is left.
+    pub part: Option<Vec<i64>>,
 }
 
 /// Columns of `GET /desk/orders/export.csv`, what a shop's import of shipments reads back.

@@ -7,13 +7,13 @@
 
 use crate::jobs::{Job, JobKind};
 use crate::keys::Env;
-use crate::orders::{cancelled, order_of, shipped_before};
+use crate::orders::{cancelled, order_of, shipped_before, OrderShipment};
 use crate::presets::{find, order_weight, packed_weight, resolve, ChosenBy};
 use crate::Service;
 use packdesk_carriers::registry::Carrier;
 use packdesk_documents::packing_slip::{render_packing_slip_pdf, PackingSlip, SlipItem};
 use packdesk_model::error::Problems;
-use packdesk_model::order::Order;
+use packdesk_model::order::{Order, OrderItem};
 use packdesk_model::preset::{BatchOrder, Preset, ShipBatch, ShipBatchRequest, ShipOrderRequest, ShippedOrder};
 use packdesk_model::record::{FileRef, Label};
 use packdesk_model::request::{
@@ -145,9 +145,28 @@ fn check_route(
     }
 }
 
+/// The order as this label ships it: the items of `part` (how many of each), else what is left
+/// after parts shipped before; the order's own weight and parcels were for the whole of it.
+fn contents_of(mut order: Order, part: Option<&[i64]>) -> Order {
+    if part.is_none() && order.partial_shipments.is_empty() {
+        return order;
+    }
+    let quantities = part.map_or_else(|| order.remaining(), <[i64]>::to_vec);
+    order.items = std::mem::take(&mut order.items)
+        .into_iter()
+        .zip(quantities)
+        .filter(|(_, q)| *q > 0)
+        .map(|(item, quantity)| OrderItem { quantity, ..item })
+        .collect();
+    order.weight = None;
+    order.parcels = None;
+    order
+}
+
 impl Service {
     /// Makes the label of an order by its preset, prints it and the packing slip, marks the order
-    /// shipped (in the label's transaction). An order already shipped needs `again`.
+    /// shipped (in the label's transaction). An order already shipped needs `again`; with
+    /// `packed_only`, the label takes what is packed and the order stays partially shipped.
     pub fn ship_order(&self, env: Env, id: &str, req: ShipOrderRequest) -> Result<ShippedOrder, ServiceError> {
         let order = self.stored_order(env, id)?;
         match order.status {
@@ -155,6 +174,16 @@ impl Service {
             OrderStatus::Shipped if !req.again => return Err(self.store.read(|c| shipped_before(c, &order))?),
             _ => {}
         }
+        let part = match req.packed_only {
+            true => self.packed_part(&order)?,
+            false => None,
+        };
+        if part.is_none() {
+            self.check_packed(&order)?;
+        }
+        let shipped = order.clone();
+        // What this label takes: the part packed, else what is left of the order.
+        let order = contents_of(order, part.as_deref());
         let (presets, rules) = self.shipping_setup(env)?;
         let (preset, by) = match (&req.preset, &order.preset) {
             (Some(p), _) => (
@@ -185,7 +214,12 @@ impl Service {
         // An upstream's key for this shipment of the order: a scan sent again after its timeout
         // meets the label made meanwhile; shipping it again ("again") is another.
         let key = format!("order:{}:{}", order.id, order.label_ids.len());
-        let label = self.create_label_for_order(env, &label_req, &order.id, req.again, &key)?;
+        let shipment = OrderShipment {
+            id: shipped.id.clone(),
+            again: req.again,
+            part,
+        };
+        let label = self.create_label_for_order(env, &label_req, shipment, &key)?;
         self.packing_slip(env, &order, &label, &label_req)?;
         let label = self.get_label(env, &label.id)?;
         let order = self.stored_order(env, id)?;
@@ -538,6 +572,7 @@ impl Service {
                     parcels: None,
                     again: false,
                     postal_code_override: false,
+                    packed_only: false,
                 };
                 self.ship_order(env, &r.order_id, req)
                     .map(|s| (s.label.id, s.label.tracking_numbers))

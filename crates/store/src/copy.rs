@@ -43,6 +43,7 @@ const TABLES: &[&str] = &[
     "idempotency_keys",
     "orders",
     "order_labels",
+    "pack_scans",
     "import_mappings",
     "presets",
     "ship_batches",

@@ -21,6 +21,7 @@ pub mod meta;
 pub mod migrations;
 pub mod operators;
 pub mod orders;
+pub mod packing;
 pub mod paging;
 pub mod pg;
 pub mod pg_tls;

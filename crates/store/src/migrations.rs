@@ -707,6 +707,24 @@ const MIGRATIONS: &[&[Step]] = &[
     ALTER TABLE jobs ADD COLUMN caller TEXT;
     "#,
     )],
+    // 14: every scan at an order's packing list (issue 40), kept: the list is the scans since the
+    // order's packing last started again.
+    &[Step::Both(
+        r#"
+    CREATE TABLE pack_scans (
+        order_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        env TEXT NOT NULL,
+        at INTEGER NOT NULL,
+        desk TEXT NOT NULL,
+        operator TEXT,
+        code TEXT,
+        line INTEGER,
+        event TEXT NOT NULL,
+        PRIMARY KEY (order_id, seq)
+    );
+    "#,
+    )],
 ];
 
 /// The schema version this build writes.

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use support::*;
 
 /// Desk A on a fresh shared database; B joins it with A's join code.
-fn two_desks() -> (Server, Server) {
+pub(crate) fn two_desks() -> (Server, Server) {
     let url = shared_database();
     let a = Server::start_on(Some((url.clone(), "A".into())), None);
     let text = keys_text(&a.data_dir, a.shared.as_ref());

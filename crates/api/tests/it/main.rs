@@ -21,6 +21,7 @@ mod openapi;
 mod operations;
 mod operator;
 mod orders;
+mod packing;
 mod people;
 mod printing;
 mod ranges;

@@ -32,8 +32,15 @@ fn sign_in(s: &Server, code: &str, pin: Option<&str>) -> Result<String, Value> {
     }
 }
 
+/// A sandbox session of a new operator of `role` (no PIN), for other modules' tests.
+pub(crate) fn operator_session(s: &Server, role: &str) -> String {
+    let code = format!("B-{}", role.to_uppercase());
+    operator(s, &format!("{role} one"), &code, role, None);
+    sign_in(s, &code, None).unwrap()
+}
+
 /// A call with a session token: (HTTP status, envelope).
-fn as_operator(s: &Server, token: &str, method: &str, path: &str, body: Option<&Value>) -> (u16, Value) {
+pub(crate) fn as_operator(s: &Server, token: &str, method: &str, path: &str, body: Option<&Value>) -> (u16, Value) {
     let mut req = reqwest::blocking::Client::new()
         .request(method.parse().unwrap(), s.url(path))
         .header("authorization", format!("Bearer {token}"));

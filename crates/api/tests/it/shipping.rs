@@ -254,12 +254,12 @@ fn presets_rules_and_settings_refuse_bad_input_with_its_path() {
     // Settings: whole-desk, so the sandbox key may read but not change them.
     assert_eq!(
         s.sandbox_ok("GET", "/desk/settings", None),
-        json!({"ship_on_scan": false, "weight_unit": "kg", "dimension_unit": "cm", "scale_auto_weight": false,
+        json!({"ship_on_scan": false, "verify_items": false, "weight_unit": "kg", "dimension_unit": "cm", "scale_auto_weight": false,
                "close_to_tray": false, "start_at_login": false, "update_url": null, "default_currency": null,
                "scan_sounds": true, "require_sign_in": false, "idle_sign_out_minutes": 15,
                "daily_backup": true, "backup_hour": 2, "backups_kept": 7})
     );
-    let change = json!({"ship_on_scan": true, "weight_unit": "lb", "dimension_unit": "in", "scale_auto_weight": true,
+    let change = json!({"ship_on_scan": true, "verify_items": false, "weight_unit": "lb", "dimension_unit": "in", "scale_auto_weight": true,
                         "close_to_tray": true, "start_at_login": true, "default_currency": "GBP", "scan_sounds": false,
                         "update_url": "https://updates.warehouse.example/packdesk/{{target}}/{{arch}}/{{current_version}}",
                         "require_sign_in": false, "idle_sign_out_minutes": 30,

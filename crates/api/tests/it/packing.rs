@@ -1,0 +1,323 @@
+//! Packing an order as a desk that checks every item does it (issue 40): the packer scans the
+//! order, then each item's code; a wrong item or one too many is refused and counted; the label
+//! waits until every line is complete, and the order then says its contents were verified.
+
+use crate::people::{as_operator, operator_session};
+use crate::support::{self, Server};
+use serde_json::{json, Value};
+
+/// An account, a default preset, `verify_items` on, and order `number`: 2 × a mug (its barcode),
+/// 1 × a shirt (its SKU only), 1 × a card with no code at all. Answers the order's id.
+fn desk_with_an_order(s: &Server, number: &str) -> String {
+    let account = support::yodel_account(s);
+    let preset = json!({"name": "Parcels", "shipper_account": {"id": account}, "service_type": "yodel_std",
+        "ship_from": support::address("Sender Co", "GBR", "E16 2AA"), "is_default": true});
+    s.sandbox_ok("POST", "/desk/presets", Some(&preset));
+    let mut settings = s.live_ok("GET", "/desk/settings", None);
+    settings["verify_items"] = json!(true);
+    s.live_ok("PUT", "/desk/settings", Some(&settings));
+    let kg = |v: f64| json!({"value": v, "unit": "kg"});
+    let order = json!({"order_number": number, "ship_to": support::address("Jane Doe", "GBR", "M1 1AE"),
+        "items": [
+            {"description": "Blue mug", "quantity": 2, "sku": "MUG-1", "barcode": "5012345678900", "weight": kg(0.4)},
+            {"description": "Shirt", "quantity": 1, "sku": "SHIRT-1", "weight": kg(0.3)},
+            {"description": "Gift card", "quantity": 1, "weight": kg(0.05)}]});
+    let saved = s.sandbox_ok("POST", "/desk/orders", Some(&order));
+    saved["orders"][0]["id"].as_str().unwrap().to_string()
+}
+
+fn scan(s: &Server, id: &str, code: &str) -> Value {
+    s.sandbox_ok("POST", &format!("/desk/orders/{id}/pack"), Some(&json!({"scan": code})))
+}
+
+fn packed(v: &Value) -> Vec<i64> {
+    v["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["packed"].as_i64().unwrap())
+        .collect()
+}
+
+#[test]
+fn an_order_ships_once_every_item_is_scanned_and_a_wrong_item_is_refused_and_counted() {
+    let mut s = Server::start();
+    let id = desk_with_an_order(&s, "P-100");
+    let pack = format!("/desk/orders/{id}/pack");
+
+    // Nothing packed yet: the label is refused, saying what is missing.
+    let (_, v) = s.call("POST", &format!("/desk/orders/{id}/ship"), &s.sandbox, Some(&json!({})));
+    assert_eq!(v["meta"]["code"], 4171, "{v}");
+    let info = v["meta"]["details"][0]["info"].as_str().unwrap();
+    assert!(
+        info.contains("not packed yet") && info.contains("2 × Blue mug"),
+        "{info}"
+    );
+    assert_eq!(
+        s.sandbox_ok("GET", "/v3/labels", None)["labels"],
+        json!([]),
+        "no label made"
+    );
+
+    let state = s.sandbox_ok("GET", &pack, None);
+    assert_eq!(packed(&state), [0, 0, 0]);
+    assert_eq!(state["lines"][0]["code"], "5012345678900");
+    assert_eq!(
+        state["lines"][1]["code"], "SHIRT-1",
+        "without a barcode the SKU is the code"
+    );
+    assert_eq!(state["lines"][2]["code"], Value::Null, "no code: added by hand");
+
+    let a = scan(&s, &id, "5012345678900");
+    assert_eq!(
+        (a["result"].clone(), a["line"].clone()),
+        (json!("added"), json!(1)),
+        "{a}"
+    );
+    assert_eq!(a["message"], "Blue mug: 1 of 2 packed.");
+    let wrong = scan(&s, &id, "4006381333931");
+    assert_eq!(wrong["result"], "not_in_order", "{wrong}");
+    assert!(
+        wrong["message"]
+            .as_str()
+            .unwrap()
+            .contains("not an item of order P-100"),
+        "{wrong}"
+    );
+    assert_eq!(packed(&wrong["state"]), [1, 0, 0], "a refused code changes nothing");
+    assert_eq!(wrong["state"]["refused"], 1);
+    assert_eq!(
+        scan(&s, &id, "shirt-1")["result"],
+        "added",
+        "codes are read in any case"
+    );
+    // A line with a code is scanned, not counted by hand; the card has none.
+    let (_, v) = s.call("POST", &pack, &s.sandbox, Some(&json!({"line": 1, "add": 1})));
+    assert!(
+        v["meta"]["details"][0]["info"].as_str().unwrap().contains("scan it"),
+        "{v}"
+    );
+    let card = s.sandbox_ok("POST", &pack, Some(&json!({"line": 3, "add": 1})));
+    assert_eq!(
+        (card["result"].clone(), card["state"]["lines"][2]["by_hand"].clone()),
+        (json!("added"), json!(1))
+    );
+    assert_eq!(card["state"]["complete"], false);
+
+    // The desk goes down mid-packing: the scans are still there.
+    s.kill_and_restart();
+    assert_eq!(packed(&s.sandbox_ok("GET", &pack, None)), [1, 1, 1]);
+
+    let last = scan(&s, &id, "5012345678900");
+    assert_eq!(last["result"], "complete", "{last}");
+    assert_eq!(last["message"], "Every item of order P-100 is packed.");
+    let extra = scan(&s, &id, "5012345678900");
+    assert_eq!(extra["result"], "too_many", "{extra}");
+    assert!(
+        extra["message"].as_str().unwrap().contains("take the extra one out"),
+        "{extra}"
+    );
+    assert_eq!(
+        (packed(&extra["state"]), extra["state"]["refused"].clone()),
+        (vec![2, 1, 1], json!(2))
+    );
+
+    let shipped = s.sandbox_ok("POST", &format!("/desk/orders/{id}/ship"), Some(&json!({})));
+    assert_eq!(shipped["order"]["status"], "shipped");
+    assert_eq!(shipped["order"]["contents_verified"], true);
+    let (_, v) = s.call("POST", &pack, &s.sandbox, Some(&json!({"scan": "5012345678900"})));
+    assert_eq!(v["meta"]["code"], 4171, "a shipped order has nothing to pack: {v}");
+}
+
+#[test]
+fn packing_started_again_counts_from_nothing_and_the_desk_without_verify_items_ships_unscanned() {
+    let s = Server::start();
+    let id = desk_with_an_order(&s, "P-200");
+    let pack = format!("/desk/orders/{id}/pack");
+    scan(&s, &id, "5012345678900");
+    scan(&s, &id, "nope");
+    let again = s.sandbox_ok("DELETE", &pack, None);
+    assert_eq!(
+        (packed(&again), again["refused"].clone(), again["complete"].clone()),
+        (vec![0, 0, 0], json!(0), json!(false))
+    );
+    // The restart is in the log, with who did it.
+    let log = s.live_ok("GET", &format!("/desk/audit?object_id={id}"), None);
+    assert!(log.to_string().contains("order.packing_restarted"), "{log}");
+
+    // Bad scans say what to send.
+    let (_, v) = s.call("POST", &pack, &s.sandbox, Some(&json!({"scan": "  "})));
+    assert_eq!(
+        (&v["meta"]["code"], &v["meta"]["details"][0]["path"]),
+        (&json!(4104), &json!("scan")),
+        "{v}"
+    );
+    let (_, v) = s.call("POST", &pack, &s.sandbox, Some(&json!({})));
+    assert_eq!(v["meta"]["code"], 4104, "{v}");
+    let (_, v) = s.call("POST", &pack, &s.sandbox, Some(&json!({"line": 9})));
+    assert_eq!(
+        (&v["meta"]["code"], &v["meta"]["details"][0]["path"]),
+        (&json!(4104), &json!("line")),
+        "{v}"
+    );
+
+    // A desk that does not check items ships as before, and the order does not claim it was checked.
+    let mut settings = s.live_ok("GET", "/desk/settings", None);
+    settings["verify_items"] = json!(false);
+    s.live_ok("PUT", "/desk/settings", Some(&settings));
+    let shipped = s.sandbox_ok("POST", &format!("/desk/orders/{id}/ship"), Some(&json!({})));
+    assert_eq!(
+        (
+            shipped["order"]["status"].clone(),
+            shipped["order"]["contents_verified"].clone()
+        ),
+        (json!("shipped"), json!(false))
+    );
+}
+
+#[test]
+fn a_shops_csv_gives_items_their_barcodes() {
+    let s = Server::start();
+    let csv = "Order Number,Name,Street,City,Postcode,Country,Product,Qty,SKU,EAN\r\n\
+               C-1,Jane Doe,1 High St,Manchester,M1 1AE,GB,Blue mug,2,MUG-1,5012345678900\r\n";
+    let (_, v) = s.send_raw(
+        "POST",
+        "/desk/orders/import",
+        &s.sandbox,
+        "text/csv",
+        csv.as_bytes().to_vec(),
+    );
+    assert_eq!(v["data"]["imported"], 1, "{v}");
+    let list = s.sandbox_ok("GET", "/desk/orders?s=C-1", None);
+    assert_eq!(list["orders"][0]["items"][0]["barcode"], "5012345678900", "{list}");
+}
+
+#[test]
+fn an_order_packed_at_one_desk_is_refused_at_another_naming_it() {
+    let (a, b) = crate::desks::two_desks();
+    let id = desk_with_an_order(&a, "P-300");
+    assert_eq!(scan(&a, &id, "5012345678900")["result"], "added");
+    let (_, v) = b.call(
+        "POST",
+        &format!("/desk/orders/{id}/pack"),
+        &b.sandbox,
+        Some(&json!({"scan": "SHIRT-1"})),
+    );
+    assert_eq!(v["meta"]["code"], 4171, "{v}");
+    assert!(
+        v["meta"]["details"][0]["info"]
+            .as_str()
+            .unwrap()
+            .contains("being packed at A"),
+        "{v}"
+    );
+    // Desk B sees the same packing list, and may take it over by starting again.
+    assert_eq!(
+        packed(&b.sandbox_ok("GET", &format!("/desk/orders/{id}/pack"), None)),
+        [1, 0, 0]
+    );
+    b.sandbox_ok("DELETE", &format!("/desk/orders/{id}/pack"), None);
+    assert_eq!(scan(&b, &id, "SHIRT-1")["result"], "added");
+}
+
+#[test]
+fn what_is_packed_ships_now_the_rest_later_and_a_voided_part_is_to_ship_again() {
+    let s = Server::start();
+    let id = desk_with_an_order(&s, "P-400");
+    let pack = format!("/desk/orders/{id}/pack");
+    let ship = format!("/desk/orders/{id}/ship");
+    // Nothing packed: nothing to ship.
+    let (_, v) = s.call("POST", &ship, &s.sandbox, Some(&json!({"packed_only": true})));
+    assert_eq!(v["meta"]["details"][0]["path"], "packed_only", "{v}");
+
+    // One mug and the card are in the box; the second mug and the shirt are out of stock.
+    scan(&s, &id, "5012345678900");
+    s.sandbox_ok("POST", &pack, Some(&json!({"line": 3, "add": 1})));
+    let first = s.sandbox_ok("POST", &ship, Some(&json!({"packed_only": true})));
+    let order = &first["order"];
+    assert_eq!(order["status"], "partially_shipped", "{order}");
+    assert_eq!(order["partial_shipments"][0]["quantities"], json!([1, 0, 1]));
+    assert_eq!(order["partial_shipments"][0]["label_id"], first["label"]["id"]);
+    let first_numbers = first["label"]["tracking_numbers"].clone();
+    assert_eq!(order["tracking_numbers"], first_numbers);
+    // The label's customs and weight are the part's: 0.4 + 0.05 kg of items.
+    let h = s.sandbox_ok("GET", "/desk/history?created_at_min=2000-01-01&s=P-400", None);
+    assert_eq!(
+        h["rows"][0]["weight"]["value"]
+            .as_f64()
+            .map(|v| (v * 1000.0).round() / 1000.0),
+        Some(0.45),
+        "{h}"
+    );
+
+    // The rest is packed from an empty box: what is left of each line.
+    let rest = s.sandbox_ok("GET", &pack, None);
+    let left: Vec<(i64, i64)> = rest["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| (l["line"].as_i64().unwrap(), l["ordered"].as_i64().unwrap()))
+        .collect();
+    assert_eq!(left, [(1, 1), (2, 1)], "{rest}");
+    let (_, v) = s.call("POST", &ship, &s.sandbox, Some(&json!({})));
+    assert!(
+        v["meta"]["details"][0]["info"]
+            .as_str()
+            .unwrap()
+            .contains("1 × Blue mug, 1 × Shirt"),
+        "{v}"
+    );
+    scan(&s, &id, "5012345678900");
+    assert_eq!(scan(&s, &id, "SHIRT-1")["result"], "complete");
+    let second = s.sandbox_ok("POST", &ship, Some(&json!({})));
+    assert_eq!(second["order"]["status"], "shipped");
+    assert_eq!(second["order"]["label_ids"].as_array().unwrap().len(), 2);
+    assert_eq!(
+        second["order"]["tracking_numbers"].as_array().unwrap().len(),
+        2,
+        "both labels' numbers"
+    );
+
+    // The first part's label voided: its mug and card are to ship again, the rest stays shipped.
+    let voided = s.sandbox_ok(
+        "POST",
+        "/v3/cancel-labels",
+        Some(&json!({"label": {"id": first["label"]["id"]}})),
+    );
+    assert_eq!(voided["status"], "cancelled", "{voided}");
+    let o = s.sandbox_ok("GET", &format!("/desk/orders/{id}"), None);
+    assert_eq!(o["status"], "partially_shipped", "{o}");
+    assert!(
+        !o["tracking_numbers"].as_array().unwrap().contains(&first_numbers[0]),
+        "{o}"
+    );
+    let again = s.sandbox_ok("GET", &pack, None);
+    let left: Vec<i64> = again["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["ordered"].as_i64().unwrap())
+        .collect();
+    assert_eq!(left, [1, 1], "one mug and the card: {again}");
+}
+
+#[test]
+fn only_a_supervisor_ships_what_is_packed_when_operators_sign_in() {
+    let s = Server::start();
+    let id = desk_with_an_order(&s, "P-500");
+    scan(&s, &id, "5012345678900");
+    let packer = operator_session(&s, "packer");
+    let ship = format!("/desk/orders/{id}/ship");
+    let (status, v) = as_operator(&s, &packer, "POST", &ship, Some(&json!({"packed_only": true})));
+    assert_eq!((status, &v["meta"]["code"]), (403, &json!(403)), "{v}");
+    assert!(
+        v["meta"]["details"][0]["info"]
+            .as_str()
+            .unwrap()
+            .contains("a supervisor or an admin"),
+        "{v}"
+    );
+    let supervisor = operator_session(&s, "supervisor");
+    let (_, v) = as_operator(&s, &supervisor, "POST", &ship, Some(&json!({"packed_only": true})));
+    assert_eq!(v["data"]["order"]["status"], "partially_shipped", "{v}");
+}

@@ -1,0 +1,149 @@
+//! Packing an order at the desk (issue 40): each item's code scanned into its line of the packing
+//! list before the label is made (the desk setting `verify_items`).
+
+use crate::order::{Order, OrderItem};
+use crate::status::{PackEvent, PackResult};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// `POST /desk/orders/{id}/pack`: one scan of an item's code, or `+1` by hand on a line (for an
+/// item without a code).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PackRequest {
+    /// What the scanner read.
+    #[serde(default)]
+    pub scan: Option<String>,
+    /// The line (1 for the order's first item) an item is added to by hand.
+    #[serde(default)]
+    pub line: Option<usize>,
+    /// How many are added by hand (1).
+    #[serde(default)]
+    pub add: Option<i64>,
+}
+
+/// A line of the packing list: an item of the order, how many are ordered and how many are in
+/// the box.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct PackLine {
+    /// 1 for the order's first item.
+    pub line: usize,
+    pub description: String,
+    pub sku: Option<String>,
+    /// The code a scan of the item reads (its barcode, else its SKU); none: added by hand.
+    pub code: Option<String>,
+    pub ordered: i64,
+    pub packed: i64,
+    /// How many of `packed` were added by hand.
+    pub by_hand: i64,
+}
+
+/// `GET /desk/orders/{id}/pack`: the order's packing list as scanned so far.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct PackState {
+    pub order_id: String,
+    pub order_number: String,
+    pub lines: Vec<PackLine>,
+    /// Every line has all it ordered.
+    pub complete: bool,
+    /// Codes refused since the packing started (not in the order, or one too many).
+    pub refused: i64,
+    /// The desk packing it (the one that scanned first since it started); none: not started.
+    pub desk: Option<String>,
+}
+
+/// What one scan did, and the packing list after it.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct PackScan {
+    pub result: PackResult,
+    /// The line the item went to (none: refused).
+    pub line: Option<usize>,
+    /// What happened, in the operator's words.
+    pub message: String,
+    pub state: PackState,
+}
+
+/// The code a scan of `item` reads: its barcode, else its SKU; none: it is added by hand.
+pub fn item_code(item: &OrderItem) -> Option<&str> {
+    item.barcode
+        .as_deref()
+        .or(item.sku.as_deref())
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
+}
+
+/// One kept scan, as the packing list counts it.
+#[derive(Debug, Clone, Copy)]
+pub struct CountedScan<'a> {
+    pub event: PackEvent,
+    /// 1 for the order's first item; none: refused.
+    pub line: Option<i64>,
+    pub desk: &'a str,
+}
+
+impl PackState {
+    /// The packing list of `order` after its scans since its packing last started.
+    pub fn of(order: &Order, scans: &[CountedScan<'_>]) -> PackState {
+        // What parts shipped already took is not packed again.
+        let remaining = order.remaining();
+        let mut lines: Vec<PackLine> = order
+            .items
+            .iter()
+            .zip(remaining)
+            .enumerate()
+            .filter(|(_, (_, left))| *left > 0)
+            .map(|(n, (i, left))| PackLine {
+                line: n + 1,
+                description: i.description.clone(),
+                sku: i.sku.clone(),
+                code: item_code(i).map(str::to_string),
+                ordered: left,
+                packed: 0,
+                by_hand: 0,
+            })
+            .collect();
+        let mut refused = 0;
+        for s in scans {
+            match s.event {
+                PackEvent::Added | PackEvent::AddedByHand => {
+                    // A line the order no longer has (it was changed since) counts for nothing.
+                    if let Some(l) = lines.iter_mut().find(|l| Some(l.line as i64) == s.line) {
+                        l.packed += 1;
+                        l.by_hand += i64::from(s.event == PackEvent::AddedByHand);
+                    }
+                }
+                PackEvent::NotInOrder | PackEvent::TooMany => refused += 1,
+                PackEvent::Restarted => {}
+            }
+        }
+        PackState {
+            order_id: order.id.clone(),
+            order_number: order.order_number.clone(),
+            complete: !lines.is_empty() && lines.iter().all(|l| l.packed >= l.ordered),
+            lines,
+            refused,
+            desk: scans.first().map(|s| s.desk.to_string()),
+        }
+    }
+
+    /// How many of each of the order's items are packed (in the order of its `items`).
+    pub fn packed_quantities(&self, items: usize) -> Vec<i64> {
+        let mut q = vec![0; items];
+        for l in &self.lines {
+            if let Some(n) = q.get_mut(l.line - 1) {
+                *n = l.packed;
+            }
+        }
+        q
+    }
+
+    /// What is still to pack, in the operator's words ("1 × Blue mug, 2 × Red cup").
+    pub fn missing(&self) -> String {
+        self.lines
+            .iter()
+            .filter(|l| l.packed < l.ordered)
+            .map(|l| format!("{} × {}", l.ordered - l.packed, l.description))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
