@@ -118,6 +118,15 @@ export function badgeScanned(code: string): Promise<string | null> {
   return onBadge(code);
 }
 
+/** "Switch operator" asked from a screen (the command barcode): App's sign-out and sign-in. */
+let onSwitchOperator: () => Promise<void> = async () => {};
+export function whenSwitchOperator(f: () => Promise<void>) {
+  onSwitchOperator = f;
+}
+export function switchOperatorNow(): Promise<void> {
+  return onSwitchOperator();
+}
+
 /** Ends this page's session (Switch operator, idle time). */
 export async function signOut() {
   if (token) await fetch('/ui/sign-out', { method: 'POST', headers: { authorization: `Bearer ${token}` } }).catch(() => {});

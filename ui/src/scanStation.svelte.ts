@@ -33,6 +33,10 @@ export type ScanDeps = {
   /** A code no order has may be an operator's badge: who took over ('' while their PIN is
    * asked), or null when it is none. */
   badge?: (code: string) => Promise<string | null>;
+  /** Ships what is packed of the loaded order, as the command barcode asked (no question). */
+  shipPacked?: () => Promise<void>;
+  /** Signs the operator out for the next one (the command barcode). */
+  switchOperator?: () => Promise<void>;
   /** The packing list of an order (GET, POST and DELETE /desk/orders/{id}/pack). */
   packing?: {
     state: (orderId: string) => Promise<PackState>;
@@ -41,6 +45,17 @@ export type ScanDeps = {
     restart: (orderId: string) => Promise<PackState>;
   };
 };
+
+/** The codes of the desk's command sheet (GET /desk/command-sheet.pdf, the server's
+ * `ScanCommand`; the UI test scans the codes decoded from the served sheet). */
+export const COMMANDS = {
+  'PDCMD-SHIP': 'ship',
+  'PDCMD-SHIP-PACKED': 'shipPacked',
+  'PDCMD-RESTART-PACKING': 'restartPacking',
+  'PDCMD-SWITCH-OPERATOR': 'switchOperator',
+} as const;
+type Command = (typeof COMMANDS)[keyof typeof COMMANDS];
+const commandOf = (code: string): Command | undefined => COMMANDS[code.toUpperCase() as keyof typeof COMMANDS];
 
 /** What is still to pack, in the operator's words ("1 × Blue mug, 2 × Shirt"). */
 export function stillToPack(p: PackState): string {
@@ -84,10 +99,31 @@ export class ScanStation {
       if (number) this.say('warning', `Still making the last label: scan ${number} again once it shows.`);
       return;
     }
+    const command = commandOf(number);
+    if (command) return this.#command(command);
     const same = form.order && (!number || form.order.order_number.toLowerCase() === number.toLowerCase());
     if (same) return this.shipIfPacked();
     if (number && this.packing && form.order) return this.#packOrLoad(number);
     if (number) await this.load(number);
+  }
+
+  /** A command barcode of the desk's sheet. */
+  async #command(c: Command) {
+    const { form } = this.#deps;
+    const p = this.packing;
+    switch (c) {
+      case 'ship':
+        return form.order ? this.shipIfPacked() : this.say('warning', 'No order on the screen: scan an order first.');
+      case 'shipPacked':
+        if (!p || !form.order) return this.say('warning', 'No order is being packed: scan an order first.');
+        if (!p.lines.some((l) => l.packed > 0)) return this.say('error', `Nothing of order ${p.order_number} is packed yet: scan its items first.`);
+        if (p.complete) return this.shipIfPacked();
+        return this.#deps.shipPacked?.();
+      case 'restartPacking':
+        return p ? this.restartPacking() : this.say('warning', 'No order is being packed: scan an order first.');
+      case 'switchOperator':
+        return this.#deps.switchOperator?.();
+    }
   }
 
   /** Ships the loaded order, unless items are still to scan into its packing list. */

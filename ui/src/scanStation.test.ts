@@ -32,6 +32,7 @@ function station(
   const searched: string[] = [];
   const desk = { busy: false, newParcels: 0 };
   const packer = fakePacker(typeof orders === 'function' ? [] : orders);
+  const switched: string[] = [];
   const s = new ScanStation({
     form,
     findOrders: (number) => (searched.push(number), typeof orders === 'function' ? orders(number) : Promise.resolve(orders.filter((o) => o.order_number.includes(number)))),
@@ -45,13 +46,19 @@ function station(
     newParcel: () => desk.newParcels++,
     badge,
     packing: packer,
+    shipPacked: async () => {
+      shipped.push(`part of ${form.order?.order_number ?? '?'}`);
+    },
+    switchOperator: async () => {
+      switched.push('switched');
+    },
   });
   /** The scanner types `code` and Enter. */
   const scan = async (code: string) => {
     form.reference = code;
     await s.scan();
   };
-  return { s, form, heard, shipped, searched, desk, scan, packer };
+  return { s, form, heard, shipped, searched, desk, scan, packer, switched };
 }
 
 /** The desk's packing lists as the server keeps them (POST /desk/orders/{id}/pack's rules):
@@ -340,5 +347,25 @@ describe('the packing list (verify_items)', () => {
     await s.restartPacking();
     expect(s.packing?.lines.map((l) => l.packed)).toEqual([0, 0]);
     expect(s.note?.kind).toBe('warning');
+  });
+
+  it('obeys the command barcodes: ship what is packed, start again, ship, switch operator', async () => {
+    const { s, scan, shipped, switched, searched, packer } = station([packed()], verify);
+    await scan('PDCMD-SHIP-PACKED');
+    expect(s.note?.kind).toBe('warning'); // no order yet
+    await scan('1001');
+    await scan('PDCMD-SHIP-PACKED');
+    expect(s.note?.text).toBe('Nothing of order 1001 is packed yet: scan its items first.');
+    await scan('5012345678900');
+    await scan('PDCMD-SHIP-PACKED');
+    expect(shipped).toEqual(['part of 1001']);
+    await scan('pdcmd-restart-packing');
+    expect(s.packing?.lines.map((l) => l.packed)).toEqual([0, 0]);
+    await scan('PDCMD-SHIP');
+    expect(s.note?.text).toBe('Order 1001 is not packed yet: scan 2 × Blue mug, 1 × Gift card.');
+    await scan('PDCMD-SWITCH-OPERATOR');
+    expect(switched).toEqual(['switched']);
+    expect(searched).toEqual(['1001']); // commands are never searched as orders
+    expect(packer.scans).toEqual(['5012345678900']); // nor packed as items
   });
 });

@@ -4,6 +4,10 @@
 // mapping, and a batch shipped with its progress. The printer is a raw port listener of the test's own.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { rawPrinter, startDesk } from './support.mjs';
 
 let desk, printer, tipsa;
@@ -280,6 +284,26 @@ test('a desk that checks every item: the packer scans the order and each item; a
   // Scanned again, it opens with what is left to pack.
   await scan('PK-3');
   await page.getByTestId('scan-note').filter({ hasText: 'scan each item into the box (1 × Taza azul, 1 × Plato)' }).waitFor();
+
+  // The command sheet, as printed and read by the scanner: its codes drive the screen.
+  const sheet = await fetch(`${desk.base}/desk/command-sheet.pdf`, { headers: { 'service-api-key': desk.key } });
+  const dir = mkdtempSync(join(tmpdir(), 'packdesk-commands-'));
+  writeFileSync(join(dir, 'commands.pdf'), Buffer.from(await sheet.arrayBuffer()));
+  execFileSync('pdftoppm', ['-r', '200', '-png', join(dir, 'commands.pdf'), join(dir, 'page')]);
+  const codes = execFileSync('zbarimg', ['--raw', '-q', '-Sdisable', '-Scode128.enable', join(dir, 'page-1.png')]).toString().trim().split('\n');
+  rmSync(dir, { recursive: true, force: true });
+  const code = (prefix) => codes.find((c) => c.endsWith(prefix)) ?? assert.fail(`no ${prefix} on the sheet: ${codes}`);
+  await scan('PLATO-B');
+  await page.getByTestId('scan-note').filter({ hasText: 'Plato: 1 of 1 packed.' }).waitFor();
+  await scan(code('RESTART-PACKING'));
+  await page.getByTestId('scan-note').filter({ hasText: 'Packing of order PK-3 started again: scan each item.' }).waitFor();
+  assert.equal(await packedOf(2), '0');
+  await scan('PLATO-B');
+  await page.getByTestId('scan-note').filter({ hasText: 'Plato: 1 of 1 packed.' }).waitFor();
+  const before3 = printer.jobs.length;
+  await scan(code('SHIP-PACKED'));
+  await page.getByTestId('scan-note').filter({ hasText: 'Shipped PK-3 (part; 1 × Taza azul still to ship)' }).waitFor();
+  await waitFor(() => printer.jobs.length > before3, 'the second part’s label at the printer');
   await ok(api('PUT', '/desk/settings', { ship_on_scan: false, verify_items: false, weight_unit: 'kg', dimension_unit: 'cm' }, desk.liveKey));
   await page.close();
 });

@@ -235,6 +235,17 @@ pub fn table() -> Vec<Route> {
             "Start the order's packing again (the scans so far stay recorded)",
             restart_packing,
         ),
+        Route::new::<_, _, Shared>(
+            Method::GET,
+            "/desk/command-sheet.pdf",
+            "The command barcodes the Ship screen obeys when scanned (ship, ship what is packed, start packing again, switch operator), as an A4 PDF",
+            command_sheet,
+        )
+        .content("The sheet as PDF", || {
+            json!({
+                "application/pdf": {"schema": {"type": "string", "format": "binary"}},
+                "application/json": {"schema": {"$ref": "#/components/schemas/Envelope"}}})
+        }),
         get::<ShipBatch, _, _, _>("/desk/batches/{id}", "A batch's progress and each order's result", get_batch),
         get::<PresetList, _, _, _>("/desk/presets", "The presets of the key's environment", list_presets),
         post::<PresetRequest, Preset, _, _, _>("/desk/presets", "Add a preset", create_preset),
@@ -1232,6 +1243,24 @@ async fn get_order(State(s): State<Shared>, Extension(env): Extension<Env>, Path
 
 async fn cancel_order(State(s): State<Shared>, Extension(env): Extension<Env>, Path(id): Path<String>) -> Response {
     run(s, move |s| s.cancel_order(env, &id)).await
+}
+
+async fn command_sheet() -> Response {
+    match tokio::task::spawn_blocking(packdesk_service::packing::command_sheet_pdf).await {
+        Ok(pdf) => (
+            StatusCode::OK,
+            [
+                (header::CONTENT_TYPE, "application/pdf"),
+                (
+                    header::CONTENT_DISPOSITION,
+                    "inline; filename=\"packdesk-commands.pdf\"",
+                ),
+            ],
+            pdf,
+        )
+            .into_response(),
+        Err(_) => error(ErrorCode::Internal, "", "the command sheet failed unexpectedly"),
+    }
 }
 
 async fn get_packing(State(s): State<Shared>, Extension(env): Extension<Env>, Path(id): Path<String>) -> Response {

@@ -326,6 +326,50 @@ status_enum!(
 );
 
 status_enum!(
+    /// What a command barcode of the desk's command sheet does when scanned at the Ship screen
+    /// (issue 40): its word is the code the barcode holds, so a desk works without keyboard or
+    /// mouse.
+    ScanCommand {
+        Ship = "PDCMD-SHIP",
+        ShipPacked = "PDCMD-SHIP-PACKED",
+        RestartPacking = "PDCMD-RESTART-PACKING",
+        SwitchOperator = "PDCMD-SWITCH-OPERATOR",
+    }
+);
+
+impl ScanCommand {
+    /// Every command, in the order of the sheet.
+    pub const ALL: [ScanCommand; 4] = [
+        ScanCommand::Ship,
+        ScanCommand::ShipPacked,
+        ScanCommand::RestartPacking,
+        ScanCommand::SwitchOperator,
+    ];
+
+    /// Its name on the sheet and what it does, in the operator's words.
+    pub fn words(self) -> (&'static str, &'static str) {
+        match self {
+            ScanCommand::Ship => (
+                "Ship",
+                "Makes and prints the label of the order on the screen (as Enter does).",
+            ),
+            ScanCommand::ShipPacked => (
+                "Ship what is packed",
+                "Ships the items in the box now; the rest of the order stays open (a supervisor's).",
+            ),
+            ScanCommand::RestartPacking => (
+                "Start packing again",
+                "Empties the order's packing list: every item is scanned again.",
+            ),
+            ScanCommand::SwitchOperator => (
+                "Switch operator",
+                "Signs the operator out; the next one scans their badge.",
+            ),
+        }
+    }
+}
+
+status_enum!(
     /// A batch of orders shipped in the background: running until every order is shipped or failed.
     BatchStatus {
         Running = "running",

@@ -9,7 +9,7 @@ use crate::orders::{not_found, order_of};
 use crate::Service;
 use packdesk_model::order::Order;
 use packdesk_model::pack::{PackRequest, PackScan, PackState};
-use packdesk_model::status::{Env, OrderStatus, PackEvent, PackResult, Role};
+use packdesk_model::status::{Env, OrderStatus, PackEvent, PackResult, Role, ScanCommand};
 use packdesk_model::{ErrorCode, ServiceError};
 use packdesk_store::db::Tx;
 use packdesk_store::orders as order_table;
@@ -283,4 +283,21 @@ impl Service {
         )?;
         Ok(())
     }
+}
+
+/// The desk's command sheet: a PDF of the command barcodes the Ship screen obeys.
+pub fn command_sheet_pdf() -> Vec<u8> {
+    use packdesk_documents::command_sheet::{render_command_sheet_pdf, Command};
+    let commands: Vec<Command<'_>> = ScanCommand::ALL
+        .iter()
+        .map(|c| {
+            let (name, what) = c.words();
+            Command {
+                code: c.as_str(),
+                name,
+                what,
+            }
+        })
+        .collect();
+    render_command_sheet_pdf(&commands)
 }

@@ -37,7 +37,7 @@ fn pdf_pages(pdf: &Path) -> (usize, Vec<(f64, f64)>) {
 }
 
 /// The barcodes of each page, top to bottom.
-fn pdf_barcodes(pdf: &Path) -> Vec<Vec<String>> {
+pub(crate) fn pdf_barcodes(pdf: &Path) -> Vec<Vec<String>> {
     let dir = pdf.parent().unwrap();
     let prefix = dir.join("page");
     tool(

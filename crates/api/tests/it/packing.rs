@@ -321,3 +321,19 @@ fn only_a_supervisor_ships_what_is_packed_when_operators_sign_in() {
     let (_, v) = as_operator(&s, &supervisor, "POST", &ship, Some(&json!({"packed_only": true})));
     assert_eq!(v["data"]["order"]["status"], "partially_shipped", "{v}");
 }
+
+#[test]
+fn the_command_sheet_holds_a_barcode_for_each_command_the_ship_screen_obeys() {
+    let s = Server::start();
+    let (kind, pdf) = s.download(&s.url("/desk/command-sheet.pdf"), &s.sandbox);
+    assert_eq!(kind, "application/pdf");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("commands.pdf");
+    std::fs::write(&path, pdf).unwrap();
+    // Decoded from the printed page, as a scanner reads it.
+    let mut codes = crate::documents::pdf_barcodes(&path).concat();
+    codes.sort();
+    let mut commands = packdesk_model::status::ScanCommand::NAMES.to_vec();
+    commands.sort();
+    assert_eq!(codes, commands);
+}
