@@ -101,6 +101,9 @@ pub fn all() -> Vec<(&'static str, Schema)> {
         ("desk-shipped-order", schema_for!(crate::preset::ShippedOrder)),
         ("desk-ship-batch-request", schema_for!(crate::preset::ShipBatchRequest)),
         ("desk-ship-batch", schema_for!(crate::preset::ShipBatch)),
+        ("desk-pack-request", schema_for!(crate::pack::PackRequest)),
+        ("desk-pack-state", schema_for!(crate::pack::PackState)),
+        ("desk-pack-scan", schema_for!(crate::pack::PackScan)),
     ]
 }
 
