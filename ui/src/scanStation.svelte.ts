@@ -158,24 +158,22 @@ export class ScanStation {
   }
 
   /** One item's code into the loaded order's packing list. */
-  async packItem(code: string) {
-    const order = this.#deps.form.order;
-    if (!order || !this.#deps.packing) return;
-    const mine = ++this.#scans;
-    try {
-      this.#packed(await this.#deps.packing.scan(order.id, code), mine);
-    } catch (e) {
-      if (mine === this.#scans) this.say('error', describe(e));
-    }
+  packItem(code: string) {
+    return this.#pack((p, id) => p.scan(id, code));
   }
 
   /** +1 by hand on a line whose item has no code. */
-  async addByHand(line: number) {
+  addByHand(line: number) {
+    return this.#pack((p, id) => p.byHand(id, line));
+  }
+
+  /** A change of the loaded order's packing list, and what the desk says of it. */
+  async #pack(change: (p: NonNullable<ScanDeps['packing']>, orderId: string) => Promise<PackScan>) {
     const order = this.#deps.form.order;
     if (!order || !this.#deps.packing) return;
     const mine = ++this.#scans;
     try {
-      this.#packed(await this.#deps.packing.byHand(order.id, line), mine);
+      this.#packed(await change(this.#deps.packing, order.id), mine);
     } catch (e) {
       if (mine === this.#scans) this.say('error', describe(e));
     }

@@ -31,6 +31,15 @@ fn packable(o: &Order) -> Result<(), ServiceError> {
     }
 }
 
+/// The order `id`, locked to the end of `tx` so that two scans of it at once (two desks, or a
+/// scanner sending twice) count one after the other; refused when there is nothing to pack.
+fn packable_locked(tx: &mut Tx<'_>, env: Env, id: &str) -> Result<Order, ServiceError> {
+    let row = order_table::get_for_update(tx, env, id)?.ok_or_else(|| not_found(id))?;
+    let order = order_of(&row)?;
+    packable(&order)?;
+    Ok(order)
+}
+
 /// What a scan of `code` does to `state`: the event kept, the line it went to, the result.
 fn scan_of(state: &PackState, code: &str) -> (PackEvent, Option<usize>, PackResult) {
     let mut matching = state
@@ -112,11 +121,7 @@ impl Service {
         let desk = self.desk_name();
         let operator = crate::audit::caller().map(|c| c.actor);
         self.store.write(|tx| {
-            // Locked: two scans of the order at once (two desks, or a scanner sending twice) are
-            // counted one after the other.
-            let row = order_table::get_for_update(tx, env, id)?.ok_or_else(|| not_found(id))?;
-            let order = order_of(&row)?;
-            packable(&order)?;
+            let order = packable_locked(tx, env, id)?;
             let before = table::state(tx, &order)?;
             self.packed_here(&before, &desk)?;
             let (event, line, result) = match (code, req.line) {
@@ -163,9 +168,7 @@ impl Service {
         let desk = self.desk_name();
         let operator = crate::audit::caller().map(|c| c.actor);
         self.store.write(|tx| {
-            let row = order_table::get_for_update(tx, env, id)?.ok_or_else(|| not_found(id))?;
-            let order = order_of(&row)?;
-            packable(&order)?;
+            let order = packable_locked(tx, env, id)?;
             self.keep_scan(
                 tx,
                 env,

@@ -152,7 +152,7 @@ fn a_csv_file_imports_with_a_saved_mapping_and_names_its_bad_rows() {
 }
 
 /// What an import answered: (imported, failures as (row, column, info)).
-fn import(s: &Server, csv: &str) -> (i64, Vec<(i64, String, String)>, serde_json::Value) {
+pub(crate) fn import(s: &Server, csv: &str) -> (i64, Vec<(i64, String, String)>, serde_json::Value) {
     let (_, v) = s.send_raw(
         "POST",
         "/desk/orders/import",
