@@ -126,6 +126,12 @@ impl PackState {
         }
     }
 
+    /// The line of the order's `n`th item (1 for the first); none when nothing of it is left to
+    /// pack (lines that parts shipped before took whole are not on the list).
+    pub fn line(&self, n: usize) -> Option<&PackLine> {
+        self.lines.iter().find(|l| l.line == n)
+    }
+
     /// How many of each of the order's items are packed (in the order of its `items`).
     pub fn packed_quantities(&self, items: usize) -> Vec<i64> {
         let mut q = vec![0; items];

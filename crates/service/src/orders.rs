@@ -484,7 +484,10 @@ impl Service {
                     OrderStatus::PartiallyShipped
                 };
                 // The rest is packed from an empty box.
-                self.restart_packing_in(tx, env, order_id, now)?;
+                let operator = crate::audit::caller().map(|c| c.actor);
+                let desk = self.desk_name();
+                let restart = packdesk_model::status::PackEvent::Restarted;
+                self.keep_scan(tx, env, order_id, now, &desk, operator, None, None, restart)?;
                 o.tracking_numbers.extend_from_slice(tracking_numbers);
                 part.iter().sum()
             }
@@ -509,32 +512,6 @@ impl Service {
         table::link_label(tx, label_id, order_id)?;
         // Its items, for the operator's day (Today).
         Ok(items)
-    }
-
-    /// A restart of the order's packing list, kept as a scan (`packdesk_store::packing`).
-    pub(crate) fn restart_packing_in(
-        &self,
-        tx: &mut packdesk_store::db::Tx<'_>,
-        env: Env,
-        order_id: &str,
-        now: i64,
-    ) -> Result<(), ServiceError> {
-        let seq = packdesk_store::packing::next_seq(tx, order_id)?;
-        packdesk_store::packing::insert(
-            tx,
-            &packdesk_store::packing::PackScanRow {
-                order_id: order_id.to_string(),
-                seq,
-                env,
-                at: now,
-                desk: self.desk_name(),
-                operator: crate::audit::caller().map(|c| c.actor),
-                code: None,
-                line: None,
-                event: packdesk_model::status::PackEvent::Restarted,
-            },
-        )?;
-        Ok(())
     }
 
     /// A voided label gives its order back to the desk: open again, to ship with another label.

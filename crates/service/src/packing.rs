@@ -58,10 +58,9 @@ fn scan_of(state: &PackState, code: &str) -> (PackEvent, Option<usize>, PackResu
 
 /// What the desk says of a scan, in the operator's words.
 fn message(state: &PackState, code: &str, line: Option<usize>, result: PackResult) -> String {
-    let of = |n: usize| &state.lines[n - 1];
-    match (result, line) {
+    match (result, line.and_then(|n| state.line(n))) {
         (PackResult::Complete, _) => format!("Every item of order {} is packed.", state.order_number),
-        (PackResult::Added, Some(n)) => format!("{}: {} of {} packed.", of(n).description, of(n).packed, of(n).ordered),
+        (PackResult::Added, Some(l)) => format!("{}: {} of {} packed.", l.description, l.packed, l.ordered),
         (PackResult::TooMany, _) => {
             let l = state
                 .lines
@@ -127,10 +126,15 @@ impl Service {
             let (event, line, result) = match (code, req.line) {
                 (Some(code), _) => scan_of(&before, code),
                 (None, Some(n)) => {
-                    let l = before.lines.get(n.wrapping_sub(1)).ok_or_else(|| {
+                    let l = before.line(n).ok_or_else(|| {
+                        let lines: Vec<String> = before.lines.iter().map(|l| l.line.to_string()).collect();
                         ServiceError::invalid(
                             "line",
-                            format!("order {} has lines 1 to {}", order.order_number, before.lines.len()),
+                            format!(
+                                "order {} has nothing left to pack on line {n}; its lines to pack: {}",
+                                order.order_number,
+                                lines.join(", ")
+                            ),
                         )
                     })?;
                     if let Some(c) = &l.code {
@@ -256,8 +260,10 @@ impl Service {
         }
     }
 
+    /// Keeps one scan of the order's packing list (a restart too: the partial shipment of
+    /// `orders` starts the rest's packing with one).
     #[allow(clippy::too_many_arguments)]
-    fn keep_scan(
+    pub(crate) fn keep_scan(
         &self,
         tx: &mut Tx<'_>,
         env: Env,

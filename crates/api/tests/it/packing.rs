@@ -331,3 +331,43 @@ fn the_command_sheet_holds_a_barcode_for_each_command_the_ship_screen_obeys() {
     commands.sort();
     assert_eq!(codes, commands);
 }
+
+#[test]
+fn a_line_shipped_whole_in_a_part_leaves_the_list_and_the_others_keep_their_numbers() {
+    let s = Server::start();
+    let id = desk_with_an_order(&s, "P-600");
+    let pack = format!("/desk/orders/{id}/pack");
+    // Both mugs go out first: line 1 is shipped whole.
+    scan(&s, &id, "5012345678900");
+    scan(&s, &id, "5012345678900");
+    let part = s.sandbox_ok(
+        "POST",
+        &format!("/desk/orders/{id}/ship"),
+        Some(&json!({"packed_only": true})),
+    );
+    assert_eq!(part["order"]["partial_shipments"][0]["quantities"], json!([2, 0, 0]));
+    let shirt = scan(&s, &id, "SHIRT-1");
+    assert_eq!(
+        (shirt["line"].clone(), shirt["message"].clone()),
+        (json!(2), json!("Shirt: 1 of 1 packed."))
+    );
+    let card = s.sandbox_ok("POST", &pack, Some(&json!({"line": 3, "add": 1})));
+    assert_eq!(
+        (card["result"].clone(), card["message"].clone()),
+        (json!("complete"), json!("Every item of order P-600 is packed."))
+    );
+    let (_, v) = s.call("POST", &pack, &s.sandbox, Some(&json!({"line": 1, "add": 1})));
+    assert_eq!(v["meta"]["details"][0]["path"], "line", "{v}");
+    assert!(
+        v["meta"]["details"][0]["info"]
+            .as_str()
+            .unwrap()
+            .contains("nothing left to pack on line 1"),
+        "{v}"
+    );
+    assert_eq!(
+        scan(&s, &id, "5012345678900")["result"],
+        "not_in_order",
+        "the mugs are shipped"
+    );
+}
