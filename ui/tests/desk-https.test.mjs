@@ -23,7 +23,7 @@ async function settings(desk) {
   const page = await desk.browser.newPage({ viewport: { width: 1366, height: 768 } });
   await page.goto(desk.base + '/');
   await page.getByTestId('scan').waitFor();
-  await page.keyboard.press('Alt+8');
+  await page.keyboard.press('Alt+9');
   await page.getByTestId('https').waitFor();
   return page;
 }

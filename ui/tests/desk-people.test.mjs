@@ -104,8 +104,8 @@ test('a packer ships and cannot void; a supervisor takes over by badge and PIN a
   await page.keyboard.press('Enter');
   await page.getByTestId('row').first().getByTestId('status').filter({ hasText: 'cancelled' }).waitFor();
 
-  // The audit log (Alt+9), newest first: the void by Sue, the label by Pat, the sign-ins.
-  await page.keyboard.press('Alt+9');
+  // The audit log (Alt+0), newest first: the void by Sue, the label by Pat, the sign-ins.
+  await page.keyboard.press('Alt+0');
   await page.getByTestId('audit-row').first().waitFor();
   const rows = await page.getByTestId('audit-row').evaluateAll((rs) => rs.map((r) => [r.querySelector('[data-testid="audit-what"]').textContent, r.querySelector('[data-testid="audit-actor"]').textContent]));
   const find = (what, who) => rows.findIndex(([w, a]) => w === what && a === who);
@@ -115,8 +115,8 @@ test('a packer ships and cannot void; a supervisor takes over by badge and PIN a
   assert.ok(find('label.voided', 'Sue Supervisor') < find('label.created', 'Pat Packer'), 'newest first');
   await page.screenshot({ path: `${shots}/people-audit-1366x768.png` });
 
-  // Today (Alt+5): each operator's labels, orders and items.
-  await page.keyboard.press('Alt+5');
+  // Today (Alt+6): each operator's labels, orders and items.
+  await page.keyboard.press('Alt+6');
   const pat = page.getByTestId('today-operator').filter({ hasText: 'Pat Packer' });
   await pat.waitFor();
   assert.deepEqual(

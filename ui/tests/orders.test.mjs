@@ -307,3 +307,68 @@ test('a desk that checks every item: the packer scans the order and each item; a
   await ok(api('PUT', '/desk/settings', { ship_on_scan: false, verify_items: false, weight_unit: 'kg', dimension_unit: 'cm' }, desk.liveKey));
   await page.close();
 });
+
+test('returns: the preset puts a return label in the box on its own printer; the parcel back is scanned in by its return label, its items counted by scan, and recorded', async () => {
+  await ok(api('PUT', '/desk/settings', { ship_on_scan: false, verify_items: false, weight_unit: 'kg', dimension_unit: 'cm' }, desk.liveKey));
+  const returnsPrinter = await rawPrinter();
+  const zebra = await ok(api('POST', '/desk/printers', { name: 'Zebra returns', transport: 'raw', address: `127.0.0.1:${returnsPrinter.port}`, format: 'zpl' }, desk.liveKey));
+  await ok(api('PUT', '/desk/print-profiles/return_label', { printer_id: zebra.id, stock: '4x6', auto_print: true }, desk.liveKey));
+  await ok(api('POST', '/desk/presets', { name: 'Spain with returns', shipper_account: { id: tipsa }, service_type: 'tipsa_10_horas', file_type: 'zpl', ship_from: es('Almacén', '28001'), parcel: { weight: { value: 1, unit: 'kg' } }, return_label: 'with_outbound' }));
+  const items = [
+    { description: 'Taza azul', quantity: 2, sku: 'TAZA-A', barcode: '8412345678905' },
+    { description: 'Plato', quantity: 1, sku: 'PLATO-B' },
+  ];
+  await ok(api('POST', '/desk/orders', { ...order('RT-1'), items, preset: 'Spain with returns' }));
+  const page = await desk.browser.newPage();
+  await page.setViewportSize({ width: 1366, height: 768 });
+  await page.goto(desk.base + '/');
+  await page.getByTestId('scan').waitFor();
+  const [labelsBefore, returnsBefore] = [printer.jobs.length, returnsPrinter.jobs.length];
+  const type = async (text) => {
+    await page.keyboard.type(text);
+    await page.keyboard.press('Enter');
+  };
+  await type('RT-1');
+  await page.getByTestId('scan-note').filter({ hasText: 'preset Spain with returns. Enter ships it.' }).waitFor();
+  await page.keyboard.press('Enter');
+  const shipped = page.getByTestId('scan-note').filter({ hasText: 'Shipped RT-1' });
+  await shipped.waitFor();
+  const back = (await shipped.textContent()).match(/return label (\d+)/)?.[1] ?? assert.fail(`no return label said: ${await shipped.textContent()}`);
+  await waitFor(() => printer.jobs.length > labelsBefore && returnsPrinter.jobs.length > returnsBefore, 'the label and its return label at their printers');
+  assert.ok(returnsPrinter.jobs[returnsBefore].toString().includes(back), 'the return label went to the returns printer');
+  assert.ok(returnsPrinter.jobs[returnsBefore].toString().includes('RETURN'), 'it says it is a return');
+
+  // The parcel comes back: Returns (Alt+4), its return label scanned, then its items.
+  await page.keyboard.press('Alt+4');
+  await page.getByTestId('return-scan').waitFor();
+  await page.getByTestId('return-scan').focus();
+  await type('NOPE-7');
+  const note = page.getByTestId('return-note');
+  await note.filter({ hasText: 'no order and no label of an order has the number NOPE-7' }).waitFor();
+  assert.equal(await note.getAttribute('data-kind'), 'error');
+  await type(back);
+  await note.filter({ hasText: 'Order RT-1, found by its return label' }).waitFor();
+  await type('8412345678905');
+  await note.filter({ hasText: 'Taza azul (TAZA-A): 1 back.' }).waitFor();
+  await type('PLATO-B');
+  await type('PLATO-B');
+  await note.filter({ hasText: 'Plato (PLATO-B): 1 can come back, and 1 are counted already.' }).waitFor();
+  // Save without a reason: the desk asks for it in words.
+  await page.getByTestId('return-save').click();
+  await note.filter({ hasText: 'Choose why Taza azul (TAZA-A) came back.' }).waitFor();
+  const line = (n) => page.locator(`[data-testid="return-line"][data-line="${n}"]`);
+  await line(1).getByTestId('return-reason').selectOption('Wrong size');
+  await line(2).getByTestId('return-reason').selectOption('Damaged in transit');
+  await line(2).getByTestId('return-condition').selectOption('damaged');
+  await page.screenshot({ path: `${process.env.SCREENSHOTS ?? '/tmp'}/returns-scan.png` });
+  await page.getByTestId('return-save').click();
+  await note.filter({ hasText: 'Return of order RT-1 recorded: 2 items. Scan the next parcel.' }).waitFor();
+  await page.getByTestId('return-row').filter({ hasText: '1 × Taza azul (Wrong size, resellable); 1 × Plato (Damaged in transit, damaged)' }).waitFor();
+  assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('data-testid')), 'return-scan', 'ready for the next parcel');
+  await page.screenshot({ path: `${process.env.SCREENSHOTS ?? '/tmp'}/returns-recorded.png` });
+  const recorded = (await ok(api('GET', '/desk/returns'))).returns[0];
+  assert.deepEqual(recorded.items.map((i) => [i.line, i.quantity, i.reason, i.condition]), [[1, 1, 'Wrong size', 'resellable'], [2, 1, 'Damaged in transit', 'damaged']]);
+  assert.equal(recorded.scanned, back);
+  returnsPrinter.close();
+  await page.close();
+});

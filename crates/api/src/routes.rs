@@ -54,6 +54,7 @@ pub fn table() -> Vec<Route> {
     use packdesk_model::pack::{PackRequest, PackScan, PackState};
     use packdesk_model::preset::{Preset, PresetList, ShipBatch, ShippedOrder};
     use packdesk_model::record::*;
+    use packdesk_model::returns::{Return, ReturnList, ReturnLookup, ReturnRequest};
     use Access::*;
     let int = || json!({"type": "integer"});
     let string = || json!({"type": "string"});
@@ -244,6 +245,40 @@ pub fn table() -> Vec<Route> {
         .content("The sheet as PDF", || {
             json!({
                 "application/pdf": {"schema": {"type": "string", "format": "binary"}},
+                "application/json": {"schema": {"$ref": "#/components/schemas/Envelope"}}})
+        }),
+        action::<Label, _, _, _>(
+            "/desk/labels/{id}/return-label",
+            "Make the return label of a label (its parcel coming back: sender and recipient swapped), linked to its order; printed by the return_label profile",
+            make_return_label,
+        ),
+        get::<ReturnLookup, _, _, _>(
+            "/desk/returns/lookup",
+            "The order of a returned parcel by a scan: its return label's tracking number, the outbound label's, or the order number; with what shipped and came back before",
+            lookup_return,
+        )
+        .query([param("code", Some("what was scanned"), string())]),
+        post::<ReturnRequest, Return, _, _, _>(
+            "/desk/returns",
+            "Record a returned parcel's items (quantity, reason, condition) against its order",
+            record_return,
+        ),
+        get::<ReturnList, _, _, _>(
+            "/desk/returns",
+            "Returns recorded, newest first (from, to: a date or an ISO 8601 time)",
+            list_returns,
+        )
+        .query(returns_window()),
+        Route::new(
+            Method::GET,
+            "/desk/returns/export.csv",
+            "Returns as CSV, a row per returned item, for the shop's refunds (from, to)",
+            export_returns,
+        )
+        .query(returns_window())
+        .content("The returns as CSV", || {
+            json!({
+                "text/csv": {"schema": {"type": "string"}},
                 "application/json": {"schema": {"$ref": "#/components/schemas/Envelope"}}})
         }),
         get::<ShipBatch, _, _, _>("/desk/batches/{id}", "A batch's progress and each order's result", get_batch),
@@ -1260,6 +1295,94 @@ async fn command_sheet() -> Response {
         )
             .into_response(),
         Err(_) => error(ErrorCode::Internal, "", "the command sheet failed unexpectedly"),
+    }
+}
+
+async fn make_return_label(
+    State(s): State<Shared>,
+    Extension(env): Extension<Env>,
+    Path(id): Path<String>,
+) -> Response {
+    run(s, move |s| s.make_return_label(env, &id)).await
+}
+
+/// `?code=` of a return's lookup.
+#[derive(serde::Deserialize)]
+struct ReturnCode {
+    code: Option<String>,
+}
+
+async fn lookup_return(
+    State(s): State<Shared>,
+    Extension(env): Extension<Env>,
+    q: Result<Query<ReturnCode>, axum::extract::rejection::QueryRejection>,
+) -> Response {
+    let code = match q {
+        Ok(Query(q)) => q.code.unwrap_or_default(),
+        Err(e) => return ApiError(ServiceError::invalid("query", e.body_text())).into_response(),
+    };
+    run(s, move |s| s.lookup_return(env, &code)).await
+}
+
+async fn record_return(
+    State(s): State<Shared>,
+    Extension(env): Extension<Env>,
+    ContractJson(req): ContractJson<packdesk_model::returns::ReturnRequest>,
+) -> Response {
+    run(s, move |s| s.record_return(env, req)).await
+}
+
+/// `?from=&to=` of the returns.
+fn returns_window() -> [crate::table::Param; 2] {
+    let time = || json!({"type": "string"});
+    [
+        param("from", Some("a date or an ISO 8601 time (default: the first)"), time()),
+        param(
+            "to",
+            Some("a date (that whole day) or an ISO 8601 time (default: now)"),
+            time(),
+        ),
+    ]
+}
+
+#[derive(serde::Deserialize)]
+struct ReturnsWindow {
+    from: Option<String>,
+    to: Option<String>,
+}
+
+async fn list_returns(
+    State(s): State<Shared>,
+    Extension(env): Extension<Env>,
+    q: Result<Query<ReturnsWindow>, axum::extract::rejection::QueryRejection>,
+) -> Response {
+    let q = match q {
+        Ok(Query(q)) => q,
+        Err(e) => return ApiError(ServiceError::invalid("query", e.body_text())).into_response(),
+    };
+    run(s, move |s| s.list_returns(env, q.from.as_deref(), q.to.as_deref())).await
+}
+
+async fn export_returns(
+    State(s): State<Shared>,
+    Extension(env): Extension<Env>,
+    q: Result<Query<ReturnsWindow>, axum::extract::rejection::QueryRejection>,
+) -> Response {
+    let q = match q {
+        Ok(Query(q)) => q,
+        Err(e) => return ApiError(ServiceError::invalid("query", e.body_text())).into_response(),
+    };
+    match tokio::task::spawn_blocking(move || s.export_returns_csv(env, q.from.as_deref(), q.to.as_deref())).await {
+        Ok(Ok(csv)) => (
+            [
+                (header::CONTENT_TYPE, "text/csv; charset=utf-8"),
+                (header::CONTENT_DISPOSITION, "attachment; filename=\"returns.csv\""),
+            ],
+            csv,
+        )
+            .into_response(),
+        Ok(Err(e)) => ApiError(e).into_response(),
+        Err(_) => error(ErrorCode::Internal, "", "the operation failed unexpectedly"),
     }
 }
 

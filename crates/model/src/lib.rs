@@ -11,6 +11,7 @@ pub mod people;
 pub mod preset;
 pub mod record;
 pub mod request;
+pub mod returns;
 pub mod schema;
 pub mod status;
 pub mod transport;

@@ -110,6 +110,10 @@ pub struct Order {
     /// packed"): the order is `partially_shipped` until the rest follows.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub partial_shipments: Vec<PartialShipment>,
+    /// Its return labels (made with the outbound by a preset, or later from History or
+    /// Orders), oldest first; a voided one leaves the list.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub return_label_ids: Vec<String>,
     /// The name of the preset an open order would ship with now (its own, a rule's, the
     /// default); answered, never stored.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -8,6 +8,7 @@ use crate::request::{
     Address, BoxType, CustomsPurpose, Dimension, DimensionUnit, FileType, IdRef, PaperSize, Parcel, TermsOfTrade,
 };
 use crate::request::{ServiceOption, Weight, WeightUnit};
+use crate::status::ReturnLabelWhen;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -52,6 +53,10 @@ pub struct PresetRequest {
     /// invoice).
     #[serde(default)]
     pub customs: Option<PresetCustoms>,
+    /// `with_outbound`: shipping an order also makes its return label (sender and recipient
+    /// swapped), printed by the `return_label` profile.
+    #[serde(default)]
+    pub return_label: Option<ReturnLabelWhen>,
 }
 
 /// A preset's customs declaration of orders that cross a customs border.
@@ -86,6 +91,8 @@ pub struct Preset {
     pub is_default: bool,
     #[serde(default)]
     pub customs: Option<PresetCustoms>,
+    #[serde(default)]
+    pub return_label: Option<ReturnLabelWhen>,
     pub created_at: String,
     pub updated_at: String,
 }
@@ -192,6 +199,22 @@ pub struct DeskSettings {
     /// How many daily backups are kept (1 to 90): the oldest go.
     #[serde(default = "default_backups_kept")]
     pub backups_kept: u32,
+    /// Why parcels come back: the reasons the Returns screen offers for each returned item.
+    #[serde(default = "default_return_reasons")]
+    pub return_reasons: Vec<String>,
+}
+
+fn default_return_reasons() -> Vec<String> {
+    [
+        "No longer wanted",
+        "Wrong size",
+        "Not as described",
+        "Damaged in transit",
+        "Wrong item sent",
+        "Not delivered",
+    ]
+    .map(String::from)
+    .to_vec()
 }
 
 fn default_backup_hour() -> u32 {
@@ -234,6 +257,7 @@ impl Default for DeskSettings {
             daily_backup: true,
             backup_hour: default_backup_hour(),
             backups_kept: default_backups_kept(),
+            return_reasons: default_return_reasons(),
         }
     }
 }
@@ -266,6 +290,13 @@ pub struct ShipOrderRequest {
 pub struct ShippedOrder {
     pub order: Order,
     pub label: Label,
+    /// The return label made with it (a preset with `return_label: "with_outbound"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub return_label: Option<Label>,
+    /// Why that return label could not be made (the outbound label stands; make the return
+    /// label again from the order).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub return_label_error: Option<String>,
 }
 
 /// `POST /desk/orders/ship`: ship these orders in the background, in this order.

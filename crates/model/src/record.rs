@@ -100,6 +100,9 @@ pub struct Label {
     /// the operator.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub postal_code_override: bool,
+    /// Packdesk: a return label (made with `return_shipment`: the parcel comes back).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub return_shipment: bool,
     pub created_at: String,
     pub updated_at: String,
 }

@@ -104,6 +104,10 @@ pub fn all() -> Vec<(&'static str, Schema)> {
         ("desk-pack-request", schema_for!(crate::pack::PackRequest)),
         ("desk-pack-state", schema_for!(crate::pack::PackState)),
         ("desk-pack-scan", schema_for!(crate::pack::PackScan)),
+        ("desk-return-lookup", schema_for!(crate::returns::ReturnLookup)),
+        ("desk-return-request", schema_for!(crate::returns::ReturnRequest)),
+        ("desk-return", schema_for!(crate::returns::Return)),
+        ("desk-return-list", schema_for!(crate::returns::ReturnList)),
     ]
 }
 

@@ -236,25 +236,37 @@ status_enum!(
 status_enum!(
     /// A document as it is printed: what a print profile is set for (all but `test_page`) and
     /// what a print job printed (`test_page`: a printer's test page, made anew for it).
+    /// `return_label` is a profile only: a return label's job prints its `label`.
     DocumentType {
         Label = "label",
         Invoice = "invoice",
         CustomsDeclaration = "customs_declaration",
         PackingSlip = "packing_slip",
         Manifest = "manifest",
+        ReturnLabel = "return_label",
         TestPage = "test_page",
     }
 );
 
 impl DocumentType {
     /// What a print profile can be set for.
-    pub const PROFILED: [DocumentType; 5] = [
+    pub const PROFILED: [DocumentType; 6] = [
         DocumentType::Label,
         DocumentType::Invoice,
         DocumentType::CustomsDeclaration,
         DocumentType::PackingSlip,
         DocumentType::Manifest,
+        DocumentType::ReturnLabel,
     ];
+
+    /// The document whose profile prints this one when it has none of its own: a return label
+    /// prints where labels do until the desk gives it a printer.
+    pub fn stand_in(self) -> Option<DocumentType> {
+        match self {
+            DocumentType::ReturnLabel => Some(DocumentType::Label),
+            _ => None,
+        }
+    }
 
     /// The document's name in a sentence ("customs declaration").
     pub fn words(self) -> String {
@@ -430,5 +442,21 @@ status_enum!(
         Orders = "orders",
         Read = "read",
         All = "all",
+    }
+);
+
+status_enum!(
+    /// When a preset makes an order's return label: with the outbound label (one in the box).
+    ReturnLabelWhen {
+        WithOutbound = "with_outbound",
+    }
+);
+
+status_enum!(
+    /// The state a returned item comes back in.
+    ReturnCondition {
+        Resellable = "resellable",
+        Damaged = "damaged",
+        Missing = "missing",
     }
 );

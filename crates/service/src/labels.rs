@@ -392,6 +392,7 @@ impl Draft<'_> {
             order_number: self.req.order_number.clone(),
             order_id: self.req.order_id.clone(),
             postal_code_override: self.req.postal_code_override,
+            return_shipment: self.req.return_shipment,
             created_at: crate::clock::iso_micros(created),
             updated_at: crate::clock::iso_micros(now),
         }
@@ -549,7 +550,7 @@ impl Service {
             return self.accept_label(&draft, &stored)?.typed();
         }
         let label = self.produce_label(&draft, None)?;
-        self.auto_print_label(env, label["id"].as_str().unwrap_or_default());
+        self.auto_print_label(env, &label);
         Reply::done(label).typed()
     }
 
@@ -659,7 +660,7 @@ impl Service {
         let mut draft = self.prepare_label(env, req, None, Some(shipment))?;
         draft.upstream_name = Some(crate::upstream::Name::Desk(key.to_string()));
         let label = self.produce_label(&draft, None)?;
-        self.auto_print_label(env, label["id"].as_str().unwrap_or_default());
+        self.auto_print_label(env, &label);
         serde_json::from_value(label).map_err(ServiceError::internal)
     }
 
@@ -803,8 +804,8 @@ impl Service {
     pub(crate) fn finish_label(&self, job: &Job) -> Result<(), ServiceError> {
         let req: LabelRequest = job.request()?;
         let draft = self.prepare_label(job.env, &req, Some(job), None)?;
-        self.produce_label(&draft, Some(job))?;
-        self.auto_print_label(job.env, &job.id);
+        let label = self.produce_label(&draft, Some(job))?;
+        self.auto_print_label(job.env, &label);
         Ok(())
     }
 
@@ -1001,8 +1002,17 @@ impl Service {
             // desk scanning it waits here and then finds it shipped, before its label is written.
             if let Some(shipment) = &d.ships_order {
                 let items = self.mark_order_shipped(tx, d.env, shipment, &id, numbers, now)?;
-                let detail = json!({"label_id": id, "tracking_numbers": numbers, "items": items});
-                self.audit(tx, Some(d.env), "order.shipped", Some(&shipment.id), detail)?;
+                let (action, detail) = match shipment.return_label {
+                    true => (
+                        "order.return_label",
+                        json!({"label_id": id, "tracking_numbers": numbers}),
+                    ),
+                    false => (
+                        "order.shipped",
+                        json!({"label_id": id, "tracking_numbers": numbers, "items": items}),
+                    ),
+                };
+                self.audit(tx, Some(d.env), action, Some(&shipment.id), detail)?;
             }
             table::write_made(tx, &label)?;
             // The label holds the rest (its numbers, account, order).

@@ -12,7 +12,7 @@ pub struct Window {
     pub after: Option<Cursor>,
 }
 
-fn parse_time(field: &str, s: &str) -> Result<DateTime<Utc>, ServiceError> {
+pub(crate) fn parse_time(field: &str, s: &str) -> Result<DateTime<Utc>, ServiceError> {
     DateTime::parse_from_rfc3339(s)
         .map(|t| t.with_timezone(&Utc))
         .or_else(|_| {

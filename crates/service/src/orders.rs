@@ -331,6 +331,7 @@ impl Service {
             tracking_numbers: old.as_ref().map(|o| o.tracking_numbers.clone()).unwrap_or_default(),
             contents_verified: false,
             partial_shipments: Vec::new(),
+            return_label_ids: old.as_ref().map(|o| o.return_label_ids.clone()).unwrap_or_default(),
             resolved_preset: None,
         };
         if write {
@@ -466,6 +467,13 @@ impl Service {
         let order_id = shipment.id.as_str();
         let row = table::get_for_update(tx, env, order_id)?.ok_or_else(|| not_found(order_id))?;
         let mut o = order_of(&row)?;
+        if shipment.return_label {
+            o.return_label_ids.push(label_id.to_string());
+            o.updated_at = crate::clock::iso_micros(now);
+            self.put_order(tx, env, &o, row.created_at, now)?;
+            table::link_label(tx, label_id, order_id)?;
+            return Ok(0);
+        }
         match o.status {
             OrderStatus::Cancelled => return Err(cancelled(&o)),
             OrderStatus::Shipped if !shipment.again => return Err(shipped_before(tx, &o)?),
@@ -529,6 +537,12 @@ impl Service {
             return Ok(());
         };
         let mut o = order_of(&row)?;
+        if let Some(at) = o.return_label_ids.iter().position(|l| *l == label.id) {
+            // A voided return label leaves the order (another can be made).
+            o.return_label_ids.remove(at);
+            o.updated_at = crate::clock::iso_micros(now);
+            return self.put_order(tx, env, &o, row.created_at, now);
+        }
         // The voided label's numbers leave the order (its record holds them).
         let numbers: Vec<String> = serde_json::from_str::<serde_json::Value>(&label.record)
             .ok()
@@ -574,6 +588,8 @@ pub(crate) struct OrderShipment {
     /// The part this label ships ("Ship what is packed"): how many of each item; none: all that
     /// is left.
     pub part: Option<Vec<i64>>,
+    /// The label is the order's return label: it ships nothing of the order.
+    pub return_label: bool,
 }
 
 /// Columns of `GET /desk/orders/export.csv`, what a shop's import of shipments reads back.

@@ -268,6 +268,7 @@ impl Service {
             ship_from: req.ship_from,
             is_default: req.is_default,
             customs: req.customs,
+            return_label: req.return_label,
             created_at: old
                 .as_ref()
                 .map(|o| o.created_at.clone())

@@ -128,6 +128,17 @@ fn label_file(document: DocumentType) -> FileKind {
     }
 }
 
+/// The profile a document prints by: a return label's label by the `return_label` profile, else
+/// (none set) by the label's; every other document by its own.
+fn profile_for(profiles: &[ProfileRow], document: DocumentType, return_label: bool) -> Option<ProfileRow> {
+    let own = match (document, return_label) {
+        (DocumentType::Label, true) => DocumentType::ReturnLabel,
+        (d, _) => d,
+    };
+    let find = |d: DocumentType| profiles.iter().find(|p| p.document_type == d).cloned();
+    find(own).or_else(|| own.stand_in().and_then(find))
+}
+
 /// The document type a profile is for (the route's `{document_type}`), or why it is none.
 fn profiled(word: &str) -> Result<DocumentType, ServiceError> {
     DocumentType::parse(word)
@@ -430,8 +441,14 @@ impl Service {
                 ),
             ));
         }
+        // A return label prints by its own profile.
+        let mut return_label = false;
         if owner_path == "label_id" {
             let label = self.store.read(|c| packdesk_store::labels::get(c, env, &owner))?;
+            return_label = label.as_ref().is_some_and(|l| {
+                serde_json::from_str::<serde_json::Value>(&l.record)
+                    .is_ok_and(|r| r["return_shipment"].as_bool() == Some(true))
+            });
             if label
                 .as_ref()
                 .is_some_and(|l| matches!(l.status, LabelStatus::Cancelled | LabelStatus::Cancelling))
@@ -482,7 +499,17 @@ impl Service {
                 return Err(ServiceError::invalid("copies", "1..10"));
             }
         }
-        let job = self.new_print_job(env, document, &owner, &file, b.printer_id.as_deref(), copies, true)?;
+        let profile = profile_for(&self.store.read(table::profiles)?, document, return_label);
+        let job = self.new_print_job(
+            env,
+            document,
+            &owner,
+            &file,
+            profile,
+            b.printer_id.as_deref(),
+            copies,
+            true,
+        )?;
         if self.printing_paused() {
             return Ok(job_record(&job));
         }
@@ -502,12 +529,12 @@ impl Service {
         document: DocumentType,
         owner: &str,
         file: &packdesk_store::files::FileRow,
+        profile: Option<ProfileRow>,
         printer_id: Option<&str>,
         copies: Option<i64>,
         asked: bool,
     ) -> Result<PrintJobRow, ServiceError> {
         let (file_id, paper_size) = (file.id.as_str(), file.paper_size.as_str());
-        let profile = self.store.read(|c| table::profile(c, document))?;
         let printer_id = match (printer_id, &profile) {
             (Some(p), _) => p.to_string(),
             (None, Some(pr)) => pr.printer_id.clone(),
@@ -714,14 +741,16 @@ impl Service {
 
     /// Queues the print of each document a new label made (the label, its invoice and customs
     /// declaration) whose document type's profile prints automatically (never fails the label).
-    pub(crate) fn auto_print_label(&self, env: Env, label_id: &str) {
+    pub(crate) fn auto_print_label(&self, env: Env, label: &serde_json::Value) {
         use DocumentType::{CustomsDeclaration, Invoice, Label};
-        self.auto_print(env, label_id, &[Label, Invoice, CustomsDeclaration]);
+        let id = label["id"].as_str().unwrap_or_default();
+        let return_label = label["return_shipment"].as_bool().unwrap_or(false);
+        self.auto_print(env, id, return_label, &[Label, Invoice, CustomsDeclaration]);
     }
 
     /// Prints the documents of `owner_id` of the types `kinds` (a label's label, its packing slip)
     /// whose profile says so. The profiles are read once: this runs for every label made.
-    pub(crate) fn auto_print(&self, env: Env, owner_id: &str, kinds: &[DocumentType]) {
+    pub(crate) fn auto_print(&self, env: Env, owner_id: &str, return_label: bool, kinds: &[DocumentType]) {
         // A store that does not answer leaves the documents unprinted, and says so: History shows
         // them without a print job, to print by hand.
         let profiles = match self.store.read(table::profiles) {
@@ -733,9 +762,9 @@ impl Service {
         };
         let mut queued = false;
         for &kind in kinds {
-            if !profiles.iter().any(|p| p.document_type == kind && p.auto_print) {
+            let Some(profile) = profile_for(&profiles, kind, return_label).filter(|p| p.auto_print) else {
                 continue;
-            }
+            };
             let file = match self.store.read(|c| files::of_owner(c, env, owner_id, label_file(kind))) {
                 Ok(Some(file)) => file,
                 Ok(None) => continue,
@@ -744,7 +773,7 @@ impl Service {
                     continue;
                 }
             };
-            match self.new_print_job(env, kind, owner_id, &file, None, None, false) {
+            match self.new_print_job(env, kind, owner_id, &file, Some(profile), None, None, false) {
                 Ok(_) => queued = true,
                 Err(e) => {
                     tracing::warn!(owner_id, kind = kind.as_str(), error = %e, "document not printed automatically")

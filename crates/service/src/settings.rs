@@ -41,6 +41,21 @@ impl Service {
         if !(1..=90).contains(&s.backups_kept) {
             return Err(ServiceError::invalid("backups_kept", "from 1 to 90 backups"));
         }
+        s.return_reasons = std::mem::take(&mut s.return_reasons)
+            .into_iter()
+            .map(|r| r.trim().to_string())
+            .filter(|r| !r.is_empty())
+            .collect();
+        s.return_reasons.dedup();
+        if s.return_reasons.is_empty()
+            || s.return_reasons.len() > 50
+            || s.return_reasons.iter().any(|r| r.chars().count() > 60)
+        {
+            return Err(ServiceError::invalid(
+                "return_reasons",
+                "1 to 50 reasons, each at most 60 characters",
+            ));
+        }
         // Someone must be able to sign in and change the desk once sign-in is required.
         if s.require_sign_in && !self.has_active_admin()? {
             return Err(ServiceError::invalid(

@@ -19,7 +19,7 @@ use packdesk_model::record::{FileRef, Label};
 use packdesk_model::request::{
     Address, Customs, CustomsPurpose, IdRef, Item, LabelRequest, Parcel, Shipment, TermsOfTrade, Weight,
 };
-use packdesk_model::status::{BatchOrderStatus, BatchStatus, OrderStatus};
+use packdesk_model::status::{BatchOrderStatus, BatchStatus, OrderStatus, ReturnLabelWhen};
 use packdesk_model::{ErrorCode, ServiceError};
 use packdesk_store::batches::Outcome;
 
@@ -218,12 +218,30 @@ impl Service {
             id: shipped.id.clone(),
             again: req.again,
             part,
+            return_label: false,
         };
         let label = self.create_label_for_order(env, &label_req, shipment, &key)?;
         self.packing_slip(env, &order, &label, &label_req)?;
+        // The return label goes in the box: made after the outbound, which stands whatever
+        // becomes of it.
+        let (return_label, return_label_error) = match preset.return_label {
+            Some(ReturnLabelWhen::WithOutbound) => match self.make_return_label(env, &label.id) {
+                Ok(r) => (Some(r), None),
+                Err(e) => {
+                    tracing::warn!(order = %order.order_number, error = %e.chain(), "return label not made");
+                    (None, Some(plain(&e)))
+                }
+            },
+            None => (None, None),
+        };
         let label = self.get_label(env, &label.id)?;
         let order = self.stored_order(env, id)?;
-        Ok(ShippedOrder { order, label })
+        Ok(ShippedOrder {
+            order,
+            label,
+            return_label,
+            return_label_error,
+        })
     }
 
     /// The label request of an order shipped by a preset.
@@ -407,7 +425,7 @@ impl Service {
             packdesk_store::files::insert(tx, &row)?;
             packdesk_store::labels::add_file(tx, &label.id, kind, &file_ref)
         })?;
-        self.auto_print(env, &label.id, &[document]);
+        self.auto_print(env, &label.id, false, &[document]);
         Ok(())
     }
 }

@@ -44,6 +44,7 @@ const TABLES: &[&str] = &[
     "orders",
     "order_labels",
     "pack_scans",
+    "returns",
     "import_mappings",
     "presets",
     "ship_batches",

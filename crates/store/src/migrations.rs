@@ -725,6 +725,21 @@ const MIGRATIONS: &[&[Step]] = &[
     );
     "#,
     )],
+    // 15: returned parcels scanned in at the Returns screen (issue 40), each against its order;
+    // the record holds its items.
+    &[Step::Both(
+        r#"
+    CREATE TABLE returns (
+        id TEXT PRIMARY KEY,
+        env TEXT NOT NULL,
+        order_id TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        record TEXT NOT NULL
+    );
+    CREATE INDEX returns_env_created ON returns (env, created_at);
+    CREATE INDEX returns_order ON returns (order_id);
+    "#,
+    )],
 ];
 
 /// The schema version this build writes.

@@ -25,6 +25,7 @@ mod packing;
 mod people;
 mod printing;
 mod ranges;
+mod returns;
 mod robustness;
 mod scale;
 mod shipping;
