@@ -257,18 +257,25 @@ fn presets_rules_and_settings_refuse_bad_input_with_its_path() {
         json!({"ship_on_scan": false, "verify_items": false, "weight_unit": "kg", "dimension_unit": "cm", "scale_auto_weight": false,
                "close_to_tray": false, "start_at_login": false, "update_url": null, "default_currency": null,
                "scan_sounds": true, "require_sign_in": false, "idle_sign_out_minutes": 15,
-               "daily_backup": true, "backup_hour": 2, "backups_kept": 7})
+               "daily_backup": true, "backup_hour": 2, "backups_kept": 7,
+               "return_reasons": ["No longer wanted", "Wrong size", "Not as described", "Damaged in transit", "Wrong item sent", "Not delivered"]})
     );
     let change = json!({"ship_on_scan": true, "verify_items": false, "weight_unit": "lb", "dimension_unit": "in", "scale_auto_weight": true,
                         "close_to_tray": true, "start_at_login": true, "default_currency": "GBP", "scan_sounds": false,
                         "update_url": "https://updates.warehouse.example/packdesk/{{target}}/{{arch}}/{{current_version}}",
                         "require_sign_in": false, "idle_sign_out_minutes": 30,
-                        "daily_backup": false, "backup_hour": 22, "backups_kept": 30});
+                        "daily_backup": false, "backup_hour": 22, "backups_kept": 30,
+                        "return_reasons": ["Too small", "Changed my mind"]});
     let (status, _) = s.call("PUT", "/desk/settings", &s.sandbox, Some(&change));
     assert_eq!(status, 401);
     assert_eq!(s.live_ok("PUT", "/desk/settings", Some(&change)), change);
     let (_, v) = s.call("PUT", "/desk/settings", &s.live, Some(&json!({"weight_unit": "stone"})));
     assert_eq!(v["meta"]["details"][0]["path"], "weight_unit", "{v}");
+    // Return reasons: blank lines go, an empty list is no list.
+    let mut reasons = change.clone();
+    reasons["return_reasons"] = json!([" ", ""]);
+    let (_, v) = s.call("PUT", "/desk/settings", &s.live, Some(&reasons));
+    assert_eq!(v["meta"]["details"][0]["path"], "return_reasons", "{v}");
     // An update server in clear text (anyone on the way could offer anything) is refused.
     let (_, v) = s.call(
         "PUT",
