@@ -148,7 +148,7 @@ test('an admin makes a named integration key in Settings: shown once, it opens i
   page.on('response', async (r) => bodies.push(await r.text().catch(() => '')));
   await page.goto(desk.base + '/');
   await badge(page, 'B-ADA', '1357');
-  await page.keyboard.press('Alt+8');
+  await page.keyboard.press('Alt+9');
   await page.getByTestId('api-keys').waitFor();
   await page.getByTestId('api-key-name').focus();
   await page.keyboard.type('Shop');
@@ -165,7 +165,7 @@ test('an admin makes a named integration key in Settings: shown once, it opens i
   assert.equal((await call('/desk/printers', key)).status, 403);
   // Shown once: reloaded, the page lists the key without it.
   await page.reload();
-  await page.keyboard.press('Alt+8');
+  await page.keyboard.press('Alt+9');
   await page.getByTestId('api-key-row').filter({ hasText: 'Shop' }).waitFor();
   assert.equal(await page.getByTestId('api-key-value').count(), 0);
   // Revoked (keyboard: Revoke, then the confirmation): refused at once.
