@@ -1027,6 +1027,32 @@ async fn save_orders(
     }
 }
 
+/// A query string as its type, or the refusal that names what is wrong with it.
+fn query_of<T>(q: Result<Query<T>, axum::extract::rejection::QueryRejection>) -> Result<T, ApiError> {
+    q.map(|Query(q)| q)
+        .map_err(|e| ApiError(ServiceError::invalid("query", e.body_text())))
+}
+
+/// A CSV file `make` writes (off the async threads), downloaded as `file`.
+async fn csv_download(
+    s: Shared,
+    file: &'static str,
+    make: impl FnOnce(&Service) -> Result<String, ServiceError> + Send + 'static,
+) -> Response {
+    match tokio::task::spawn_blocking(move || make(&s)).await {
+        Ok(Ok(csv)) => (
+            [
+                (header::CONTENT_TYPE, "text/csv; charset=utf-8".to_string()),
+                (header::CONTENT_DISPOSITION, format!("attachment; filename=\"{file}\"")),
+            ],
+            csv,
+        )
+            .into_response(),
+        Ok(Err(e)) => ApiError(e).into_response(),
+        Err(_) => error(ErrorCode::Internal, "", "the export failed unexpectedly"),
+    }
+}
+
 /// `?status=` of the export.
 #[derive(serde::Deserialize)]
 struct ExportQuery {
@@ -1039,22 +1065,11 @@ async fn export_orders(
     Extension(env): Extension<Env>,
     q: Result<Query<ExportQuery>, axum::extract::rejection::QueryRejection>,
 ) -> Response {
-    let status = match q {
-        Ok(Query(q)) => q.status,
-        Err(e) => return ApiError(ServiceError::invalid("query", e.body_text())).into_response(),
+    let status = match query_of(q) {
+        Ok(q) => q.status,
+        Err(refused) => return refused.into_response(),
     };
-    match tokio::task::spawn_blocking(move || s.export_orders_csv(env, status.as_deref())).await {
-        Ok(Ok(csv)) => (
-            [
-                (header::CONTENT_TYPE, "text/csv; charset=utf-8"),
-                (header::CONTENT_DISPOSITION, "attachment; filename=\"orders.csv\""),
-            ],
-            csv,
-        )
-            .into_response(),
-        Ok(Err(e)) => ApiError(e).into_response(),
-        Err(_) => error(ErrorCode::Internal, "", "the operation failed unexpectedly"),
-    }
+    csv_download(s, "orders.csv", move |s| s.export_orders_csv(env, status.as_deref())).await
 }
 
 async fn ship_order(
@@ -1228,9 +1243,9 @@ async fn import_orders(
     body: Body,
 ) -> Response {
     use futures_util::TryStreamExt;
-    let q = match q {
-        Ok(Query(q)) => q,
-        Err(e) => return ApiError(ServiceError::invalid("query", e.body_text())).into_response(),
+    let q = match query_of(q) {
+        Ok(q) => q,
+        Err(refused) => return refused.into_response(),
     };
     let mapping = q.mapping.filter(|m| !m.is_empty());
     let dry_run = q.dry_run.unwrap_or(false);
@@ -1317,9 +1332,9 @@ async fn lookup_return(
     Extension(env): Extension<Env>,
     q: Result<Query<ReturnCode>, axum::extract::rejection::QueryRejection>,
 ) -> Response {
-    let code = match q {
-        Ok(Query(q)) => q.code.unwrap_or_default(),
-        Err(e) => return ApiError(ServiceError::invalid("query", e.body_text())).into_response(),
+    let code = match query_of(q) {
+        Ok(q) => q.code.unwrap_or_default(),
+        Err(refused) => return refused.into_response(),
     };
     run(s, move |s| s.lookup_return(env, &code)).await
 }
@@ -1356,9 +1371,9 @@ async fn list_returns(
     Extension(env): Extension<Env>,
     q: Result<Query<ReturnsWindow>, axum::extract::rejection::QueryRejection>,
 ) -> Response {
-    let q = match q {
-        Ok(Query(q)) => q,
-        Err(e) => return ApiError(ServiceError::invalid("query", e.body_text())).into_response(),
+    let q = match query_of(q) {
+        Ok(q) => q,
+        Err(refused) => return refused.into_response(),
     };
     run(s, move |s| s.list_returns(env, q.from.as_deref(), q.to.as_deref())).await
 }
@@ -1368,22 +1383,14 @@ async fn export_returns(
     Extension(env): Extension<Env>,
     q: Result<Query<ReturnsWindow>, axum::extract::rejection::QueryRejection>,
 ) -> Response {
-    let q = match q {
-        Ok(Query(q)) => q,
-        Err(e) => return ApiError(ServiceError::invalid("query", e.body_text())).into_response(),
+    let q = match query_of(q) {
+        Ok(q) => q,
+        Err(refused) => return refused.into_response(),
     };
-    match tokio::task::spawn_blocking(move || s.export_returns_csv(env, q.from.as_deref(), q.to.as_deref())).await {
-        Ok(Ok(csv)) => (
-            [
-                (header::CONTENT_TYPE, "text/csv; charset=utf-8"),
-                (header::CONTENT_DISPOSITION, "attachment; filename=\"returns.csv\""),
-            ],
-            csv,
-        )
-            .into_response(),
-        Ok(Err(e)) => ApiError(e).into_response(),
-        Err(_) => error(ErrorCode::Internal, "", "the operation failed unexpectedly"),
-    }
+    csv_download(s, "returns.csv", move |s| {
+        s.export_returns_csv(env, q.from.as_deref(), q.to.as_deref())
+    })
+    .await
 }
 
 async fn get_packing(State(s): State<Shared>, Extension(env): Extension<Env>, Path(id): Path<String>) -> Response {
@@ -1855,27 +1862,9 @@ async fn list_audit(State(s): State<Shared>, q: AuditQ) -> Response {
 }
 
 async fn export_audit(State(s): State<Shared>, q: AuditQ) -> Response {
-    let q = match q {
-        Ok(Query(q)) => q,
-        Err(e) => return ApiError(ServiceError::invalid("query", e.body_text())).into_response(),
+    let q = match query_of(q) {
+        Ok(q) => q,
+        Err(refused) => return refused.into_response(),
     };
-    match tokio::task::spawn_blocking(move || s.audit_csv(&q)).await {
-        Ok(Ok(csv)) => (
-            StatusCode::OK,
-            [
-                (
-                    header::CONTENT_TYPE,
-                    HeaderValue::from_static("text/csv; charset=utf-8"),
-                ),
-                (
-                    header::CONTENT_DISPOSITION,
-                    HeaderValue::from_static("attachment; filename=\"packdesk-audit.csv\""),
-                ),
-            ],
-            csv,
-        )
-            .into_response(),
-        Ok(Err(e)) => ApiError(e).into_response(),
-        Err(_) => error(ErrorCode::Internal, "", "the export failed unexpectedly"),
-    }
+    csv_download(s, "packdesk-audit.csv", move |s| s.audit_csv(&q)).await
 }
