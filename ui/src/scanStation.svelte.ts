@@ -42,6 +42,7 @@ export type ScanDeps = {
     state: (orderId: string) => Promise<PackState>;
     scan: (orderId: string, code: string) => Promise<PackScan>;
     byHand: (orderId: string, line: number) => Promise<PackScan>;
+    nextBox: (orderId: string) => Promise<PackScan>;
     restart: (orderId: string) => Promise<PackState>;
   };
 };
@@ -51,6 +52,7 @@ export type ScanDeps = {
 export const COMMANDS = {
   'PDCMD-SHIP': 'ship',
   'PDCMD-SHIP-PACKED': 'shipPacked',
+  'PDCMD-NEXT-BOX': 'nextBox',
   'PDCMD-RESTART-PACKING': 'restartPacking',
   'PDCMD-SWITCH-OPERATOR': 'switchOperator',
 } as const;
@@ -119,6 +121,8 @@ export class ScanStation {
         if (!p.lines.some((l) => l.packed > 0)) return this.say('error', `Nothing of order ${p.order_number} is packed yet: scan its items first.`);
         if (p.complete) return this.shipIfPacked();
         return this.#deps.shipPacked?.();
+      case 'nextBox':
+        return p ? this.nextBox() : this.say('warning', 'No order is being packed: scan an order first.');
       case 'restartPacking':
         return p ? this.restartPacking() : this.say('warning', 'No order is being packed: scan an order first.');
       case 'switchOperator':
@@ -160,6 +164,11 @@ export class ScanStation {
   /** One item's code into the loaded order's packing list. */
   packItem(code: string) {
     return this.#pack((p, id) => p.scan(id, code));
+  }
+
+  /** Closes the box being packed: the items scanned next go into a new box (a parcel of its own). */
+  nextBox() {
+    return this.#pack((p, id) => p.nextBox(id));
   }
 
   /** +1 by hand on a line whose item has no code. */

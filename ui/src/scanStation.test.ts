@@ -75,7 +75,8 @@ function fakePacker(orders: Order[]) {
         complete: false,
         refused: 0,
         desk: null,
-        lines: o.items.map((i, n) => ({ line: n + 1, description: i.description, sku: i.sku ?? null, code: i.barcode ?? i.sku ?? null, ordered: i.quantity, packed: 0, by_hand: 0 })),
+        boxes: 1,
+        lines: o.items.map((i, n) => ({ line: n + 1, description: i.description, sku: i.sku ?? null, code: i.barcode ?? i.sku ?? null, ordered: i.quantity, packed: 0, by_hand: 0, in_boxes: [0] })),
       });
     return lists.get(id)!;
   };
@@ -93,6 +94,7 @@ function fakePacker(orders: Order[]) {
       const line = lines.find((l) => l.packed < l.ordered);
       if (line) {
         line.packed++;
+        line.in_boxes[p.boxes - 1]++;
         return answer(p, 'added', line.line, `${line.description}: ${line.packed} of ${line.ordered} packed.`);
       }
       p.refused++;
@@ -104,6 +106,12 @@ function fakePacker(orders: Order[]) {
       line.packed++;
       line.by_hand++;
       return answer(p, 'added', n, `${line.description}: ${line.packed} of ${line.ordered} packed.`);
+    },
+    nextBox: async (id: string) => {
+      const p = list(id);
+      p.boxes++;
+      p.lines.forEach((l) => l.in_boxes.push(0));
+      return answer(p, 'box_started', null, `Box ${p.boxes} of order ${p.order_number} started: the items scanned now go into it.`);
     },
     restart: async (id: string) => {
       lists.delete(id);
@@ -367,5 +375,17 @@ describe('the packing list (verify_items)', () => {
     expect(switched).toEqual(['switched']);
     expect(searched).toEqual(['1001']); // commands are never searched as orders
     expect(packer.scans).toEqual(['5012345678900']); // nor packed as items
+  });
+
+  it('puts the items scanned after "Next box" into a new box', async () => {
+    const { s, scan, packer } = station([packed()], verify);
+    await scan('1001');
+    await scan('5012345678900');
+    await scan('PDCMD-NEXT-BOX');
+    expect(s.note).toEqual({ kind: 'success', text: 'Box 2 of order 1001 started: the items scanned now go into it.' });
+    await scan('5012345678900');
+    expect(s.packing?.boxes).toBe(2);
+    expect(s.packing?.lines[0].in_boxes).toEqual([1, 1]);
+    expect(packer.scans).toEqual(['5012345678900', '5012345678900']); // the command is no item
   });
 });

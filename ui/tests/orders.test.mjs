@@ -372,3 +372,39 @@ test('returns: the preset puts a return label in the box on its own printer; the
   returnsPrinter.close();
   await page.close();
 });
+
+test('boxes: "Next box" from the command sheet closes the box; each box ships as a parcel of the label', async () => {
+  await ok(api('PUT', '/desk/settings', { ship_on_scan: false, verify_items: true, weight_unit: 'kg', dimension_unit: 'cm' }, desk.liveKey));
+  await ok(api('POST', '/desk/orders', { ...order('BX-1'), items: [{ description: 'Taza azul', quantity: 2, sku: 'TAZA-A', barcode: '8412345678905' }, { description: 'Plato', quantity: 1, sku: 'PLATO-B' }] }));
+  const page = await desk.browser.newPage();
+  await page.setViewportSize({ width: 1366, height: 768 });
+  await page.goto(desk.base + '/');
+  await page.getByTestId('scan').waitFor();
+  const scan = async (code) => {
+    await page.keyboard.type(code);
+    await page.keyboard.press('Enter');
+  };
+  const note = (text) => page.getByTestId('scan-note').filter({ hasText: text }).waitFor();
+  await scan('BX-1');
+  await page.getByTestId('packing').waitFor();
+  await scan('PDCMD-NEXT-BOX');
+  await note(/box 1 of order BX-1 is empty: scan an item into it before starting the next box/i);
+  await scan('8412345678905');
+  await scan('8412345678905');
+  await note('Taza azul: 2 of 2 packed.');
+  await scan('PDCMD-NEXT-BOX');
+  await note('Box 2 of order BX-1 started: the items scanned now go into it.');
+  await scan('PLATO-B');
+  await note('Every item of order BX-1 is packed. Enter ships it.');
+  assert.equal(await page.getByTestId('pack-box').textContent(), '2');
+  assert.deepEqual(await page.getByTestId('pack-boxes').allTextContents(), ['box 1: 2', 'box 2: 1']);
+  await page.screenshot({ path: `${process.env.SCREENSHOTS ?? '/tmp'}/ship-packing-boxes.png` });
+  const before = printer.jobs.length;
+  await page.keyboard.press('Enter');
+  await note('Shipped BX-1');
+  await waitFor(() => printer.jobs.length > before, 'the label at the printer');
+  const bx = (await ok(api('GET', '/desk/orders?s=BX-1&status=shipped'))).orders.find((o) => o.order_number === 'BX-1');
+  assert.equal(bx.tracking_numbers.length, 2, 'a parcel for each box');
+  await ok(api('PUT', '/desk/settings', { ship_on_scan: false, verify_items: false, weight_unit: 'kg', dimension_unit: 'cm' }, desk.liveKey));
+  await page.close();
+});

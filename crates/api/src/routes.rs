@@ -228,7 +228,7 @@ pub fn table() -> Vec<Route> {
         ),
         post::<PackRequest, PackScan, _, _, _>(
             "/desk/orders/{id}/pack",
-            "Scan an item's code into the order's packing list ({\"scan\": code}), or add an item without a code by hand ({\"line\": n, \"add\": 1}); answers what the scan did (added, complete, not_in_order, too_many) and the list",
+            "Scan an item's code into the order's packing list ({\"scan\": code}), add an item without a code by hand ({\"line\": n, \"add\": 1}), or close the box for the next ({\"next_box\": true}); answers what it did (added, complete, not_in_order, too_many, box_started) and the list",
             pack_item,
         ),
         delete::<PackState, _, _, _>(
@@ -239,7 +239,7 @@ pub fn table() -> Vec<Route> {
         Route::new::<_, _, Shared>(
             Method::GET,
             "/desk/command-sheet.pdf",
-            "The command barcodes the Ship screen obeys when scanned (ship, ship what is packed, start packing again, switch operator), as an A4 PDF",
+            "The command barcodes the Ship screen obeys when scanned (ship, ship what is packed, next box, start packing again, switch operator), as an A4 PDF",
             command_sheet,
         )
         .content("The sheet as PDF", || {

@@ -3,6 +3,7 @@
 #![forbid(unsafe_code)]
 
 pub mod barcode;
+pub mod collection_sheet;
 pub mod command_sheet;
 pub mod csv;
 pub mod customs;

@@ -9,6 +9,8 @@ pub struct SlipItem {
     pub sku: Option<String>,
     pub description: String,
     pub quantity: i64,
+    /// The box it is packed in (1 for the first), when the order went in several.
+    pub box_number: Option<usize>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -52,6 +54,7 @@ pub fn render_packing_slip_pdf(doc: &PackingSlip) -> Vec<u8> {
             (m, "Qty"),
             (m + 40.0, "SKU"),
             (m + 170.0, "Description"),
+            (m + 420.0, "Box"),
             (m + 470.0, "Packed"),
         ];
         p.fill_rect(m, y, p.width - 2.0 * m, 16.0, 0.85);
@@ -69,13 +72,21 @@ pub fn render_packing_slip_pdf(doc: &PackingSlip) -> Vec<u8> {
                 false,
                 &fit(it.sku.as_deref().unwrap_or("-"), 9.0, 122.0),
             );
-            p.text(m + 173.0, y, 9.0, false, &fit(&it.description, 9.0, 290.0));
+            p.text(m + 173.0, y, 9.0, false, &fit(&it.description, 9.0, 240.0));
+            if let Some(b) = it.box_number {
+                p.text(m + 423.0, y, 10.0, true, &b.to_string());
+            }
             p.frame(m + 480.0, y - 9.0, 10.0, 10.0, 0.6);
             p.fill_rect(m, y + 4.0, p.width - 2.0 * m, 0.5, 0.6);
         }
         if n + 1 == chunks.len() {
             let total: i64 = doc.items.iter().map(|i| i.quantity).sum();
-            p.text(m + 3.0, y + 20.0, 9.0, true, &format!("{total} items"));
+            let boxes = doc.items.iter().filter_map(|i| i.box_number).max().unwrap_or(1);
+            let in_boxes = match boxes {
+                1 => String::new(),
+                n => format!(" in {n} boxes"),
+            };
+            p.text(m + 3.0, y + 20.0, 9.0, true, &format!("{total} items{in_boxes}"));
             if let Some(notes) = doc.notes.as_deref().filter(|s| !s.trim().is_empty()) {
                 p.text(m, y + 44.0, 8.0, true, "NOTES");
                 p.text(m, y + 56.0, 9.0, false, &fit(notes, 9.0, 515.0));
@@ -103,6 +114,7 @@ mod tests {
                     sku: Some(format!("SKU-{i}")),
                     description: format!("Item {i}"),
                     quantity: 2,
+                    box_number: None,
                 })
                 .collect(),
             notes: Some("Gift wrap".into()),

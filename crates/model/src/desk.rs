@@ -396,6 +396,11 @@ pub struct CloseOutResult {
     pub print_job: Option<PrintJob>,
     /// Why the manifest could not be sent to the printer at all.
     pub print_error: Option<String>,
+    /// The collection sheet's print job, when a `collection_sheet` printer is set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub collection_sheet_print_job: Option<PrintJob>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub collection_sheet_print_error: Option<String>,
     pub error: Option<crate::error::Failure>,
 }
 

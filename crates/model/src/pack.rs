@@ -20,6 +20,10 @@ pub struct PackRequest {
     /// How many are added by hand (1).
     #[serde(default)]
     pub add: Option<i64>,
+    /// Close the box being packed: the items scanned next go into a new box, a parcel of the
+    /// label of its own.
+    #[serde(default)]
+    pub next_box: bool,
 }
 
 /// A line of the packing list: an item of the order, how many are ordered and how many are in
@@ -36,6 +40,8 @@ pub struct PackLine {
     pub packed: i64,
     /// How many of `packed` were added by hand.
     pub by_hand: i64,
+    /// How many of `packed` are in each box (box 1 first), as many as the list's `boxes`.
+    pub in_boxes: Vec<i64>,
 }
 
 /// `GET /desk/orders/{id}/pack`: the order's packing list as scanned so far.
@@ -50,6 +56,8 @@ pub struct PackState {
     pub refused: i64,
     /// The desk packing it (the one that scanned first since it started); none: not started.
     pub desk: Option<String>,
+    /// The boxes started ("Next box"): items scanned now go into the last one.
+    pub boxes: usize,
 }
 
 /// What one scan did, and the packing list after it.
@@ -100,9 +108,10 @@ impl PackState {
                 ordered: left,
                 packed: 0,
                 by_hand: 0,
+                in_boxes: vec![0],
             })
             .collect();
-        let mut refused = 0;
+        let (mut refused, mut boxes) = (0, 1);
         for s in scans {
             match s.event {
                 PackEvent::Added | PackEvent::AddedByHand => {
@@ -110,9 +119,14 @@ impl PackState {
                     if let Some(l) = lines.iter_mut().find(|l| Some(l.line as i64) == s.line) {
                         l.packed += 1;
                         l.by_hand += i64::from(s.event == PackEvent::AddedByHand);
+                        l.in_boxes[boxes - 1] += 1;
                     }
                 }
                 PackEvent::NotInOrder | PackEvent::TooMany => refused += 1,
+                PackEvent::NextBox => {
+                    boxes += 1;
+                    lines.iter_mut().for_each(|l| l.in_boxes.push(0));
+                }
                 PackEvent::Restarted => {}
             }
         }
@@ -123,7 +137,33 @@ impl PackState {
             lines,
             refused,
             desk: scans.first().map(|s| s.desk.to_string()),
+            boxes,
         }
+    }
+
+    /// How many items are in box `n` (1 for the first).
+    pub fn in_box(&self, n: usize) -> i64 {
+        self.lines
+            .iter()
+            .map(|l| l.in_boxes.get(n - 1).copied().unwrap_or(0))
+            .sum()
+    }
+
+    /// Each box that holds items, as how many of each of the order's items it holds (in the
+    /// order of its `items`).
+    pub fn box_quantities(&self, items: usize) -> Vec<Vec<i64>> {
+        (1..=self.boxes)
+            .filter(|&b| self.in_box(b) > 0)
+            .map(|b| {
+                let mut q = vec![0; items];
+                for l in &self.lines {
+                    if let Some(n) = q.get_mut(l.line - 1) {
+                        *n = l.in_boxes[b - 1];
+                    }
+                }
+                q
+            })
+            .collect()
     }
 
     /// The line of the order's `n`th item (1 for the first); none when nothing of it is left to

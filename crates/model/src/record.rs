@@ -152,6 +152,10 @@ pub struct ManifestFiles {
     pub manifest: Option<FileRef>,
     /// The same lines as CSV, for upload to the carrier.
     pub manifest_data: Option<FileRef>,
+    /// Packdesk: the driver's copy to sign (parcels and weight per service; A4, or 4x6 when the
+    /// `collection_sheet` print profile's stock is 4x6).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub collection_sheet: Option<FileRef>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]

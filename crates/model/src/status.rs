@@ -244,19 +244,21 @@ status_enum!(
         PackingSlip = "packing_slip",
         Manifest = "manifest",
         ReturnLabel = "return_label",
+        CollectionSheet = "collection_sheet",
         TestPage = "test_page",
     }
 );
 
 impl DocumentType {
     /// What a print profile can be set for.
-    pub const PROFILED: [DocumentType; 6] = [
+    pub const PROFILED: [DocumentType; 7] = [
         DocumentType::Label,
         DocumentType::Invoice,
         DocumentType::CustomsDeclaration,
         DocumentType::PackingSlip,
         DocumentType::Manifest,
         DocumentType::ReturnLabel,
+        DocumentType::CollectionSheet,
     ];
 
     /// The document whose profile prints this one when it has none of its own: a return label
@@ -282,6 +284,7 @@ status_enum!(
         CustomsDeclaration = "customs_declaration",
         PackingSlip = "packing_slip",
         Manifest = "manifest",
+        CollectionSheet = "collection_sheet",
         Bulk = "bulk",
     }
 );
@@ -323,6 +326,7 @@ status_enum!(
         NotInOrder = "not_in_order",
         TooMany = "too_many",
         Restarted = "restarted",
+        NextBox = "next_box",
     }
 );
 
@@ -334,6 +338,7 @@ status_enum!(
         Complete = "complete",
         NotInOrder = "not_in_order",
         TooMany = "too_many",
+        BoxStarted = "box_started",
     }
 );
 
@@ -345,15 +350,17 @@ status_enum!(
         Ship = "PDCMD-SHIP",
         ShipPacked = "PDCMD-SHIP-PACKED",
         RestartPacking = "PDCMD-RESTART-PACKING",
+        NextBox = "PDCMD-NEXT-BOX",
         SwitchOperator = "PDCMD-SWITCH-OPERATOR",
     }
 );
 
 impl ScanCommand {
     /// Every command, in the order of the sheet.
-    pub const ALL: [ScanCommand; 4] = [
+    pub const ALL: [ScanCommand; 5] = [
         ScanCommand::Ship,
         ScanCommand::ShipPacked,
+        ScanCommand::NextBox,
         ScanCommand::RestartPacking,
         ScanCommand::SwitchOperator,
     ];
@@ -368,6 +375,10 @@ impl ScanCommand {
             ScanCommand::ShipPacked => (
                 "Ship what is packed",
                 "Ships the items in the box now; the rest of the order stays open (a supervisor's).",
+            ),
+            ScanCommand::NextBox => (
+                "Next box",
+                "Closes the box being packed: the items scanned next go into a new box (a parcel of its own).",
             ),
             ScanCommand::RestartPacking => (
                 "Start packing again",

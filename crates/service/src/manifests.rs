@@ -8,14 +8,16 @@ use crate::records::row;
 use crate::reply::Reply;
 use crate::Service;
 use packdesk_carriers::carrier;
+use packdesk_documents::collection_sheet::{render_collection_sheet_pdf, CollectionSheet};
 use packdesk_documents::manifest::{
     render_manifest_csv, render_manifest_pdf, CustomsLine, ManifestDoc, ManifestLine, Party,
 };
+use packdesk_documents::Paper;
 use packdesk_model::record::{AccountRefDescribed, FileRef, Manifest, ManifestFiles, ManifestList, ManifestedLabel};
 use packdesk_model::request::Address;
 use packdesk_model::request::{ListQuery, ManifestRequest};
 use packdesk_model::status::LabelStatus;
-use packdesk_model::status::{FileKind, ManifestStatus};
+use packdesk_model::status::{DocumentType, FileKind, ManifestStatus};
 use packdesk_model::transport::Transmission;
 use packdesk_model::{ErrorCode, ServiceError};
 use packdesk_store::accounts::AccountRow;
@@ -399,10 +401,41 @@ impl Service {
         };
         let pdf_id = uuid::Uuid::new_v4().to_string();
         let csv_id = uuid::Uuid::new_v4().to_string();
+        let sheet_id = uuid::Uuid::new_v4().to_string();
         let day = doc.date.clone();
-        for (id, file_type, bytes) in [
-            (&pdf_id, "pdf", render_manifest_pdf(&doc)),
-            (&csv_id, "csv", render_manifest_csv(&doc).into_bytes()),
+        // The driver's sheet on the paper its printer holds: 4x6 on a thermal printer, else A4.
+        let sheet_stock = packdesk_store::printing::profile(tx, DocumentType::CollectionSheet)?
+            .map(|p| p.stock)
+            .filter(|s| s == "4x6")
+            .unwrap_or_else(|| "a4".into());
+        let sheet = CollectionSheet {
+            manifest_id: manifest_id.to_string(),
+            carrier: doc.carrier.clone(),
+            account: doc.account.clone(),
+            date: doc.date.clone(),
+            services: CollectionSheet::count(doc.lines.iter().map(|l| (l.service.clone(), l.weight_kg))),
+            sample: doc.sample,
+        };
+        let paper = match sheet_stock.as_str() {
+            "4x6" => Paper::IN4X6,
+            _ => Paper::A4,
+        };
+        for (id, kind, file_type, paper_size, bytes) in [
+            (&pdf_id, FileKind::Manifest, "pdf", "a4", render_manifest_pdf(&doc)),
+            (
+                &csv_id,
+                FileKind::Manifest,
+                "csv",
+                "a4",
+                render_manifest_csv(&doc).into_bytes(),
+            ),
+            (
+                &sheet_id,
+                FileKind::CollectionSheet,
+                "pdf",
+                sheet_stock.as_str(),
+                render_collection_sheet_pdf(&sheet, paper),
+            ),
         ] {
             files::insert(
                 tx,
@@ -410,9 +443,9 @@ impl Service {
                     id: id.clone(),
                     env,
                     owner_id: manifest_id.to_string(),
-                    kind: FileKind::Manifest,
+                    kind,
                     file_type: file_type.into(),
-                    paper_size: "a4".into(),
+                    paper_size: paper_size.into(),
                     bytes,
                     created_at: now,
                 },
@@ -432,6 +465,10 @@ impl Service {
         let files = ManifestFiles {
             manifest: file_ref(&pdf_id, "pdf"),
             manifest_data: file_ref(&csv_id, "csv"),
+            collection_sheet: file_ref(&sheet_id, "pdf").map(|f| FileRef {
+                paper_size: sheet_stock.clone(),
+                ..f
+            }),
         };
         // The transmission as it stands now (its webhook says so); a read shows where it is since.
         let record = manifest_record(

@@ -250,10 +250,10 @@ impl Service {
                 out
             }
         };
-        let has_profile = self
-            .store
-            .read(|c| packdesk_store::printing::profile(c, packdesk_model::status::DocumentType::Manifest))?
-            .is_some();
+        use packdesk_model::status::DocumentType;
+        let profiled = |d: DocumentType| self.store.read(|c| packdesk_store::printing::profile(c, d));
+        let has_profile = profiled(DocumentType::Manifest)?.is_some();
+        let has_sheet_profile = profiled(DocumentType::CollectionSheet)?.is_some();
         let mut results = Vec::new();
         for a in chosen {
             let request = ManifestRequest {
@@ -270,6 +270,8 @@ impl Service {
                 manifest: None,
                 print_job: None,
                 print_error: None,
+                collection_sheet_print_job: None,
+                collection_sheet_print_error: None,
                 error: None,
             };
             match self.create_manifest(env, request) {
@@ -283,6 +285,18 @@ impl Service {
                         match self.print(env, print) {
                             Ok(job) => result.print_job = Some(job),
                             Err(e) => result.print_error = Some(e.to_string()),
+                        }
+                    }
+                    // The driver's sheet to sign, on its own printer.
+                    if has_sheet_profile {
+                        let print = PrintRequest {
+                            manifest_id: Some(manifest.id.clone()),
+                            document: Some(DocumentType::CollectionSheet),
+                            ..PrintRequest::default()
+                        };
+                        match self.print(env, print) {
+                            Ok(job) => result.collection_sheet_print_job = Some(job),
+                            Err(e) => result.collection_sheet_print_error = Some(e.to_string()),
                         }
                     }
                     result.manifest = Some(manifest);

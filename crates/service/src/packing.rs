@@ -60,6 +60,10 @@ fn scan_of(state: &PackState, code: &str) -> (PackEvent, Option<usize>, PackResu
 fn message(state: &PackState, code: &str, line: Option<usize>, result: PackResult) -> String {
     match (result, line.and_then(|n| state.line(n))) {
         (PackResult::Complete, _) => format!("Every item of order {} is packed.", state.order_number),
+        (PackResult::BoxStarted, _) => format!(
+            "Box {} of order {} started: the items scanned now go into it.",
+            state.boxes, state.order_number
+        ),
         (PackResult::Added, Some(l)) => format!("{}: {} of {} packed.", l.description, l.packed, l.ordered),
         (PackResult::TooMany, _) => {
             let l = state
@@ -93,7 +97,14 @@ impl Service {
     /// item has no code. A refused code is kept and counted, and changes nothing else.
     pub fn pack_scan(&self, env: Env, id: &str, req: PackRequest) -> Result<PackScan, ServiceError> {
         let code = req.scan.as_deref().map(str::trim);
+        if req.next_box && (code.is_some() || req.line.is_some()) {
+            return Err(ServiceError::invalid(
+                "next_box",
+                "send `next_box` alone: it closes the box, and the items scanned next go into a new one",
+            ));
+        }
         match (code, req.line) {
+            _ if req.next_box => {}
             (Some(""), _) => return Err(ServiceError::invalid("scan", "the scan is empty: scan the item's code")),
             (Some(c), _) if c.chars().count() > MAX_CODE => {
                 return Err(ServiceError::invalid(
@@ -124,6 +135,18 @@ impl Service {
             let before = table::state(tx, &order)?;
             self.packed_here(&before, &desk)?;
             let (event, line, result) = match (code, req.line) {
+                _ if req.next_box => {
+                    if before.in_box(before.boxes) == 0 {
+                        return Err(ServiceError::invalid(
+                            "next_box",
+                            format!(
+                                "box {} of order {} is empty: scan an item into it before starting the next box",
+                                before.boxes, order.order_number
+                            ),
+                        ));
+                    }
+                    (PackEvent::NextBox, None, PackResult::BoxStarted)
+                }
                 (Some(code), _) => scan_of(&before, code),
                 (None, Some(n)) => {
                     let l = before.line(n).ok_or_else(|| {
@@ -223,6 +246,14 @@ impl Service {
             ));
         }
         Ok(Some(state.packed_quantities(order.items.len())))
+    }
+
+    /// The boxes the order was packed into, when more than one holds items: how many of each
+    /// item each box holds. Each becomes a parcel of the label.
+    pub(crate) fn packed_boxes(&self, order: &Order) -> Result<Option<Vec<Vec<i64>>>, ServiceError> {
+        let state = self.store.read(|c| table::state(c, order))?;
+        let boxes = state.box_quantities(order.items.len());
+        Ok((boxes.len() > 1).then_some(boxes))
     }
 
     /// With `verify_items`, an order with items ships only once every item is packed.

@@ -404,7 +404,7 @@ impl Service {
     /// Prints a document of a label, manifest or bulk download now, to the printer asked or the
     /// document type's profile. Answers the print job (printed, or failed with the reason).
     pub fn print(&self, env: Env, b: PrintRequest) -> Result<PrintJob, ServiceError> {
-        use DocumentType::{CustomsDeclaration, Invoice, Label, Manifest, PackingSlip};
+        use DocumentType::{CollectionSheet, CustomsDeclaration, Invoice, Label, Manifest, PackingSlip};
         // The documents each owner has (the first its default), and the kind of file each is.
         type Owned = (
             String,
@@ -420,7 +420,10 @@ impl Service {
                 &[Label, Invoice, CustomsDeclaration, PackingSlip],
                 label_file,
             ),
-            (None, Some(m), None) => (m.clone(), "manifest_id", &[Manifest], |_| FileKind::Manifest),
+            (None, Some(m), None) => (m.clone(), "manifest_id", &[Manifest, CollectionSheet], |d| match d {
+                CollectionSheet => FileKind::CollectionSheet,
+                _ => FileKind::Manifest,
+            }),
             (None, None, Some(bd)) => (bd.clone(), "bulk_download_id", &[Label], |_| FileKind::Bulk),
             _ => {
                 return Err(ServiceError::invalid(

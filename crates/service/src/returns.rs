@@ -136,6 +136,11 @@ impl Service {
             Some(o) => (o, ReturnFoundBy::OrderNumber),
             None => self.order_by_tracking_number(env, code)?,
         };
+        self.returnable(order, found_by)
+    }
+
+    /// What of `order` can come back: refused when nothing of it was shipped.
+    fn returnable(&self, order: Order, found_by: ReturnFoundBy) -> Result<ReturnLookup, ServiceError> {
         if !matches!(order.status, OrderStatus::Shipped | OrderStatus::PartiallyShipped) {
             return Err(ServiceError::at(
                 ErrorCode::OperationNotAllowed,
@@ -209,8 +214,7 @@ impl Service {
             ErrorCode::ItemNotFound => not_found(&req.order_id),
             _ => e,
         })?;
-        let lookup_code = order.order_number.clone();
-        let lookup = self.lookup_return(env, &lookup_code)?;
+        let lookup = self.returnable(order.clone(), ReturnFoundBy::OrderNumber)?;
         let mut p = packdesk_model::error::Problems::default();
         let mut items = Vec::new();
         let mut seen = std::collections::HashSet::new();

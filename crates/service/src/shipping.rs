@@ -163,6 +163,84 @@ fn contents_of(mut order: Order, part: Option<&[i64]>) -> Order {
     order
 }
 
+/// The parcels of an order packed into several boxes (how many of each of its items each holds):
+/// each box a parcel with its items, weighing what the request's parcel for it says (one per box),
+/// else its items with the preset's tare, else the preset's weight; of the preset's box type.
+fn box_parcels(
+    order: &Order,
+    boxes: &[Vec<i64>],
+    preset: &Preset,
+    given: Option<Vec<Parcel>>,
+) -> Result<Vec<Parcel>, ServiceError> {
+    if let Some(g) = given.as_ref().filter(|g| g.len() != boxes.len()) {
+        return Err(ServiceError::invalid(
+            "parcels",
+            format!(
+                "order {} is packed in {} boxes: give one parcel for each box ({} given)",
+                order.order_number,
+                boxes.len(),
+                g.len()
+            ),
+        ));
+    }
+    let template = preset.parcel.clone().unwrap_or_default();
+    let mut given = given.map(Vec::into_iter);
+    boxes
+        .iter()
+        .enumerate()
+        .map(|(n, quantities)| {
+            let contents = contents_of(order.clone(), Some(quantities));
+            let own = given.as_mut().and_then(|g| g.next());
+            let weight = match &own {
+                Some(p) => p.weight,
+                None => packed_weight(&contents, template.tare).or(template.weight).ok_or_else(|| {
+                    ServiceError::invalid(
+                        "parcels",
+                        format!(
+                            "box {} of order {} holds items without a weight and preset `{}` has none to assume: weigh each box",
+                            n + 1,
+                            order.order_number,
+                            preset.name
+                        ),
+                    )
+                })?,
+            };
+            Ok(Parcel {
+                description: Some(format!("Box {} of {}", n + 1, boxes.len())),
+                box_type: own.as_ref().and_then(|p| p.box_type).or(template.box_type),
+                weight,
+                dimension: own.and_then(|p| p.dimension).or(template.dimension),
+                items: label_items(&contents),
+            })
+        })
+        .collect()
+}
+
+/// The packing slip's lines: each box's items in turn, else the label's items.
+fn slip_items(whole: &Order, order: &Order, boxes: Option<&[Vec<i64>]>) -> Vec<SlipItem> {
+    let line = |i: &OrderItem, quantity: i64, box_number: Option<usize>| SlipItem {
+        sku: i.sku.clone(),
+        description: i.description.clone(),
+        quantity,
+        box_number,
+    };
+    match boxes {
+        None => order.items.iter().map(|i| line(i, i.quantity, None)).collect(),
+        Some(boxes) => boxes
+            .iter()
+            .enumerate()
+            .flat_map(|(b, quantities)| {
+                whole
+                    .items
+                    .iter()
+                    .zip(quantities)
+                    .filter(|(_, q)| **q > 0)
+                    .map(move |(i, q)| line(i, *q, Some(b + 1)))
+            })
+            .collect(),
+    }
+}
+
 impl Service {
     /// Makes the label of an order by its preset, prints it and the packing slip, marks the order
     /// shipped (in the label's transaction). An order already shipped needs `again`; with
@@ -209,7 +287,17 @@ impl Service {
                 )
             })?,
         };
-        let mut label_req = self.label_request(env, &order, preset, &by, req.parcels)?;
+        // Packed into several boxes: each box a parcel of the label (every carrier group takes
+        // up to 50), when the boxes hold what this label ships.
+        let taken = part.clone().unwrap_or_else(|| shipped.remaining());
+        let boxes = self
+            .packed_boxes(&shipped)?
+            .filter(|b| (0..taken.len()).all(|n| b.iter().map(|q| q[n]).sum::<i64>() == taken[n]));
+        let parcels = match &boxes {
+            Some(b) => Some(box_parcels(&shipped, b, preset, req.parcels)?),
+            None => req.parcels,
+        };
+        let mut label_req = self.label_request(env, &order, preset, &by, parcels)?;
         label_req.postal_code_override = req.postal_code_override;
         // An upstream's key for this shipment of the order: a scan sent again after its timeout
         // meets the label made meanwhile; shipping it again ("again") is another.
@@ -221,7 +309,7 @@ impl Service {
             return_label: false,
         };
         let label = self.create_label_for_order(env, &label_req, shipment, &key)?;
-        self.packing_slip(env, &order, &label, &label_req)?;
+        self.packing_slip(env, &shipped, &order, boxes.as_deref(), &label, &label_req)?;
         // The return label goes in the box: made after the outbound, which stands whatever
         // becomes of it.
         let (return_label, return_label_error) = match preset.return_label {
@@ -372,8 +460,17 @@ impl Service {
         })
     }
 
-    /// Makes (once) the packing slip of an order's label and prints it by its profile.
-    fn packing_slip(&self, env: Env, order: &Order, label: &Label, req: &LabelRequest) -> Result<(), ServiceError> {
+    /// Makes (once) the packing slip of an order's label and prints it by its profile: the items
+    /// the label takes (`order`), or, packed into several `boxes`, each box's items of `whole`.
+    fn packing_slip(
+        &self,
+        env: Env,
+        whole: &Order,
+        order: &Order,
+        boxes: Option<&[Vec<i64>]>,
+        label: &Label,
+        req: &LabelRequest,
+    ) -> Result<(), ServiceError> {
         let document = packdesk_model::status::DocumentType::PackingSlip;
         let kind = packdesk_model::status::FileKind::PackingSlip;
         if self
@@ -392,15 +489,7 @@ impl Service {
                 .map(|(c, s)| format!("{} {}", c.name, s.name))
                 .unwrap_or_else(|| label.service_type.clone()),
             tracking_numbers: label.tracking_numbers.clone(),
-            items: order
-                .items
-                .iter()
-                .map(|i| SlipItem {
-                    sku: i.sku.clone(),
-                    description: i.description.clone(),
-                    quantity: i.quantity,
-                })
-                .collect(),
+            items: slip_items(whole, order, boxes),
             notes: order.notes.clone(),
             sample: env == Env::Sandbox,
         };

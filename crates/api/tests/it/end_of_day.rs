@@ -156,3 +156,80 @@ fn history_finds_names_without_their_accents_and_by_their_latin_spelling() {
         assert!(hits[0].contains(name), "{query} found {hits:?}");
     }
 }
+
+#[test]
+fn each_close_out_gives_the_driver_a_collection_sheet_to_sign_printed_on_its_own_printer() {
+    let s = Server::start();
+    let (port, printed) = raw_printer();
+    let printer = s.live_ok(
+        "POST",
+        "/desk/printers",
+        Some(&json!({"name": "Office laser", "transport": "raw", "address": format!("127.0.0.1:{port}"), "format": "pdf"})),
+    );
+    s.live_ok(
+        "PUT",
+        "/desk/print-profiles/collection_sheet",
+        Some(&json!({"printer_id": printer["id"], "stock": "a4", "auto_print": true})),
+    );
+    let account = yodel_account(&s);
+    // Standard: 1 + 2 kg; Express 24: 1 kg.
+    s.sandbox_ok("POST", "/v3/labels", Some(&yodel_label(&account, 2)));
+    let mut express = yodel_label(&account, 1);
+    express["service_type"] = json!("yodel_1eu");
+    s.sandbox_ok("POST", "/v3/labels", Some(&express));
+
+    let out = s.sandbox_ok("POST", "/desk/close-out", Some(&json!({})));
+    let result = &out["results"][0];
+    assert_eq!(result["collection_sheet_print_job"]["status"], "printed", "{out}");
+    let manifest = &result["manifest"];
+    let sheet = &manifest["files"]["collection_sheet"];
+    assert_eq!(
+        (sheet["file_type"].as_str(), sheet["paper_size"].as_str()),
+        (Some("pdf"), Some("a4")),
+        "{manifest}"
+    );
+    let (_, pdf) = s.download(sheet["url"].as_str().unwrap(), &s.sandbox);
+    let sent = printed
+        .recv_timeout(std::time::Duration::from_secs(10))
+        .expect("the sheet printed");
+    assert_eq!(sent, pdf, "the printer got the sheet");
+
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("sheet.pdf");
+    std::fs::write(&path, &pdf).unwrap();
+    let out = std::process::Command::new("pdftotext")
+        .arg("-layout")
+        .arg(&path)
+        .arg("-")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let rows: Vec<String> = text
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+        .collect();
+    assert!(
+        text.contains("COLLECTION SHEET (SAMPLE)") && text.contains("Yodel desk"),
+        "{text}"
+    );
+    // Per service by name (yodel_std is "UK Express 24"), then the total.
+    for row in ["UK Express 24 2 3.00", "UK Express 24 (UK) 1 1.00", "Total 3 4.00"] {
+        assert!(rows.iter().any(|r| r == row), "{row}: {text}");
+    }
+    for signed in ["Driver's name", "Signature", "Collected at (date and time)"] {
+        assert!(text.contains(signed), "{signed}: {text}");
+    }
+    // The manifest's id, as the carrier's scanner reads it from the page.
+    assert_eq!(
+        crate::documents::pdf_barcodes(&path),
+        vec![vec![manifest["id"].as_str().unwrap().to_string()]]
+    );
+
+    // End of day reprints it.
+    let again = s.sandbox_ok(
+        "POST",
+        "/desk/print",
+        Some(&json!({"manifest_id": manifest["id"], "document": "collection_sheet"})),
+    );
+    assert_eq!(again["status"], "printed", "{again}");
+}

@@ -371,3 +371,93 @@ fn a_line_shipped_whole_in_a_part_leaves_the_list_and_the_others_keep_their_numb
         "the mugs are shipped"
     );
 }
+
+#[test]
+fn an_order_packed_in_two_boxes_ships_as_two_parcels_each_with_its_items_and_the_slip_says_which_box() {
+    let s = Server::start();
+    let id = desk_with_an_order(&s, "P-700");
+    let pack = format!("/desk/orders/{id}/pack");
+    let next_box = json!({"next_box": true});
+    // An empty box is not closed.
+    let (_, v) = s.call("POST", &pack, &s.sandbox, Some(&next_box));
+    assert!(
+        v["meta"]["details"][0]["info"]
+            .as_str()
+            .unwrap()
+            .contains("box 1 of order P-700 is empty"),
+        "{v}"
+    );
+    // Both mugs in box 1; the shirt and the card in box 2.
+    scan(&s, &id, "5012345678900");
+    scan(&s, &id, "5012345678900");
+    let started = s.sandbox_ok("POST", &pack, Some(&next_box));
+    assert_eq!(started["result"], "box_started", "{started}");
+    assert_eq!(
+        started["message"],
+        "Box 2 of order P-700 started: the items scanned now go into it."
+    );
+    scan(&s, &id, "SHIRT-1");
+    let done = s.sandbox_ok("POST", &pack, Some(&json!({"line": 3, "add": 1})));
+    assert_eq!(done["result"], "complete");
+    let boxes: Vec<Value> = done["state"]["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["in_boxes"].clone())
+        .collect();
+    assert_eq!(boxes, [json!([2, 0]), json!([0, 1]), json!([0, 1])]);
+    assert_eq!(done["state"]["boxes"], 2);
+
+    // One parcel for two boxes is refused; none given: each box weighs its items.
+    let ship = format!("/desk/orders/{id}/ship");
+    let one = json!({"parcels": [{"weight": {"value": 2.0, "unit": "kg"}, "box_type": "custom",
+        "dimension": {"width": 20.0, "height": 20.0, "depth": 20.0, "unit": "cm"}}]});
+    let (_, v) = s.call("POST", &ship, &s.sandbox, Some(&one));
+    assert!(
+        v["meta"]["details"][0]["info"]
+            .as_str()
+            .unwrap()
+            .contains("packed in 2 boxes: give one parcel for each box (1 given)"),
+        "{v}"
+    );
+    let shipped = s.sandbox_ok("POST", &ship, Some(&json!({})));
+    assert_eq!(shipped["order"]["status"], "shipped");
+    assert_eq!(shipped["order"]["contents_verified"], true);
+    let label = &shipped["label"];
+    assert_eq!(
+        label["tracking_numbers"].as_array().unwrap().len(),
+        2,
+        "a parcel a box: {label}"
+    );
+    let h = s.sandbox_ok("GET", "/desk/history?created_at_min=2000-01-01&s=P-700", None);
+    let kg = h["rows"][0]["weight"]["value"].as_f64().unwrap();
+    assert!(
+        (kg - 1.15).abs() < 1e-9,
+        "0.8 kg of mugs and 0.35 kg of shirt and card: {h}"
+    );
+
+    // The packing slip says which item is in which box.
+    let (_, slip) = s.download(label["files"]["packing_slip"]["url"].as_str().unwrap(), &s.sandbox);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("slip.pdf");
+    std::fs::write(&path, slip).unwrap();
+    let out = std::process::Command::new("pdftotext")
+        .args(["-layout"])
+        .arg(&path)
+        .arg("-")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let row = |what: &str| {
+        text.lines()
+            .find(|l| l.contains(what))
+            .unwrap_or_default()
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    assert!(row("Blue mug").ends_with("Blue mug 1"), "{text}");
+    assert!(row("Shirt").ends_with("Shirt 2"), "{text}");
+    assert!(row("Gift card").ends_with("Gift card 2"), "{text}");
+    assert!(text.contains("4 items in 2 boxes"), "{text}");
+}

@@ -209,6 +209,7 @@ fn the_packing_slip_and_the_manifest_show_names_in_their_script() {
             sku: Some("TEA-01".into()),
             description: "緑茶 Sencha".into(),
             quantity: 2,
+            box_number: None,
         }],
         notes: Some("Merci, Γιώργος!".into()),
         sample: false,
