@@ -155,6 +155,9 @@ test('End of day lists today’s manifests to reprint', async () => {
   await page.getByTestId('eod-message').waitFor();
   // No manifest printer on this desk: the operator is told where to set one.
   assert.equal(await page.getByTestId('eod-message').textContent(), 'No printer is set for manifests: choose one on the Printers screen, or download the PDF.');
+  // The driver's collection sheet beside it, likewise.
+  await page.getByTestId('reprint-collection-sheet').first().click();
+  await page.getByTestId('eod-message').filter({ hasText: 'No printer is set for collection sheets' }).waitFor();
   await page.screenshot({ path: `${process.env.SCREENSHOTS ?? '/tmp'}/end-of-day-1366x768.png` });
   await page.close();
 });
