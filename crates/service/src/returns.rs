@@ -47,17 +47,17 @@ fn outbound_of(row: Option<LabelRow>, id: &str) -> Result<(LabelRow, Label), Ser
             format!("label {id} is a return label already: make the return label of the outbound label"),
         ));
     }
-    // The row holds the status (the stored record is the label as made).
-    if matches!(row.status, LabelStatus::Cancelled | LabelStatus::Cancelling) {
-        return Err(ServiceError::at(
-            ErrorCode::OperationNotAllowed,
-            "id",
-            format!("label {id} is voided: a parcel that never left has nothing to come back"),
-        ));
-    }
-    // Made, on a manifest or not: the parcel may come back long after the close-out.
+    // The row holds the status (the stored record is the label as made). Made, on a manifest or
+    // not: the parcel may come back long after the close-out.
     match row.status {
         LabelStatus::Created | LabelStatus::Manifesting | LabelStatus::Manifested => {}
+        LabelStatus::Cancelled | LabelStatus::Cancelling => {
+            return Err(ServiceError::at(
+                ErrorCode::OperationNotAllowed,
+                "id",
+                format!("label {id} is voided: a parcel that never left has nothing to come back"),
+            ))
+        }
         LabelStatus::Failed => {
             return Err(ServiceError::at(
                 ErrorCode::OperationNotAllowed,
