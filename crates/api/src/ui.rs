@@ -215,6 +215,8 @@ pub(crate) struct Session {
     log_dir: String,
     desktop_app: bool,
     vault_key: packdesk_model::desk::VaultKeyPlace,
+    /// The desk's language setting (an operator's own comes with their session); none: the system's.
+    language: Option<packdesk_model::status::Language>,
 }
 
 /// `GET /ui/status`.
@@ -281,6 +283,7 @@ pub(crate) async fn session(
             log_dir,
             desktop_app,
             vault_key,
+            language: settings.language,
         })
     })
     .await

@@ -55,6 +55,9 @@ pub struct OperatorRef {
     pub id: String,
     pub name: String,
     pub role: Role,
+    /// The operator's language, when they have one of the desk's: the screens speak it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub language: Option<crate::status::Language>,
 }
 
 /// `POST /ui/sign-in`.

@@ -202,6 +202,10 @@ pub struct DeskSettings {
     /// Why parcels come back: the reasons the Returns screen offers for each returned item.
     #[serde(default = "default_return_reasons")]
     pub return_reasons: Vec<String>,
+    /// The desk's language: its screens (for operators without one of their own) and its
+    /// documents (packing slips, the end-of-day sheet, the manifest); none: the system's.
+    #[serde(default)]
+    pub language: Option<crate::status::Language>,
 }
 
 fn default_return_reasons() -> Vec<String> {
@@ -258,6 +262,7 @@ impl Default for DeskSettings {
             backup_hour: default_backup_hour(),
             backups_kept: default_backups_kept(),
             return_reasons: default_return_reasons(),
+            language: None,
         }
     }
 }

@@ -471,3 +471,25 @@ status_enum!(
         Missing = "missing",
     }
 );
+
+status_enum!(
+    /// A language the desk speaks (its UI and its documents): a BCP 47 primary tag.
+    Language {
+        English = "en",
+        German = "de",
+        Spanish = "es",
+        French = "fr",
+        Italian = "it",
+        Dutch = "nl",
+        Polish = "pl",
+        Portuguese = "pt",
+    }
+);
+
+impl Language {
+    /// The desk's language of a BCP 47 tag (`pt-BR` is Portuguese, `de_AT` German), if it speaks it.
+    pub fn of_tag(tag: &str) -> Option<Language> {
+        let primary = tag.trim().split(['-', '_']).next().unwrap_or_default();
+        Language::parse(&primary.to_ascii_lowercase())
+    }
+}

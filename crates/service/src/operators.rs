@@ -6,7 +6,7 @@ use crate::Service;
 use packdesk_model::error::Problems;
 use packdesk_model::people::{Operator, OperatorList, OperatorRequest};
 use packdesk_model::record::Deleted;
-use packdesk_model::status::Role;
+use packdesk_model::status::{Language, Role};
 use packdesk_model::{ErrorCode, ServiceError};
 use packdesk_store::operators as table;
 use packdesk_store::operators::OperatorRow;
@@ -161,9 +161,16 @@ impl Service {
                 || (lang.len() <= 16
                     && lang
                         .split('-')
-                        .all(|part| !part.is_empty() && part.chars().all(|c| c.is_ascii_alphanumeric())));
+                        .all(|part| !part.is_empty() && part.chars().all(|c| c.is_ascii_alphanumeric()))
+                    && Language::of_tag(lang).is_some());
             if !ok {
-                p.invalid("language", "a language tag such as de, fr or pt-BR (empty: the desk's)");
+                p.invalid(
+                    "language",
+                    format!(
+                        "one of the desk's languages ({}), such as de or pt-BR (empty: the desk's)",
+                        Language::NAMES.join(", ")
+                    ),
+                );
             }
             row.language = Some(lang.clone()).filter(|l| !l.is_empty());
         }

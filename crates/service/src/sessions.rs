@@ -8,7 +8,7 @@ use crate::audit::Caller;
 use crate::keys::Env;
 use crate::Service;
 use packdesk_model::people::{OperatorRef, SignInRequest, SignedIn};
-use packdesk_model::status::Role;
+use packdesk_model::status::{Language, Role};
 use packdesk_model::{ErrorCode, ServiceError};
 use packdesk_store::operators as table;
 use serde_json::json;
@@ -116,6 +116,7 @@ impl Service {
             id: DESK_OPERATOR.into(),
             name: "Desk".into(),
             role: Role::Admin,
+            language: None,
         };
         Ok(self.open_session(desk, env, DESK_IDLE_US))
     }
@@ -195,6 +196,7 @@ impl Service {
             )
         })?;
         let operator = OperatorRef {
+            language: row.language.as_deref().and_then(Language::of_tag),
             id: row.id,
             name: row.name,
             role: row.role,

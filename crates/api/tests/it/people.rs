@@ -461,3 +461,50 @@ fn the_log_keeps_credentials_changes_without_their_values_imports_batches_and_th
     assert_eq!(entry("batch.started", Some(&batch["id"]))["detail"]["orders"], 1);
     assert_eq!(entry("database.changed", None)["actor"], "live key");
 }
+
+#[test]
+fn the_screens_speak_the_operators_language_else_the_desks() {
+    let s = Server::start();
+    let session = |token: Option<&str>| -> Value {
+        let mut req = reqwest::blocking::Client::new().get(s.url("/ui/session?environment=sandbox"));
+        if let Some(t) = token {
+            req = req.header("authorization", format!("Bearer {t}"));
+        }
+        let v: Value = req.send().unwrap().json().unwrap();
+        v["data"].clone()
+    };
+    // No setting: the page follows the system's language.
+    assert_eq!(session(None)["language"], Value::Null);
+    let mut settings = s.live_ok("GET", "/desk/settings", None);
+    settings["language"] = json!("de");
+    s.live_ok("PUT", "/desk/settings", Some(&settings));
+    assert_eq!(session(None)["language"], "de");
+    // A language the desk does not speak is refused in words, at the field.
+    settings["language"] = json!("sv");
+    let refused = s.call("PUT", "/desk/settings", &s.live, Some(&settings)).1;
+    assert_eq!(refused["meta"]["code"], 4104, "{refused}");
+
+    let id = operator(&s, "Ana", "B-ANA", "packer", None);
+    let bad = s
+        .call(
+            "PUT",
+            &format!("/desk/operators/{id}"),
+            &s.live,
+            Some(&json!({"language": "sv"})),
+        )
+        .1;
+    assert_eq!(bad["meta"]["details"][0]["path"], "language", "{bad}");
+    assert!(
+        bad["meta"]["details"][0]["info"].as_str().unwrap().contains("pl"),
+        "{bad}"
+    );
+    s.live_ok(
+        "PUT",
+        &format!("/desk/operators/{id}"),
+        Some(&json!({"language": "pt-BR"})),
+    );
+    let token = sign_in(&s, "B-ANA", None).unwrap();
+    let hers = session(Some(&token));
+    assert_eq!(hers["session"]["operator"]["language"], "pt", "{hers}");
+    assert_eq!(hers["language"], "de");
+}
