@@ -65,7 +65,16 @@ fn component_schemas(mut out: Map<String, Value>) -> Map<String, Value> {
     }
     out.insert(
         "Detail".into(),
-        json!({"type": "object", "required": ["path", "info"], "properties": {"path": {"type": "string"}, "info": {"type": "string"}}}),
+        json!({
+            "type": "object",
+            "required": ["path", "info"],
+            "properties": {
+                "path": {"type": "string"},
+                "info": {"type": "string"},
+                "key": {"type": "string", "description": "The saying `info` is made from: a stable key the desk's screens say in the operator's language"},
+                "args": {"type": "object", "additionalProperties": {"type": "string"}, "description": "The saying's arguments by name"}
+            }
+        }),
     );
     out.insert(
         "Meta".into(),

@@ -84,7 +84,7 @@ pub fn example_postal_code(country: &str) -> Option<String> {
 
 /// The postal code in its country's format, or Err with the formats allowed. Countries without
 /// a rule accept any code (trimmed).
-pub fn normalise_postal_code(country: &str, code: &str) -> Result<String, String> {
+pub fn normalise_postal_code(country: &str, code: &str) -> Result<String, NotAPostalCode> {
     match masks(country) {
         None => Ok(code.trim().to_string()),
         Some(m) if m.is_empty() => Ok(code.trim().to_string()),
@@ -94,8 +94,25 @@ pub fn normalise_postal_code(country: &str, code: &str) -> Result<String, String
                 .take(4)
                 .map(|x| x.replace('9', "0").replace('A', "X"))
                 .collect();
-            format!("not a postal code of {country} (format {})", shown.join(" or "))
+            NotAPostalCode {
+                country: country.to_string(),
+                formats: shown.join(" or "),
+            }
         }),
+    }
+}
+
+/// A code that fits none of its country's formats: the country (alpha-3) and its formats as an
+/// operator reads them (`00000`, `X0X 0X0`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NotAPostalCode {
+    pub country: String,
+    pub formats: String,
+}
+
+impl std::fmt::Display for NotAPostalCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "not a postal code of {} (format {})", self.country, self.formats)
     }
 }
 

@@ -169,8 +169,8 @@ pub fn quote(
         .services
         .get(&service.code)
         .ok_or_else(|| format!("the rate card of {} has no price for {}", carrier.slug, service.code))?;
-    if let Some((_, why)) = carrier.route_refusal(&service.service_type, from, to) {
-        return Err(why);
+    if let Some(refusal) = carrier.route_refusal(&service.service_type, from, to) {
+        return Err(refusal.words());
     }
     let z = zone(from, to);
     let mut base = 0.0;

@@ -1,6 +1,7 @@
 //! The carrier registry: `data/carriers.json`, compiled into the binary.
 
 use packdesk_model::request::{FileType, PaperSize};
+use packdesk_model::said::{args, Saying};
 use serde::{Deserialize, Serialize};
 use std::sync::OnceLock;
 
@@ -158,37 +159,57 @@ pub enum RouteFault {
     Service,
 }
 
+/// Why a carrier's service cannot carry a parcel: which end is at fault, and the saying of it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RouteRefusal {
+    pub fault: RouteFault,
+    pub saying: Saying,
+    pub args: std::collections::BTreeMap<String, String>,
+}
+
+impl RouteRefusal {
+    /// The refusal in the service's English words.
+    pub fn words(&self) -> String {
+        self.saying.english_with(&self.args)
+    }
+}
+
 impl Carrier {
     /// Why this carrier's service (`service_type`, e.g. `yodel_std`) cannot carry a parcel from
     /// `from` to `to` (alpha-3), in words; `None` when it can (an unknown service is another
     /// check's business). One rule for the label check, the rate quote and an order's preset.
-    pub fn route_refusal(&self, service_type: &str, from: &str, to: &str) -> Option<(RouteFault, String)> {
+    pub fn route_refusal(&self, service_type: &str, from: &str, to: &str) -> Option<RouteRefusal> {
+        let refusal = |fault, saying, args| Some(RouteRefusal { fault, saying, args });
         if !self.ship_from.allows(from) {
             let only = self.ship_from.describe();
-            return Some((
+            return refusal(
                 RouteFault::ShipFrom,
-                format!("{} ships from {only} only, not {from}", self.name),
-            ));
+                Saying::ShipsFromOnly,
+                args([("carrier", &self.name), ("only", &only), ("from", &from)]),
+            );
         }
         if !self.ship_to.allows(to) {
             let only = self.ship_to.describe();
-            return Some((
+            return refusal(
                 RouteFault::ShipTo,
-                format!("{} ships to {only} only, not {to}", self.name),
-            ));
+                Saying::ShipsToOnly,
+                args([("carrier", &self.name), ("only", &only), ("to", &to)]),
+            );
         }
         let service = self.service(service_type)?;
-        let runs = match service.scope {
-            Scope::Domestic => "stays within one country",
-            Scope::International => "goes abroad only",
+        let saying = match service.scope {
+            Scope::Domestic => Saying::DomesticOnly,
+            Scope::International => Saying::AbroadOnly,
             Scope::Any => return None,
         };
-        (!service.serves(from == to)).then(|| {
-            (
-                RouteFault::Service,
-                format!("{} {runs} and this parcel goes {from} to {to}", service.name),
-            )
-        })
+        if service.serves(from == to) {
+            return None;
+        }
+        refusal(
+            RouteFault::Service,
+            saying,
+            args([("service", &service.name), ("from", &from), ("to", &to)]),
+        )
     }
 
     pub fn allows_paper(&self, p: PaperSize) -> bool {

@@ -140,8 +140,40 @@ pub fn from_value<T: DeserializeOwned>(value: Value) -> Result<T, ServiceError> 
                 }
             }
         }
-        ServiceError::invalid(path, info)
+        let detail = said_of_serde(&path, &info).unwrap_or_else(|| crate::Detail::new(path, info));
+        ServiceError {
+            details: vec![detail],
+            ..ServiceError::new(crate::ErrorCode::InvalidRequest)
+        }
     })
+}
+
+/// serde's own words of a missing key, a word not in a list, or a value of the wrong type, as
+/// the sayings that say them (the same English).
+fn said_of_serde(path: &str, info: &str) -> Option<crate::Detail> {
+    use crate::said::{args, Saying};
+    if let Some(field) = info.strip_prefix("missing field `").and_then(|r| r.strip_suffix('`')) {
+        return Some(crate::Detail::said(
+            path,
+            Saying::MissingField,
+            args([("field", &field)]),
+        ));
+    }
+    if let Some(rest) = info.strip_prefix("unknown variant `") {
+        let (value, expected) = rest.split_once("`, expected ")?;
+        return Some(crate::Detail::said(
+            path,
+            Saying::NotOneOf,
+            args([("value", &value), ("expected", &expected)]),
+        ));
+    }
+    let rest = info.strip_prefix("invalid type: ")?;
+    let (found, expected) = rest.split_once(", expected ")?;
+    Some(crate::Detail::said(
+        path,
+        Saying::WrongType,
+        args([("found", &found), ("expected", &expected)]),
+    ))
 }
 
 /// Where a value sits in the body, rendered only when there is something to say about it.

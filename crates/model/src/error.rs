@@ -1,5 +1,6 @@
 //! The one error type of the core, and the contract's error codes.
 
+use crate::said::Saying;
 use serde::Serialize;
 
 /// Declares the contract's error codes once: each variant with its `meta.code` number and fixed
@@ -87,6 +88,34 @@ impl ErrorCode {
 pub struct Detail {
     pub path: String,
     pub info: String,
+    /// The saying `info` is made from (`crate::said`), for the desk's screens to say it in the
+    /// operator's language: its stable key and its arguments by name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key: Option<String>,
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub args: std::collections::BTreeMap<String, String>,
+}
+
+impl Detail {
+    /// A problem at `path` in the service's words only.
+    pub fn new(path: impl Into<String>, info: impl Into<String>) -> Detail {
+        Detail {
+            path: path.into(),
+            info: info.into(),
+            key: None,
+            args: Default::default(),
+        }
+    }
+
+    /// A problem at `path` as a saying says it: its English text, with its key and arguments.
+    pub fn said(path: impl Into<String>, saying: Saying, args: std::collections::BTreeMap<String, String>) -> Detail {
+        Detail {
+            path: path.into(),
+            info: saying.english_with(&args),
+            key: Some(saying.key().to_string()),
+            args,
+        }
+    }
 }
 
 /// The envelope's `meta` of an answer that is not a plain failure: 200, 3001 (accepted, with its
@@ -160,10 +189,22 @@ impl ServiceError {
     pub fn at(code: ErrorCode, path: impl Into<String>, info: impl Into<String>) -> Self {
         ServiceError {
             code,
-            details: vec![Detail {
-                path: path.into(),
-                info: info.into(),
-            }],
+            details: vec![Detail::new(path, info)],
+            cause: None,
+            relayed: None,
+        }
+    }
+
+    /// A failure of one problem, as a saying says it.
+    pub fn said(
+        code: ErrorCode,
+        path: impl Into<String>,
+        saying: Saying,
+        args: std::collections::BTreeMap<String, String>,
+    ) -> Self {
+        ServiceError {
+            code,
+            details: vec![Detail::said(path, saying, args)],
             cause: None,
             relayed: None,
         }
@@ -283,10 +324,21 @@ impl Problems {
         if self.code.is_none() || self.code == Some(ErrorCode::InvalidRequest) {
             self.code = Some(code);
         }
-        self.details.push(Detail {
-            path: path.into(),
-            info: info.into(),
-        });
+        self.details.push(Detail::new(path, info));
+    }
+
+    /// A problem as a saying says it (`code`: 4104 unless the problem has a business code).
+    pub fn say(
+        &mut self,
+        code: ErrorCode,
+        path: impl Into<String>,
+        saying: Saying,
+        args: std::collections::BTreeMap<String, String>,
+    ) {
+        if self.code.is_none() || self.code == Some(ErrorCode::InvalidRequest) {
+            self.code = Some(code);
+        }
+        self.details.push(Detail::said(path, saying, args));
     }
 
     pub fn invalid(&mut self, path: impl Into<String>, info: impl Into<String>) {

@@ -10,6 +10,7 @@ use packdesk_carriers::postal::{normalise_postal_code, STATE_REQUIRED};
 use packdesk_model::error::Problems;
 use packdesk_model::record::{AddressValidation, AddressValidationList};
 use packdesk_model::request::{Address, AddressValidationRequest, ListQuery};
+use packdesk_model::said::{args, Saying};
 use packdesk_model::status::ValidationStatus;
 use packdesk_model::{Detail, ServiceError};
 use packdesk_store::records;
@@ -50,7 +51,7 @@ impl Service {
         hard.into_result()?;
 
         let mut problems: Vec<Detail> = Vec::new();
-        let problem = |path: String, info: String| Detail { path, info };
+        let problem = |path: String, info: String| Detail::new(path, info);
         let mut rec = a.clone();
         for (field, v) in [
             ("contact_name", &a.contact_name),
@@ -59,7 +60,7 @@ impl Service {
             ("country", &a.country),
         ] {
             if v.as_deref().map(str::trim).unwrap_or("").is_empty() {
-                problems.push(problem(format!("address.{field}"), "is required".into()));
+                problems.push(Detail::said(format!("address.{field}"), Saying::Required, args([])));
             }
         }
         let country = a
@@ -72,17 +73,26 @@ impl Service {
             match a.postal_code.as_deref().map(str::trim).filter(|p| !p.is_empty()) {
                 Some(pc) => match normalise_postal_code(&country, pc) {
                     Ok(n) => rec.postal_code = Some(n),
-                    Err(why) => problems.push(problem("address.postal_code".into(), why.to_string())),
+                    Err(not) => problems.push(Detail::said(
+                        "address.postal_code",
+                        Saying::NotAPostalCodeOf,
+                        args([("country", &not.country), ("formats", &not.formats)]),
+                    )),
                 },
-                None if packdesk_carriers::countries::has_postal_codes(&country) => problems.push(problem(
-                    "address.postal_code".into(),
-                    format!("is required for {country}"),
+                None if packdesk_carriers::countries::has_postal_codes(&country) => problems.push(Detail::said(
+                    "address.postal_code",
+                    Saying::RequiredFor,
+                    args([("country", &country)]),
                 )),
                 None => {}
             }
             if STATE_REQUIRED.contains(&country.as_str()) && a.state.as_deref().map(str::trim).unwrap_or("").is_empty()
             {
-                problems.push(problem("address.state".into(), format!("is required for {country}")));
+                problems.push(Detail::said(
+                    "address.state",
+                    Saying::RequiredFor,
+                    args([("country", &country)]),
+                ));
             }
         }
         for (field, v) in [

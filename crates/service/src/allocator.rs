@@ -7,6 +7,7 @@
 //! "the next serial", and a next serial in a gap or past a range's end moves on to the next range.
 
 use packdesk_model::request::TrackingRange;
+use packdesk_model::said::{args, Saying};
 use packdesk_model::{ErrorCode, ServiceError};
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -108,19 +109,20 @@ impl Allocator {
 
 /// The pool has `left` numbers, `needed` were asked for: what the operator does about it.
 pub(crate) fn exhausted(pool: Pool<'_>, left: u64, needed: u64) -> ServiceError {
-    let what = if pool.ranges.is_empty() {
-        "has no tracking-number range set".to_string()
-    } else {
-        format!("is used up: {left} left, {needed} needed")
+    let saying = match pool.ranges.is_empty() {
+        true => Saying::NoRange,
+        false => Saying::RangeUsedUp,
     };
-    ServiceError::at(
+    ServiceError::said(
         ErrorCode::TrackingNumbersExhausted,
         "shipper_account.id",
-        format!(
-            "The tracking-number range of {} (pool {}) {what}. Add the carrier's next range to this account \
-             (Accounts → the account → Tracking ranges)",
-            pool.account, pool.pool
-        ),
+        saying,
+        args([
+            ("account", &pool.account),
+            ("pool", &pool.pool),
+            ("left", &left),
+            ("needed", &needed),
+        ]),
     )
 }
 

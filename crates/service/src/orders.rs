@@ -8,6 +8,7 @@ use crate::Service;
 use packdesk_model::error::Problems;
 use packdesk_model::order::{Order, OrderList, OrderRequest, OrderSource, OrdersSaved, PartialShipment};
 use packdesk_model::request::ListQuery;
+use packdesk_model::said::{args, Saying};
 use packdesk_model::status::OrderStatus;
 use packdesk_model::{ErrorCode, ServiceError};
 use packdesk_store::db::Tx;
@@ -35,7 +36,7 @@ pub(crate) fn order_of(row: &OrderRow) -> Result<Order, ServiceError> {
 pub const MAX_ORDERS_PER_CALL: usize = 1_000;
 
 pub(crate) fn not_found(id: &str) -> ServiceError {
-    ServiceError::at(ErrorCode::ItemNotFound, "id", format!("no order {id}"))
+    ServiceError::said(ErrorCode::ItemNotFound, "id", Saying::NoSuchOrder, args([("id", &id)]))
 }
 
 /// The words an order is found by: its number, the recipient's name and company, postal code and

@@ -115,10 +115,10 @@ impl Service {
         let mut entries = Vec::new();
         let mut problems = Vec::new();
         let mut fail = |entries: &mut Vec<RateEntry>, entry: RateEntry, why: String| {
-            problems.push(packdesk_model::Detail {
-                path: format!("data.rates[{}]", entries.len()),
-                info: why,
-            });
+            problems.push(packdesk_model::Detail::new(
+                format!("data.rates[{}]", entries.len()),
+                why,
+            ));
             entries.push(entry);
         };
         for acct in &req.shipper_accounts {

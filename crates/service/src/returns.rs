@@ -9,6 +9,7 @@ use packdesk_model::order::Order;
 use packdesk_model::record::Label;
 use packdesk_model::request::{CustomsPurpose, LabelRequest};
 use packdesk_model::returns::{Return, ReturnFoundBy, ReturnList, ReturnLookup, ReturnRequest, ReturnedItem};
+use packdesk_model::said::{args, Saying};
 use packdesk_model::status::{LabelStatus, OrderStatus};
 use packdesk_model::{ErrorCode, ServiceError};
 use packdesk_store::labels::{LabelFilter, LabelRow};
@@ -179,10 +180,11 @@ impl Service {
             Ok::<_, packdesk_store::StoreError>(None)
         })?;
         let Some((row, order_id)) = found else {
-            return Err(ServiceError::at(
+            return Err(ServiceError::said(
                 ErrorCode::ItemNotFound,
                 "code",
-                format!("no order and no label of an order has the number {number}: check the parcel's label, or type the order number"),
+                Saying::NoOrderWithNumber,
+                args([("number", &number)]),
             ));
         };
         let label: Label = serde_json::from_str(&row.record).map_err(ServiceError::internal)?;

@@ -43,10 +43,10 @@ fn error_of(e: UpstreamError) -> ServiceError {
             retryable,
         } => {
             if code == 401 && details.is_empty() {
-                details.push(packdesk_model::Detail {
-                    path: "shipper_account.id".into(),
-                    info: "the upstream label service refused this account's API key: set the right key in the account's connection".into(),
-                });
+                details.push(packdesk_model::Detail::new(
+                    "shipper_account.id",
+                    "the upstream label service refused this account's API key: set the right key in the account's connection",
+                ));
             }
             ServiceError::relayed(code, message, details, retryable)
         }

@@ -6,7 +6,11 @@ use packdesk_carriers::registry::RouteFault;
 use packdesk_carriers::Carrier;
 use packdesk_model::error::Problems;
 use packdesk_model::request::*;
+use packdesk_model::said::{args, Saying};
 use packdesk_model::{ErrorCode, ServiceError};
+
+/// The code of a problem that has no business code of its own.
+const E: ErrorCode = ErrorCode::InvalidRequest;
 
 pub fn is_uuid(s: &str) -> bool {
     uuid::Uuid::parse_str(s).is_ok()
@@ -36,10 +40,7 @@ pub fn normalize_country(p: &mut Problems, path: &str, country: &mut Option<Stri
     if let Some(typed) = country.clone().filter(|c| !c.trim().is_empty()) {
         match packdesk_carriers::countries::find(&typed) {
             Some(c) => *country = Some(c.alpha3.to_string()),
-            None => p.invalid(
-                path,
-                format!("`{typed}` is not a country (a name, or an ISO code such as ES or ESP)"),
-            ),
+            None => p.say(E, path, Saying::NotACountry, args([("typed", &typed)])),
         }
     }
 }
@@ -52,17 +53,14 @@ fn check_len(p: &mut Problems, path: &str, value: Option<&str>, min: usize, max:
     if let Some(v) = value {
         let n = v.chars().count();
         if n < min || n > max {
-            p.invalid(path, format!("length must be {min}..{max} characters, is {n}"));
+            p.say(E, path, Saying::Length, args([("min", &min), ("max", &max), ("n", &n)]));
         }
     }
 }
 
 fn check_country(p: &mut Problems, path: &str, c: &str) {
     if country(c).is_none() {
-        p.invalid(
-            path,
-            format!("`{c}` is not an ISO 3166 alpha-3 country code (e.g. USA, GBR, DEU)"),
-        );
+        p.say(E, path, Saying::NotACountryCode, args([("code", &c)]));
     }
 }
 
@@ -72,24 +70,30 @@ pub const MAX_AMOUNT: f64 = 1e12;
 fn check_money(p: &mut Problems, path: &str, m: &Money) {
     // Written so that NaN (not from JSON, but from arithmetic) is refused too.
     if !(m.amount.is_finite() && (0.0..=MAX_AMOUNT).contains(&m.amount)) {
-        p.invalid(
+        p.say(
+            E,
             format!("{path}.amount"),
-            format!("must be a number from 0 to {MAX_AMOUNT:e}"),
+            Saying::AmountRange,
+            args([("max", &format!("{MAX_AMOUNT:e}"))]),
         );
     }
     if !is_currency(&m.currency) {
-        p.invalid(
+        p.say(
+            E,
             format!("{path}.currency"),
-            format!("`{}` is not an ISO 4217 currency code", m.currency),
+            Saying::NotACurrency,
+            args([("code", &m.currency)]),
         );
     }
 }
 
 fn check_weight(p: &mut Problems, path: &str, w: &Weight) {
     if !(w.value >= 0.0 && w.value <= w.unit.max()) {
-        p.invalid(
+        p.say(
+            E,
             format!("{path}.value"),
-            format!("must be 0..{} {}", w.unit.max(), w.unit.as_str()),
+            Saying::WeightRange,
+            args([("max", &w.unit.max()), ("unit", &w.unit.as_str())]),
         );
     }
 }
@@ -105,12 +109,17 @@ pub fn check_address(p: &mut Problems, path: &str, a: &Address, carrier: Option<
             ("country", &a.country),
         ] {
             if value.as_deref().map(str::trim).unwrap_or("").is_empty() {
-                p.invalid(format!("{path}.{field}"), "is required");
+                p.say(E, format!("{path}.{field}"), Saying::Required, args([]));
             }
         }
         if let Some(c) = a.country.as_deref() {
             if has_postal_codes(c) && a.postal_code.as_deref().map(str::trim).unwrap_or("").is_empty() {
-                p.invalid(format!("{path}.postal_code"), format!("is required for {c}"));
+                p.say(
+                    E,
+                    format!("{path}.postal_code"),
+                    Saying::RequiredFor,
+                    args([("country", &c)]),
+                );
             }
         }
     }
@@ -121,7 +130,7 @@ pub fn check_address(p: &mut Problems, path: &str, a: &Address, carrier: Option<
     }
     if let Some(e) = a.email.as_deref() {
         if !e.is_empty() && (!e.contains('@') || e.starts_with('@') || e.ends_with('@')) {
-            p.invalid(format!("{path}.email"), "is not an email address");
+            p.say(E, format!("{path}.email"), Saying::NotAnEmail, args([]));
         }
     }
     for (field, value) in a.text_fields() {
@@ -130,10 +139,11 @@ pub fn check_address(p: &mut Problems, path: &str, a: &Address, carrier: Option<
         let n = v.chars().count();
         if n > limit {
             let who = carrier.map(|c| c.name.as_str()).unwrap_or("Packdesk");
-            p.add(
+            p.say(
                 ErrorCode::AddressTooLong,
                 format!("{path}.{field}"),
-                format!("{n} characters; {who} allows at most {limit}"),
+                Saying::TooLongFor,
+                args([("n", &n), ("carrier", &who), ("max", &limit)]),
             );
         }
     }
@@ -141,10 +151,7 @@ pub fn check_address(p: &mut Problems, path: &str, a: &Address, carrier: Option<
 
 fn check_billing(p: &mut Problems, path: &str, b: &Billing) {
     if b.paid_by == PaidBy::ThirdParty && b.method.is_none() {
-        p.invalid(
-            format!("{path}.method"),
-            "is required when paid_by is third_party ({type: account, account_number})",
-        );
+        p.say(E, format!("{path}.method"), Saying::RequiredForThirdParty, args([]));
     }
     if let Some(m) = &b.method {
         check_len(
@@ -177,75 +184,87 @@ pub fn check_label_request(
     match carrier.service(&req.service_type) {
         Some(_) => {}
         None => match packdesk_carriers::service_type(&req.service_type) {
-            Some((other, _)) => p.invalid(
+            Some((other, _)) => p.say(
+                E,
                 "service_type",
-                format!(
-                    "`{}` is a service of {}, but the shipper account is {} ({})",
-                    req.service_type, other.name, name, carrier.slug
-                ),
+                Saying::ServiceOfOtherCarrier,
+                args([
+                    ("service", &req.service_type),
+                    ("other", &other.name),
+                    ("carrier", name),
+                    ("slug", &carrier.slug),
+                ]),
             ),
-            None => p.invalid(
+            None => p.say(
+                E,
                 "service_type",
-                format!(
-                    "unknown service_type `{}`; {} offers: {}",
-                    req.service_type,
-                    name,
-                    carrier
-                        .service_types
-                        .iter()
-                        .map(|s| s.service_type.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
+                Saying::UnknownService,
+                args([
+                    ("service", &req.service_type),
+                    ("carrier", name),
+                    (
+                        "services",
+                        &carrier
+                            .service_types
+                            .iter()
+                            .map(|s| s.service_type.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                    ),
+                ]),
             ),
         },
     }
     if let Some(ps) = req.paper_size {
         if !carrier.allows_paper(ps) {
-            p.invalid(
+            p.say(
+                E,
                 "paper_size",
-                format!(
-                    "`{}` is not available for {name}; allowed: {}",
-                    ps.as_str(),
-                    carrier.paper_sizes.join(", ")
-                ),
+                Saying::NotAvailableFor,
+                args([
+                    ("value", &ps.as_str()),
+                    ("carrier", name),
+                    ("allowed", &carrier.paper_sizes.join(", ")),
+                ]),
             );
         }
     }
     if let Some(ft) = req.file_type {
         match &carrier.file_types {
-            None => p.invalid(
+            None => p.say(E, "file_type", Saying::PdfOnly, args([("carrier", name)])),
+            Some(list) if !carrier.allows_file_type(ft) => p.say(
+                E,
                 "file_type",
-                format!("{name} does not accept file_type (labels are PDF); leave it out"),
-            ),
-            Some(list) if !carrier.allows_file_type(ft) => p.invalid(
-                "file_type",
-                format!(
-                    "`{}` is not available for {name}; allowed: {}",
-                    ft.as_str(),
-                    list.join(", ")
-                ),
+                Saying::NotAvailableFor,
+                args([
+                    ("value", &ft.as_str()),
+                    ("carrier", name),
+                    ("allowed", &list.join(", ")),
+                ]),
             ),
             _ => {}
         }
     }
     if let Some(d) = &req.ship_date {
         match parse_date(d) {
-            None => p.invalid("ship_date", "must be a date YYYY-MM-DD"),
-            Some(d) if d < earliest.min(today) => p.invalid(
+            None => p.say(E, "ship_date", Saying::NotADate, args([])),
+            Some(d) if d < earliest.min(today) => p.say(
+                E,
                 "ship_date",
-                format!(
-                    "{d} is in the past everywhere on earth (today is {today} in the shipper account's timezone; \
-                     the earliest date that is still today somewhere, at UTC-12, is {})",
-                    earliest.min(today)
-                ),
+                Saying::InThePast,
+                args([("date", &d), ("today", &today), ("earliest", &earliest.min(today))]),
             ),
-            Some(d) if d > today + chrono::Duration::days(30) => p.invalid("ship_date", "is more than 30 days ahead"),
+            Some(d) if d > today + chrono::Duration::days(30) => p.say(E, "ship_date", Saying::TooFarAhead, args([])),
             _ => {}
         }
     }
     if req.return_shipment && !carrier.return_shipment {
-        p.invalid("return_shipment", format!("{name} does not offer return shipments"));
+        p.say(
+            E,
+            "return_shipment",
+            Saying::NoReturnShipments,
+            args([("carrier", name)]),
+        );
     }
     for field in ["order_number", "order_id"] {
         let value = if field == "order_number" {
@@ -260,9 +279,11 @@ pub fn check_label_request(
                 } else {
                     carrier.optional_fields.join(", ")
                 };
-                p.invalid(
+                p.say(
+                    E,
                     field,
-                    format!("{name} does not accept {field} (accepted optional fields: {accepted})"),
+                    Saying::FieldNotAccepted,
+                    args([("carrier", name), ("field", &field), ("accepted", &accepted)]),
                 );
             } else {
                 check_len(&mut p, field, Some(v), 1, 50);
@@ -271,7 +292,7 @@ pub fn check_label_request(
     }
     if let Some(refs) = &req.references {
         if refs.len() > 3 {
-            p.invalid("references", format!("at most 3 references, got {}", refs.len()));
+            p.say(E, "references", Saying::TooManyReferences, args([("n", &refs.len())]));
         }
         for (i, r) in refs.iter().enumerate() {
             check_len(&mut p, &format!("references[{i}]"), Some(r), 1, 100);
@@ -279,17 +300,16 @@ pub fn check_label_request(
     }
     if let Some(opts) = &req.service_options {
         if opts.len() > 5 {
-            p.invalid(
-                "service_options",
-                format!("at most 5 service options, got {}", opts.len()),
-            );
+            p.say(E, "service_options", Saying::TooManyOptions, args([("n", &opts.len())]));
         }
         for (i, o) in opts.iter().enumerate() {
             check_service_option(&mut p, &format!("service_options[{i}]"), o, carrier);
             if opts[..i].iter().any(|prev| prev.option_type == o.option_type) {
-                p.invalid(
+                p.say(
+                    E,
                     format!("service_options[{i}].type"),
-                    format!("`{}` is given twice", o.option_type),
+                    Saying::GivenTwice,
+                    args([("option", &o.option_type)]),
                 );
             }
         }
@@ -297,13 +317,13 @@ pub fn check_label_request(
     if let Some(Some(inv)) = &req.invoice {
         if let Some(d) = &inv.date {
             if parse_date(d).is_none() {
-                p.invalid("invoice.date", "must be a date YYYY-MM-DD");
+                p.say(E, "invoice.date", Saying::NotADate, args([]));
             }
         }
         check_len(&mut p, "invoice.number", inv.number.as_deref(), 1, 50);
         if let Some(n) = inv.number_of_copies {
             if !(1..=4).contains(&n) {
-                p.invalid("invoice.number_of_copies", "must be 1..4");
+                p.say(E, "invoice.number_of_copies", Saying::CopiesRange, args([]));
             }
         }
     }
@@ -318,7 +338,12 @@ pub fn check_label_request(
             // An importer is a place customs must find: its street, city and country.
             for (field, value) in [("street1", &a.street1), ("city", &a.city), ("country", &a.country)] {
                 if value.as_deref().map(str::trim).unwrap_or("").is_empty() {
-                    p.invalid(format!("customs.importer_address.{field}"), "is required");
+                    p.say(
+                        E,
+                        format!("customs.importer_address.{field}"),
+                        Saying::Required,
+                        args([]),
+                    );
                 }
             }
             check_address(&mut p, "customs.importer_address", a, Some(carrier), false);
@@ -330,13 +355,13 @@ pub fn check_label_request(
     if p.is_empty() {
         let from = req.shipment.ship_from.country.as_deref().unwrap_or("");
         let to = req.shipment.ship_to.country.as_deref().unwrap_or("");
-        if let Some((fault, why)) = carrier.route_refusal(&req.service_type, from, to) {
-            let path = match fault {
+        if let Some(refusal) = carrier.route_refusal(&req.service_type, from, to) {
+            let path = match refusal.fault {
                 RouteFault::ShipFrom => "shipment.ship_from.country",
                 RouteFault::ShipTo => "shipment.ship_to.country",
                 RouteFault::Service => "service_type",
             };
-            p.add(ErrorCode::ServiceTypeUnavailable, path, why);
+            p.say(ErrorCode::ServiceTypeUnavailable, path, refusal.saying, refusal.args);
         }
     }
     // A postal code is checked against its country once the country is one the label can go to.
@@ -356,13 +381,16 @@ pub fn check_postal_code(p: &mut Problems, path: &str, a: &Address) {
     if code.trim().is_empty() {
         return;
     }
-    if let Err(why) = packdesk_carriers::postal::normalise_postal_code(country, code) {
-        p.invalid(
+    if let Err(not) = packdesk_carriers::postal::normalise_postal_code(country, code) {
+        p.say(
+            ErrorCode::InvalidRequest,
             format!("{path}.postal_code"),
-            format!(
-                "`{}` is {why}; correct it, or confirm it with postal_code_override: true",
-                code.trim()
-            ),
+            Saying::NotAPostcode,
+            args([
+                ("code", &code.trim()),
+                ("country", &not.country),
+                ("formats", &not.formats),
+            ]),
         );
     }
 }
@@ -370,13 +398,17 @@ pub fn check_postal_code(p: &mut Problems, path: &str, a: &Address) {
 fn check_service_option(p: &mut Problems, path: &str, o: &ServiceOption, carrier: &Carrier) {
     let variant = o.variant();
     if variant == "general" && !GENERAL_OPTION_TYPES.contains(&o.option_type.as_str()) {
-        p.invalid(
+        p.say(
+            E,
             format!("{path}.type"),
-            format!(
-                "unknown service option `{}`; known: cod, insurance, pickup, {}",
-                o.option_type,
-                GENERAL_OPTION_TYPES.join(", ")
-            ),
+            Saying::UnknownOption,
+            args([
+                ("option", &o.option_type),
+                (
+                    "known",
+                    &format!("cod, insurance, pickup, {}", GENERAL_OPTION_TYPES.join(", ")),
+                ),
+            ]),
         );
         return;
     }
@@ -386,28 +418,34 @@ fn check_service_option(p: &mut Problems, path: &str, o: &ServiceOption, carrier
         } else {
             carrier.service_options.join(", ")
         };
-        p.add(
+        p.say(
             ErrorCode::ServiceOptionUnavailable,
             format!("{path}.type"),
-            format!(
-                "{} does not offer `{}` options (offers: {allowed})",
-                carrier.name, o.option_type
-            ),
+            Saying::OptionNotOffered,
+            args([
+                ("carrier", &carrier.name),
+                ("option", &o.option_type),
+                ("offers", &allowed),
+            ]),
         );
     }
     let needs = |p: &mut Problems, field: &str, present: bool| {
         if !present {
-            p.invalid(
+            p.say(
+                E,
                 format!("{path}.{field}"),
-                format!("is required for a {} option", o.option_type),
+                Saying::RequiredForOption,
+                args([("option", &o.option_type)]),
             );
         }
     };
     let stray = |p: &mut Problems, field: &str, present: bool| {
         if present {
-            p.invalid(
+            p.say(
+                E,
                 format!("{path}.{field}"),
-                format!("does not belong to a {} option", o.option_type),
+                Saying::NotForOption,
+                args([("option", &o.option_type)]),
             );
         }
     };
@@ -430,13 +468,13 @@ fn check_service_option(p: &mut Problems, path: &str, o: &ServiceOption, carrier
             for (field, v) in [("start_time", &o.start_time), ("end_time", &o.end_time)] {
                 match v {
                     None => needs(p, field, false),
-                    Some(t) if !is_time(t) => p.invalid(format!("{path}.{field}"), "must be a time of day HH:MM:SS"),
+                    Some(t) if !is_time(t) => p.say(E, format!("{path}.{field}"), Saying::NotATime, args([])),
                     _ => {}
                 }
             }
             if let (Some(a), Some(b)) = (&o.start_time, &o.end_time) {
                 if is_time(a) && is_time(b) && a >= b {
-                    p.invalid(format!("{path}.end_time"), "must be after start_time");
+                    p.say(E, format!("{path}.end_time"), Saying::AfterStart, args([]));
                 }
             }
         }
@@ -455,9 +493,11 @@ pub fn check_shipment(p: &mut Problems, s: &Shipment, carrier: Option<&Carrier>)
         128,
     );
     if s.parcels.is_empty() || s.parcels.len() > 50 {
-        p.invalid(
+        p.say(
+            E,
             "shipment.parcels",
-            format!("must hold 1..50 parcels, holds {}", s.parcels.len()),
+            Saying::ParcelCount,
+            args([("n", &s.parcels.len())]),
         );
     }
     for (i, parcel) in s.parcels.iter().enumerate().take(50) {
@@ -467,25 +507,24 @@ pub fn check_shipment(p: &mut Problems, s: &Shipment, carrier: Option<&Carrier>)
         if let Some(d) = &parcel.dimension {
             for (field, v) in [("width", d.width), ("height", d.height), ("depth", d.depth)] {
                 if !(v > 0.0 && v < 100_000.0) {
-                    p.invalid(
-                        format!("{path}.dimension.{field}"),
-                        "must be more than 0 and less than 100000",
-                    );
+                    p.say(E, format!("{path}.dimension.{field}"), Saying::DimensionRange, args([]));
                 }
             }
         }
         if let Some(items) = &parcel.items {
             if items.is_empty() || items.len() > 100 {
-                p.invalid(
+                p.say(
+                    E,
                     format!("{path}.items"),
-                    format!("must hold 1..100 items, holds {}", items.len()),
+                    Saying::ItemCount,
+                    args([("n", &items.len())]),
                 );
             }
             for (j, it) in items.iter().enumerate().take(100) {
                 let ipath = format!("{path}.items[{j}]");
                 check_len(p, &format!("{ipath}.description"), Some(&it.description), 1, 255);
                 if it.quantity < 1 {
-                    p.invalid(format!("{ipath}.quantity"), "must be 1 or more");
+                    p.say(E, format!("{ipath}.quantity"), Saying::QuantityMin, args([]));
                 }
                 check_money(p, &format!("{ipath}.price"), &it.price);
                 check_weight(p, &format!("{ipath}.weight"), &it.weight);
@@ -495,10 +534,7 @@ pub fn check_shipment(p: &mut Problems, s: &Shipment, carrier: Option<&Carrier>)
                 if let Some(hs) = &it.hs_code {
                     let digits = hs.chars().filter(|c| c.is_ascii_digit()).count();
                     if !hs.chars().all(|c| c.is_ascii_digit() || c == '.') || !(6..=14).contains(&digits) {
-                        p.invalid(
-                            format!("{ipath}.hs_code"),
-                            "must be 6 to 14 digits, dots allowed (e.g. 6109.10 or 61091000)",
-                        );
+                        p.say(E, format!("{ipath}.hs_code"), Saying::HsCode, args([]));
                     }
                 }
                 check_len(p, &format!("{ipath}.sku"), it.sku.as_deref(), 0, 100);

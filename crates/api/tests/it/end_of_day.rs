@@ -56,6 +56,13 @@ fn a_postal_code_that_cannot_exist_is_refused_unless_the_operator_overrides() {
     assert_eq!(detail_paths(&v), ["shipment.ship_to.postal_code"]);
     let info = v["meta"]["details"][0]["info"].as_str().unwrap();
     assert!(info.contains("not a postal code of GBR"), "{info}");
+    // Beside the English, the saying's key and arguments: the desk says it in the operator's language.
+    assert_eq!(v["meta"]["details"][0]["key"], "notAPostcode", "{v}");
+    assert_eq!(
+        v["meta"]["details"][0]["args"],
+        json!({"code": "12345", "country": "GBR", "formats": "X0 0XX or X00 0XX or XX0 0XX or XX00 0XX"}),
+        "{v}"
+    );
     let listed = s.sandbox_ok("GET", "/v3/labels?created_at_min=2000-01-01", None);
     assert_eq!(listed["labels"], json!([]), "nothing was labelled");
 

@@ -106,6 +106,13 @@ fn each_role_may_do_what_the_role_table_says_and_is_told_who_may_otherwise() {
         (403, Some(403)),
         "{refused}"
     );
+    // Said by its key too, with the role needed and the operator's, for the desk's own words.
+    let said = &refused["meta"]["details"][0];
+    assert_eq!(said["key"], "roleRefused", "{refused}");
+    assert_eq!(
+        (said["args"]["needed"].as_str(), said["args"]["role"].as_str()),
+        (Some("supervisor"), Some("packer"))
+    );
     let (_, voided) = as_operator(&s, &tokens[1].1, "POST", "/v3/cancel-labels", Some(&void));
     assert_eq!(voided["meta"]["code"], 200, "{voided}");
 
