@@ -78,6 +78,7 @@ fn main() {
         date: "2026-11-22".into(),
         lines,
         sample: false,
+        language: packdesk_model::status::Language::English,
     };
     measure("manifest PDF, 10,000 lines", (n / 500).max(3), |_| {
         black_box(render_manifest_pdf(&doc));

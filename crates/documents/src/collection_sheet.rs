@@ -4,6 +4,7 @@
 //! an office printer, 4x6 for a thermal one.
 
 use crate::pdf::{fit, Page};
+use crate::words::words;
 use crate::Paper;
 
 /// The parcels of one service on the sheet.
@@ -23,6 +24,8 @@ pub struct CollectionSheet {
     /// In the order of the services' names.
     pub services: Vec<ServiceCount>,
     pub sample: bool,
+    /// The language of the document's own words (the desk's).
+    pub language: packdesk_model::status::Language,
 }
 
 impl CollectionSheet {
@@ -52,12 +55,12 @@ pub fn render_collection_sheet_pdf(doc: &CollectionSheet, paper: Paper) -> Vec<u
     let (m, k): (f32, f32) = if a4 { (40.0, 1.0) } else { (14.0, 0.5) };
     let width = p.width - 2.0 * m;
     let mut y = m + 20.0 * k;
-    let title = if doc.sample {
-        "COLLECTION SHEET (SAMPLE)"
-    } else {
-        "COLLECTION SHEET"
+    let w = words(doc.language);
+    let title = match doc.sample {
+        true => format!("{} {}", w.collection_sheet, w.sample_mark),
+        false => w.collection_sheet.to_string(),
     };
-    p.text(m, y, 18.0 * k.max(0.7), true, title);
+    p.text(m, y, 18.0 * k.max(0.7), true, &title);
     y += 22.0 * k.max(0.7);
     p.text(
         m,
@@ -71,7 +74,7 @@ pub fn render_collection_sheet_pdf(doc: &CollectionSheet, paper: Paper) -> Vec<u
         ),
     );
     y += 14.0 * k.max(0.8);
-    p.text(m, y, 10.0 * k.max(0.8), false, &format!("Date {}", doc.date));
+    p.text(m, y, 10.0 * k.max(0.8), false, &format!("{} {}", w.date, doc.date));
     y += 10.0 * k.max(0.8);
     // The manifest id as a Code 128 the carrier's scanner reads: modules of at least 0.9 pt.
     let modules = crate::barcode::code128_modules(&doc.manifest_id) as f32;
@@ -84,9 +87,9 @@ pub fn render_collection_sheet_pdf(doc: &CollectionSheet, paper: Paper) -> Vec<u
     let size = 10.0 * k.max(0.8);
     let (parcels_x, weight_x) = (m + width * 0.62, m + width * 0.8);
     p.fill_rect(m, y - size - 2.0, width, size + 6.0, 0.85);
-    p.text(m + 3.0, y, size, true, "Service");
-    p.text(parcels_x, y, size, true, "Parcels");
-    p.text(weight_x, y, size, true, "Weight kg");
+    p.text(m + 3.0, y, size, true, w.service);
+    p.text(parcels_x, y, size, true, w.parcels);
+    p.text(weight_x, y, size, true, w.weight_kg);
     for s in &doc.services {
         y += size + 6.0;
         p.text(m + 3.0, y, size, false, &fit(&s.service, size, parcels_x - m - 8.0));
@@ -98,14 +101,14 @@ pub fn render_collection_sheet_pdf(doc: &CollectionSheet, paper: Paper) -> Vec<u
     y += size + 6.0;
     let parcels: usize = doc.services.iter().map(|s| s.parcels).sum();
     let kg: f64 = doc.services.iter().map(|s| s.weight_kg).sum();
-    p.text(m + 3.0, y, size, true, "Total");
+    p.text(m + 3.0, y, size, true, w.total);
     p.text(parcels_x, y, size, true, &parcels.to_string());
     p.text(weight_x, y, size, true, &format!("{kg:.2}"));
     y += 28.0 * k.max(0.6);
 
     // The driver's part: a box each, tall enough to write in.
     let box_h = 44.0 * k.max(0.6);
-    for what in ["Driver's name", "Signature", "Collected at (date and time)"] {
+    for what in [w.drivers_name, w.signature, w.collected_at] {
         p.frame(m, y, width, box_h, 0.8);
         p.text(m + 4.0, y + 10.0, 7.5, true, what);
         y += box_h + 8.0 * k.max(0.6);
@@ -129,6 +132,7 @@ mod tests {
                 ("Yodel Standard".to_string(), 0.25),
             ]),
             sample: false,
+            language: packdesk_model::status::Language::English,
         }
     }
 

@@ -31,7 +31,12 @@ pub fn render_customs_pdf(doc: &CustomsDoc) -> Vec<u8> {
             n + 1,
             chunks.len()
         );
-        let mut p = a4_page(doc.sample, "CUSTOMS DECLARATION  CN 23", &subtitle);
+        let mut p = a4_page(
+            doc.sample,
+            "CUSTOMS DECLARATION  CN 23",
+            &subtitle,
+            crate::words::words(packdesk_model::status::Language::English),
+        );
         let bw = crate::barcode::code128_modules(&doc.tracking_number) as f32 * 1.2;
         p.code128(p.width - 40.0 - bw, 62.0, 1.2, 30.0, &doc.tracking_number);
         address_block(&mut p, 40.0, 120.0, "FROM (SENDER)", &doc.sender);

@@ -1,6 +1,9 @@
 //! Commercial (or pro forma) invoice, A4, one set of pages per copy.
 
+/// Customs documents are written in English, the language customs read everywhere.
+const ENGLISH: &Words = crate::words::words(packdesk_model::status::Language::English);
 use crate::pdf::{fit, text_width, Page};
+use crate::words::Words;
 use crate::Paper;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -102,24 +105,24 @@ pub(crate) fn address_block(p: &mut Page, x: f32, y: f32, title: &str, lines: &[
 }
 
 /// The carrier and service, then the tracking numbers, from `y`; answers the y below them.
-pub(crate) fn carrier_lines(p: &mut Page, y: f32, carrier_service: &str, tracking: &[String]) -> f32 {
+pub(crate) fn carrier_lines(p: &mut Page, y: f32, carrier_service: &str, tracking: &[String], words: &Words) -> f32 {
     p.text(
         40.0,
         y,
         9.0,
         false,
-        &fit(&format!("Carrier: {carrier_service}"), 9.0, 515.0),
+        &fit(&format!("{}: {carrier_service}", words.carrier), 9.0, 515.0),
     );
-    let tracking = format!("Tracking: {}", tracking.join(", "));
+    let tracking = format!("{}: {}", words.tracking, tracking.join(", "));
     p.text(40.0, y + 12.0, 9.0, false, &fit(&tracking, 9.0, 515.0));
     y + 24.0
 }
 
 /// An A4 page of a document: the sample mark when it is one, its title and the line under it.
-pub(crate) fn a4_page(sample: bool, title: &str, subtitle: &str) -> Page {
+pub(crate) fn a4_page(sample: bool, title: &str, subtitle: &str, words: &Words) -> Page {
     let mut p = Page::new(Paper::A4.width_mm, Paper::A4.height_mm);
     if sample {
-        sample_mark(&mut p);
+        sample_mark(&mut p, words);
     }
     p.text(40.0, 70.0, 18.0, true, title);
     p.text(40.0, 90.0, 9.0, false, subtitle);
@@ -134,11 +137,11 @@ pub(crate) fn pages_of<T>(items: &[T], per_page: usize) -> Vec<&[T]> {
     }
 }
 
-pub(crate) fn sample_mark(p: &mut Page) {
-    let w = text_width("SAMPLE - NOT FOR SHIPPING", 14.0, true) + 12.0;
+pub(crate) fn sample_mark(p: &mut Page, words: &Words) {
+    let w = text_width(words.sample_banner, 14.0, true) + 12.0;
     // In the top margin, clear of the title (baseline 70) and the barcode (from 62).
     p.frame(p.width - 40.0 - w, 12.0, w, 24.0, 2.0);
-    p.text(p.width - 40.0 - w + 6.0, 29.0, 14.0, true, "SAMPLE - NOT FOR SHIPPING");
+    p.text(p.width - 40.0 - w + 6.0, 29.0, 14.0, true, words.sample_banner);
 }
 
 pub fn render_invoice_pdf(doc: &InvoiceDoc) -> Vec<u8> {
@@ -152,7 +155,7 @@ pub fn render_invoice_pdf(doc: &InvoiceDoc) -> Vec<u8> {
         for (n, chunk) in chunks.iter().enumerate() {
             let mut p = Page::new(Paper::A4.width_mm, Paper::A4.height_mm);
             if doc.sample {
-                sample_mark(&mut p);
+                sample_mark(&mut p, ENGLISH);
             }
             p.text(40.0, 70.0, 18.0, true, &doc.title);
             p.text(
@@ -172,7 +175,7 @@ pub fn render_invoice_pdf(doc: &InvoiceDoc) -> Vec<u8> {
             );
             address_block(&mut p, 40.0, 120.0, "SELLER / EXPORTER", &doc.seller);
             address_block(&mut p, 310.0, 120.0, "BUYER / CONSIGNEE", &doc.buyer);
-            let mut y = carrier_lines(&mut p, 215.0, &doc.carrier_service, &doc.tracking_numbers);
+            let mut y = carrier_lines(&mut p, 215.0, &doc.carrier_service, &doc.tracking_numbers, ENGLISH);
             let terms = format!(
                 "Terms of trade: {}    Reason for export: {}",
                 doc.terms_of_trade.as_deref().unwrap_or("-"),

@@ -17,6 +17,7 @@ pub mod packing_slip;
 pub mod pdf;
 pub mod test_page;
 pub mod translit;
+pub mod words;
 
 pub use label::{render_label_pdf, render_label_zpl, LabelPage};
 

@@ -2,6 +2,7 @@
 //! Code 128 of the manifest id) and the same lines as CSV for the carrier.
 
 use crate::pdf::{fit, Page};
+use crate::words::{fill, words};
 use crate::Paper;
 
 /// One parcel of a manifest. The PDF shows the first six; the carrier's data file has them all
@@ -58,6 +59,8 @@ pub struct ManifestDoc {
     pub date: String,
     pub lines: Vec<ManifestLine>,
     pub sample: bool,
+    /// The language of the document's own words (the desk's).
+    pub language: packdesk_model::status::Language,
 }
 
 const LINES_PER_PAGE: usize = 48;
@@ -70,13 +73,14 @@ pub fn render_manifest_pdf(doc: &ManifestDoc) -> Vec<u8> {
     };
     let total_kg: f64 = doc.lines.iter().map(|l| l.weight_kg).sum();
     let mut pages = Vec::with_capacity(chunks.len());
+    let w = words(doc.language);
     let cols = [
         (40.0, "#"),
-        (70.0, "Tracking number"),
-        (230.0, "Postal code"),
-        (310.0, "Country"),
-        (360.0, "Weight kg"),
-        (420.0, "Service"),
+        (70.0, w.tracking_number),
+        (230.0, w.postal_code),
+        (310.0, w.country),
+        (360.0, w.weight_kg),
+        (420.0, w.service),
     ];
     for (n, chunk) in chunks.iter().enumerate() {
         let mut p = Page::new(Paper::A4.width_mm, Paper::A4.height_mm);
@@ -85,7 +89,7 @@ pub fn render_manifest_pdf(doc: &ManifestDoc) -> Vec<u8> {
             60.0,
             16.0,
             true,
-            &format!("MANIFEST  {}", if doc.sample { "(SAMPLE)" } else { "" }),
+            &format!("{}  {}", w.manifest, if doc.sample { w.sample_mark } else { "" }),
         );
         p.text(
             40.0,
@@ -99,7 +103,12 @@ pub fn render_manifest_pdf(doc: &ManifestDoc) -> Vec<u8> {
             90.0,
             9.0,
             false,
-            &format!("Date {}    Page {} of {}", doc.date, n + 1, chunks.len()),
+            &format!(
+                "{} {}    {}",
+                w.date,
+                doc.date,
+                fill(w.page_of, &[("n", &(n + 1)), ("of", &chunks.len())])
+            ),
         );
         let bw = crate::barcode::code128_modules(&doc.manifest_id) as f32 * 0.75;
         p.code128(p.width - 40.0 - bw, 40.0, 0.75, 34.0, &doc.manifest_id);
@@ -131,17 +140,14 @@ pub fn render_manifest_pdf(doc: &ManifestDoc) -> Vec<u8> {
                 y,
                 10.0,
                 true,
-                &format!("Total: {} parcels, {:.3} kg", doc.lines.len(), total_kg),
+                &fill(
+                    w.manifest_total,
+                    &[("n", &doc.lines.len()), ("kg", &format!("{total_kg:.3}"))],
+                ),
             );
             y += 20.0;
             p.frame(40.0, y, 300.0, 70.0, 1.0);
-            p.text(
-                46.0,
-                y + 14.0,
-                8.0,
-                true,
-                "Collected by (driver): name, signature, date and time",
-            );
+            p.text(46.0, y + 14.0, 8.0, true, w.collected_by);
         }
         pages.push(p);
     }

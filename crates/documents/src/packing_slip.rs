@@ -3,6 +3,8 @@
 
 use crate::invoice::{a4_page, address_block, carrier_lines, pages_of};
 use crate::pdf::fit;
+use crate::words::{fill, words};
+use packdesk_model::status::Language;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct SlipItem {
@@ -24,38 +26,36 @@ pub struct PackingSlip {
     pub items: Vec<SlipItem>,
     pub notes: Option<String>,
     pub sample: bool,
+    /// The language of the slip's own words (the desk's).
+    pub language: Language,
 }
 
 const ROWS_PER_PAGE: usize = 34;
 
 pub fn render_packing_slip_pdf(doc: &PackingSlip) -> Vec<u8> {
+    let w = words(doc.language);
     let chunks = pages_of(&doc.items, ROWS_PER_PAGE);
     let mut pages = Vec::new();
     for (n, chunk) in chunks.iter().enumerate() {
-        let subtitle = format!(
-            "Order {}    Date {}    Page {} of {}",
-            doc.order_number,
-            doc.date,
-            n + 1,
-            chunks.len()
-        );
-        let mut p = a4_page(doc.sample, "PACKING SLIP", &subtitle);
+        let page = fill(w.page_of, &[("n", &(n + 1)), ("of", &chunks.len())]);
+        let subtitle = format!("{} {}    {} {}    {page}", w.order, doc.order_number, w.date, doc.date);
+        let mut p = a4_page(doc.sample, w.packing_slip, &subtitle, w);
         // The barcode at the top right: 1 pt modules scan from a printed sheet.
         let modules = crate::barcode::code128_modules(&doc.order_number) as f32;
         let module = (200.0 / modules).clamp(0.7, 1.2);
         let x = p.width - 40.0 - modules * module;
         p.code128(x, 48.0, module, 34.0, &doc.order_number);
         p.text(x, 94.0, 8.0, false, &doc.order_number);
-        address_block(&mut p, 40.0, 120.0, "SHIP TO", &doc.ship_to);
-        address_block(&mut p, 310.0, 120.0, "FROM", &doc.ship_from);
-        let mut y = carrier_lines(&mut p, 215.0, &doc.carrier_service, &doc.tracking_numbers) + 4.0;
+        address_block(&mut p, 40.0, 120.0, w.ship_to, &doc.ship_to);
+        address_block(&mut p, 310.0, 120.0, w.from, &doc.ship_from);
+        let mut y = carrier_lines(&mut p, 215.0, &doc.carrier_service, &doc.tracking_numbers, w) + 4.0;
         let m = 40.0;
         let cols = [
-            (m, "Qty"),
-            (m + 40.0, "SKU"),
-            (m + 170.0, "Description"),
-            (m + 420.0, "Box"),
-            (m + 470.0, "Packed"),
+            (m, w.quantity),
+            (m + 40.0, w.sku),
+            (m + 170.0, w.description),
+            (m + 420.0, w.box_number),
+            (m + 470.0, w.packed),
         ];
         p.fill_rect(m, y, p.width - 2.0 * m, 16.0, 0.85);
         for (x, h) in cols {
@@ -82,13 +82,13 @@ pub fn render_packing_slip_pdf(doc: &PackingSlip) -> Vec<u8> {
         if n + 1 == chunks.len() {
             let total: i64 = doc.items.iter().map(|i| i.quantity).sum();
             let boxes = doc.items.iter().filter_map(|i| i.box_number).max().unwrap_or(1);
-            let in_boxes = match boxes {
-                1 => String::new(),
-                n => format!(" in {n} boxes"),
+            let count = match boxes {
+                1 => fill(w.items, &[("n", &total)]),
+                b => fill(w.items_in_boxes, &[("n", &total), ("boxes", &b)]),
             };
-            p.text(m + 3.0, y + 20.0, 9.0, true, &format!("{total} items{in_boxes}"));
+            p.text(m + 3.0, y + 20.0, 9.0, true, &count);
             if let Some(notes) = doc.notes.as_deref().filter(|s| !s.trim().is_empty()) {
-                p.text(m, y + 44.0, 8.0, true, "NOTES");
+                p.text(m, y + 44.0, 8.0, true, w.notes);
                 p.text(m, y + 56.0, 9.0, false, &fit(notes, 9.0, 515.0));
             }
         }
@@ -119,6 +119,7 @@ mod tests {
                 .collect(),
             notes: Some("Gift wrap".into()),
             sample: false,
+            language: Language::English,
         }
     }
 

@@ -398,6 +398,7 @@ impl Service {
             date: self.account_today(account).to_string(),
             lines: chosen.iter().flat_map(|l| lines_of(l, &account.slug)).collect(),
             sample: env == Env::Sandbox,
+            language: crate::settings::document_language(tx)?,
         };
         let pdf_id = uuid::Uuid::new_v4().to_string();
         let csv_id = uuid::Uuid::new_v4().to_string();
@@ -415,6 +416,7 @@ impl Service {
             date: doc.date.clone(),
             services: CollectionSheet::count(doc.lines.iter().map(|l| (l.service.clone(), l.weight_kg))),
             sample: doc.sample,
+            language: doc.language,
         };
         let paper = match sheet_stock.as_str() {
             "4x6" => Paper::IN4X6,

@@ -3,17 +3,29 @@
 
 use crate::Service;
 use packdesk_model::preset::DeskSettings;
+use packdesk_model::status::Language;
 use packdesk_model::ServiceError;
+use packdesk_store::db::Tx;
 
 const SETTINGS_KEY: &str = "desk_settings";
 
+/// The desk's settings as a transaction reads them.
+pub(crate) fn settings_in(tx: &mut Tx<'_>) -> Result<DeskSettings, ServiceError> {
+    match packdesk_store::meta::desk_get(tx, SETTINGS_KEY)? {
+        None => Ok(DeskSettings::default()),
+        Some(j) => serde_json::from_str(&j).map_err(ServiceError::internal),
+    }
+}
+
+/// The language of the desk's documents (packing slips, manifests, collection sheets): its
+/// setting, else English.
+pub(crate) fn document_language(tx: &mut Tx<'_>) -> Result<Language, ServiceError> {
+    Ok(settings_in(tx)?.language.unwrap_or(Language::English))
+}
+
 impl Service {
     pub fn desk_settings(&self) -> Result<DeskSettings, ServiceError> {
-        let json = self.store.read(|c| packdesk_store::meta::desk_get(c, SETTINGS_KEY))?;
-        match json {
-            None => Ok(DeskSettings::default()),
-            Some(j) => serde_json::from_str(&j).map_err(ServiceError::internal),
-        }
+        self.store.read(settings_in)
     }
 
     pub fn set_desk_settings(&self, mut s: DeskSettings) -> Result<DeskSettings, ServiceError> {

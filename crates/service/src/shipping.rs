@@ -19,6 +19,7 @@ use packdesk_model::record::{FileRef, Label};
 use packdesk_model::request::{
     Address, Customs, CustomsPurpose, IdRef, Item, LabelRequest, Parcel, Shipment, TermsOfTrade, Weight,
 };
+use packdesk_model::said::{args, Saying};
 use packdesk_model::status::{BatchOrderStatus, BatchStatus, OrderStatus, ReturnLabelWhen};
 use packdesk_model::{ErrorCode, ServiceError};
 use packdesk_store::batches::Outcome;
@@ -131,7 +132,7 @@ fn check_route(
     }
     let why = carrier
         .route_refusal(&preset.service_type, from, to)
-        .map(|(_, why)| why);
+        .map(|refusal| refusal.words());
     match why {
         None => Ok(()),
         Some(why) => Err(ServiceError::at(
@@ -365,14 +366,15 @@ impl Service {
                 // clients): a label reading 0 kg is a parcel nobody weighed.
                 let mut problems = Problems::default();
                 for (i, parcel) in p.iter().enumerate().filter(|(_, x)| !weighed(&x.weight)) {
-                    problems.invalid(
+                    problems.say(
+                        ErrorCode::InvalidRequest,
                         format!("parcels[{i}].weight.value"),
-                        format!(
-                            "parcel {} of order {} weighs {}: weigh it and give its weight above 0",
-                            i + 1,
-                            order.order_number,
-                            weight_words(&parcel.weight)
-                        ),
+                        Saying::ParcelNotWeighed,
+                        args([
+                            ("n", &(i + 1)),
+                            ("order", &order.order_number),
+                            ("weight", &weight_words(&parcel.weight)),
+                        ]),
                     );
                 }
                 problems.into_result()?;
@@ -492,6 +494,7 @@ impl Service {
             items: slip_items(whole, order, boxes),
             notes: order.notes.clone(),
             sample: env == Env::Sandbox,
+            language: self.store.read(crate::settings::document_language)?,
         };
         let row = packdesk_store::files::FileRow {
             id: uuid::Uuid::new_v4().to_string(),
@@ -575,10 +578,11 @@ impl Service {
                 continue;
             }
             match self.store.read(|c| packdesk_store::orders::get(c, env, id))? {
-                None => p.add(
+                None => p.say(
                     ErrorCode::ItemNotFound,
                     format!("order_ids[{i}]"),
-                    format!("no order {id}"),
+                    Saying::NoSuchOrder,
+                    args([("id", &id)]),
                 ),
                 Some(row) => orders.push((
                     row.id.clone(),

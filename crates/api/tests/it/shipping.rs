@@ -258,7 +258,8 @@ fn presets_rules_and_settings_refuse_bad_input_with_its_path() {
                "close_to_tray": false, "start_at_login": false, "update_url": null, "default_currency": null,
                "scan_sounds": true, "require_sign_in": false, "idle_sign_out_minutes": 15,
                "daily_backup": true, "backup_hour": 2, "backups_kept": 7,
-               "return_reasons": ["No longer wanted", "Wrong size", "Not as described", "Damaged in transit", "Wrong item sent", "Not delivered"]})
+               "return_reasons": ["No longer wanted", "Wrong size", "Not as described", "Damaged in transit", "Wrong item sent", "Not delivered"],
+               "language": null})
     );
     let change = json!({"ship_on_scan": true, "verify_items": false, "weight_unit": "lb", "dimension_unit": "in", "scale_auto_weight": true,
                         "close_to_tray": true, "start_at_login": true, "default_currency": "GBP", "scan_sounds": false,

@@ -190,9 +190,10 @@ fn the_customs_declaration_shows_the_recipient_in_their_script() {
 }
 
 #[test]
-fn the_packing_slip_and_the_manifest_show_names_in_their_script() {
+fn the_packing_slip_and_the_manifest_show_names_in_their_script_and_their_words_in_the_desks_language() {
     use packdesk_documents::manifest::{render_manifest_pdf, ManifestDoc, ManifestLine, Party};
     use packdesk_documents::packing_slip::{render_packing_slip_pdf, PackingSlip, SlipItem};
+    use packdesk_model::status::Language;
     let dir = tempdir::Dir::new("slip");
     let slip = PackingSlip {
         order_number: "A-1001".into(),
@@ -213,11 +214,29 @@ fn the_packing_slip_and_the_manifest_show_names_in_their_script() {
         }],
         notes: Some("Merci, Γιώργος!".into()),
         sample: false,
+        language: Language::Polish,
     };
     let path = write(&dir, "slip.pdf", &render_packing_slip_pdf(&slip));
     let text = words(&tool("pdftotext", &[&path, "-"]));
     for expected in ["山田 太郎", "千代田区丸の内 1-9-1", "緑茶 Sencha", "Merci, Γιώργος!"] {
         assert!(text.contains(expected), "{expected} not on the packing slip: {text}");
+    }
+    // The slip's own words are the desk's language (Polish here), the data as it was given.
+    for expected in [
+        "LISTA PAKOWANIA",
+        "Zamówienie A-1001",
+        "Strona 1 z 1",
+        "ODBIORCA",
+        "NADAWCA",
+        "Ilość",
+        "Opis",
+        "Sztuk: 2",
+        "UWAGI",
+    ] {
+        assert!(
+            text.contains(expected),
+            "{expected} not on the Polish packing slip: {text}"
+        );
     }
     let manifest = ManifestDoc {
         manifest_id: "m-1".into(),
@@ -237,11 +256,22 @@ fn the_packing_slip_and_the_manifest_show_names_in_their_script() {
             ..Default::default()
         }],
         sample: false,
+        language: Language::German,
     };
     let path = write(&dir, "manifest.pdf", &render_manifest_pdf(&manifest));
     let text = words(&tool("pdftotext", &[&path, "-"]));
     // (The manifest PDF has no reference column; its CSV has.)
     for expected in ["東京倉庫", "宅急便"] {
         assert!(text.contains(expected), "{expected} not on the manifest: {text}");
+    }
+    for expected in [
+        "Sendungsnummer",
+        "Postleitzahl",
+        "Gewicht kg",
+        "Versandart",
+        "Gesamt: 1 Pakete, 1.500 kg",
+        "Abgeholt von (Fahrer)",
+    ] {
+        assert!(text.contains(expected), "{expected} not on the German manifest: {text}");
     }
 }
