@@ -46,6 +46,8 @@ pub const CHANGES: &[(&str, &str, Role)] = &[
 pub const READS: &[(&str, &str, Role)] = &[
     ("GET", "/desk/audit", Supervisor),
     ("GET", "/desk/audit/export", Supervisor),
+    ("GET", "/desk/reports/shipments", Supervisor),
+    ("GET", "/desk/reports/shipments.csv", Supervisor),
     ("GET", "/desk/operators", Admin),
     ("GET", "/desk/operators/{id}", Admin),
     // Its answer holds the join code, the warehouse's vault key.

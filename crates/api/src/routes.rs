@@ -27,6 +27,7 @@ use packdesk_model::request::{
     RatesRequest, ShipperAccountCreate, ShipperAccountCredentialsUpdate, ShipperAccountInfoUpdate,
     ShipperAccountSettingsUpdate,
 };
+use packdesk_model::said::{args, Saying};
 use packdesk_model::status::KeyScope;
 use packdesk_model::transport::{TransmissionLog, TransportTest};
 use packdesk_model::{ErrorCode, ServiceError};
@@ -486,6 +487,24 @@ pub fn table() -> Vec<Route> {
             param("utc_offset_minutes", None, int()),
             param("days", None, int()),
         ]),
+        get::<packdesk_model::report::ShipmentsReport, _, _, _>(
+            "/desk/reports/shipments",
+            "Labels, parcels, voids, weight, charges, print failures and each operator's pace over a span of ship dates, by day, week, carrier, service, operator or desk (every desk's on a shared database)",
+            shipments_report,
+        )
+        .query(report_query()),
+        Route::new(
+            Method::GET,
+            "/desk/reports/shipments.csv",
+            "The shipments report as CSV: a row per group, then the total",
+            shipments_report_csv,
+        )
+        .query(report_query())
+        .content("The report as CSV", || {
+            json!({
+                "text/csv": {"schema": {"type": "string"}},
+                "application/json": {"schema": {"$ref": "#/components/schemas/Envelope"}}})
+        }),
         get::<EndOfDay, _, _, _>("/desk/end-of-day", "Accounts with labels waiting for close-out", end_of_day),
         list::<History, _, _, _>(
             "/desk/history",
@@ -1488,6 +1507,64 @@ async fn today(
     .await
 }
 
+/// `?from=&to=&group_by=` of a report.
+fn report_query() -> [crate::table::Param; 3] {
+    [
+        param(
+            "from",
+            Some("the first ship date (YYYY-MM-DD; default: six days before to)"),
+            json!({"type": "string", "format": "date"}),
+        ),
+        param(
+            "to",
+            Some("the last ship date (default: today)"),
+            json!({"type": "string", "format": "date"}),
+        ),
+        param(
+            "group_by",
+            Some("day (default), week, carrier, service, operator or desk"),
+            json!({"type": "string", "enum": packdesk_model::status::ReportGroup::NAMES}),
+        ),
+    ]
+}
+
+#[derive(serde::Deserialize)]
+struct ReportQuery {
+    from: Option<String>,
+    to: Option<String>,
+    group_by: Option<String>,
+}
+
+async fn shipments_report(
+    State(s): State<Shared>,
+    Extension(env): Extension<Env>,
+    q: Result<Query<ReportQuery>, axum::extract::rejection::QueryRejection>,
+) -> Response {
+    let q = match query_of(q) {
+        Ok(q) => q,
+        Err(refused) => return refused.into_response(),
+    };
+    run(s, move |s| {
+        s.shipments_report(env, q.from.as_deref(), q.to.as_deref(), q.group_by.as_deref())
+    })
+    .await
+}
+
+async fn shipments_report_csv(
+    State(s): State<Shared>,
+    Extension(env): Extension<Env>,
+    q: Result<Query<ReportQuery>, axum::extract::rejection::QueryRejection>,
+) -> Response {
+    let q = match query_of(q) {
+        Ok(q) => q,
+        Err(refused) => return refused.into_response(),
+    };
+    csv_download(s, "shipments-report.csv", move |s| {
+        s.shipments_report_csv(env, q.from.as_deref(), q.to.as_deref(), q.group_by.as_deref())
+    })
+    .await
+}
+
 async fn history(State(s): State<Shared>, Extension(env): Extension<Env>, q: Q) -> Response {
     match query(q) {
         Ok(q) => run(s, move |s| s.history(env, &q)).await,
@@ -1768,16 +1845,17 @@ async fn guard_route(State(guard): State<Arc<Guard>>, req: Request, next: Next) 
         }
     }
     if !caller.role.may(guard.role) {
-        return ApiError(ServiceError::at(
+        return ApiError(ServiceError::said(
             ErrorCode::Forbidden,
             "",
-            format!(
-                "{}: only {} may do this, and {} is a {}; ask one to sign in (Switch operator)",
-                guard.summary,
-                guard.role.who_may(),
-                caller.actor,
-                caller.role
-            ),
+            Saying::RoleRefused,
+            args([
+                ("action", &guard.summary),
+                ("who", &guard.role.who_may()),
+                ("needed", &guard.role),
+                ("actor", &caller.actor),
+                ("role", &caller.role),
+            ]),
         ))
         .into_response();
     }

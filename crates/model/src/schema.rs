@@ -107,6 +107,7 @@ pub fn all() -> Vec<(&'static str, Schema)> {
         ("desk-return-lookup", schema_for!(crate::returns::ReturnLookup)),
         ("desk-return-request", schema_for!(crate::returns::ReturnRequest)),
         ("desk-return", schema_for!(crate::returns::Return)),
+        ("desk-shipments-report", schema_for!(crate::report::ShipmentsReport)),
         ("desk-return-list", schema_for!(crate::returns::ReturnList)),
     ]
 }

@@ -493,3 +493,15 @@ impl Language {
         Language::parse(&primary.to_ascii_lowercase())
     }
 }
+
+status_enum!(
+    /// What a shipments report groups its labels by.
+    ReportGroup {
+        Day = "day",
+        Week = "week",
+        Carrier = "carrier",
+        Service = "service",
+        Operator = "operator",
+        Desk = "desk",
+    }
+);

@@ -101,6 +101,8 @@ impl Service {
             .write(|tx| {
                 let label = cancellable(tx, env, &label_id)?;
                 labels::set_status(tx, &label_id, LabelStatus::Cancelled, now)?;
+                // A closed day's kept figures counted it as made: they are made again when next asked.
+                packdesk_store::reports::forget_day(tx, env, &label.ship_date)?;
                 self.reopen_order_of(tx, env, &label, now)?;
                 self.audit(tx, Some(env), "label.voided", Some(&label_id), json!({}))?;
                 let record = cancel_record(&record_id, CancelStatus::Cancelled, &label_id, now, now)?;
@@ -137,6 +139,7 @@ impl Service {
                 ));
             }
             labels::set_status(tx, &label_id, LabelStatus::Cancelled, now)?;
+            packdesk_store::reports::forget_day(tx, job.env, &label.ship_date)?;
             self.reopen_order_of(tx, job.env, &label, now)?;
             self.audit(tx, Some(job.env), "label.voided", Some(&label_id), json!({}))?;
             let record = cancel_record(&job.id, CancelStatus::Cancelled, &label_id, job.accepted_at, now)?;

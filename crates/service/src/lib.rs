@@ -33,6 +33,7 @@ pub mod printing;
 pub mod rates;
 pub mod records;
 pub mod reply;
+pub mod reports;
 pub mod returns;
 pub mod scale;
 pub mod sessions;

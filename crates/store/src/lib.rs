@@ -28,6 +28,7 @@ pub mod pg_tls;
 pub mod presets;
 pub mod printing;
 pub mod records;
+pub mod reports;
 pub mod returns;
 pub mod sql;
 pub mod tracking;

@@ -740,6 +740,41 @@ const MIGRATIONS: &[&[Step]] = &[
     CREATE INDEX returns_order ON returns (order_id);
     "#,
     )],
+    // 16: reports (issue 41). A closed day's figures, per account, service, operator, desk and
+    // currency, made once from its labels and kept (weights in grams, charges in thousandths);
+    // a label voided later forgets its day, made again when next asked. Labels by ship date,
+    // and print jobs that failed, found by an index each.
+    &[Step::Both(
+        r#"
+    CREATE TABLE report_days (
+        env TEXT NOT NULL,
+        day TEXT NOT NULL,
+        account_id TEXT NOT NULL,
+        service_type TEXT NOT NULL,
+        operator TEXT NOT NULL,
+        desk TEXT NOT NULL,
+        currency TEXT NOT NULL,
+        labels INTEGER NOT NULL,
+        voided INTEGER NOT NULL,
+        parcels INTEGER NOT NULL,
+        weight_g INTEGER NOT NULL,
+        items INTEGER NOT NULL,
+        charge_milli INTEGER NOT NULL,
+        print_failures INTEGER NOT NULL,
+        first_at INTEGER NOT NULL,
+        last_at INTEGER NOT NULL,
+        PRIMARY KEY (env, day, account_id, service_type, operator, desk, currency)
+    );
+    CREATE TABLE report_days_made (
+        env TEXT NOT NULL,
+        day TEXT NOT NULL,
+        made_at INTEGER NOT NULL,
+        PRIMARY KEY (env, day)
+    );
+    CREATE INDEX labels_ship_day ON labels (env, ship_date);
+    CREATE INDEX print_jobs_failed ON print_jobs (owner_id) WHERE status = 'failed';
+    "#,
+    )],
 ];
 
 /// The schema version this build writes.

@@ -197,3 +197,83 @@ fn today_counts_each_operators_labels_hour_by_hour_on_the_desks_day() {
     // Another environment's work is not counted.
     assert_eq!(wire(s.today(Env::Live, 60, 1).unwrap())["by_operator"], json!([]));
 }
+
+#[test]
+fn a_report_counts_a_closed_day_once_and_a_label_voided_later_counts_it_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = Arc::new(ManualClock::new(Utc.with_ymd_and_hms(2026, 11, 20, 10, 0, 0).unwrap()));
+    let s = Service::open(dir.path(), "http://127.0.0.1:9", clock.clone())
+        .unwrap()
+        .service;
+    let yodel = create_account(&s, Env::Sandbox, carrier("yodel").unwrap(), json!({}));
+    let tipsa = create_account(&s, Env::Sandbox, carrier("tipsa").unwrap(), json!({}));
+    let first = label(&s, &yodel, "yodel");
+    label(&s, &yodel, "yodel");
+    label(&s, &tipsa, "tipsa");
+    let day = first["ship_date"].as_str().unwrap().to_string();
+    // Three days on, the 20th is closed: counted once, its figures kept.
+    clock.advance(chrono::Duration::days(3));
+    label(&s, &tipsa, "tipsa");
+    let report = |group: &str| {
+        wire(
+            s.shipments_report(Env::Sandbox, Some(&day), Some("2026-11-23"), Some(group))
+                .unwrap(),
+        )
+    };
+    let by_carrier = report("carrier");
+    let counts: Vec<(String, i64)> = by_carrier["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| (g["group"].as_str().unwrap().to_string(), g["labels"].as_i64().unwrap()))
+        .collect();
+    assert_eq!(counts, [("tipsa".to_string(), 2), ("yodel".to_string(), 2)]);
+    assert_eq!(by_carrier["total"]["labels"], 4);
+    assert_eq!(by_carrier["total"]["weight_kg"], 4.8, "four parcels of 1.2 kg");
+    let by_day = report("day");
+    let days: Vec<(&str, i64)> = by_day["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| (g["group"].as_str().unwrap(), g["labels"].as_i64().unwrap()))
+        .collect();
+    assert_eq!(days, [(day.as_str(), 3), ("2026-11-23", 1)]);
+
+    // A label of the closed day voided now: its day is counted again, the void with it.
+    wire(
+        s.cancel_label(
+            Env::Sandbox,
+            json!({"label": {"id": first["id"]}}).to_request().unwrap(),
+        )
+        .unwrap(),
+    );
+    let again = report("carrier");
+    let yodel_row = again["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["group"] == "yodel")
+        .unwrap();
+    assert_eq!(
+        (yodel_row["labels"].as_i64(), yodel_row["voided"].as_i64()),
+        (Some(2), Some(1))
+    );
+    assert_eq!(
+        yodel_row["weight_kg"], 1.2,
+        "a voided label's parcel weighs nothing in the report"
+    );
+    assert_eq!(again["total"]["voided"], 1);
+    // The week groups both days; live sees none of these.
+    assert_eq!(report("week")["groups"][0]["group"], "2026-W47");
+    let live = wire(
+        s.shipments_report(Env::Live, Some(&day), Some("2026-11-23"), None)
+            .unwrap(),
+    );
+    assert_eq!(live["total"]["labels"], 0);
+    // Bad input says where.
+    let bad = s
+        .shipments_report(Env::Sandbox, Some("2026-13-01"), None, Some("month"))
+        .unwrap_err();
+    let paths: Vec<&str> = bad.details.iter().map(|d| d.path.as_str()).collect();
+    assert_eq!(paths, ["from", "group_by"]);
+}
