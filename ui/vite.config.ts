@@ -8,5 +8,5 @@ export default defineConfig({
   build: { outDir: 'dist', emptyOutDir: true },
   // Unit tests (npm test): the controllers' runes compiled for the browser, so they react.
   resolve: process.env.VITEST ? { conditions: ['browser'] } : undefined,
-  test: { include: ['src/**/*.test.ts'] },
+  test: { include: ['src/**/*.test.ts'], setupFiles: ['src/i18n/test-setup.ts'] },
 });

@@ -7,6 +7,7 @@ import type * as T from './types';
 import type { components, paths } from './generated/openapi';
 import type { Detail } from './types';
 import { errorWords } from './problems';
+import { t } from './i18n/index.svelte';
 
 export type { Detail };
 export class ApiError extends Error {
@@ -30,6 +31,8 @@ let desk = {
   log_dir: '',
   desktop_app: false,
   vault_key: null as T.VaultKeyPlace | null,
+  /** The desk's language setting (an operator's own comes with their session). */
+  language: null as string | null,
 };
 
 /** Called when the session ends under the page (signed out elsewhere, idle, the desk restarted). */
@@ -163,6 +166,11 @@ export function currentOperator() {
 }
 
 /** The desk's session facts: whether operators sign in, the idle time, the data folder (Settings). */
+/** The desk's language setting as it was just saved (the next screens start in it). */
+export function deskLanguageChanged(language: string | null) {
+  desk.language = language;
+}
+
 export function sessionInfo() {
   return desk;
 }
@@ -181,7 +189,7 @@ const authorization = () => ({ authorization: `Bearer ${token}` });
 export async function download(url: string, name: string) {
   const u = new URL(url, location.href);
   const r = await fetch(u.pathname + u.search, { headers: authorization() });
-  if (!r.ok) throw new Error(`${name} could not be downloaded: ${r.status === 404 ? 'the file is not on this desk any more' : 'try again'}`);
+  if (!r.ok) throw new Error(t(r.status === 404 ? 'api.downloadGone' : 'api.downloadFailed', { name }));
   const a = document.createElement('a');
   a.href = URL.createObjectURL(await r.blob());
   a.download = name;
@@ -371,7 +379,7 @@ async function sendBody<R>(method: string, path: string, contentType?: string, b
 export async function previewUrl(fileId: string, page = 1): Promise<string> {
   const url = urlOf('/desk/files/{id}/preview.png' satisfies Path, { id: fileId }, { page } satisfies QueryOf<Op<'/desk/files/{id}/preview.png', 'get'>>);
   const r = await fetch(url, { headers: authorization() });
-  if (!r.ok || r.headers.get('content-type') !== 'image/png') throw new Error('no preview');
+  if (!r.ok || r.headers.get('content-type') !== 'image/png') throw new Error(t('api.noPreview'));
   return URL.createObjectURL(await r.blob());
 }
 

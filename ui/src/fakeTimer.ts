@@ -1,3 +1,4 @@
+// words-check: no words here (a test's clock)
 // Unit tests' stand-in for the browser's timer (timer.ts): nothing runs until the test says time
 // has passed, and the test sees what waits and how long for.
 import type { Timer } from './timer';

@@ -1,6 +1,9 @@
 // Numbers as packers type them: `1,5` (Spain, Germany, France, Poland) and `1.5` (the UK, the US)
 // are both one and a half; a separator is never dropped (`1,5` is not 15) and what is not a number
-// is refused (null), never read as 0. Plain TypeScript over Intl, so a test can run it as it is.
+// is refused (null), never read as 0. Plain TypeScript over Intl; its one import is the desk's words
+// (`t`, for formNumbers), so a test loads it through vite, as the page does.
+
+import { t } from './i18n/index.svelte';
 
 /** The decimal mark and the grouping mark of `locale` (none given: the desk's, the browser's). */
 function marks(locale?: string): { decimal: string; group: string } {
@@ -53,7 +56,7 @@ export function formNumbers(problems: Record<string, string>) {
   return (text: string, at: string): number | null => {
     if (!text.trim()) return null;
     const n = parseDecimal(text);
-    if (n === null) problems[at] = `“${text}” is not a number`;
+    if (n === null) problems[at] = t('numbers.notANumber', { text });
     return n;
   };
 }

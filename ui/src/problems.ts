@@ -1,8 +1,11 @@
 // The service's failures in the operator's words. The /v3 envelope keeps the contract's text (a
 // code, its fixed message, details with a request path and developer-facing info); the desk shows
-// each problem once: the field as the form calls it, what is wrong, what to do. Plain TypeScript
-// with no imports at run time, so node runs it as the page does (tests/desk-words.test.mjs).
+// each problem once: the field as the form calls it, what is wrong, what to do. The service's
+// English texts are recognised by the patterns here; every word the desk shows comes from the
+// catalogue (`problems.`, `field.`: i18n/parts/problems.json) through `t`. Its one import at run
+// time is the i18n module, so node loads it through vite, as the page does (tests/desk-words.test.mjs).
 
+import { formatNumber, hasText, t } from './i18n/index.svelte';
 import type { Detail } from './types';
 
 /** A failure as the envelope's `meta` carries it (an `ApiError` is one). */
@@ -12,100 +15,48 @@ export interface Failure {
   details: Detail[];
 }
 
-/** What the forms call each segment of a request path; '' for segments that are no field of their
- * own (`shipment`, the `value` of a weight, the `id` of an account). Others read with spaces. */
-const SEGMENT: Record<string, string> = {
-  shipment: '',
-  ship_to: 'recipient',
-  ship_from: 'sender',
-  address: '',
-  customs: 'customs',
-  importer_address: 'importer',
-  contact_name: 'name',
-  company_name: 'company',
-  street1: 'street',
-  street2: 'street 2',
-  street3: 'street 3',
-  state: 'state / region',
-  postal_code: 'postcode',
-  tax_id: 'tax ID',
-  parcel: '',
-  dimension: '',
-  value: '',
-  amount: '',
-  id: '',
-  settings: '',
-  when: '',
-  origin_country: 'origin country',
-  hs_code: 'HS code',
-  sku: 'SKU',
-  item_id: 'item ID',
-  price: 'price',
-  cod_value: 'COD amount',
-  insured_value: 'insured value',
-  start_time: 'pickup from',
-  end_time: 'pickup until',
-  // An option's type: the rewritten problem names the option itself ("TIPSA does not offer cash on delivery").
-  type: '',
-  service_type: 'service',
-  service_option: 'service option',
-  shipper_account: 'account',
-  shipper_account_ids: 'accounts',
-  order_number: 'order number',
-  order_id: 'order ID',
-  ship_date: 'ship date',
-  paper_size: 'paper size',
-  file_type: 'file type',
-  return_shipment: 'return shipment',
-  delivery_instructions: 'delivery instructions',
-  number_of_copies: 'copies',
-  paid_by: 'paid by',
-  account_number: 'account number',
-  terms_of_trade: 'terms of trade',
-  cutoff_time: 'cut-off time',
-  timezone: 'time zone',
-  printer_id: 'printer',
-  join_code: 'join code',
-  update_url: 'update server',
-  preset: 'preset',
-  name: 'name',
-  description: 'description',
-  url: 'URL',
-  dpi: 'DPI',
-  weight_min: 'weight from',
-  weight_max: 'weight to',
-  ship_to_country: 'ship-to country',
-  items_min: 'items from',
-  items_max: 'items to',
-  is_default: 'default',
-  auto_print: 'print automatically',
-  postal_code_override: 'postcode confirmed as typed',
-  credentials: '',
-  tracking_ranges: 'tracking range',
-  range_warning: 'warning threshold',
-};
+/** Segments of a request path that are no field of their own (`shipment`, the `value` of a weight,
+ * the `id` of an account; an option's `type`: the rewritten problem names the option itself, "TIPSA
+ * does not offer cash on delivery"). */
+const UNNAMED = new Set(['shipment', 'address', 'parcel', 'dimension', 'value', 'amount', 'id', 'settings', 'when', 'type', 'credentials']);
 
-/** Paths of one segment that a form names its own way. */
+/** Segments the forms call by a word of their own: the catalogue's `field.<segment>` (`postal_code`
+ * is "postcode"). Others read with spaces. */
+const NAMED = new Set([
+  'ship_to', 'ship_from', 'customs', 'importer_address', 'contact_name', 'company_name', 'street1', 'street2', 'street3', 'state',
+  'postal_code', 'tax_id', 'description', 'origin_country', 'hs_code', 'sku', 'item_id', 'price', 'cod_value', 'insured_value', 'start_time', 'end_time', 'service_type',
+  'service_option', 'shipper_account', 'shipper_account_ids', 'order_number', 'order_id', 'ship_date', 'paper_size', 'file_type',
+  'return_shipment', 'delivery_instructions', 'number_of_copies', 'paid_by', 'account_number', 'terms_of_trade', 'cutoff_time', 'timezone',
+  'printer_id', 'join_code', 'update_url', 'preset', 'name', 'url', 'dpi', 'weight_min', 'weight_max', 'ship_to_country', 'items_min',
+  'items_max', 'is_default', 'auto_print', 'postal_code_override', 'tracking_ranges', 'range_warning',
+]);
+
+/** Paths of one segment that a form names its own way (the catalogue's key; '' for none). */
 const TOP: Record<string, string> = {
   again: '',
-  address: 'connection',
-  description: 'name on the desk',
-  parcels: 'weight',
+  address: 'field.top.address',
+  description: 'field.top.description',
+  parcels: 'field.top.parcels',
 };
 
-/** Numbered things: `items[1]` is Item 2. `first`: what the first one is called where the form
- * gives it no number (the Ship form's own parcel, the scanned reference). */
+/** Numbered things: `items[1]` is Item 2 (`word`: the catalogue's key, a message of {n}). `first`:
+ * the key of what the first one is called where the form gives it no number (the scanned
+ * reference), '' for nothing at all (the Ship form's own parcel). */
 const NUMBERED: Record<string, { word: string; first?: string }> = {
-  parcels: { word: 'parcel', first: '' },
-  references: { word: 'reference', first: 'reference' },
-  items: { word: 'item' },
-  rules: { word: 'rule' },
-  order_ids: { word: 'order' },
+  parcels: { word: 'field.numbered.parcel', first: '' },
+  references: { word: 'field.numbered.reference', first: 'field.first.reference' },
+  items: { word: 'field.numbered.item' },
+  rules: { word: 'field.numbered.rule' },
+  order_ids: { word: 'field.numbered.order' },
   // An option is named by its own checkbox; its number says nothing to the operator.
   service_options: { word: '', first: '' },
 };
 
-const segmentWord = (s: string) => (s in SEGMENT ? SEGMENT[s] : s.replace(/_/g, ' '));
+/** Segments that read as themselves in English (`city`), in the catalogue all the same (`field.city`).
+ * Unlike NAMED, they do not make a text's `items.quantity` a field's path (an import column's name). */
+const PLAIN = new Set(['city', 'country', 'phone', 'email', 'weight', 'tare', 'width', 'height', 'depth', 'unit', 'quantity', 'currency']);
+
+const segmentWord = (s: string) => (UNNAMED.has(s) ? '' : NAMED.has(s) || PLAIN.has(s) ? t(`field.${s}`) : s.replace(/_/g, ' '));
 const capital = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
 /** A request path as the form calls the field: `shipment.ship_to.postal_code` is "Recipient
@@ -119,10 +70,10 @@ export function fieldLabel(path: string, named: Record<string, string> = {}): st
   const range = path.match(/^settings\.tracking_ranges\.(\w+)(?:\[(\d+)\])?(?:\.(start|end))?$/);
   if (range) {
     const [, pool, i, end] = range;
-    const words = ['tracking range', pool === 'default' ? '' : `(${pool.replace(/_/g, ' ')})`, i === undefined ? '' : String(Number(i) + 1), end ? (end === 'start' ? 'from' : 'to') : ''];
+    const words = [segmentWord('tracking_ranges'), pool === 'default' ? '' : `(${pool.replace(/_/g, ' ')})`, i === undefined ? '' : String(Number(i) + 1), end ? t(`field.range.${end}`) : ''];
     return capital(words.filter((w) => w).join(' '));
   }
-  if (path in TOP) return capital(TOP[path]);
+  if (path in TOP) return capital(TOP[path] && t(TOP[path]));
   const words: string[] = [];
   for (const seg of path.split('.')) {
     const m = seg.match(/^(\w+)\[(\d+)\]$/);
@@ -131,8 +82,12 @@ export function fieldLabel(path: string, named: Record<string, string> = {}): st
       continue;
     }
     const n = Number(m[2]) + 1;
-    const what = NUMBERED[m[1]] ?? { word: segmentWord(m[1]) };
-    words.push(n === 1 && what.first !== undefined ? what.first : what.word && `${what.word} ${n}`);
+    const what = NUMBERED[m[1]];
+    if (!what) {
+      const word = segmentWord(m[1]);
+      words.push(word && `${word} ${n}`);
+    } else if (n === 1 && what.first !== undefined) words.push(what.first && t(what.first));
+    else words.push(what.word && t(what.word, { n }));
   }
   return capital(words.filter((w) => w.trim()).join(' ').trim());
 }
@@ -147,99 +102,116 @@ export function nameCountries(list: { alpha3: string; name: string }[]) {
 }
 
 const country = (code: string) => countryNames.get(code.trim().toUpperCase()) ?? code;
-const countries = (codes: string) => codes.split(/,\s*/).map(country).join(', ').replace(/, ([^,]+)$/, ' or $1');
-const quoted = (s: string) => `“${s}”`;
+/** Things of which one is meant: "Spain, France or Italy" (as the desk has always written them;
+ * English's Intl.ListFormat would write "Spain, France, or Italy"). */
+const orList = (items: string[]) => (items.length < 2 ? items.join('') : t('problems.orList', { items: items.slice(0, -1).join(', '), last: items[items.length - 1] }));
+const countries = (codes: string) => orList(codes.split(/,\s*/).map(country));
+/** A figure of the service's text the language's way (68,5 in German), its digits not grouped
+ * (a range's end is a tracking number). */
+const figure = (s: string) => (s.trim() && Number.isFinite(Number(s)) ? formatNumber(Number(s), { maximumFractionDigits: 3, useGrouping: false }) : s);
 
-/** The service options as the Ship form names them. */
-const OPTION: Record<string, string> = {
-  cod: 'cash on delivery',
-  insurance: 'insurance',
-  pickup: 'pickup',
-  saturday_delivery: 'Saturday delivery',
-};
-const option = (o: string) => OPTION[o] ?? o.replace(/_/g, ' ');
+/** The service options as the Ship form names them (the catalogue's `problems.option.<type>`). */
+const OPTIONS = new Set(['cod', 'insurance', 'pickup', 'saturday_delivery']);
+const option = (o: string) => (OPTIONS.has(o) ? t(`problems.option.${o}`) : o.replace(/_/g, ' '));
 
 /** The postal code advice, the same whoever found the problem (the form as it is typed, address
  * validation, the label request). */
-const postcodeWords = (place: string, formats: string) =>
-  `does not look like a postcode of ${country(place)} (${formats}): check it, or confirm it as typed`;
+const postcodeWords = (place: string, formats: string) => t('problems.notPostcodeOf', { country: country(place), formats });
+
+/** The desk's own check of a postal code as it is typed (postalProblem, countries.svelte.ts) says
+ * it in the screen's language: its text there, as a pattern taking the country and the formats. */
+function ownPostalProblem(info: string): string {
+  const text = t('countries.notPostalCode', { typed: '\u0001', country: '\u0002', formats: '\u0003' });
+  const pattern = text
+    .replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+    .replace('\u0001', '.*')
+    .replace('\u0002', '(?<country>.+?)')
+    .replace('\u0003', '(?<formats>.+)');
+  const found = info.match(new RegExp(`^${pattern}$`))?.groups;
+  return found?.country && found.formats ? postcodeWords(found.country, found.formats) : '';
+}
+
+/** A document type of the service (`packing_slip`) as a plural, for "not set for packing slips". */
+const documents = (doc: string) => (hasText(`documents.${doc}`) ? t(`documents.${doc}`) : `${doc.replace(/_/g, ' ')}s`);
 
 /** The service's developer-facing texts, each with the operator's words for it. The first match wins. */
 const REWRITES: [RegExp, (m: RegExpMatchArray) => string][] = [
-  [/^is required$/, () => 'is empty: fill it in'],
+  [/^is required$/, () => t('problems.isEmpty')],
   // A pool's ranges: used up (4730) or given out of order.
-  [/^The tracking-number range of (.+) \(pool (\w+)\) is used up: (\d+) left, (\d+) needed/, ([, who, pool, left, needed]) =>
-    `has run out of tracking numbers: ${who} (${pool}) has ${left} left and this label needs ${needed}. Add the carrier's next range on the Accounts screen (the account → Tracking ranges)`],
-  [/^The tracking-number range of (.+) \(pool (\w+)\) has no tracking-number range set/, ([, who, pool]) =>
-    `has no tracking numbers: ${who} (${pool}) has no range yet. Add the carrier's range on the Accounts screen (the account → Tracking ranges)`],
-  [/^ranges are used in order: this one must start above the previous range's end \((\d+)\)$/, ([, end]) =>
-    `must be above the previous range's end (${end}): ranges are used in order`],
-  [/^at least one range/, () => 'is empty: give at least one range (from and to)'],
-  [/^is required for a (\w+) option$/, (m) => `is empty: ${option(m[1])} needs it`],
-  [/^is required when paid_by is third_party/, () => 'is empty: a third party paying needs it'],
-  [/^.+ \(\w+\) is required by (.+)$/, (m) => `is empty: ${m[1]} needs it`],
-  [/^missing field `.*`$/, () => 'is empty: fill it in'],
-  [/^unknown variant `(.*)`, expected/, ([, v]) => `${quoted(v)} is not one the desk offers: choose one from the list`],
-  [/^invalid type: .*, expected (.+?)(?: at line .*)?$/, ([, t]) =>
-    /^(f64|f32|[iu]\d+|a number|an integer)/.test(t) ? 'must be a number' : t === 'a string' ? 'must be text' : t === 'a boolean' ? 'must be yes or no' : 'is not in the right form'],
-  [/^is required for ([A-Z]{3})$/, (m) => `is empty: addresses in ${country(m[1])} need one`],
+  [/^The tracking-number range of (.+) \(pool (\w+)\) is used up: (\d+) left, (\d+) needed/, ([, account, pool, left, needed]) =>
+    t('problems.rangeUsedUp', { account, pool, left: figure(left), needed: figure(needed) })],
+  [/^The tracking-number range of (.+) \(pool (\w+)\) has no tracking-number range set/, ([, account, pool]) => t('problems.rangeNotSet', { account, pool })],
+  [/^ranges are used in order: this one must start above the previous range's end \((\d+)\)$/, ([, end]) => t('problems.rangeOutOfOrder', { end: figure(end) })],
+  [/^at least one range/, () => t('problems.noRange')],
+  [/^is required for a (\w+) option$/, (m) => t('problems.emptyForOption', { option: option(m[1]) })],
+  [/^is required when paid_by is third_party/, () => t('problems.emptyForThirdParty')],
+  [/^.+ \(\w+\) is required by (.+)$/, (m) => t('problems.emptyForCarrier', { carrier: m[1] })],
+  [/^missing field `.*`$/, () => t('problems.isEmpty')],
+  [/^unknown variant `(.*)`, expected/, ([, value]) => t('problems.notOffered', { value })],
+  [/^invalid type: .*, expected (.+?)(?: at line .*)?$/, ([, want]) =>
+    /^(f64|f32|[iu]\d+|a number|an integer)/.test(want) ? t('problems.mustBeNumber')
+    : want === 'a string' ? t('problems.mustBeText')
+    : want === 'a boolean' ? t('problems.mustBeYesOrNo')
+    : t('problems.wrongForm')],
+  [/^is required for ([A-Z]{3})$/, (m) => t('problems.emptyForCountry', { country: country(m[1]) })],
   [/^length must be (\d+)\.\.(\d+) characters, is (\d+)$/, ([, min, max, n]) =>
-    Number(n) === 0 ? 'is empty: fill it in'
-    : Number(n) > Number(max) ? `is too long: at most ${max} characters (${n} typed)`
-    : `is too short: at least ${min} characters (${n} typed)`],
-  [/^(?:length must be )?(\d+)(?:\.\.| to )(\d+) characters$/, ([, min, max]) => `must be ${min} to ${max} characters long`],
-  [/^(\d+) characters; (.+) allows at most (\d+)$/, ([, n, who, max]) => `is too long for ${who}: at most ${max} characters (${n} typed)`],
-  [/^longer than (\d+) characters; split it over/, ([, max]) => `is longer than ${max} characters: carry the rest on Street 2`],
+    Number(n) === 0 ? t('problems.isEmpty')
+    : Number(n) > Number(max) ? t('problems.tooLong', { max: Number(max), n: Number(n) })
+    : t('problems.tooShort', { min: Number(min), n: Number(n) })],
+  [/^(?:length must be )?(\d+)(?:\.\.| to )(\d+) characters$/, ([, min, max]) => t('problems.lengthBetween', { min: Number(min), max: Number(max) })],
+  [/^(\d+) characters; (.+) allows at most (\d+)$/, ([, n, carrier, max]) => t('problems.tooLongFor', { carrier, max: Number(max), n: Number(n) })],
+  [/^longer than (\d+) characters; split it over/, ([, max]) => t('problems.carryOnStreet2', { max: Number(max) })],
   // The label request, address validation and the form's own check of a postal code.
   [/^[`“].*[`”] is not a postal code of (.+?) \(format (.+)\)/, ([, place, formats]) => postcodeWords(place, formats)],
   [/^not a postal code of (.+?) \(format (.+)\)$/, ([, place, formats]) => postcodeWords(place, formats)],
-  [/^`(.*)` is not an ISO 3166 alpha-3 country code/, ([, c]) => `${quoted(c)} is not a country the desk knows: choose one from the list`],
-  [/^`(.*)` is not an ISO 4217 currency code$/, ([, c]) => `${quoted(c)} is not a currency: use a code such as GBP, EUR or USD`],
-  [/^is not an email address$/, () => 'is not an email address: check it'],
-  [/^must be 0\.\.([\d.]+) (\w+)$/, ([, max, unit]) => `must be between 0 and ${max} ${unit}`],
-  [/^must be a number from 0 to /, () => 'must be a number of 0 or more'],
-  [/^must be a date YYYY-MM-DD$/, () => 'is not a date: give one such as 2026-12-31'],
-  [/^(\S+) is in the past everywhere on earth/, ([, d]) => `is in the past (${d}): choose today or a later day`],
-  [/^is more than 30 days ahead$/, () => 'is more than 30 days ahead: choose an earlier day'],
-  [/^must be a time of day HH:MM:SS$/, () => 'is not a time of day: give one such as 09:30'],
-  [/^a time of day HH:MM \(24 hours\)/, () => 'is not a time of day: give one such as 17:30'],
-  [/^must be after start_time$/, () => 'must be later than the pickup start'],
-  [/^`(.*)` is a service of (.+), but the shipper account is (.+) \(.*\)$/, ([, s, other, mine]) =>
-    `${quoted(s)} is a ${other} service and the account is ${mine}: choose a ${mine} service or another account`],
-  [/^unknown service_type `(.*)`; (.+) offers:/, ([, s, who]) => `${quoted(s)} is not a service of ${who}: choose one from the list`],
+  [/^`(.*)` is not an ISO 3166 alpha-3 country code/, ([, code]) => t('problems.unknownCountry', { code })],
+  [/^`(.*)` is not an ISO 4217 currency code$/, ([, code]) => t('problems.unknownCurrency', { code })],
+  [/^is not an email address$/, () => t('problems.notEmail')],
+  [/^must be 0\.\.([\d.]+) (\w+)$/, ([, max, unit]) => t('problems.betweenZeroAnd', { max: figure(max), unit })],
+  [/^must be a number from 0 to /, () => t('problems.zeroOrMore')],
+  [/^must be a date YYYY-MM-DD$/, () => t('problems.notDate')],
+  [/^(\S+) is in the past everywhere on earth/, ([, date]) => t('problems.inThePast', { date })],
+  [/^is more than 30 days ahead$/, () => t('problems.tooFarAhead')],
+  [/^must be a time of day HH:MM:SS$/, () => t('problems.notTimeOfDay')],
+  [/^a time of day HH:MM \(24 hours\)/, () => t('problems.notTimeOfDay24h')],
+  [/^must be after start_time$/, () => t('problems.afterPickupStart')],
+  [/^`(.*)` is a service of (.+), but the shipper account is (.+) \(.*\)$/, ([, service, other, carrier]) => t('problems.serviceOfOtherCarrier', { service, other, carrier })],
+  [/^unknown service_type `(.*)`; (.+) offers:/, ([, service, carrier]) => t('problems.notServiceOf', { service, carrier })],
   // The route checks, as the service words them now (`… stays within one country and this parcel
   // goes GBR to ESP`, `… ships to IND only, not ESP`) and as it did (`… is a domestic service`).
-  [/^(.+?) (?:is a (domestic|international) service|(stays within one country|goes abroad only) and this parcel goes)(?:;? this shipment goes)? ?(?:(\w+) to (\w+))?$/, ([, s, scope, runs, from, to]) =>
-    `cannot carry this parcel (${s} is for parcels ${scope === 'domestic' || runs === 'stays within one country' ? 'within one country' : 'abroad'}${
-      !from ? '' : from === to ? `, this one stays in ${country(from)}` : `, this one goes from ${country(from)} to ${country(to)}`
-    }): choose another service`],
-  [/^(.+) ships (from|to) (.+) only(?:, not \w+)?$/, ([, who, dir, list]) =>
-    `is not served by ${who} (it ships ${dir} ${countries(list)} only): choose another account`],
-  [/^order (\S+) was shipped(.*?) on (\S+) with label \S+ \(tracking (.*)\); send "again"/, ([, n, at, when, t]) =>
-    `order ${n} was shipped${at} on ${when.slice(0, 10)} (tracking ${t}): make another label only if the parcel needs one`],
-  [/^(.+) does not ship (from|to) (\w+)$/, ([, who, dir, c]) =>
-    `cannot carry this parcel (${who} does not ship ${dir} ${country(c)}): choose another account`],
-  [/^`(.*)` is not available for (.+); allowed: (.+)$/, ([, v, who, list]) => `${quoted(v)} is not available for ${who}: choose ${list.replace(/, ([^,]+)$/, ' or $1')}`],
-  [/^(.+) does not accept file_type/, ([, who]) => `${who} makes PDF labels only: choose PDF`],
-  [/^(.+) does not accept (\w+) \(accepted optional fields/, ([, who]) => `is not taken by ${who}: leave it empty`],
-  [/^(.+) does not offer `(\w+)` options/, ([, who, o]) => `${who} does not offer ${option(o)}: untick it`],
-  [/^unknown service option `(.*)`/, ([, o]) => `${quoted(o)} is not a service option the desk knows`],
-  [/^`(.*)` is given twice$/, ([, o]) => `${option(o)} is chosen twice: choose it once`],
-  [/^`(.*)` is on another label of this shipper account$/, ([, o]) => `${quoted(o)} is on another label of this account: use another order number`],
-  [/^`(.*)` is not an IANA timezone/, ([, z]) => `${quoted(z)} is not a time zone: give one such as Europe/London`],
-  [/^must be a UUID$/, () => 'is not one the desk knows: choose it again'],
-  [/^must be a string$/, () => 'must be text'],
-  [/^(?:must be (?:a whole number )?)?(\d+)\.\.(\d+)$/, ([, a, b]) => `must be ${a} to ${b}`],
-  [/^host:port of the printer/, () => 'must be the printer’s network address and port, such as 192.0.2.10:9100'],
-  [/^`(.*)` is not a port/, ([, p]) => `${quoted(p)} is not a port: give the printer’s network address and port, such as 192.0.2.10:9100`],
-  [/^a spooler queue name: (.*)$/, ([, how]) => `must be the name of a printer of this computer (${how.replace(/ \(see the printers of this computer\)$/, '')})`],
-  [/^an ipp:\/\/ URI/, () => 'must be the printer’s ipp:// address, such as ipp://printer.local:631/ipp/print'],
-  [/^(\d+) characters; at most (\d+)$/, ([, n, max]) => `is too long: at most ${max} characters (${n} typed)`],
-  [/^below (\w+) (.+)$/, ([, field, v]) => `must not be below the ${segmentWord(field)} (${v})`],
-  [/^no printer profile for (\w+):/, ([, doc]) => `is not set for ${doc.replace(/_/g, ' ')}s: choose a printer on the Printers screen`],
-  [/^one of: (.+)$/, ([, list]) => `must be one of ${list}`],
-  [/^(\d+(?:, \d+)* or \d+)$/, ([, list]) => `must be ${list}`],
-  [/^(?:pdf or zpl|a weight of|a time of day|a PostgreSQL address)/, (m) => `must be ${plainWords(m.input ?? '')}`],
+  [/^(.+?) (?:is a (domestic|international) service|(stays within one country|goes abroad only) and this parcel goes)(?:;? this shipment goes)? ?(?:(\w+) to (\w+))?$/, ([, service, scope, runs, from, to]) =>
+    t('problems.wrongRoute', {
+      service,
+      scope: scope === 'domestic' || runs === 'stays within one country' ? 'domestic' : 'abroad',
+      route: !from ? 'none' : from === to ? 'stays' : 'goes',
+      from: from ? country(from) : '',
+      to: to ? country(to) : '',
+    })],
+  [/^(.+) ships (from|to) (.+) only(?:, not \w+)?$/, ([, carrier, direction, list]) => t('problems.notServedBy', { carrier, direction, countries: countries(list) })],
+  [/^order (\S+) was shipped(?: at desk (.*?))? on (\S+) with label \S+ \(tracking (.*)\); send "again"/, ([, order, desk, when, tracking]) =>
+    t('problems.shippedAlready', { order, where: desk ? 'desk' : 'none', desk: desk ?? '', date: when.slice(0, 10), tracking })],
+  [/^(.+) does not ship (from|to) (\w+)$/, ([, carrier, direction, c]) => t('problems.doesNotShip', { carrier, direction, country: country(c) })],
+  [/^`(.*)` is not available for (.+); allowed: (.+)$/, ([, value, carrier, list]) => t('problems.notAvailableFor', { value, carrier, allowed: orList(list.split(', ')) })],
+  [/^(.+) does not accept file_type/, ([, carrier]) => t('problems.pdfOnly', { carrier })],
+  [/^(.+) does not accept (\w+) \(accepted optional fields/, ([, carrier]) => t('problems.notTakenBy', { carrier })],
+  [/^(.+) does not offer `(\w+)` options/, ([, carrier, o]) => t('problems.optionNotOffered', { carrier, option: option(o) })],
+  [/^unknown service option `(.*)`/, ([, o]) => t('problems.unknownOption', { option: o })],
+  [/^`(.*)` is given twice$/, ([, o]) => t('problems.chosenTwice', { option: option(o) })],
+  [/^`(.*)` is on another label of this shipper account$/, ([, order]) => t('problems.orderNumberTaken', { order })],
+  [/^`(.*)` is not an IANA timezone/, ([, zone]) => t('problems.notTimeZone', { zone })],
+  [/^must be a UUID$/, () => t('problems.unknownId')],
+  [/^must be a string$/, () => t('problems.mustBeText')],
+  [/^(?:must be (?:a whole number )?)?(\d+)\.\.(\d+)$/, ([, min, max]) => t('problems.between', { min: figure(min), max: figure(max) })],
+  [/^host:port of the printer/, () => t('problems.printerAddress')],
+  [/^`(.*)` is not a port/, ([, port]) => t('problems.notPort', { port })],
+  [/^a spooler queue name: (.*)$/, ([, how]) => t('problems.spoolerQueue', { how: how.replace(/ \(see the printers of this computer\)$/, '') })],
+  [/^an ipp:\/\/ URI/, () => t('problems.ippAddress')],
+  [/^(\d+) characters; at most (\d+)$/, ([, n, max]) => t('problems.tooLong', { max: Number(max), n: Number(n) })],
+  [/^below (\w+) (.+)$/, ([, field, value]) => t('problems.notBelow', { field: segmentWord(field), value })],
+  [/^no printer profile for (\w+):/, ([, doc]) => t('problems.noPrinterFor', { documents: documents(doc) })],
+  [/^one of: (.+)$/, ([, list]) => t('problems.oneOf', { list })],
+  [/^(\d+(?:, \d+)* or \d+)$/, ([, list]) => t('problems.mustBe', { what: orList(list.split(/, | or /)) })],
+  [/^(?:pdf or zpl|a weight of|a time of day|a PostgreSQL address)/, (m) => t('problems.mustBe', { what: plainWords(m.input ?? '') })],
 ];
 
 /** Words that start a predicate: the field's label reads straight into them ("Recipient name is empty"). */
@@ -247,8 +219,12 @@ const PREDICATE = /^(is|are|must|does|do|has|cannot|can)\b/;
 
 /** What is wrong at one detail, in the operator's words (the field not named): the service's
  * developer-facing texts rewritten, anything already plain kept as it is. */
-export function problemWords(detail: Pick<Detail, 'info'>): string {
+export function problemWords(detail: Pick<Detail, 'info' | 'key' | 'args'>): string {
+  const said = saidWords(detail);
+  if (said) return said;
   const info = detail.info.trim();
+  const own = ownPostalProblem(info);
+  if (own) return own;
   for (const [re, words] of REWRITES) {
     const m = info.match(re);
     if (m) return words(m);
@@ -256,12 +232,36 @@ export function problemWords(detail: Pick<Detail, 'info'>): string {
   return plainWords(info);
 }
 
+/** A problem the service said by its key (`said.<key>` in the catalogue), in the screen's
+ * language; '' when it gave none, or one this desk has no words for (a newer upstream's). Its
+ * arguments as the operator reads them: countries by name, options and fields by the form's words. */
+function saidWords(detail: Pick<Detail, 'key' | 'args'>): string {
+  const key = detail.key ? `said.${detail.key}` : '';
+  if (!key || !hasText(key)) return '';
+  const args: Record<string, string | number> = { ...(detail.args ?? {}) };
+  for (const name of ['country', 'from', 'to']) if (args[name] !== undefined) args[name] = country(String(args[name]));
+  if (args.only !== undefined) args.only = countries(String(args.only));
+  if (args.option !== undefined) args.option = option(String(args.option));
+  if (args.field !== undefined) args.field = lowerFirst(fieldLabel(String(args.field))) || String(args.field);
+  if (args.allowed !== undefined) args.allowed = orList(String(args.allowed).split(/,\s*/));
+  // Choices the words make from the arguments: how a length is wrong, what type was expected.
+  if (detail.key === 'length') {
+    const [n, max] = [Number(args.n), Number(args.max)];
+    args.kind = n === 0 ? 'empty' : n > max ? 'long' : 'short';
+  }
+  if (detail.key === 'wrongType') {
+    const expected = String(args.expected ?? '');
+    args.kind = /^(f64|f32|[iu]\d+|a number|an integer)/.test(expected) ? 'number' : expected === 'a string' ? 'text' : expected === 'a boolean' ? 'yesNo' : 'other';
+  }
+  return t(key, args);
+}
+
 /** A text that no rule knows, with its code-isms softened: `x` quoted, field paths and
  * snake_case names (outside quotes) as the form calls them. */
 function plainWords(text: string): string {
   return text
     .replace(/`([^`]*)`/g, '“$1”')
-    .replace(/\be\.g\./g, 'such as')
+    .replace(/\be\.g\./g, () => t('problems.suchAs'))
     .split(/(“[^”]*”)/)
     .map((part, i) => (i % 2 ? part : part.replace(PATH_TOKEN, (p) => (/[_.[]/.test(p) && isPath(p) ? lowerFirst(fieldLabel(p)) : p))))
     .join('');
@@ -271,7 +271,7 @@ function plainWords(text: string): string {
 const PATH_TOKEN = /\b[a-z][a-z0-9_]*(?:\[\d+\])?(?:\.[a-z][a-z0-9_]*(?:\[\d+\])?)*/g;
 const knownSegment = (seg: string) => {
   const name = seg.replace(/\[\d+\]$/, '');
-  return name in SEGMENT || name in TOP || name in NUMBERED;
+  return UNNAMED.has(name) || NAMED.has(name) || name in TOP || name in NUMBERED;
 };
 /** Whether a token inside a text is a request path: snake_case or indexed, or known words with dots. */
 const isPath = (p: string) => /[_[]/.test(p) || p.split('.').every(knownSegment);
@@ -286,47 +286,37 @@ export function detailWords(detail: Detail, named: Record<string, string> = {}):
   return PREDICATE.test(problem) ? `${label} ${problem}` : `${label}: ${problem}`;
 }
 
-/** The operator's words for each code; the contract's message is kept beside them so a text that
- * carries only the message (a batch's failure) is recognised too. */
-const CODES: Record<number, [contract: string, words: string]> = {
-  401: ['Invalid API key.', 'This desk’s key was refused: restart Packdesk'],
-  404: ['The requested resource does not exist.', 'The desk asked for something the service does not have: update Packdesk'],
-  405: ['The method is not allowed on this resource.', 'The desk asked for something the service does not do: update Packdesk'],
-  413: ['The request body is too large.', 'That is too much at once: send it in smaller parts'],
-  4100: ['Internal Error.', 'Something went wrong inside Packdesk: try again, and tell support if it happens again'],
-  4101: ['Internal Error, please try again.', 'Packdesk was busy: try again'],
-  4104: ['The request was invalid or cannot be otherwise served.', 'Some fields need attention'],
-  4109: ['Invalid JSON.', 'The desk sent something the service could not read: try again, and update Packdesk if it happens again'],
-  4140: ['Shipper account not found.', 'That shipper account is not on this desk any more: choose another account'],
-  4153: ['Item does not exist.', 'That is not on this desk any more: reload the screen'],
-  4155: [
-    'Access to shipper_account locked during manifest/cancel-label operation.',
-    'The account is busy closing out or cancelling a label: try again in a moment',
-  ],
-  4171: ['Operation is not allowed on this courier.', 'The carrier does not allow this'],
-  4713: ['All or partial failed in rate request.', 'Some carriers gave no prices: the others are shown'],
-  4716: ['The address length is too long.', 'An address line is too long for the carrier: shorten it'],
-  4722: ['The tracking number is already canceled, it can not be canceled again.', 'This label is voided already'],
-  4724: ['The tracking number is manifested, so can not be canceled.', 'This label is on a closed-out manifest, so it cannot be voided'],
-  4725: ['There is no shipments to manifest.', 'There are no labels to close out'],
-  4730: [
-    'No more pre-assigned tracking numbers available in this shipper account. Please input the new tracking numbers in your shipper account setting page.',
-    'The account has no tracking numbers left: add new ones in its settings on the Accounts screen',
-  ],
-  4801: [
-    'Duplicate order_number, please specify a different order_number and try again.',
-    'That order number is on another label already: use another order number',
-  ],
-  4802: ['The service_type is not available for this shipment.', 'This service cannot carry this parcel: choose another service'],
-  4803: [
-    'The service_type and service_option are not available for this shipment.',
-    'This service cannot carry this parcel with these options: choose another service, or untick an option',
-  ],
+/** The codes the desk has its own words for (the catalogue's `problems.code<code>`), each with a
+ * pattern of the contract's fixed message, so a text that carries only the message (a batch's
+ * failure) is recognised too. */
+const CODES: Record<number, RegExp> = {
+  401: /^Invalid API key\.$/,
+  404: /^The requested resource does not exist\.$/,
+  405: /^The method is not allowed on this resource\.$/,
+  413: /^The request body is too large\.$/,
+  4100: /^Internal Error\.$/,
+  4101: /^Internal Error, please try again\.$/,
+  4104: /^The request was invalid or cannot be otherwise served\.$/,
+  4109: /^Invalid JSON\.$/,
+  4140: /^Shipper account not found\.$/,
+  4153: /^Item does not exist\.$/,
+  4155: /^Access to shipper_account locked during manifest\/cancel-label operation\.$/,
+  4171: /^Operation is not allowed on this courier\.$/,
+  4713: /^All or partial failed in rate request\.$/,
+  4716: /^The address length is too long\.$/,
+  4722: /^The tracking number is already canceled, it can not be canceled again\.$/,
+  4724: /^The tracking number is manifested, so can not be canceled\.$/,
+  4725: /^There is no shipments to manifest\.$/,
+  4730: /^No more pre-assigned tracking numbers available in this shipper account\. Please input the new tracking numbers in your shipper account setting page\.$/,
+  4801: /^Duplicate order_number, please specify a different order_number and try again\.$/,
+  4802: /^The service_type is not available for this shipment\.$/,
+  4803: /^The service_type and service_option are not available for this shipment\.$/,
 };
 
 /** A code's message in the operator's words (the envelope's own message for a code the desk does not know). */
 export function codeWords(code: number, message = ''): string {
-  return CODES[code]?.[1] ?? (message ? plainWords(message) : 'The service refused this: try again');
+  if (code in CODES) return t(`problems.code${code}`);
+  return message ? plainWords(message) : t('problems.serviceRefused');
 }
 
 /** A failure in one line: each field's problem once, the field's words first; the code's words
@@ -353,7 +343,7 @@ export function failureWords(f: Failure, shown: (path: string) => boolean = () =
 export function errorWords(e: unknown, shown?: (path: string) => boolean): string {
   if (e && typeof e === 'object' && 'code' in e && 'details' in e && Array.isArray(e.details)) return failureWords(e as Failure, shown);
   // fetch's own failure: the server is not there.
-  if (e instanceof TypeError && /fetch/i.test(e.message)) return 'Packdesk did not answer: check that it is running, then try again';
+  if (e instanceof TypeError && /fetch/i.test(e.message)) return t('problems.noAnswer');
   if (e instanceof Error) return e.message;
   return String(e);
 }
@@ -364,19 +354,19 @@ const PATH_IN_TEXT = /(^|; )([a-z][a-z0-9_]*(?:\[\d+\])?(?:\.[a-z][a-z0-9_]*(?:\
 /** A failure the service wrote as one plain text (a batch's order: `path: info; path: info`, or
  * a code's message) in the operator's words, each field by its label. */
 export function textWords(text: string): string {
-  const t = text.trim();
-  const code = Object.entries(CODES).find(([, [contract]]) => contract === t);
-  if (code) return code[1][1];
+  const whole = text.trim();
+  const code = Object.entries(CODES).find(([, contract]) => contract.test(whole));
+  if (code) return t(`problems.code${code[0]}`);
   // Where each `path: ` starts; the text between two of them is the first one's info.
-  const starts = [...t.matchAll(PATH_IN_TEXT)].filter((m) => isPath(m[2]));
-  if (!starts.length) return capital(problemWords({ info: t }));
+  const starts = [...whole.matchAll(PATH_IN_TEXT)].filter((m) => isPath(m[2]));
+  if (!starts.length) return capital(problemWords({ info: whole }));
   const details: Detail[] = [];
-  const lead = t.slice(0, starts[0].index).trim();
+  const lead = whole.slice(0, starts[0].index).trim();
   if (lead) details.push({ path: '', info: lead });
   starts.forEach((m, i) => {
     const from = (m.index ?? 0) + m[0].length;
-    const to = i + 1 < starts.length ? starts[i + 1].index : t.length;
-    details.push({ path: m[2], info: t.slice(from, to) });
+    const to = i + 1 < starts.length ? starts[i + 1].index : whole.length;
+    details.push({ path: m[2], info: whole.slice(from, to) });
   });
   return failureWords({ code: 4104, message: '', details });
 }
@@ -384,8 +374,5 @@ export function textWords(text: string): string {
 /** Why a bulk download made no file. */
 export function bulkDownloadWords(d: { status: string; invalid_labels?: unknown[] }): string {
   const without = d.invalid_labels?.length ?? 0;
-  if (without) {
-    return `The download could not be made: ${without === 1 ? 'one of the chosen labels has' : `${without} of the chosen labels have`} no file (voided, or not made yet). Choose others and try again`;
-  }
-  return 'The download could not be made: try again, or download the labels one by one';
+  return without ? t('problems.downloadNoFile', { count: without }) : t('problems.downloadFailed');
 }

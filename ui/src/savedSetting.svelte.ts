@@ -3,6 +3,7 @@
 // makes the labels, how the manifest data reaches the carrier).
 import { ApiError, describe } from './api';
 import { problemWords } from './problems';
+import { t } from './i18n/index.svelte';
 
 export type TryOutcome = { ok: boolean; message: string };
 
@@ -24,7 +25,7 @@ export class SavedSetting {
     this.result = null;
     try {
       await this.write();
-      this.message = 'Saved.';
+      this.message = t('savedSetting.saved');
       return true;
     } catch (e) {
       if (e instanceof ApiError) for (const d of e.details) this.errors[d.path] = problemWords(d);
@@ -36,7 +37,7 @@ export class SavedSetting {
   /** Saves, then tries what is saved. */
   test = async (): Promise<void> => {
     if (!(await this.save())) return;
-    this.message = 'Testing…';
+    this.message = t('savedSetting.testing');
     try {
       this.result = await this.tryOut();
       this.message = '';

@@ -11,6 +11,7 @@ import type { DeskSettings, Order, PackScan, PackState } from './types';
 import type { ShipForm } from './ship.svelte';
 import { orderKg } from './ship.svelte';
 import { describe } from './api';
+import { t } from './i18n/index.svelte';
 import { formatDecimal } from './numbers';
 import { convertWeight } from './scale';
 import type { Sound } from './sounds';
@@ -98,7 +99,7 @@ export class ScanStation {
     form.reference = '';
     if (number) this.last = number;
     if (this.#deps.busy()) {
-      if (number) this.say('warning', `Still making the last label: scan ${number} again once it shows.`);
+      if (number) this.say('warning', t('scanStation.stillMaking', { number }));
       return;
     }
     const command = commandOf(number);
@@ -115,16 +116,16 @@ export class ScanStation {
     const p = this.packing;
     switch (c) {
       case 'ship':
-        return form.order ? this.shipIfPacked() : this.say('warning', 'No order on the screen: scan an order first.');
+        return form.order ? this.shipIfPacked() : this.say('warning', t('scanStation.noOrder'));
       case 'shipPacked':
-        if (!p || !form.order) return this.say('warning', 'No order is being packed: scan an order first.');
-        if (!p.lines.some((l) => l.packed > 0)) return this.say('error', `Nothing of order ${p.order_number} is packed yet: scan its items first.`);
+        if (!p || !form.order) return this.say('warning', t('scanStation.nothingPacking'));
+        if (!p.lines.some((l) => l.packed > 0)) return this.say('error', t('scanStation.nothingPacked', { order: p.order_number }));
         if (p.complete) return this.shipIfPacked();
         return this.#deps.shipPacked?.();
       case 'nextBox':
-        return p ? this.nextBox() : this.say('warning', 'No order is being packed: scan an order first.');
+        return p ? this.nextBox() : this.say('warning', t('scanStation.nothingPacking'));
       case 'restartPacking':
-        return p ? this.restartPacking() : this.say('warning', 'No order is being packed: scan an order first.');
+        return p ? this.restartPacking() : this.say('warning', t('scanStation.nothingPacking'));
       case 'switchOperator':
         return this.#deps.switchOperator?.();
     }
@@ -133,7 +134,7 @@ export class ScanStation {
   /** Ships the loaded order, unless items are still to scan into its packing list. */
   async shipIfPacked() {
     const p = this.packing;
-    if (p && !p.complete) return this.say('error', `Order ${p.order_number} is not packed yet: scan ${stillToPack(p)}.`);
+    if (p && !p.complete) return this.say('error', t('scanStation.notPackedYet', { order: p.order_number, items: stillToPack(p) }));
     return this.#deps.ship();
   }
 
@@ -153,7 +154,7 @@ export class ScanStation {
     if (isOrder) return this.load(code);
     try {
       const who = (await this.#deps.badge?.(code)) ?? null;
-      if (who !== null) return who ? this.say('success', `${who} signed in: the desk is theirs now.`) : undefined;
+      if (who !== null) return who ? this.say('success', t('scanStation.signedIn', { name: who })) : undefined;
     } catch (e) {
       return this.say('error', describe(e));
     }
@@ -197,7 +198,7 @@ export class ScanStation {
       const state = await this.#deps.packing.restart(order.id);
       if (mine !== this.#scans) return;
       this.packing = state;
-      this.say('warning', `Packing of order ${state.order_number} started again: scan each item.`);
+      this.say('warning', t('scanStation.packingRestarted', { order: state.order_number }));
     } catch (e) {
       if (mine === this.#scans) this.say('error', describe(e));
     }
@@ -213,7 +214,7 @@ export class ScanStation {
     if (r.result !== 'complete') return this.say('success', r.message);
     const order = this.#deps.form.order;
     const shipNow = !!(this.#deps.settings().ship_on_scan && order?.resolved_preset && this.#deps.weightKnown(order));
-    this.say('success', shipNow ? r.message : `${r.message} Enter ships it.`, !shipNow);
+    this.say('success', shipNow ? r.message : t('scanStation.packedEnterShips', { message: r.message }), !shipNow);
     if (shipNow) return this.#deps.ship();
   }
 
@@ -245,12 +246,12 @@ export class ScanStation {
         return;
       }
       if (mine !== this.#scans) return;
-      if (who !== null) return who ? this.say('success', `${who} signed in: the desk is theirs now.`) : undefined;
-      return this.say('error', `No open order has the number “${number}”.`);
+      if (who !== null) return who ? this.say('success', t('scanStation.signedIn', { name: who })) : undefined;
+      return this.say('error', t('scanStation.noSuchOrder', { number }));
     }
     if (found.status === 'shipped') {
       form.shippedBefore = found;
-      return this.say('warning', `Order ${found.order_number} is already shipped (${found.shipped_at?.slice(0, 10)}, tracking ${found.tracking_numbers.join(', ')}).`);
+      return this.say('warning', t('scanStation.alreadyShipped', { order: found.order_number, day: found.shipped_at?.slice(0, 10) ?? '', tracking: found.tracking_numbers.join(', ') }));
     }
     const kg = orderKg(found);
     form.useOrder(found, kg ? formatDecimal(convertWeight({ value: kg, unit: 'kg' }, form.weightUnit)) : '');
@@ -269,13 +270,13 @@ export class ScanStation {
     const toPack = this.packing && !this.packing.complete;
     const shipNow = !!(this.#deps.settings().ship_on_scan && preset && this.#deps.weightKnown(found) && !toPack);
     const next = toPack
-      ? ` — scan each item into the box (${stillToPack(this.packing!)}).`
+      ? t('scanStation.loadedToPack', { items: stillToPack(this.packing!) })
       : preset
-        ? ` — preset ${preset}. Enter ships it.`
-        : ' — no preset fits yet: choose the account and service, press “Save as preset…” and make it the default for orders, then Enter.';
+        ? t('scanStation.loadedWithPreset', { preset })
+        : t('scanStation.loadedNoPreset');
     this.say(
       'success',
-      `Order ${found.order_number}: ${found.ship_to.contact_name ?? ''}, ${found.ship_to.city ?? ''} — ${items} item${items === 1 ? '' : 's'}` + next,
+      t('scanStation.loaded', { order: found.order_number, name: found.ship_to.contact_name ?? '', city: found.ship_to.city ?? '', count: items, next }),
       !shipNow, // shipping now: the label's result sounds
     );
     if (shipNow) await this.#deps.ship();

@@ -30,6 +30,7 @@ import { convertWeight } from './scale';
 import { toAlpha3 } from './countries.svelte';
 import { api } from './api';
 import { printJobWords } from './words';
+import { t } from './i18n/index.svelte';
 
 /** Domestic or international: which services fit a route, and which last-used one it defaults to. */
 export type RouteKind = 'domestic' | 'international';
@@ -68,21 +69,21 @@ export type ItemForm = {
 };
 
 /** What the form says of a parcel nobody weighed (empty, 0 or below). */
-const WEIGH = 'Weigh the parcel: its weight must be above 0';
+const weigh = () => t('shipForm.weighTheParcel');
 
 /** A weight as typed: its problem in the operator's words, or null when it is one above 0. */
 function weightProblem(text: string): string | null {
-  if (!text.trim()) return WEIGH;
+  if (!text.trim()) return weigh();
   const v = parseDecimal(text);
-  if (v === null) return `“${text.trim()}” is not a weight: type it like 1.5 or 1,5`;
-  return v > 0 ? null : WEIGH;
+  if (v === null) return t('shipForm.notAWeight', { text: text.trim() });
+  return v > 0 ? null : weigh();
 }
 
 /** An optional number as typed (a size, an item's weight): its problem, or null. */
 function optionalProblem(text: string, what: string): string | null {
   if (!text.trim()) return null;
   const v = parseDecimal(text);
-  return v !== null && v > 0 ? null : `“${text.trim()}” is not a ${what}: type a number above 0, like 20 or 20,5`;
+  return v !== null && v > 0 ? null : t('shipForm.notANumberAbove0', { text: text.trim(), what });
 }
 
 /** A number typed in a field the form checked first (`problems`): empty or not a number is 0. */
@@ -309,9 +310,9 @@ export class ShipForm {
     const parcels: ParcelForm[] = [{ weight: this.weight, ...this.dims }, ...this.more];
     parcels.forEach((f, i) => {
       if (i > 0 || firstWeight) put(`shipment.parcels[${i}].weight.value`, weightProblem(f.weight));
-      for (const d of ['width', 'height', 'depth'] as const) put(`shipment.parcels[${i}].dimension.${d}`, optionalProblem(f[d], 'size'));
+      for (const d of ['width', 'height', 'depth'] as const) put(`shipment.parcels[${i}].dimension.${d}`, optionalProblem(f[d], t('shipForm.aSize')));
     });
-    if (this.crossBorder) this.items.forEach((item, i) => put(`shipment.parcels[0].items[${i}].weight.value`, optionalProblem(item.weight, 'weight')));
+    if (this.crossBorder) this.items.forEach((item, i) => put(`shipment.parcels[0].items[${i}].weight.value`, optionalProblem(item.weight, t('shipForm.aWeight'))));
     return out;
   }
 
@@ -473,12 +474,7 @@ export class ShipForm {
 export const shipForm = new ShipForm();
 
 /** The documents of a label that print, in the order the desk names them, with their words. */
-const DOCUMENTS = [
-  ['label', 'Label', 'labels'],
-  ['packing_slip', 'Packing slip', 'packing slips'],
-  ['invoice', 'Commercial invoice', 'commercial invoices'],
-  ['customs_declaration', 'Customs declaration', 'customs declarations'],
-] as const;
+const DOCUMENTS = ['label', 'packing_slip', 'invoice', 'customs_declaration'] as const;
 
 /** Where one document of a label went: "Label → Zebra ZD421 — Printed". `failed`: it did not
  * print and the operator has to act; `job`: its newest print job (Retry sends it again). */
@@ -491,20 +487,21 @@ export type PrintOutcome = { labelId: string; title: string; documents: string[]
 /** Each printing document of a label in the operator's words, from its newest print job, or why
  * there is none (`jobs` newest first, as the service lists them). */
 export function documentLines(documents: string[], profiles: PrintProfile[], printers: Printer[], jobs: PrintJob[]): DocumentLine[] {
-  const printerName = (id: string) => printers.find((p) => p.id === id)?.name ?? 'a removed printer';
-  return DOCUMENTS.filter(([doc]) => documents.includes(doc)).map(([document, name, plural]) => {
-    const line = { document, name, failed: false, noPrinter: false };
+  const printerName = (id: string) => printers.find((p) => p.id === id)?.name ?? t('shipForm.removedPrinter');
+  return DOCUMENTS.filter((doc) => documents.includes(doc)).map((document) => {
+    const line = { document, name: t(`document.${document}`), failed: false, noPrinter: false };
+    const plural = t(`documents.${document}`);
     const job = jobs.find((j) => j.document_type === document);
     if (job) {
       const state = printJobWords[job.status] ?? job.status;
       return job.status === 'failed'
-        ? { ...line, job, failed: true, text: `not printed on ${printerName(job.printer_id)}: ${job.error ?? 'the printer did not take it'}` }
+        ? { ...line, job, failed: true, text: t('shipForm.notPrintedOn', { printer: printerName(job.printer_id), why: job.error ?? t('shipForm.printerDidNotTakeIt') }) }
         : { ...line, job, text: `${printerName(job.printer_id)} — ${state}` };
     }
     const profile = profiles.find((p) => p.document_type === document);
-    if (!profile) return { ...line, failed: true, noPrinter: true, text: `not printed: no printer set for ${plural}. Set one in Printers, then print it from History.` };
-    if (!profile.auto_print) return { ...line, text: `not printed: ${plural} print when asked (History prints it)` };
-    return { ...line, failed: true, text: `not printed: the desk could not send it to ${printerName(profile.printer_id)}. Print it from History.` };
+    if (!profile) return { ...line, failed: true, noPrinter: true, text: t('shipForm.noPrinterFor', { documents: plural }) };
+    if (!profile.auto_print) return { ...line, text: t('shipForm.printWhenAsked', { documents: plural }) };
+    return { ...line, failed: true, text: t('shipForm.couldNotSend', { printer: printerName(profile.printer_id) }) };
   });
 }
 

@@ -1,5 +1,7 @@
 // The time zones an account may have: the IANA list the browser knows, UTC, and the desk's own.
 
+import { t } from './i18n/index.svelte';
+
 /** This computer's time zone: where a new account starts. */
 export const deskTimeZone = Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
 
@@ -8,7 +10,7 @@ export const timeZones: string[] = [...new Set([...Intl.supportedValuesOf('timeZ
 /** Why a typed time zone cannot be saved (`kept`: the one the account has now, always fine), or ''. */
 export function timeZoneProblem(zone: string, kept?: string): string {
   const z = zone.trim();
-  if (!z) return 'Choose the time zone of the warehouse, for example Europe/London.';
+  if (!z) return t('timezones.noZone');
   if (z === kept || timeZones.includes(z)) return '';
-  return 'Not a time zone: type a city and choose from the list.';
+  return t('timezones.unknownZone');
 }

@@ -5,12 +5,7 @@
 // The printer is a raw port listener of the test's own; the decimal parser is run as it is.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, dirname } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import ts from 'typescript';
-import { rawPrinter, startDesk } from './support.mjs';
+import { closeUiModules, importUiModule, rawPrinter, startDesk } from './support.mjs';
 
 let desk, printer;
 const api = (...args) => desk.api(...args);
@@ -35,6 +30,7 @@ before(async () => {
 after(async () => {
   printer?.close();
   await desk?.stop();
+  await closeUiModules();
 });
 
 const waitFor = async (f, what) => {
@@ -67,14 +63,8 @@ const focused = (page) => page.evaluate(() => document.activeElement?.getAttribu
 const labelCount = async () => (await ok(api('GET', '/v3/labels?created_at_min=2000-01-01'))).labels.length;
 
 test('the decimal parser reads 1,5 and 1.5 alike in every locale and refuses what is not a number', async () => {
-  // numbers.ts is plain TypeScript over Intl: its types stripped, it runs here as the page runs it.
-  const here = dirname(fileURLToPath(import.meta.url));
-  const source = readFileSync(join(here, '..', 'src', 'numbers.ts'), 'utf8');
-  const dir = mkdtempSync(join(tmpdir(), 'packdesk-numbers-'));
-  const file = join(dir, 'numbers.mjs');
-  writeFileSync(file, ts.transpileModule(source, { compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext } }).outputText);
-  const { parseDecimal, formatDecimal } = await import(pathToFileURL(file).href);
-  rmSync(dir, { recursive: true, force: true });
+  // numbers.ts runs here as the page runs it (loaded by Vite with what it imports).
+  const { parseDecimal, formatDecimal } = await importUiModule('numbers.ts');
   const cases = [
     ['1,5', 'es-ES', 1.5],
     ['1.5', 'es-ES', 1.5],

@@ -5,7 +5,7 @@
 // screens show its words in Debian's Chromium.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { importUiModule, startDesk } from './support.mjs';
+import { closeUiModules, importUiModule, startDesk } from './support.mjs';
 
 let desk, words, tipsa, skynet;
 const api = (...args) => desk.api(...args);
@@ -47,7 +47,10 @@ before(async () => {
   await ok(api('POST', '/desk/presets', { name: 'Spain', shipper_account: { id: tipsa }, service_type: 'tipsa_10_horas', ship_from: { ...es, contact_name: 'Almacén' }, parcel: { weight: { value: 1, unit: 'kg' } }, is_default: true }));
 });
 
-after(() => desk?.stop());
+after(async () => {
+  desk?.stop();
+  await closeUiModules();
+});
 
 test('a request path reads as the form names the field', () => {
   const cases = {

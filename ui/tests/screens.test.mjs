@@ -220,7 +220,7 @@ test('End of day closes out two accounts with one button and prints both manifes
   const results = await page.getByTestId('close-out-result').allTextContents();
   assert.equal(results.length, 2);
   assert.match(results[0], /EOD Yodel\s*2 labels manifested\s*Manifest printed/);
-  assert.match(results[1], /EOD DPD\s*1 labels manifested\s*Manifest printed/);
+  assert.match(results[1], /EOD DPD\s*1 label manifested\s*Manifest printed/);
   await page.waitForFunction(() => [...document.querySelectorAll('[data-testid="eod-waiting"]')].every((c) => c.textContent === '0'));
   for (let i = 0; i < 50 && printer.jobs.length < 2; i++) await new Promise((r) => setTimeout(r, 50));
   assert.equal(printer.jobs.length, 2);

@@ -8,7 +8,6 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createServer } from 'node:net';
 import assert from 'node:assert/strict';
 import { chromium } from 'playwright-core';
-import ts from 'typescript';
 
 /** The data of an API answer that must have worked. */
 export async function ok(answer) {
@@ -123,16 +122,19 @@ export function freePort() {
   });
 }
 
-/** A module of ui/src that imports nothing at run time (types only), its types stripped by the
- * TypeScript the UI builds with, imported here as the page runs it. */
+/** A module of ui/src with what it imports (the catalogues, runes compiled as for the page), loaded
+ * by Vite as the page's build would, to run here in node. The loader is closed by `closeUiModules`. */
+let vite = null;
 export async function importUiModule(name) {
-  const source = readFileSync(join(here, '..', 'src', name), 'utf8');
-  const dir = mkdtempSync(join(tmpdir(), 'packdesk-module-'));
-  const file = join(dir, name.replace(/\.ts$/, '.mjs'));
-  writeFileSync(file, ts.transpileModule(source, { compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext } }).outputText);
-  try {
-    return await import(pathToFileURL(file).href);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
+  if (!vite) {
+    const { createServer: createVite } = await import('vite');
+    vite = await createVite({ root: join(here, '..'), configFile: join(here, '..', 'vite.config.ts'), server: { middlewareMode: true, hmr: false }, appType: 'custom', logLevel: 'error', optimizeDeps: { noDiscovery: true } });
   }
+  await (await vite.ssrLoadModule('/src/i18n/index.svelte.ts')).ready();
+  return vite.ssrLoadModule(`/src/${name}`);
+}
+
+export async function closeUiModules() {
+  await vite?.close();
+  vite = null;
 }
