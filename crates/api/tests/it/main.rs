@@ -25,6 +25,7 @@ mod packing;
 mod people;
 mod printing;
 mod ranges;
+mod reports;
 mod returns;
 mod robustness;
 mod scale;
