@@ -285,6 +285,9 @@ export const api = {
   resendDelivery: (id: string) => call('post', '/desk/webhook-deliveries/{id}/resend', { path: { id } }),
   today: (days: number) =>
     call('get', '/desk/today', { query: { utc_offset_minutes: -new Date().getTimezoneOffset(), days } }),
+  // Supervisors and admins; the same query as CSV: download(`/desk/reports/shipments.csv?…`).
+  shipmentsReport: (from: string, to: string, groupBy: T.ReportGroup) =>
+    call('get', '/desk/reports/shipments', { query: { from, to, group_by: groupBy } }),
   endOfDay: () => call('get', '/desk/end-of-day'),
   history: (q: ListQuery) => call('get', '/desk/history', { query: q }),
   testTransport: (accountId: string) =>

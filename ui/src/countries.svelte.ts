@@ -1,7 +1,7 @@
 // The countries the desk completes an address's country from (GET /desk/countries, loaded once):
 // a name or alpha-2 typed by the operator becomes the alpha-3 the /v3 interface takes.
 import { api } from './api';
-import { t } from './i18n/index.svelte';
+import { regionName, t } from './i18n/index.svelte';
 import type { CountryName } from './types';
 
 let list = $state<CountryName[]>([]);
@@ -54,5 +54,5 @@ export function postalProblem(country: string | null | undefined, code: string |
   const shown = formats.slice(0, 4).map((f) => f.replace(/9/g, '0').replace(/A/g, 'X'));
   // Worded as the service's own check, so the desk's words for either are the same (problems.ts).
   const either = shown.reduce((formats, format) => t('countries.formatOr', { formats, format }));
-  return t('countries.notPostalCode', { typed, country: c.name, formats: either });
+  return t('countries.notPostalCode', { typed, country: regionName(c.alpha2, c.name), formats: either });
 }

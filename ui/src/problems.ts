@@ -5,7 +5,7 @@
 // catalogue (`problems.`, `field.`: i18n/parts/problems.json) through `t`. Its one import at run
 // time is the i18n module, so node loads it through vite, as the page does (tests/desk-words.test.mjs).
 
-import { formatNumber, hasText, t } from './i18n/index.svelte';
+import { formatNumber, hasText, regionName, t } from './i18n/index.svelte';
 import type { Detail } from './types';
 
 /** A failure as the envelope's `meta` carries it (an `ApiError` is one). */
@@ -94,14 +94,17 @@ export function fieldLabel(path: string, named: Record<string, string> = {}): st
 
 // Countries by their alpha-3 code (the service's texts name them so); filled from the desk's
 // country list once it has loaded, until then the code stands for the name.
-let countryNames = new Map<string, string>();
+let countryNames = new Map<string, { name: string; alpha2?: string }>();
 
 /** The desk's country list, for naming countries in messages. */
-export function nameCountries(list: { alpha3: string; name: string }[]) {
-  if (list.length !== countryNames.size) countryNames = new Map(list.map((c) => [c.alpha3, c.name]));
+export function nameCountries(list: { alpha3: string; alpha2?: string; name: string }[]) {
+  if (list.length !== countryNames.size) countryNames = new Map(list.map((c) => [c.alpha3, c]));
 }
 
-const country = (code: string) => countryNames.get(code.trim().toUpperCase()) ?? code;
+const country = (code: string) => {
+  const c = countryNames.get(code.trim().toUpperCase());
+  return c ? regionName(c.alpha2, c.name) : code;
+};
 /** Things of which one is meant: "Spain, France or Italy" (as the desk has always written them;
  * English's Intl.ListFormat would write "Spain, France, or Italy"). */
 const orList = (items: string[]) => (items.length < 2 ? items.join('') : t('problems.orList', { items: items.slice(0, -1).join(', '), last: items[items.length - 1] }));

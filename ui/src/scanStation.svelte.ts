@@ -68,6 +68,26 @@ export function stillToPack(p: PackState): string {
     .join(', ');
 }
 
+/** What a scan into the packing list did, in the screen's language (`code`: what was scanned). */
+export function packWords(r: PackScan, code: string): string {
+  const s = r.state;
+  const line = s.lines.find((l) => l.line === r.line);
+  switch (r.result) {
+    case 'complete':
+      return t('packScan.complete', { order: s.order_number });
+    case 'box_started':
+      return t('packScan.boxStarted', { box: s.boxes, order: s.order_number });
+    case 'added':
+      return line ? t('packScan.added', { item: line.description, packed: line.packed, ordered: line.ordered }) : r.message;
+    case 'too_many': {
+      const l = s.lines.find((x) => x.code?.toLowerCase() === code.toLowerCase());
+      return l ? t('packScan.tooMany', { order: s.order_number, ordered: l.ordered, item: l.description }) : r.message;
+    }
+    default:
+      return t('packScan.notInOrder', { code, order: s.order_number });
+  }
+}
+
 export class ScanStation {
   /** What the station says of the last scan. */
   note = $state<{ text: string; kind: Sound } | null>(null);
@@ -207,14 +227,15 @@ export class ScanStation {
   #packed(r: PackScan, mine: number) {
     if (mine !== this.#scans) return;
     this.packing = r.state;
+    const words = packWords(r, this.last);
     if (r.result === 'not_in_order' || r.result === 'too_many') {
       this.refusals++;
-      return this.say('error', r.message);
+      return this.say('error', words);
     }
-    if (r.result !== 'complete') return this.say('success', r.message);
+    if (r.result !== 'complete') return this.say('success', words);
     const order = this.#deps.form.order;
     const shipNow = !!(this.#deps.settings().ship_on_scan && order?.resolved_preset && this.#deps.weightKnown(order));
-    this.say('success', shipNow ? r.message : t('scanStation.packedEnterShips', { message: r.message }), !shipNow);
+    this.say('success', shipNow ? words : t('scanStation.packedEnterShips', { message: words }), !shipNow);
     if (shipNow) return this.#deps.ship();
   }
 

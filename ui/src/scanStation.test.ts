@@ -322,7 +322,7 @@ describe('the packing list (verify_items)', () => {
     await scan('5012345678900');
     await s.addByHand(2);
     expect(s.packing?.complete).toBe(true);
-    expect(s.note?.text).toBe('Gift card: 1 of 1 packed. Enter ships it.');
+    expect(s.note?.text).toBe('Every item of order 1001 is packed. Enter ships it.');
     await scan('');
     expect(shipped).toEqual(['1001']);
   });

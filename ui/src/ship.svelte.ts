@@ -29,7 +29,7 @@ import { formatDecimal, parseDecimal } from './numbers';
 import { convertWeight } from './scale';
 import { toAlpha3 } from './countries.svelte';
 import { api } from './api';
-import { printJobWords } from './words';
+import { printErrorWords, printJobWords } from './words';
 import { t } from './i18n/index.svelte';
 
 /** Domestic or international: which services fit a route, and which last-used one it defaults to. */
@@ -495,7 +495,7 @@ export function documentLines(documents: string[], profiles: PrintProfile[], pri
     if (job) {
       const state = printJobWords[job.status] ?? job.status;
       return job.status === 'failed'
-        ? { ...line, job, failed: true, text: t('shipForm.notPrintedOn', { printer: printerName(job.printer_id), why: job.error ?? t('shipForm.printerDidNotTakeIt') }) }
+        ? { ...line, job, failed: true, text: t('shipForm.notPrintedOn', { printer: printerName(job.printer_id), why: job.error ? printErrorWords(job.error) : t('shipForm.printerDidNotTakeIt') }) }
         : { ...line, job, text: `${printerName(job.printer_id)} — ${state}` };
     }
     const profile = profiles.find((p) => p.document_type === document);

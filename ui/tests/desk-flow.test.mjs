@@ -102,6 +102,12 @@ test('the decimal parser reads 1,5 and 1.5 alike in every locale and refuses wha
 });
 
 test('a parcel nobody weighed makes no label; 1,5 typed on a Spanish desk is 1.5 kg on the printed label', async () => {
+  // The browser is Spanish, the desk sets no language: the screens speak Spanish.
+  const i18n = await importUiModule('i18n/index.svelte.ts');
+  await i18n.setLanguage('es');
+  const weigh = i18n.t('shipForm.weighTheParcel');
+  const notAWeight = i18n.t('shipForm.notAWeight', { text: 'uno' });
+  await i18n.setLanguage('en');
   const page = await deskPage('es-ES');
   for (const [k, v] of Object.entries(es('Ana Ruiz', '08001'))) await page.locator(`[data-field="shipment.ship_to.${k}"]`).fill(v);
   assert.equal(await page.locator(weightField).inputValue(), '', 'no 1 kg start: the field is empty until weighed');
@@ -112,7 +118,7 @@ test('a parcel nobody weighed makes no label; 1,5 typed on a Spanish desk is 1.5
   await page.getByTestId('scan').focus();
   await page.keyboard.press('Control+Enter');
   await error.waitFor();
-  assert.equal(await error.textContent(), 'Weigh the parcel: its weight must be above 0');
+  assert.equal(await error.textContent(), weigh);
   assert.equal(await focused(page), 'shipment.parcels[0].weight.value', 'the cursor is in the weight field');
   await page.screenshot({ path: `${shots}/ship-weight-error-1366x768.png` });
   // 0 is no weight either; text that is not a number is named, never read as 0.
@@ -120,11 +126,11 @@ test('a parcel nobody weighed makes no label; 1,5 typed on a Spanish desk is 1.5
   await error.waitFor({ state: 'detached' });
   await page.keyboard.press('Control+Enter');
   await error.waitFor();
-  assert.equal(await error.textContent(), 'Weigh the parcel: its weight must be above 0');
+  assert.equal(await error.textContent(), weigh);
   await page.keyboard.press('Backspace');
   await page.keyboard.type('uno');
   await page.keyboard.press('Control+Enter');
-  await error.filter({ hasText: '“uno” is not a weight' }).waitFor();
+  await error.filter({ hasText: notAWeight }).waitFor();
   await new Promise((r) => setTimeout(r, 500));
   assert.equal(await labelCount(), 0, 'no label was made');
   assert.equal(printer.jobs.length, printed, 'nothing reached the printer');

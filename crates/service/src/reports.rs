@@ -56,6 +56,12 @@ impl Service {
             .into_iter()
             .collect();
         let mut groups: BTreeMap<String, Vec<&DayRow>> = BTreeMap::new();
+        // By day or week, every one of the span is a group (a day without labels shows as 0).
+        if matches!(group_by, ReportGroup::Day | ReportGroup::Week) {
+            for day in from.iter_days().take_while(|d| *d <= to) {
+                groups.entry(time_group(day, group_by)).or_default();
+            }
+        }
         for r in &rows {
             groups.entry(group_of(r, group_by, &accounts)).or_default().push(r);
         }
@@ -296,17 +302,24 @@ fn add_label(r: &mut DayRow, label: &DayLabel, tracking_numbers: &[String], char
 /// The group a day's row falls in.
 fn group_of(r: &DayRow, by: ReportGroup, accounts: &HashMap<String, String>) -> String {
     match by {
-        ReportGroup::Day => r.day.clone(),
-        ReportGroup::Week => chrono::NaiveDate::parse_from_str(&r.day, "%Y-%m-%d")
-            .map(|d| {
-                let w = d.iso_week();
-                format!("{}-W{:02}", w.year(), w.week())
-            })
+        ReportGroup::Day | ReportGroup::Week => chrono::NaiveDate::parse_from_str(&r.day, "%Y-%m-%d")
+            .map(|d| time_group(d, by))
             .unwrap_or_else(|_| r.day.clone()),
         ReportGroup::Carrier => accounts.get(&r.account_id).cloned().unwrap_or_default(),
         ReportGroup::Service => r.service_type.clone(),
         ReportGroup::Operator => r.operator.clone(),
         ReportGroup::Desk => r.desk.clone(),
+    }
+}
+
+/// A day's group by day (`2026-11-27`) or by ISO week (`2026-W48`).
+fn time_group(day: chrono::NaiveDate, by: ReportGroup) -> String {
+    match by {
+        ReportGroup::Week => {
+            let w = day.iso_week();
+            format!("{}-W{:02}", w.year(), w.week())
+        }
+        _ => day.to_string(),
     }
 }
 

@@ -131,6 +131,17 @@ export function formatTime(d: string | number | Date, options: Intl.DateTimeForm
   return dateFormat(options).format(asDate(d));
 }
 
+/** A country's name in the screen's language (Intl's, from its alpha-2 code); in English, or
+ * where Intl has none, the desk's own name `fallback`. */
+export function regionName(alpha2: string | undefined, fallback: string): string {
+  if (language.tag === 'en' || !alpha2) return fallback;
+  try {
+    return new Intl.DisplayNames(language.tag, { type: 'region' }).of(alpha2.toUpperCase()) ?? fallback;
+  } catch {
+    return fallback;
+  }
+}
+
 /** A list the language's way (a, b and c / a, b und c). */
 export function formatList(items: string[], type: 'conjunction' | 'disjunction' = 'conjunction'): string {
   return new Intl.ListFormat(language.tag, { type }).format(items);

@@ -237,7 +237,16 @@ fn a_report_counts_a_closed_day_once_and_a_label_voided_later_counts_it_again() 
         .iter()
         .map(|g| (g["group"].as_str().unwrap(), g["labels"].as_i64().unwrap()))
         .collect();
-    assert_eq!(days, [(day.as_str(), 3), ("2026-11-23", 1)]);
+    assert_eq!(
+        days,
+        [
+            (day.as_str(), 3),
+            ("2026-11-21", 0),
+            ("2026-11-22", 0),
+            ("2026-11-23", 1)
+        ],
+        "every day of the span, those without labels too"
+    );
 
     // A label of the closed day voided now: its day is counted again, the void with it.
     wire(
