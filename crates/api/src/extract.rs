@@ -4,8 +4,9 @@
 
 use crate::envelope::ApiError;
 use axum::body::{to_bytes, Bytes};
-use axum::extract::{FromRequest, Request};
+use axum::extract::{FromRequest, FromRequestParts, Query, Request};
 use axum::http::header;
+use axum::http::request::Parts;
 use packdesk_model::{ErrorCode, ServiceError};
 use serde::de::DeserializeOwned;
 
@@ -84,5 +85,20 @@ impl<S: Send + Sync, T: DeserializeOwned + Default> FromRequest<S> for ContractJ
         packdesk_model::from_slice(&bytes)
             .map(ContractJsonOrEmpty)
             .map_err(ApiError)
+    }
+}
+
+/// A query string read as `T`; one that is not (a word where a number belongs) is refused with the
+/// contract's 4104 at `query`, saying why.
+pub struct ContractQuery<T>(pub T);
+
+impl<S: Send + Sync, T: DeserializeOwned> FromRequestParts<S> for ContractQuery<T> {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        Query::<T>::from_request_parts(parts, state)
+            .await
+            .map(|Query(q)| ContractQuery(q))
+            .map_err(|e| ApiError(ServiceError::invalid("query", e.body_text())))
     }
 }

@@ -3,7 +3,7 @@
 //! sandbox) the request sees.
 
 use crate::envelope::{error, ok, reply, ApiError};
-use crate::extract::{ContractJson, ContractJsonOrEmpty};
+use crate::extract::{ContractJson, ContractJsonOrEmpty, ContractQuery};
 use crate::idempotency::RequestKey;
 use crate::table::{
     action, delete, get, keyed_prefixes, list, param, patch, post, put, schema, split_prefix, takes_idempotency_key,
@@ -1046,12 +1046,6 @@ async fn save_orders(
     }
 }
 
-/// A query string as its type, or the refusal that names what is wrong with it.
-fn query_of<T>(q: Result<Query<T>, axum::extract::rejection::QueryRejection>) -> Result<T, ApiError> {
-    q.map(|Query(q)| q)
-        .map_err(|e| ApiError(ServiceError::invalid("query", e.body_text())))
-}
-
 /// A CSV file `make` writes (off the async threads), downloaded as `file`.
 async fn csv_download(
     s: Shared,
@@ -1082,12 +1076,9 @@ struct ExportQuery {
 async fn export_orders(
     State(s): State<Shared>,
     Extension(env): Extension<Env>,
-    q: Result<Query<ExportQuery>, axum::extract::rejection::QueryRejection>,
+    ContractQuery(q): ContractQuery<ExportQuery>,
 ) -> Response {
-    let status = match query_of(q) {
-        Ok(q) => q.status,
-        Err(refused) => return refused.into_response(),
-    };
+    let status = q.status;
     csv_download(s, "orders.csv", move |s| s.export_orders_csv(env, status.as_deref())).await
 }
 
@@ -1258,14 +1249,10 @@ struct ImportQuery {
 async fn import_orders(
     State(s): State<Shared>,
     Extension(env): Extension<Env>,
-    q: Result<Query<ImportQuery>, axum::extract::rejection::QueryRejection>,
+    ContractQuery(q): ContractQuery<ImportQuery>,
     body: Body,
 ) -> Response {
     use futures_util::TryStreamExt;
-    let q = match query_of(q) {
-        Ok(q) => q,
-        Err(refused) => return refused.into_response(),
-    };
     let mapping = q.mapping.filter(|m| !m.is_empty());
     let dry_run = q.dry_run.unwrap_or(false);
     let mut seen = 0u64;
@@ -1349,12 +1336,9 @@ struct ReturnCode {
 async fn lookup_return(
     State(s): State<Shared>,
     Extension(env): Extension<Env>,
-    q: Result<Query<ReturnCode>, axum::extract::rejection::QueryRejection>,
+    ContractQuery(q): ContractQuery<ReturnCode>,
 ) -> Response {
-    let code = match query_of(q) {
-        Ok(q) => q.code.unwrap_or_default(),
-        Err(refused) => return refused.into_response(),
-    };
+    let code = q.code.unwrap_or_default();
     run(s, move |s| s.lookup_return(env, &code)).await
 }
 
@@ -1388,24 +1372,16 @@ struct ReturnsWindow {
 async fn list_returns(
     State(s): State<Shared>,
     Extension(env): Extension<Env>,
-    q: Result<Query<ReturnsWindow>, axum::extract::rejection::QueryRejection>,
+    ContractQuery(q): ContractQuery<ReturnsWindow>,
 ) -> Response {
-    let q = match query_of(q) {
-        Ok(q) => q,
-        Err(refused) => return refused.into_response(),
-    };
     run(s, move |s| s.list_returns(env, q.from.as_deref(), q.to.as_deref())).await
 }
 
 async fn export_returns(
     State(s): State<Shared>,
     Extension(env): Extension<Env>,
-    q: Result<Query<ReturnsWindow>, axum::extract::rejection::QueryRejection>,
+    ContractQuery(q): ContractQuery<ReturnsWindow>,
 ) -> Response {
-    let q = match query_of(q) {
-        Ok(q) => q,
-        Err(refused) => return refused.into_response(),
-    };
     csv_download(s, "returns.csv", move |s| {
         s.export_returns_csv(env, q.from.as_deref(), q.to.as_deref())
     })
@@ -1492,15 +1468,8 @@ struct TodayQuery {
 async fn today(
     State(s): State<Shared>,
     Extension(env): Extension<Env>,
-    q: Result<Query<TodayQuery>, axum::extract::rejection::QueryRejection>,
+    ContractQuery(q): ContractQuery<TodayQuery>,
 ) -> Response {
-    let Ok(Query(q)) = q else {
-        return ApiError(ServiceError::invalid(
-            "query",
-            "utc_offset_minutes and days are whole numbers",
-        ))
-        .into_response();
-    };
     run(s, move |s| {
         s.today(env, q.utc_offset_minutes.unwrap_or(0), q.days.unwrap_or(30))
     })
@@ -1538,12 +1507,8 @@ struct ReportQuery {
 async fn shipments_report(
     State(s): State<Shared>,
     Extension(env): Extension<Env>,
-    q: Result<Query<ReportQuery>, axum::extract::rejection::QueryRejection>,
+    ContractQuery(q): ContractQuery<ReportQuery>,
 ) -> Response {
-    let q = match query_of(q) {
-        Ok(q) => q,
-        Err(refused) => return refused.into_response(),
-    };
     run(s, move |s| {
         s.shipments_report(env, q.from.as_deref(), q.to.as_deref(), q.group_by.as_deref())
     })
@@ -1553,12 +1518,8 @@ async fn shipments_report(
 async fn shipments_report_csv(
     State(s): State<Shared>,
     Extension(env): Extension<Env>,
-    q: Result<Query<ReportQuery>, axum::extract::rejection::QueryRejection>,
+    ContractQuery(q): ContractQuery<ReportQuery>,
 ) -> Response {
-    let q = match query_of(q) {
-        Ok(q) => q,
-        Err(refused) => return refused.into_response(),
-    };
     csv_download(s, "shipments-report.csv", move |s| {
         s.shipments_report_csv(env, q.from.as_deref(), q.to.as_deref(), q.group_by.as_deref())
     })
@@ -1619,11 +1580,8 @@ async fn preview(
     State(s): State<Shared>,
     Extension(env): Extension<Env>,
     Path(id): Path<String>,
-    q: Result<Query<PreviewQuery>, axum::extract::rejection::QueryRejection>,
+    ContractQuery(q): ContractQuery<PreviewQuery>,
 ) -> Response {
-    let Ok(Query(q)) = q else {
-        return ApiError(ServiceError::invalid("query", "page and dpi are whole numbers")).into_response();
-    };
     match tokio::task::spawn_blocking(move || s.preview(env, &id, q.page.unwrap_or(1), q.dpi)).await {
         Ok(Ok(png)) => {
             let mut r = (StatusCode::OK, Body::from(png)).into_response();
@@ -1692,6 +1650,7 @@ async fn download_file(
     State(s): State<Shared>,
     env: Option<Extension<Env>>,
     Path(id): Path<String>,
+    // A link's words that do not read are no link: the file is refused below, not the query.
     q: Result<Query<FileLinkQuery>, axum::extract::rejection::QueryRejection>,
 ) -> Response {
     let link = q.map(|Query(q)| q).unwrap_or(FileLinkQuery {
@@ -1930,19 +1889,12 @@ async fn revoke_api_key(State(s): State<Shared>, Path(id): Path<String>) -> Resp
     run(s, move |s| s.revoke_api_key(&id)).await
 }
 
-type AuditQ = Result<Query<packdesk_service::audit::AuditQuery>, axum::extract::rejection::QueryRejection>;
+type AuditQ = ContractQuery<packdesk_service::audit::AuditQuery>;
 
-async fn list_audit(State(s): State<Shared>, q: AuditQ) -> Response {
-    match q {
-        Ok(Query(q)) => run(s, move |s| s.list_audit(&q)).await,
-        Err(e) => ApiError(ServiceError::invalid("query", e.body_text())).into_response(),
-    }
+async fn list_audit(State(s): State<Shared>, ContractQuery(q): AuditQ) -> Response {
+    run(s, move |s| s.list_audit(&q)).await
 }
 
-async fn export_audit(State(s): State<Shared>, q: AuditQ) -> Response {
-    let q = match query_of(q) {
-        Ok(q) => q,
-        Err(refused) => return refused.into_response(),
-    };
+async fn export_audit(State(s): State<Shared>, ContractQuery(q): AuditQ) -> Response {
     csv_download(s, "packdesk-audit.csv", move |s| s.audit_csv(&q)).await
 }

@@ -14,7 +14,7 @@ use packdesk_service::{DataDir, Service};
 use packdesk_store::db::Tx;
 use packdesk_store::labels::{self, LabelRow};
 use serde_json::json;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 fn account(s: &Service, description: &str) -> String {
     let creds = json!({"identity": "i", "password": "p", "account_number": "1"});
@@ -27,18 +27,6 @@ fn account(s: &Service, description: &str) -> String {
         )
         .unwrap();
     v.id
-}
-
-fn time(name: &str, rounds: usize, mut f: impl FnMut()) {
-    let mut times: Vec<Duration> = (0..rounds)
-        .map(|_| {
-            let t = Instant::now();
-            f();
-            t.elapsed()
-        })
-        .collect();
-    let (median, worst) = support::median_and_worst(&mut times);
-    println!("{name:<44} median {:>8.2} ms   worst {:>8.2} ms", median, worst);
 }
 
 fn main() {
@@ -119,7 +107,7 @@ fn main() {
         q
     };
     let first = q(&|_| {});
-    time("History first page (50 newest)", rounds, || {
+    support::time("History first page (50 newest)", rounds, || {
         s.list_labels(Env::Sandbox, &first).unwrap();
     });
     let token = s
@@ -129,7 +117,7 @@ fn main() {
         .next_token
         .unwrap()
         .to_string();
-    time(
+    support::time(
         "History first page as the desk shows it (/desk/history)",
         rounds,
         || {
@@ -137,33 +125,33 @@ fn main() {
         },
     );
     let second = q(&|q| q.next_token = Some(token.clone()));
-    time("History next page (next_token)", rounds, || {
+    support::time("History next page (next_token)", rounds, || {
         s.list_labels(Env::Sandbox, &second).unwrap();
     });
     let mid = chrono::DateTime::from_timestamp_micros(now - span / 2)
         .unwrap()
         .to_rfc3339();
     let deep = q(&|q| q.created_at_max = Some(mid.clone()));
-    time("History page 15 days back (date filter)", rounds, || {
+    support::time("History page 15 days back (date filter)", rounds, || {
         s.list_labels(Env::Sandbox, &deep).unwrap();
     });
     let by_account = q(&|q| q.shipper_account_id = Some(small.clone()));
-    time("History filtered by account (1 in 10)", rounds, || {
+    support::time("History filtered by account (1 in 10)", rounds, || {
         assert_eq!(s.list_labels(Env::Sandbox, &by_account).unwrap().labels.len(), 50);
     });
     let cancelled = q(&|q| q.status = Some("cancelled".into()));
-    time("History filtered by status (1 in 20)", rounds, || {
+    support::time("History filtered by status (1 in 20)", rounds, || {
         s.list_labels(Env::Sandbox, &cancelled).unwrap();
     });
     let wanted = format!("ORD-{}", rows / 3);
     let search = q(&|q| q.s = Some(wanted.clone()));
-    time("History search by order number (whole table)", rounds.min(3), || {
+    support::time("History search by order number (whole table)", rounds.min(3), || {
         assert!(!s.list_labels(Env::Sandbox, &search).unwrap().labels.is_empty());
     });
-    time("Today (counts + 30 days)", rounds.min(3), || {
+    support::time("Today (counts + 30 days)", rounds.min(3), || {
         s.today(Env::Sandbox, 60, 30).unwrap();
     });
-    time("End of day (waiting by ship date and service)", rounds.min(3), || {
+    support::time("End of day (waiting by ship date and service)", rounds.min(3), || {
         let eod = s.end_of_day(Env::Sandbox).unwrap();
         assert!(eod
             .accounts

@@ -21,23 +21,11 @@ use packdesk_store::db::Tx;
 use packdesk_store::labels::{self, LabelRow};
 use serde_json::json;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 const DAY_US: i64 = 86_400_000_000;
 const OPERATORS: usize = 10;
 const DESKS: usize = 3;
-
-fn time(name: &str, rounds: usize, mut f: impl FnMut()) {
-    let mut times: Vec<Duration> = (0..rounds)
-        .map(|_| {
-            let t = Instant::now();
-            f();
-            t.elapsed()
-        })
-        .collect();
-    let (median, worst) = support::median_and_worst(&mut times);
-    println!("  {name:<52} median {median:>8.1} ms   worst {worst:>8.1} ms");
-}
 
 /// The `i`th of `rows` labels over the last 365 days, and the audit entry of who made it.
 fn label(i: usize, rows: usize, accounts: &[String], now: i64) -> (LabelRow, AuditRow) {
@@ -48,7 +36,7 @@ fn label(i: usize, rows: usize, accounts: &[String], now: i64) -> (LabelRow, Aud
         .date_naive()
         .to_string();
     let id = format!("bench-{i:08}");
-    let parcels = 1 + (i % 7 == 0) as usize;
+    let parcels = 1 + i.is_multiple_of(7) as usize;
     let tracking: Vec<String> = (0..parcels).map(|p| format!("JD{i:012}{p}")).collect();
     let record =
         json!({"id": id, "tracking_numbers": tracking, "rate": {"total_charge": {"amount": 4.25, "currency": "GBP"}}});
@@ -67,7 +55,7 @@ fn label(i: usize, rows: usize, accounts: &[String], now: i64) -> (LabelRow, Aud
         request: "{}".into(),
         record: record.to_string(),
         ship_date: day,
-        service_type: if i % 3 == 0 { "yodel_sat" } else { "yodel_std" }.into(),
+        service_type: if i.is_multiple_of(3) { "yodel_sat" } else { "yodel_std" }.into(),
         weight_kg: 1.5 * parcels as f64,
         created_at: created,
         updated_at: created,
@@ -143,12 +131,12 @@ fn reports(s: &Service, rows: usize, rounds: usize) {
     );
     assert_eq!(first.total.labels as usize, rows, "every label counted");
     for group in ["day", "carrier", "operator"] {
-        time(&format!("the year ({rows} labels) by {group}"), rounds, || {
+        support::time(&format!("the year ({rows} labels) by {group}"), rounds, || {
             s.shipments_report(Env::Sandbox, Some(&year), Some(&to), Some(group))
                 .unwrap();
         });
     }
-    time("the last seven days by day", rounds, || {
+    support::time("the last seven days by day", rounds, || {
         s.shipments_report(Env::Sandbox, Some(&week), Some(&to), Some("day"))
             .unwrap();
     });

@@ -16,6 +16,8 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// The longest span a report covers (about three years).
 const MAX_DAYS: i64 = 1100;
+/// How far back the reports worker keeps closed days (a report asking further counts them then).
+const KEPT_AHEAD_DAYS: i64 = 400;
 /// The span when none is asked: the last seven days.
 const DEFAULT_DAYS: i64 = 7;
 const HOUR_US: f64 = 3_600_000_000.0;
@@ -203,6 +205,48 @@ impl Service {
             rows.extend(self.count_report_day(env, &day.to_string())?);
         }
         Ok(rows)
+    }
+
+    /// Counts and keeps the closed days of the last `KEPT_AHEAD_DAYS` that have labels and are
+    /// not kept yet (the reports worker: a report finds them made). Answers how many it made.
+    pub fn keep_closed_report_days(&self, going_on: impl Fn() -> bool) -> Result<usize, ServiceError> {
+        let today = chrono::DateTime::from_timestamp_micros(self.now_us())
+            .unwrap_or_default()
+            .date_naive();
+        let last_closed = (today - chrono::Duration::days(2)).to_string();
+        let first = (today - chrono::Duration::days(KEPT_AHEAD_DAYS)).to_string();
+        let mut made = 0;
+        for env in [Env::Live, Env::Sandbox] {
+            let (with_labels, kept) = self.store.read(|c| {
+                let with = table::days_with_labels(c, env, &first, &last_closed)?;
+                let kept: HashSet<String> = table::made_days(c, env, &first, &last_closed)?.into_iter().collect();
+                Ok::<_, ServiceError>((with, kept))
+            })?;
+            for day in with_labels.iter().filter(|d| !kept.contains(*d)) {
+                if !going_on() {
+                    return Ok(made);
+                }
+                self.keep_report_day(env, day)?;
+                made += 1;
+            }
+        }
+        Ok(made)
+    }
+
+    /// The reports worker: keeps the closed days every ten minutes.
+    pub(crate) fn keep_report_days_until(&self, stop: &std::sync::atomic::AtomicBool) {
+        use std::sync::atomic::Ordering;
+        while !stop.load(Ordering::SeqCst) {
+            match self.keep_closed_report_days(|| !stop.load(Ordering::SeqCst)) {
+                Ok(0) => {}
+                Ok(n) => tracing::info!(days = n, "report figures kept for the closed days"),
+                Err(e) => tracing::warn!(error = %e.chain(), "the closed days' report figures could not be kept now"),
+            }
+            let until = std::time::Instant::now() + std::time::Duration::from_secs(600);
+            while !stop.load(Ordering::SeqCst) && std::time::Instant::now() < until {
+                std::thread::sleep(std::time::Duration::from_millis(250));
+            }
+        }
     }
 
     /// Counts a closed day and keeps its figures.

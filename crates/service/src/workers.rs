@@ -72,6 +72,12 @@ impl Workers {
             .push(supervised("packdesk-backup".into(), &self.stop, move |stopping| {
                 s.back_up_daily_until(stopping)
             }));
+        // Reports find the closed days counted: those of earlier runs now, each new one as it closes.
+        let s = Arc::clone(service);
+        self.threads
+            .push(supervised("packdesk-reports".into(), &self.stop, move |stopping| {
+                s.keep_report_days_until(stopping)
+            }));
         let s = Arc::clone(service);
         self.threads
             .push(supervised("packdesk-print".into(), &self.stop, move |stopping| {

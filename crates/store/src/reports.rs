@@ -54,6 +54,14 @@ pub fn made_days(c: &mut Tx<'_>, env: Env, from: &str, to: &str) -> crate::Resul
     )
 }
 
+/// The days of `[from, to]` that labels ship on.
+pub fn days_with_labels(c: &mut Tx<'_>, env: Env, from: &str, to: &str) -> crate::Result<Vec<String>> {
+    c.values(
+        "SELECT DISTINCT ship_date FROM labels WHERE env = ?1 AND ship_date >= ?2 AND ship_date <= ?3",
+        &[&env, &from, &to],
+    )
+}
+
 /// The kept figures of the days `[from, to]`.
 pub fn rows_between(c: &mut Tx<'_>, env: Env, from: &str, to: &str) -> crate::Result<Vec<DayRow>> {
     c.rows(

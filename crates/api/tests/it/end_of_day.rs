@@ -240,3 +240,53 @@ fn each_close_out_gives_the_driver_a_collection_sheet_to_sign_printed_on_its_own
     );
     assert_eq!(again["status"], "printed", "{again}");
 }
+
+#[test]
+fn a_german_desk_writes_its_collection_sheet_and_manifest_in_german() {
+    let s = Server::start();
+    let mut settings = s.live_ok("GET", "/desk/settings", None);
+    settings["language"] = json!("de");
+    s.live_ok("PUT", "/desk/settings", Some(&settings));
+    let account = yodel_account(&s);
+    s.sandbox_ok("POST", "/v3/labels", Some(&yodel_label(&account, 2)));
+    let out = s.sandbox_ok("POST", "/desk/close-out", Some(&json!({})));
+    let manifest = &out["results"][0]["manifest"];
+    let text_of = |file: &str| {
+        let (_, pdf) = s.download(manifest["files"][file]["url"].as_str().unwrap(), &s.sandbox);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("doc.pdf");
+        std::fs::write(&path, &pdf).unwrap();
+        let out = std::process::Command::new("pdftotext")
+            .arg(&path)
+            .arg("-")
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).to_string()
+    };
+    let sheet = text_of("collection_sheet");
+    for words in [
+        "ABHOLBELEG (MUSTER)",
+        "Versandart",
+        "Pakete",
+        "Summe",
+        "Name des Fahrers",
+        "Unterschrift",
+    ] {
+        assert!(sheet.contains(words), "{words}: {sheet}");
+    }
+    let list = text_of("manifest");
+    for words in [
+        "MANIFEST",
+        "Sendungsnummer",
+        "Postleitzahl",
+        "Gesamt: 2 Pakete, 3.000 kg",
+        "Abgeholt von (Fahrer)",
+    ] {
+        assert!(list.contains(words), "{words}: {list}");
+    }
+    // The data stays as it is: the account's name, the service's.
+    assert!(
+        sheet.contains("Yodel desk") && sheet.contains("UK Express 24"),
+        "{sheet}"
+    );
+}

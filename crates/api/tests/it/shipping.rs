@@ -266,7 +266,7 @@ fn presets_rules_and_settings_refuse_bad_input_with_its_path() {
                         "update_url": "https://updates.warehouse.example/packdesk/{{target}}/{{arch}}/{{current_version}}",
                         "require_sign_in": false, "idle_sign_out_minutes": 30,
                         "daily_backup": false, "backup_hour": 22, "backups_kept": 30,
-                        "return_reasons": ["Too small", "Changed my mind"]});
+                        "return_reasons": ["Too small", "Changed my mind"], "language": "pl"});
     let (status, _) = s.call("PUT", "/desk/settings", &s.sandbox, Some(&change));
     assert_eq!(status, 401);
     assert_eq!(s.live_ok("PUT", "/desk/settings", Some(&change)), change);

@@ -51,3 +51,16 @@ pub fn median_and_worst(times: &mut [Duration]) -> (f64, f64) {
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
     (ms(times[times.len() / 2]), ms(times[times.len() - 1]))
 }
+
+/// Times `f` `rounds` times and prints the median and the worst, named.
+pub fn time(name: &str, rounds: usize, mut f: impl FnMut()) {
+    let mut times: Vec<Duration> = (0..rounds)
+        .map(|_| {
+            let t = Instant::now();
+            f();
+            t.elapsed()
+        })
+        .collect();
+    let (median, worst) = median_and_worst(&mut times);
+    println!("  {name:<52} median {median:>8.2} ms   worst {worst:>8.2} ms");
+}

@@ -286,3 +286,27 @@ fn a_report_counts_a_closed_day_once_and_a_label_voided_later_counts_it_again() 
     let paths: Vec<&str> = bad.details.iter().map(|d| d.path.as_str()).collect();
     assert_eq!(paths, ["from", "group_by"]);
 }
+
+#[test]
+fn the_reports_worker_keeps_the_closed_days_with_labels_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = Arc::new(ManualClock::new(Utc.with_ymd_and_hms(2026, 11, 20, 10, 0, 0).unwrap()));
+    let s = Service::open(dir.path(), "http://127.0.0.1:9", clock.clone())
+        .unwrap()
+        .service;
+    let yodel = create_account(&s, Env::Sandbox, carrier("yodel").unwrap(), json!({}));
+    label(&s, &yodel, "yodel");
+    assert_eq!(s.keep_closed_report_days(|| true).unwrap(), 0, "the 20th is still open");
+    clock.advance(chrono::Duration::days(3));
+    label(&s, &yodel, "yodel");
+    assert_eq!(
+        s.keep_closed_report_days(|| true).unwrap(),
+        1,
+        "the 20th closed; the 23rd open"
+    );
+    assert_eq!(s.keep_closed_report_days(|| true).unwrap(), 0, "kept once");
+    let r = s
+        .shipments_report(Env::Sandbox, Some("2026-11-20"), Some("2026-11-23"), None)
+        .unwrap();
+    assert_eq!(r.total.labels, 2);
+}
