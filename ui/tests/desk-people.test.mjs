@@ -165,6 +165,7 @@ test('an admin makes a named integration key in Settings: shown once, it opens i
   assert.equal((await call('/desk/printers', key)).status, 403);
   // Shown once: reloaded, the page lists the key without it.
   await page.reload();
+  await page.locator('[data-nav="settings"]').waitFor(); // the page is drawn once its words are loaded
   await page.keyboard.press('Alt+9');
   await page.getByTestId('api-key-row').filter({ hasText: 'Shop' }).waitFor();
   assert.equal(await page.getByTestId('api-key-value').count(), 0);

@@ -129,3 +129,28 @@ test('switched to Polish in Settings, the screen redraws in Polish at once; an o
   await signed.close();
   await ok(api('PUT', '/desk/settings', { ...settings, require_sign_in: false }, desk.liveKey));
 });
+
+test('Reports shows the labels made by carrier, with a chart, and downloads them as CSV', async () => {
+  const settings = await ok(api('GET', '/desk/settings'));
+  await ok(api('PUT', '/desk/settings', { ...settings, language: 'en' }, desk.liveKey));
+  const made = await desk.label(yodel, 'yodel_std', { parcels: [{ weight: { value: 2, unit: 'kg' } }, { weight: { value: 0.5, unit: 'kg' } }] });
+  const voided = await desk.label(yodel, 'yodel_std');
+  await ok(api('POST', '/v3/cancel-labels', { label: { id: voided.id } }));
+  const page = await desk.browser.newPage({ viewport: { width: 1366, height: 768 }, locale: 'en-US', acceptDownloads: true });
+  await page.goto(desk.base + '/');
+  await page.locator('[data-nav="reports"]').click();
+  await page.getByTestId('report-group').selectOption('carrier');
+  const yodelRow = page.locator('[data-testid="report-row"][data-group="yodel"]');
+  await yodelRow.waitFor();
+  // The first test's 1.5 kg label, this one's two parcels (2 + 0.5 kg), and one voided.
+  const cell = (col) => yodelRow.locator(`[data-col="${col}"]`).textContent();
+  assert.deepEqual([await cell('labels'), await cell('voided'), await cell('parcels'), await cell('weight')], ['3', '1', '3', '4 kg']);
+  assert.ok(made.tracking_numbers.length === 2);
+  assert.ok(await page.getByTestId('report-chart').evaluate((c) => c.width > 600 && c.height > 200), 'a chart drawn across the card');
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('report-csv').click()]);
+  const csv = readFileSync(await download.path(), 'utf8');
+  assert.match(csv, /^group,name,labels,voided,parcels,weight_kg/);
+  assert.match(csv, /\nyodel,Yodel,3,1,3,4\.000,/);
+  await page.screenshot({ path: `${shots}/reports-by-carrier-1366x768.png` });
+  await page.close();
+});
