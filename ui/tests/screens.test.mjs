@@ -236,6 +236,7 @@ test('Today counts the labels by carrier and charts the last 30 days', async () 
   assert.ok(all.total > 100);
   const page = await desk.browser.newPage();
   await page.goto(desk.base + '/');
+  await page.locator('[data-nav="today"]').waitFor(); // drawn once its words are loaded
   await page.keyboard.press('Alt+6'); // the Today screen, from the keyboard
   await page.getByTestId('today-total').waitFor();
   assert.equal(await page.getByTestId('today-total').textContent(), String(all.total));
