@@ -11,7 +11,7 @@ import type { DeskSettings, Order, PackScan, PackState } from './types';
 import type { ShipForm } from './ship.svelte';
 import { orderKg } from './ship.svelte';
 import { describe } from './api';
-import { t } from './i18n/index.svelte';
+import { formatWeight, t } from './i18n/index.svelte';
 import { formatDecimal } from './numbers';
 import { convertWeight } from './scale';
 import type { Sound } from './sounds';
@@ -75,8 +75,13 @@ export function packWords(r: PackScan, code: string): string {
   switch (r.result) {
     case 'complete':
       return t('packScan.complete', { order: s.order_number });
-    case 'box_started':
-      return t('packScan.boxStarted', { box: s.boxes, order: s.order_number });
+    case 'box_started': {
+      // The box closed took the scale's weight (or the one given): said with the new box.
+      const w = s.box_weights[s.boxes - 2];
+      return w
+        ? t('packScan.boxStartedWeighed', { closed: s.boxes - 1, weight: formatWeight(w.value, w.unit), box: s.boxes, order: s.order_number })
+        : t('packScan.boxStarted', { box: s.boxes, order: s.order_number });
+    }
     case 'added':
       return line ? t('packScan.added', { item: line.description, packed: line.packed, ordered: line.ordered }) : r.message;
     case 'too_many': {

@@ -76,6 +76,7 @@ function fakePacker(orders: Order[]) {
         refused: 0,
         desk: null,
         boxes: 1,
+        box_weights: [null],
         lines: o.items.map((i, n) => ({ line: n + 1, description: i.description, sku: i.sku ?? null, code: i.barcode ?? i.sku ?? null, ordered: i.quantity, packed: 0, by_hand: 0, in_boxes: [0] })),
       });
     return lists.get(id)!;
@@ -86,6 +87,8 @@ function fakePacker(orders: Order[]) {
   };
   return {
     scans,
+    /** What the desk scale shows: a box closed takes it, as the server does. */
+    scale: null as { value: number; unit: 'kg' } | null,
     state: async (id: string) => structuredClone(list(id)),
     scan: async (id: string, code: string) => {
       scans.push(code);
@@ -107,8 +110,10 @@ function fakePacker(orders: Order[]) {
       line.by_hand++;
       return answer(p, 'added', n, `${line.description}: ${line.packed} of ${line.ordered} packed.`);
     },
-    nextBox: async (id: string) => {
+    async nextBox(id: string) {
       const p = list(id);
+      p.box_weights[p.boxes - 1] = this.scale;
+      p.box_weights.push(null);
       p.boxes++;
       p.lines.forEach((l) => l.in_boxes.push(0));
       return answer(p, 'box_started', null, `Box ${p.boxes} of order ${p.order_number} started: the items scanned now go into it.`);
@@ -387,5 +392,15 @@ describe('the packing list (verify_items)', () => {
     expect(s.packing?.boxes).toBe(2);
     expect(s.packing?.lines[0].in_boxes).toEqual([1, 1]);
     expect(packer.scans).toEqual(['5012345678900', '5012345678900']); // the command is no item
+  });
+
+  it("says what a box closed on the scale weighs, in the screen's language", async () => {
+    const { s, scan, packer } = station([packed()], verify);
+    await scan('1001');
+    await scan('5012345678900');
+    packer.scale = { value: 1.25, unit: 'kg' };
+    await scan('PDCMD-NEXT-BOX');
+    expect(s.note).toEqual({ kind: 'success', text: 'Box 1 weighs 1.25 kg. Box 2 of order 1001 started: the items scanned now go into it.' });
+    expect(s.packing?.box_weights).toEqual([{ value: 1.25, unit: 'kg' }, null]);
   });
 });

@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { rawPrinter, startDesk } from './support.mjs';
@@ -405,6 +405,74 @@ test('boxes: "Next box" from the command sheet closes the box; each box ships as
   await waitFor(() => printer.jobs.length > before, 'the label at the printer');
   const bx = (await ok(api('GET', '/desk/orders?s=BX-1&status=shipped'))).orders.find((o) => o.order_number === 'BX-1');
   assert.equal(bx.tracking_numbers.length, 2, 'a parcel for each box');
+  await ok(api('PUT', '/desk/settings', { ship_on_scan: false, verify_items: false, weight_unit: 'kg', dimension_unit: 'cm' }, desk.liveKey));
+  await page.close();
+});
+
+test('boxes for a carrier of one parcel a label: each box is weighed on the scale as it is closed and gets a label of its own', async () => {
+  await ok(api('PUT', '/desk/settings', { ship_on_scan: false, verify_items: true, weight_unit: 'kg', dimension_unit: 'cm' }, desk.liveKey));
+  // Whistl labels one parcel a shipment (`parcels_per_label` 1).
+  const whistl = (await ok(api('POST', '/v3/shipper-accounts', { slug: 'whistl', description: 'Whistl', timezone: 'Europe/London', credentials: { client_code: 'c', site_code: 's', customer_number: '1' } }))).id;
+  const uk = (name, postal, city) => ({ contact_name: name, street1: '1 High Street', city, postal_code: postal, country: 'GBR' });
+  await ok(api('POST', '/desk/presets', { name: 'UK by Whistl', shipper_account: { id: whistl }, service_type: 'whistl_tracked48', ship_from: uk('Warehouse', 'E16 2AA', 'London') }));
+  await ok(api('POST', '/desk/orders', { order_number: 'WH-1', preset: 'UK by Whistl', ship_to: uk('Jane Doe', 'M1 1AE', 'Manchester'), items: [{ description: 'Blue mug', quantity: 2, sku: 'MUG-1', barcode: '5012345678900' }, { description: 'Shirt', quantity: 1, sku: 'SHIRT-1' }] }));
+  // The desk scale: a FIFO stands in for its /dev/hidrawN (6-byte HID reports, stable, kg, 10 g steps).
+  const dir = mkdtempSync(join(tmpdir(), 'packdesk-hidraw-'));
+  const device = join(dir, 'hidraw6');
+  execFileSync('mkfifo', [device]);
+  await ok(api('PUT', '/desk/scale', { device }, desk.liveKey));
+  const fd = openSync(device, 'w');
+  let reports = 0;
+  const scaleShows = async (centiKg) => {
+    // A weight counts once the scale repeats it.
+    for (let i = 0; i < 2; i++) writeSync(fd, Buffer.from([3, 4, 3, 0xfe, centiKg & 0xff, centiKg >> 8]));
+    reports += 2;
+    for (let i = 0; i < 200; i++) {
+      const s = await ok(api('GET', '/desk/scale'));
+      if (s.reports === reports && s.stable) return;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    assert.fail(`the scale at ${centiKg / 100} kg`);
+  };
+  const page = await desk.browser.newPage();
+  await page.setViewportSize({ width: 1366, height: 768 });
+  await page.goto(desk.base + '/');
+  await page.getByTestId('scan').waitFor();
+  const scan = async (code) => {
+    await page.keyboard.type(code);
+    await page.keyboard.press('Enter');
+  };
+  const note = (text) => page.getByTestId('scan-note').filter({ hasText: text }).waitFor();
+  await scan('WH-1');
+  await page.getByTestId('packing').waitFor();
+  await scan('5012345678900');
+  await scan('5012345678900');
+  await note('Blue mug: 2 of 2 packed.');
+  // Box 1 on the scale as it is closed.
+  await scaleShows(120);
+  await scan('PDCMD-NEXT-BOX');
+  await note('Box 1 weighs 1.2 kg. Box 2 of order WH-1 started: the items scanned now go into it.');
+  assert.equal(await page.getByTestId('box-weights').textContent(), 'Box 1 weighs 1.2 kg');
+  await scan('SHIRT-1');
+  await note('Every item of order WH-1 is packed. Enter ships it.');
+  // Box 2 on the scale as the labels are made.
+  await scaleShows(45);
+  await page.screenshot({ path: `${process.env.SCREENSHOTS ?? '/tmp'}/ship-packing-box-weighed.png` });
+  const before = printer.jobs.length;
+  await page.keyboard.press('Enter');
+  await note('Shipped WH-1');
+  await waitFor(() => printer.jobs.length >= before + 2, 'a label for each box at the printer');
+  const wh = (await ok(api('GET', '/desk/orders?s=WH-1&status=shipped'))).orders.find((o) => o.order_number === 'WH-1');
+  assert.equal(wh.label_ids.length, 2, 'a label for each box');
+  assert.equal(wh.contents_verified, true);
+  const text = await page.getByTestId('scan-note').textContent();
+  for (const n of wh.tracking_numbers) assert.ok(text.includes(n), `${n} said: ${text}`);
+  const history = await ok(api('GET', '/desk/history?created_at_min=2000-01-01&s=WH-1'));
+  const weights = history.rows.map((r) => [r.label.order_number, r.weight.value]).sort();
+  assert.deepEqual(weights, [['WH-1', 1.2], ['WH-1-2', 0.45]], 'each label weighs its box on the scale');
+  closeSync(fd);
+  await ok(api('PUT', '/desk/scale', { device: null }, desk.liveKey));
+  rmSync(dir, { recursive: true, force: true });
   await ok(api('PUT', '/desk/settings', { ship_on_scan: false, verify_items: false, weight_unit: 'kg', dimension_unit: 'cm' }, desk.liveKey));
   await page.close();
 });

@@ -137,6 +137,11 @@ pub struct Carrier {
     pub credential_fields: Vec<CredentialField>,
     pub address_max_lengths: std::collections::BTreeMap<String, usize>,
     pub return_shipment: bool,
+    /// How many parcels the real carrier puts under one shipment's label: 1 where each parcel is
+    /// a shipment of its own (DHL Paket, Whistl, UPS Mail Innovations, Asendia, Yamato), so the
+    /// desk makes a label per box of an order. The /v3 interface still takes 1..50 parcels of
+    /// every group, as its contract says.
+    pub parcels_per_label: u32,
     pub service_types: Vec<ServiceTypeDef>,
     pub paper_sizes: Vec<String>,
     /// `None`: the group does not accept `file_type` at all (labels are PDF).
@@ -303,6 +308,7 @@ mod tests {
             assert_eq!(c.group as usize, i + 1);
             assert!(!c.service_types.is_empty(), "{}", c.slug);
             assert!(!c.tracking_pools.is_empty(), "{}", c.slug);
+            assert!((1..=50).contains(&c.parcels_per_label), "{}", c.slug);
             assert!(c.paper_sizes.iter().any(|p| p == "default"), "{}", c.slug);
             assert!(PaperSize::parse(&c.default_paper_size).is_some(), "{}", c.slug);
             for s in &c.service_types {
@@ -322,6 +328,7 @@ mod tests {
         assert!(typo("\"ship_to\": \"any\"", "\"ship_to\": \"anywhere\"").is_err());
         assert!(typo("\"scope\": \"domestic\"", "\"scope\": \"domestc\"").is_err());
         assert!(typo("\"scope\": \"any\"", "\"scope\": \"Any\"").is_err());
+        assert!(typo("\"parcels_per_label\": 1,", "\"parcels_per_labels\": 1,").is_err());
         assert!(serde_json::from_str::<Registry>(text).is_ok());
     }
 

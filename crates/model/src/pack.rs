@@ -2,6 +2,7 @@
 //! list before the label is made (the desk setting `verify_items`).
 
 use crate::order::{Order, OrderItem};
+use crate::request::Weight;
 use crate::status::{PackEvent, PackResult};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -24,6 +25,10 @@ pub struct PackRequest {
     /// label of its own.
     #[serde(default)]
     pub next_box: bool,
+    /// With `next_box`: what the box being closed weighs. None given: the desk scale's weight
+    /// when it shows a stable one; else the box is weighed by its items when the label is made.
+    #[serde(default)]
+    pub weight: Option<Weight>,
 }
 
 /// A line of the packing list: an item of the order, how many are ordered and how many are in
@@ -58,6 +63,9 @@ pub struct PackState {
     pub desk: Option<String>,
     /// The boxes started ("Next box"): items scanned now go into the last one.
     pub boxes: usize,
+    /// What each box weighed as it was closed (given, or the desk scale's), as many as `boxes`;
+    /// null: not weighed (the box being packed, or closed with nothing on the scale).
+    pub box_weights: Vec<Option<Weight>>,
 }
 
 /// What one scan did, and the packing list after it.
@@ -87,6 +95,16 @@ pub struct CountedScan<'a> {
     /// 1 for the order's first item; none: refused.
     pub line: Option<i64>,
     pub desk: &'a str,
+    /// A box closed (`NextBox`): what it weighed.
+    pub weight: Option<Weight>,
+}
+
+/// A box of an order packed into several: how many of each of the order's items it holds (in
+/// the order of its `items`), and what it weighed as it was closed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PackedBox {
+    pub quantities: Vec<i64>,
+    pub weight: Option<Weight>,
 }
 
 impl PackState {
@@ -112,6 +130,7 @@ impl PackState {
             })
             .collect();
         let (mut refused, mut boxes) = (0, 1);
+        let mut box_weights = vec![None];
         for s in scans {
             match s.event {
                 PackEvent::Added | PackEvent::AddedByHand => {
@@ -124,6 +143,8 @@ impl PackState {
                 }
                 PackEvent::NotInOrder | PackEvent::TooMany => refused += 1,
                 PackEvent::NextBox => {
+                    box_weights[boxes - 1] = s.weight;
+                    box_weights.push(None);
                     boxes += 1;
                     lines.iter_mut().for_each(|l| l.in_boxes.push(0));
                 }
@@ -138,6 +159,7 @@ impl PackState {
             refused,
             desk: scans.first().map(|s| s.desk.to_string()),
             boxes,
+            box_weights,
         }
     }
 
@@ -149,9 +171,8 @@ impl PackState {
             .sum()
     }
 
-    /// Each box that holds items, as how many of each of the order's items it holds (in the
-    /// order of its `items`).
-    pub fn box_quantities(&self, items: usize) -> Vec<Vec<i64>> {
+    /// Each box that holds items, with how many of each of the order's `items` it holds.
+    pub fn packed_boxes(&self, items: usize) -> Vec<PackedBox> {
         (1..=self.boxes)
             .filter(|&b| self.in_box(b) > 0)
             .map(|b| {
@@ -161,7 +182,10 @@ impl PackState {
                         *n = l.in_boxes[b - 1];
                     }
                 }
-                q
+                PackedBox {
+                    quantities: q,
+                    weight: self.box_weights.get(b - 1).copied().flatten(),
+                }
             })
             .collect()
     }

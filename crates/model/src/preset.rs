@@ -294,7 +294,11 @@ pub struct ShipOrderRequest {
 #[serde(deny_unknown_fields)]
 pub struct ShippedOrder {
     pub order: Order,
+    /// The label made (the first of `labels`).
     pub label: Label,
+    /// Every label made: one, or one per box of an order packed into several boxes for a
+    /// carrier that takes one parcel a label (`parcels_per_label` of `/desk/carriers`).
+    pub labels: Vec<Label>,
     /// The return label made with it (a preset with `return_label: "with_outbound"`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub return_label: Option<Label>,

@@ -492,11 +492,10 @@ impl Service {
                 } else {
                     OrderStatus::PartiallyShipped
                 };
+                // The last box of an order packed box by box: its contents were checked.
+                o.contents_verified = done && shipment.verified;
                 // The rest is packed from an empty box.
-                let operator = crate::audit::caller().map(|c| c.actor);
-                let desk = self.desk_name();
-                let restart = packdesk_model::status::PackEvent::Restarted;
-                self.keep_scan(tx, env, order_id, now, &desk, operator, None, None, restart)?;
+                self.keep_scan(tx, env, order_id, now, crate::packing::Kept::restart())?;
                 o.tracking_numbers.extend_from_slice(tracking_numbers);
                 part.iter().sum()
             }
@@ -591,6 +590,9 @@ pub(crate) struct OrderShipment {
     pub part: Option<Vec<i64>>,
     /// The label is the order's return label: it ships nothing of the order.
     pub return_label: bool,
+    /// The label's part is a box of a packing list every item of which was scanned: the order
+    /// says its contents were verified once its last box ships.
+    pub verified: bool,
 }
 
 /// Columns of `GET /desk/orders/export.csv`, what a shop's import of shipments reads back.

@@ -8,7 +8,8 @@ use crate::audit::Via;
 use crate::orders::{not_found, order_of};
 use crate::Service;
 use packdesk_model::order::Order;
-use packdesk_model::pack::{PackRequest, PackScan, PackState};
+use packdesk_model::pack::{PackRequest, PackScan, PackState, PackedBox};
+use packdesk_model::request::Weight;
 use packdesk_model::status::{Env, OrderStatus, PackEvent, PackResult, Role, ScanCommand};
 use packdesk_model::{ErrorCode, ServiceError};
 use packdesk_store::db::Tx;
@@ -120,6 +121,28 @@ impl Service {
             }
             _ => {}
         }
+        if req.weight.is_some() && !req.next_box {
+            return Err(ServiceError::invalid(
+                "weight",
+                "a weight goes with `next_box`: it is what the box being closed weighs",
+            ));
+        }
+        if let Some(w) = req.weight.filter(|w| !(w.value > 0.0 && w.value <= w.unit.max())) {
+            return Err(ServiceError::invalid(
+                "weight.value",
+                format!(
+                    "a box weighs above 0 and at most {} {}: {} is not a weight to put on its label",
+                    w.unit.max(),
+                    w.unit.as_str(),
+                    w.value
+                ),
+            ));
+        }
+        // The box closed weighs what was given, else what the desk scale shows now.
+        let box_weight = match req.next_box {
+            true => req.weight.or_else(|| self.scale_weight()),
+            false => None,
+        };
         let add = req.add.unwrap_or(1);
         if req.line.is_some() && add != 1 {
             return Err(ServiceError::invalid(
@@ -129,7 +152,6 @@ impl Service {
         }
         let now = self.now_us();
         let desk = self.desk_name();
-        let operator = crate::audit::caller().map(|c| c.actor);
         self.store.write(|tx| {
             let order = packable_locked(tx, env, id)?;
             let before = table::state(tx, &order)?;
@@ -173,7 +195,13 @@ impl Service {
                 }
                 (None, None) => unreachable!("checked above"),
             };
-            self.keep_scan(tx, env, &order.id, now, &desk, operator.clone(), code, line, event)?;
+            let kept = Kept {
+                code,
+                line,
+                event,
+                box_weight,
+            };
+            self.keep_scan(tx, env, &order.id, now, kept)?;
             let state = table::state(tx, &order)?;
             let result = match result {
                 PackResult::Added if state.complete => PackResult::Complete,
@@ -192,21 +220,9 @@ impl Service {
     /// Starts the order's packing again: the scans so far no longer count (they stay kept).
     pub fn pack_restart(&self, env: Env, id: &str) -> Result<PackState, ServiceError> {
         let now = self.now_us();
-        let desk = self.desk_name();
-        let operator = crate::audit::caller().map(|c| c.actor);
         self.store.write(|tx| {
             let order = packable_locked(tx, env, id)?;
-            self.keep_scan(
-                tx,
-                env,
-                &order.id,
-                now,
-                &desk,
-                operator.clone(),
-                None,
-                None,
-                PackEvent::Restarted,
-            )?;
+            self.keep_scan(tx, env, &order.id, now, Kept::restart())?;
             let detail = serde_json::json!({"order_number": order.order_number});
             self.audit(tx, Some(env), "order.packing_restarted", Some(&order.id), detail)?;
             Ok(table::state(tx, &order)?)
@@ -249,11 +265,18 @@ impl Service {
     }
 
     /// The boxes the order was packed into, when more than one holds items: how many of each
-    /// item each box holds. Each becomes a parcel of the label.
-    pub(crate) fn packed_boxes(&self, order: &Order) -> Result<Option<Vec<Vec<i64>>>, ServiceError> {
+    /// item each box holds, and its weight. Each becomes a parcel of the label (or a label of its
+    /// own). The box being packed as the label is made weighs what the desk scale shows then.
+    pub(crate) fn packed_boxes(&self, order: &Order) -> Result<Option<Vec<PackedBox>>, ServiceError> {
         let state = self.store.read(|c| table::state(c, order))?;
-        let boxes = state.box_quantities(order.items.len());
-        Ok((boxes.len() > 1).then_some(boxes))
+        let mut boxes = state.packed_boxes(order.items.len());
+        if boxes.len() < 2 {
+            return Ok(None);
+        }
+        if let Some(last) = boxes.last_mut().filter(|b| b.weight.is_none()) {
+            last.weight = self.scale_weight();
+        }
+        Ok(Some(boxes))
     }
 
     /// With `verify_items`, an order with items ships only once every item is packed.
@@ -292,21 +315,20 @@ impl Service {
     }
 
     /// Keeps one scan of the order's packing list (a restart too: the partial shipment of
-    /// `orders` starts the rest's packing with one).
-    #[allow(clippy::too_many_arguments)]
+    /// `orders` starts the rest's packing with one), with this desk and its operator.
     pub(crate) fn keep_scan(
         &self,
         tx: &mut Tx<'_>,
         env: Env,
         order_id: &str,
         now: i64,
-        desk: &str,
-        operator: Option<String>,
-        code: Option<&str>,
-        line: Option<usize>,
-        event: PackEvent,
+        scan: Kept<'_>,
     ) -> Result<(), ServiceError> {
         let seq = table::next_seq(tx, order_id)?;
+        let box_weight = match scan.box_weight {
+            Some(w) => Some(serde_json::to_string(&w).map_err(ServiceError::internal)?),
+            None => None,
+        };
         table::insert(
             tx,
             &PackScanRow {
@@ -314,14 +336,36 @@ impl Service {
                 seq,
                 env,
                 at: now,
-                desk: desk.to_string(),
-                operator,
-                code: code.map(str::to_string),
-                line: line.map(|l| l as i64),
-                event,
+                desk: self.desk_name(),
+                operator: crate::audit::caller().map(|c| c.actor),
+                code: scan.code.map(str::to_string),
+                line: scan.line.map(|l| l as i64),
+                event: scan.event,
+                box_weight,
             },
         )?;
         Ok(())
+    }
+}
+
+/// One scan of a packing list as it is kept: what was read, the line it went to, what it did,
+/// and (a box closed) what the box weighed.
+pub(crate) struct Kept<'a> {
+    pub code: Option<&'a str>,
+    pub line: Option<usize>,
+    pub event: PackEvent,
+    pub box_weight: Option<Weight>,
+}
+
+impl Kept<'_> {
+    /// The packing started again: the scans before no longer count.
+    pub(crate) fn restart() -> Kept<'static> {
+        Kept {
+            code: None,
+            line: None,
+            event: PackEvent::Restarted,
+            box_weight: None,
+        }
     }
 }
 

@@ -113,6 +113,7 @@ impl Service {
             again: true,
             part: None,
             return_label: true,
+            verified: false,
         };
         let key = format!(
             "order:{}:return:{}:{}",

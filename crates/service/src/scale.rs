@@ -22,6 +22,13 @@ impl Service {
         state_of(&self.scale.snapshot())
     }
 
+    /// The weight the scale offers now: stable, confirmed and above zero (as the Ship screen
+    /// takes it); none without a scale or while it settles.
+    pub(crate) fn scale_weight(&self) -> Option<Weight> {
+        let s = self.scale_state();
+        s.weight.filter(|w| s.stable && w.value > 0.0)
+    }
+
     /// Sets the scale (kept for the next start) and reads it from now on.
     pub fn set_scale(&self, req: ScaleRequest) -> Result<ScaleState, ServiceError> {
         let device = req.device.map(|d| d.trim().to_string()).filter(|d| !d.is_empty());

@@ -14,6 +14,7 @@ use packdesk_carriers::registry::Carrier;
 use packdesk_documents::packing_slip::{render_packing_slip_pdf, PackingSlip, SlipItem};
 use packdesk_model::error::Problems;
 use packdesk_model::order::{Order, OrderItem};
+use packdesk_model::pack::PackedBox;
 use packdesk_model::preset::{BatchOrder, Preset, ShipBatch, ShipBatchRequest, ShipOrderRequest, ShippedOrder};
 use packdesk_model::record::{FileRef, Label};
 use packdesk_model::request::{
@@ -166,10 +167,11 @@ fn contents_of(mut order: Order, part: Option<&[i64]>) -> Order {
 
 /// The parcels of an order packed into several boxes (how many of each of its items each holds):
 /// each box a parcel with its items, weighing what the request's parcel for it says (one per box),
-/// else its items with the preset's tare, else the preset's weight; of the preset's box type.
+/// else what the box weighed on the scale, else its items with the preset's tare, else the
+/// preset's weight; of the preset's box type.
 fn box_parcels(
     order: &Order,
-    boxes: &[Vec<i64>],
+    boxes: &[PackedBox],
     preset: &Preset,
     given: Option<Vec<Parcel>>,
 ) -> Result<Vec<Parcel>, ServiceError> {
@@ -189,12 +191,13 @@ fn box_parcels(
     boxes
         .iter()
         .enumerate()
-        .map(|(n, quantities)| {
-            let contents = contents_of(order.clone(), Some(quantities));
+        .map(|(n, packed)| {
+            let contents = contents_of(order.clone(), Some(&packed.quantities));
             let own = given.as_mut().and_then(|g| g.next());
-            let weight = match &own {
-                Some(p) => p.weight,
-                None => packed_weight(&contents, template.tare).or(template.weight).ok_or_else(|| {
+            let weight = match (&own, packed.weight) {
+                (Some(p), _) => p.weight,
+                (None, Some(scale)) => scale,
+                (None, None) => packed_weight(&contents, template.tare).or(template.weight).ok_or_else(|| {
                     ServiceError::invalid(
                         "parcels",
                         format!(
@@ -288,33 +291,62 @@ impl Service {
                 )
             })?,
         };
-        // Packed into several boxes: each box a parcel of the label (every carrier group takes
-        // up to 50), when the boxes hold what this label ships.
+        // Packed into several boxes (when the boxes hold what this shipment takes): each box a
+        // parcel of the label, or a label of its own where the carrier takes one parcel a label.
         let taken = part.clone().unwrap_or_else(|| shipped.remaining());
-        let boxes = self
-            .packed_boxes(&shipped)?
-            .filter(|b| (0..taken.len()).all(|n| b.iter().map(|q| q[n]).sum::<i64>() == taken[n]));
+        let boxes = self.packed_boxes(&shipped)?.filter(|b| {
+            (0..taken.len()).all(|n| b.iter().map(|x| x.quantities[n]).sum::<i64>() == taken[n])
+        });
         let parcels = match &boxes {
             Some(b) => Some(box_parcels(&shipped, b, preset, req.parcels)?),
             None => req.parcels,
         };
-        let mut label_req = self.label_request(env, &order, preset, &by, parcels)?;
-        label_req.postal_code_override = req.postal_code_override;
-        // An upstream's key for this shipment of the order: a scan sent again after its timeout
-        // meets the label made meanwhile; shipping it again ("again") is another.
-        let key = format!("order:{}:{}", order.id, order.label_ids.len());
-        let shipment = OrderShipment {
-            id: shipped.id.clone(),
-            again: req.again,
-            part,
-            return_label: false,
+        let plan: Vec<(Option<Vec<i64>>, Option<Vec<Parcel>>)> = match (&boxes, parcels) {
+            (Some(b), Some(p)) if b.len() > self.parcels_per_label(env, preset)? => b
+                .iter()
+                .zip(p)
+                .map(|(b, p)| (Some(b.quantities.clone()), Some(vec![p])))
+                .collect(),
+            (_, parcels) => vec![(part.clone(), parcels)],
         };
-        let label = self.create_label_for_order(env, &label_req, shipment, &key)?;
-        self.packing_slip(env, &shipped, &order, boxes.as_deref(), &label, &label_req)?;
+        let by_box = plan.len() > 1;
+        // Every label's request first: a box that cannot be labelled stops the order before any is.
+        let mut numbered = shipped.clone();
+        let mut requests = Vec::with_capacity(plan.len());
+        for (part, parcels) in plan {
+            let contents = contents_of(numbered.clone(), part.as_deref());
+            let mut label_req = self.label_request(env, &contents, preset, &by, parcels)?;
+            label_req.postal_code_override = req.postal_code_override;
+            // An upstream's key for this shipment of the order: a scan sent again after its
+            // timeout meets the label made meanwhile; shipping it again ("again") is another.
+            let key = format!("order:{}:{}", numbered.id, numbered.label_ids.len());
+            // The next label of the order takes the next order number (`-2`, `-3`...).
+            numbered.label_ids.push(String::new());
+            requests.push((label_req, key, part));
+        }
+        let count = requests.len();
+        let mut labels: Vec<Label> = Vec::with_capacity(count);
+        for (label_req, key, part) in requests.iter().cloned() {
+            let shipment = OrderShipment {
+                id: shipped.id.clone(),
+                again: req.again,
+                part,
+                return_label: false,
+                // Boxes that hold the whole order once every item was scanned.
+                verified: by_box && !req.packed_only,
+            };
+            match self.create_label_for_order(env, &label_req, shipment, &key) {
+                Ok(label) => labels.push(label),
+                Err(e) if labels.is_empty() => return Err(e),
+                Err(e) => return Err(boxes_labelled_before(e, &labels, count, &shipped)),
+            }
+        }
+        let slip_boxes: Option<Vec<Vec<i64>>> = boxes.map(|b| b.into_iter().map(|b| b.quantities).collect());
+        self.packing_slip(env, &shipped, &order, slip_boxes.as_deref(), &labels, &requests[0].0)?;
         // The return label goes in the box: made after the outbound, which stands whatever
         // becomes of it.
         let (return_label, return_label_error) = match preset.return_label {
-            Some(ReturnLabelWhen::WithOutbound) => match self.make_return_label(env, &label.id) {
+            Some(ReturnLabelWhen::WithOutbound) => match self.make_return_label(env, &labels[0].id) {
                 Ok(r) => (Some(r), None),
                 Err(e) => {
                     tracing::warn!(order = %order.order_number, error = %e.chain(), "return label not made");
@@ -323,14 +355,24 @@ impl Service {
             },
             None => (None, None),
         };
-        let label = self.get_label(env, &label.id)?;
+        let labels = labels
+            .iter()
+            .map(|l| self.get_label(env, &l.id))
+            .collect::<Result<Vec<_>, _>>()?;
         let order = self.stored_order(env, id)?;
         Ok(ShippedOrder {
             order,
-            label,
+            label: labels[0].clone(),
+            labels,
             return_label,
             return_label_error,
         })
+    }
+
+    /// How many parcels one label of the preset's carrier takes.
+    fn parcels_per_label(&self, env: Env, preset: &Preset) -> Result<usize, ServiceError> {
+        let account = self.account_row(env, &preset.shipper_account.id, "preset")?;
+        Ok(packdesk_carriers::carrier(&account.slug).map_or(usize::MAX, |c| c.parcels_per_label as usize))
     }
 
     /// The label request of an order shipped by a preset.
@@ -462,17 +504,19 @@ impl Service {
         })
     }
 
-    /// Makes (once) the packing slip of an order's label and prints it by its profile: the items
-    /// the label takes (`order`), or, packed into several `boxes`, each box's items of `whole`.
+    /// Makes (once) the packing slip of an order's shipment and prints it by its profile: the
+    /// items the labels take (`order`), or, packed into several `boxes`, each box's items of
+    /// `whole`. It belongs to the first label and names every label's tracking numbers.
     fn packing_slip(
         &self,
         env: Env,
         whole: &Order,
         order: &Order,
         boxes: Option<&[Vec<i64>]>,
-        label: &Label,
+        labels: &[Label],
         req: &LabelRequest,
     ) -> Result<(), ServiceError> {
+        let label = &labels[0];
         let document = packdesk_model::status::DocumentType::PackingSlip;
         let kind = packdesk_model::status::FileKind::PackingSlip;
         if self
@@ -490,7 +534,7 @@ impl Service {
             carrier_service: packdesk_carriers::service_type(&label.service_type)
                 .map(|(c, s)| format!("{} {}", c.name, s.name))
                 .unwrap_or_else(|| label.service_type.clone()),
-            tracking_numbers: label.tracking_numbers.clone(),
+            tracking_numbers: labels.iter().flat_map(|l| l.tracking_numbers.clone()).collect(),
             items: slip_items(whole, order, boxes),
             notes: order.notes.clone(),
             sample: env == Env::Sandbox,
@@ -535,6 +579,24 @@ struct ShipJob {
     /// Labels the order had when the batch was made: more means this job shipped it already
     /// (a crash between the order being marked and the job being finished).
     labels_before: usize,
+}
+
+/// A box's label that failed after the boxes before it were labelled: the error says which
+/// labels stand and what is left to do.
+fn boxes_labelled_before(mut e: ServiceError, made: &[Label], count: usize, order: &Order) -> ServiceError {
+    let tracking: Vec<&str> = made
+        .iter()
+        .flat_map(|l| l.tracking_numbers.iter().map(String::as_str))
+        .collect();
+    let info = format!(
+        "{} of the {count} boxes of order {} are labelled (tracking {}); box {} is not: the order is partially shipped, pack what is left of it and ship it again",
+        made.len(),
+        order.order_number,
+        tracking.join(", "),
+        made.len() + 1
+    );
+    e.details.insert(0, packdesk_model::error::Detail::new("id", info));
+    e
 }
 
 /// A failure in one line: each detail as `path: info`.
@@ -686,7 +748,7 @@ impl Service {
                     packed_only: false,
                 };
                 self.ship_order(env, &r.order_id, req)
-                    .map(|s| (s.label.id, s.label.tracking_numbers))
+                    .map(|s| (s.label.id, s.labels.into_iter().flat_map(|l| l.tracking_numbers).collect()))
             }
         };
         match outcome {

@@ -775,6 +775,8 @@ const MIGRATIONS: &[&[Step]] = &[
     CREATE INDEX print_jobs_failed ON print_jobs (owner_id) WHERE status = 'failed';
     "#,
     )],
+    // 17: a box closed at the packing list keeps its weight from the desk scale (issue 40).
+    &[Step::Both("ALTER TABLE pack_scans ADD COLUMN box_weight TEXT;")],
 ];
 
 /// The schema version this build writes.

@@ -22,6 +22,9 @@ pub struct PackScanRow in "pack_scans" {
     /// The order's line (1 for its first item) an item went to; none: refused, or a restart.
     pub line: Option<i64>,
     pub event: PackEvent,
+    /// A box closed (`next_box`): what it weighed, as the interface writes a weight
+    /// (`{"value": 2.35, "unit": "kg"}`); none: not weighed.
+    pub box_weight: Option<String>,
 }
 }
 
@@ -60,6 +63,8 @@ impl PackScanRow {
             event: self.event,
             line: self.line,
             desk: &self.desk,
+            // Written by `keep_scan` from a `Weight`: a text that is none is no weight.
+            weight: self.box_weight.as_deref().and_then(|w| serde_json::from_str(w).ok()),
         }
     }
 }

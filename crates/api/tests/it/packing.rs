@@ -461,3 +461,119 @@ fn an_order_packed_in_two_boxes_ships_as_two_parcels_each_with_its_items_and_the
     assert!(row("Gift card").ends_with("Gift card 2"), "{text}");
     assert!(text.contains("4 items in 2 boxes"), "{text}");
 }
+
+#[test]
+fn boxes_for_a_carrier_of_one_parcel_a_label_get_a_label_each_weighed_on_the_scale_as_closed() {
+    let s = Server::start();
+    // Whistl labels one parcel a shipment: each box is a label of its own.
+    let carriers = s.sandbox_ok("GET", "/desk/carriers", None);
+    let per_label = |slug: &str| {
+        carriers["carriers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["slug"] == slug)
+            .unwrap()["parcels_per_label"]
+            .clone()
+    };
+    assert_eq!((per_label("whistl"), per_label("yodel")), (json!(1), json!(50)));
+    let id = desk_with_an_order(&s, "P-800");
+    let body = json!({"slug": "whistl", "description": "Whistl desk", "timezone": "Europe/London",
+        "credentials": {"client_code": "c", "site_code": "s", "customer_number": "1"}});
+    let whistl = s.sandbox_ok("POST", "/v3/shipper-accounts", Some(&body))["id"].clone();
+    let preset = json!({"name": "Whistl", "shipper_account": {"id": whistl}, "service_type": "whistl_tracked48",
+        "ship_from": support::address("Sender Co", "GBR", "E16 2AA")});
+    s.sandbox_ok("POST", "/desk/presets", Some(&preset));
+
+    // The desk scale (a FIFO standing in for its /dev/hidrawN).
+    let dir = tempfile::tempdir().unwrap();
+    let path = crate::scale::fifo(dir.path());
+    s.live_ok("PUT", "/desk/scale", Some(&json!({"device": path})));
+    let mut scale = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+    let mut weigh = |centi_kg: u8, reports: u64| {
+        // Stable, in kg, exponent -2; a weight counts once the scale repeats it.
+        for _ in 0..2 {
+            std::io::Write::write_all(&mut scale, &[3, 4, 3, 0xFE, centi_kg, 0]).unwrap();
+        }
+        crate::scale::scale_until(&s, "a stable weight", |v| {
+            v["reports"] == json!(reports) && v["stable"] == json!(true)
+        });
+    };
+
+    // Both mugs in box 1, closed on the scale at 1.20 kg; the shirt and the card in box 2.
+    let pack = format!("/desk/orders/{id}/pack");
+    scan(&s, &id, "5012345678900");
+    scan(&s, &id, "5012345678900");
+    weigh(120, 2);
+    let closed = s.sandbox_ok("POST", &pack, Some(&json!({"next_box": true})));
+    assert_eq!(
+        closed["state"]["box_weights"],
+        json!([{"value": 1.2, "unit": "kg"}, null]),
+        "{closed}"
+    );
+    // A weight belongs to a box being closed.
+    let (_, v) = s.call("POST", &pack, &s.sandbox, Some(&json!({"scan": "SHIRT-1", "weight": {"value": 1, "unit": "kg"}})));
+    assert_eq!(support::detail_paths(&v), ["weight"], "{v}");
+    scan(&s, &id, "SHIRT-1");
+    s.sandbox_ok("POST", &pack, Some(&json!({"line": 3, "add": 1})));
+    // Box 2 is on the scale as the label is made: 0.45 kg.
+    weigh(45, 4);
+
+    let shipped = s.sandbox_ok(
+        "POST",
+        &format!("/desk/orders/{id}/ship"),
+        Some(&json!({"preset": "Whistl"})),
+    );
+    let labels = shipped["labels"].as_array().unwrap();
+    assert_eq!(labels.len(), 2, "a label per box: {shipped}");
+    assert_eq!(shipped["label"]["id"], labels[0]["id"]);
+    for l in labels {
+        assert_eq!(l["tracking_numbers"].as_array().unwrap().len(), 1, "{l}");
+    }
+    let o = &shipped["order"];
+    assert_eq!(o["status"], "shipped", "{o}");
+    assert_eq!(o["contents_verified"], true, "{o}");
+    assert_eq!(o["label_ids"].as_array().unwrap().len(), 2);
+    assert_eq!(o["tracking_numbers"].as_array().unwrap().len(), 2);
+
+    // Each label: its order number, its box's weight from the scale.
+    let h = s.sandbox_ok("GET", "/desk/history?created_at_min=2000-01-01&s=P-800", None);
+    let mut rows: Vec<(String, f64)> = h["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["label"]["order_number"].as_str().unwrap().to_string(),
+                r["weight"]["value"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    rows.sort_by(|a, b| a.0.cmp(&b.0));
+    assert_eq!(
+        rows,
+        [("P-800".to_string(), 1.2), ("P-800-2".to_string(), 0.45)],
+        "{h}"
+    );
+
+    // One packing slip, with the first label, naming both boxes' tracking numbers.
+    let (_, slip) = s.download(
+        labels[0]["files"]["packing_slip"]["url"].as_str().unwrap(),
+        &s.sandbox,
+    );
+    let file = dir.path().join("slip.pdf");
+    std::fs::write(&file, slip).unwrap();
+    let out = std::process::Command::new("pdftotext")
+        .args(["-layout"])
+        .arg(&file)
+        .arg("-")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    for l in labels {
+        let number = l["tracking_numbers"][0].as_str().unwrap();
+        assert!(text.contains(number), "{number} on the slip: {text}");
+    }
+    assert!(text.contains("4 items in 2 boxes"), "{text}");
+    assert!(labels[1]["files"]["packing_slip"].is_null(), "{}", labels[1]);
+}

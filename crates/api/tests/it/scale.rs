@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use support::Server;
 
-fn fifo(dir: &Path) -> PathBuf {
+pub(crate) fn fifo(dir: &Path) -> PathBuf {
     let path = dir.join("hidraw5");
     assert!(std::process::Command::new("mkfifo")
         .arg(&path)
@@ -18,7 +18,7 @@ fn fifo(dir: &Path) -> PathBuf {
     path
 }
 
-fn scale_until(s: &Server, what: &str, pred: impl Fn(&Value) -> bool) -> Value {
+pub(crate) fn scale_until(s: &Server, what: &str, pred: impl Fn(&Value) -> bool) -> Value {
     let start = Instant::now();
     loop {
         let state = s.live_ok("GET", "/desk/scale", None);
