@@ -221,6 +221,17 @@ impl Service {
                 if let Some(f) = req.file_type.filter(|f| !c.allows_file_type(*f)) {
                     p.invalid("file_type", format!("{} does not make {} labels", c.name, f.as_str()));
                 }
+                // A return label in every box the carrier could never make: refused now, not at
+                // each order's label.
+                if req.return_label.is_some() && !c.return_shipment {
+                    p.invalid(
+                        "return_label",
+                        format!(
+                            "{} makes no return labels: choose an account of a carrier that does, or leave the return label out",
+                            c.name
+                        ),
+                    );
+                }
                 if req.ship_from.is_none() && account.address.is_none() {
                     p.invalid(
                         "ship_from",

@@ -294,9 +294,9 @@ impl Service {
         // Packed into several boxes (when the boxes hold what this shipment takes): each box a
         // parcel of the label, or a label of its own where the carrier takes one parcel a label.
         let taken = part.clone().unwrap_or_else(|| shipped.remaining());
-        let boxes = self.packed_boxes(&shipped)?.filter(|b| {
-            (0..taken.len()).all(|n| b.iter().map(|x| x.quantities[n]).sum::<i64>() == taken[n])
-        });
+        let boxes = self
+            .packed_boxes(&shipped)?
+            .filter(|b| (0..taken.len()).all(|n| b.iter().map(|x| x.quantities[n]).sum::<i64>() == taken[n]));
         let parcels = match &boxes {
             Some(b) => Some(box_parcels(&shipped, b, preset, req.parcels)?),
             None => req.parcels,
@@ -747,8 +747,12 @@ impl Service {
                     postal_code_override: false,
                     packed_only: false,
                 };
-                self.ship_order(env, &r.order_id, req)
-                    .map(|s| (s.label.id, s.labels.into_iter().flat_map(|l| l.tracking_numbers).collect()))
+                self.ship_order(env, &r.order_id, req).map(|s| {
+                    (
+                        s.label.id,
+                        s.labels.into_iter().flat_map(|l| l.tracking_numbers).collect(),
+                    )
+                })
             }
         };
         match outcome {

@@ -512,7 +512,12 @@ fn boxes_for_a_carrier_of_one_parcel_a_label_get_a_label_each_weighed_on_the_sca
         "{closed}"
     );
     // A weight belongs to a box being closed.
-    let (_, v) = s.call("POST", &pack, &s.sandbox, Some(&json!({"scan": "SHIRT-1", "weight": {"value": 1, "unit": "kg"}})));
+    let (_, v) = s.call(
+        "POST",
+        &pack,
+        &s.sandbox,
+        Some(&json!({"scan": "SHIRT-1", "weight": {"value": 1, "unit": "kg"}})),
+    );
     assert_eq!(support::detail_paths(&v), ["weight"], "{v}");
     scan(&s, &id, "SHIRT-1");
     s.sandbox_ok("POST", &pack, Some(&json!({"line": 3, "add": 1})));
@@ -550,17 +555,10 @@ fn boxes_for_a_carrier_of_one_parcel_a_label_get_a_label_each_weighed_on_the_sca
         })
         .collect();
     rows.sort_by(|a, b| a.0.cmp(&b.0));
-    assert_eq!(
-        rows,
-        [("P-800".to_string(), 1.2), ("P-800-2".to_string(), 0.45)],
-        "{h}"
-    );
+    assert_eq!(rows, [("P-800".to_string(), 1.2), ("P-800-2".to_string(), 0.45)], "{h}");
 
     // One packing slip, with the first label, naming both boxes' tracking numbers.
-    let (_, slip) = s.download(
-        labels[0]["files"]["packing_slip"]["url"].as_str().unwrap(),
-        &s.sandbox,
-    );
+    let (_, slip) = s.download(labels[0]["files"]["packing_slip"]["url"].as_str().unwrap(), &s.sandbox);
     let file = dir.path().join("slip.pdf");
     std::fs::write(&file, slip).unwrap();
     let out = std::process::Command::new("pdftotext")

@@ -71,6 +71,17 @@ fn a_preset_puts_the_return_label_in_the_box_printed_by_its_own_profile_and_it_c
         );
     }
     let id = desk_with_an_order(&s, "R-100", Some("with_outbound"));
+    // Yodel makes no return labels: a preset that would ask it for one in every box is refused
+    // when it is saved, not at each order.
+    let yodel = support::yodel_account(&s);
+    let preset = json!({"name": "UK with returns", "shipper_account": {"id": yodel}, "service_type": "yodel_std",
+        "ship_from": support::address("Sender Co", "GBR", "E16 2AA"), "return_label": "with_outbound"});
+    let (_, v) = s.call("POST", "/desk/presets", &s.sandbox, Some(&preset));
+    assert_eq!(support::detail_paths(&v), ["return_label"], "{v}");
+    assert!(v["meta"]["details"][0]["info"]
+        .as_str()
+        .unwrap()
+        .starts_with("Yodel makes no return labels"));
 
     let shipped = ship(&s, &id);
     let (outbound, back) = (&shipped["label"], &shipped["return_label"]);
