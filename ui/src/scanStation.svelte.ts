@@ -7,7 +7,7 @@
 // When the desk checks items (`verify_items`), a loaded order opens its packing list: each scan
 // of an item's code counts it into its line, a code the order lacks (or one too many) is refused
 // with a flash and a sound, and the order ships once every line is complete.
-import type { DeskSettings, Order, PackScan, PackState } from './types';
+import type { DeskSettings, Order, PackScan, PackState, Preset } from './types';
 import type { ShipForm } from './ship.svelte';
 import { orderKg } from './ship.svelte';
 import { describe } from './api';
@@ -38,6 +38,9 @@ export type ScanDeps = {
   shipPacked?: () => Promise<void>;
   /** Signs the operator out for the next one (the command barcode). */
   switchOperator?: () => Promise<void>;
+  /** The desk's preset of that name: a loaded order shows the account and service its label
+   * will be made with. */
+  presetNamed?: (name: string) => Preset | undefined;
   /** The packing list of an order (GET, POST and DELETE /desk/orders/{id}/pack). */
   packing?: {
     state: (orderId: string) => Promise<PackState>;
@@ -283,6 +286,9 @@ export class ScanStation {
     form.useOrder(found, kg ? formatDecimal(convertWeight({ value: kg, unit: 'kg' }, form.weightUnit)) : '');
     const items = found.items.reduce((n, i) => n + i.quantity, 0);
     const preset = found.resolved_preset;
+    // The form shows the account and service the order's label will be made with.
+    const chosen = preset ? this.#deps.presetNamed?.(preset) : undefined;
+    if (chosen) form.usePreset(chosen);
     if (this.#deps.settings().verify_items && found.items.length && this.#deps.packing) {
       try {
         const state = await this.#deps.packing.state(found.id);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ScanStation } from './scanStation.svelte';
 import { ShipForm } from './ship.svelte';
 import { deferred, settle } from './fakeTimer';
-import type { Order, PackScan, PackState } from './types';
+import type { Order, PackScan, PackState, Preset } from './types';
 import type { Sound } from './sounds';
 
 const order = (number: string, more: Partial<Order> = {}): Order =>
@@ -19,6 +19,9 @@ const order = (number: string, more: Partial<Order> = {}): Order =>
     weight: { value: 1.5, unit: 'kg' },
     ...more,
   }) as Order;
+
+/** The desk's presets: the one orders name by default. */
+const presets = [{ name: 'DHL Paket', shipper_account: { id: 'acc_dhl' }, service_type: 'dhl-germany_packet', paper_size: '4x6' }] as Preset[];
 
 /** A scan station over a fresh form; `orders`: what the desk's order search finds. */
 function station(
@@ -52,6 +55,7 @@ function station(
     switchOperator: async () => {
       switched.push('switched');
     },
+    presetNamed: (name) => presets.find((p) => p.name === name),
   });
   /** The scanner types `code` and Enter. */
   const scan = async (code: string) => {
@@ -126,6 +130,12 @@ function fakePacker(orders: Order[]) {
 }
 
 describe('the scan station', () => {
+  it("shows the account and service of the order's preset in the form", async () => {
+    const { form, scan } = station([order('1001')]);
+    await scan('1001');
+    expect([form.accountId, form.serviceType, form.paperSize]).toEqual(['acc_dhl', 'dhl-germany_packet', '4x6']);
+  });
+
   it('says an unknown number is an error, with its sound, and empties the field', async () => {
     const { s, form, heard, scan } = station([order('1001')]);
     await scan(' 9999 ');

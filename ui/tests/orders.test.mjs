@@ -445,6 +445,8 @@ test('boxes for a carrier of one parcel a label: each box is weighed on the scal
   const note = (text) => page.getByTestId('scan-note').filter({ hasText: text }).waitFor();
   await scan('WH-1');
   await page.getByTestId('packing').waitFor();
+  // The form shows the account the order's preset makes its labels with.
+  assert.equal(await page.getByTestId('account').inputValue(), whistl);
   await scan('5012345678900');
   await scan('5012345678900');
   await note('Blue mug: 2 of 2 packed.');
