@@ -5,15 +5,10 @@
 // The printer is a raw port listener of the test's own; the decimal parser is run as it is.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { closeUiModules, importUiModule, rawPrinter, startDesk } from './support.mjs';
+import { closeUiModules, importUiModule, ok, rawPrinter, startDesk } from './support.mjs';
 
 let desk, printer;
 const api = (...args) => desk.api(...args);
-const ok = async (p) => {
-  const r = await p;
-  assert.equal(r.meta.code, 200, JSON.stringify(r.meta));
-  return r.data;
-};
 const es = (name, postal) => ({ contact_name: name, street1: 'Calle Mayor 1', city: 'Madrid', postal_code: postal, country: 'ESP' });
 const weightField = '[data-field="shipment.parcels[0].weight.value"]';
 const shots = process.env.SCREENSHOTS ?? '/tmp';

@@ -6,16 +6,10 @@
 // a label printed again shows no Retry beside it.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
-import { rawPrinter, startDesk } from './support.mjs';
+import { fillShipTo, freePort, ok, rawPrinter, shipPage, startDesk } from './support.mjs';
 
 let desk, carriers, yodel, skynet;
 const api = (...args) => desk.api(...args);
-const ok = async (p) => {
-  const r = await p;
-  assert.equal(r.meta.code, 200, JSON.stringify(r.meta));
-  return r.data;
-};
 const creds = (c) => Object.fromEntries(c.credential_fields.map((f) => [f.name, `test-${f.name}`]));
 const gb = (name, postal = 'M1 1AE') => ({ contact_name: name, street1: '22 High Street', city: 'Manchester', postal_code: postal, country: 'GBR' });
 const de = (name) => ({ contact_name: name, street1: 'Hauptstrasse 5', city: 'Berlin', postal_code: '10115', country: 'DEU' });
@@ -35,16 +29,7 @@ before(async () => {
 });
 after(() => desk?.stop());
 
-async function deskPage() {
-  const page = await desk.browser.newPage({ viewport: { width: 1366, height: 768 } });
-  await page.goto(desk.base + '/');
-  await page.getByTestId('scan').waitFor();
-  return page;
-}
 
-async function fillShipTo(page, to) {
-  for (const [k, v] of Object.entries(to)) await page.locator(`[data-field="shipment.ship_to.${k}"]`).fill(v);
-}
 
 /** The services the form offers, as [service_type, name without its rate]. */
 const offered = (page) =>
@@ -56,7 +41,7 @@ const label = (accountId, service_type) =>
   ok(api('POST', '/v3/labels', { service_type, shipper_account: { id: accountId }, shipment: { ship_from: gb('Packdesk Ltd', 'E16 2AA'), ship_to: gb('Jane Doe'), parcels: [{ weight: { value: 1, unit: 'kg' } }] } }));
 
 test('the Ship form offers the services of the route, sorted, without returns unless asked', async () => {
-  const page = await deskPage();
+  const page = await shipPage(desk);
   await page.getByTestId('account').selectOption(yodel);
   await fillShipTo(page, gb('Jane Doe'));
   let list = await offered(page);
@@ -92,7 +77,7 @@ test('the Ship form offers the services of the route, sorted, without returns un
 });
 
 test('a label made on a chosen service makes it the next form’s default for that kind of route', async () => {
-  const page = await deskPage();
+  const page = await shipPage(desk);
   await page.getByTestId('account').selectOption(yodel);
   await fillShipTo(page, gb('Jane Doe'));
   const list = await offered(page);
@@ -122,7 +107,7 @@ test('Close out all accounts names what it closes and asks; Esc cancels', async 
   await label(yodel, 'yodel_hdn');
   const waiting = async () => (await ok(api('GET', '/desk/end-of-day'))).accounts.find((a) => a.shipper_account.id === yodel).labels_waiting;
   const n = await waiting(); // these two and the one the test before made
-  const page = await deskPage();
+  const page = await shipPage(desk);
   await page.locator('[data-nav="end-of-day"]').click();
   const all = page.getByTestId('close-out-all');
   await page.waitForFunction(() => !document.querySelector('[data-testid="close-out-all"]')?.disabled);
@@ -158,7 +143,7 @@ test('Close out all accounts names what it closes and asks; Esc cancels', async 
 test('removing a printer names the documents that lose it and asks; disabling an account asks', async () => {
   const zebra = await ok(api('POST', '/desk/printers', { name: 'Zebra packing 2', transport: 'raw', address: '127.0.0.1:9', format: 'zpl' }, desk.liveKey));
   await ok(api('PUT', '/desk/print-profiles/label', { printer_id: zebra.id, stock: '4x6', auto_print: false }, desk.liveKey));
-  const page = await deskPage();
+  const page = await shipPage(desk);
   await page.locator('[data-nav="printers"]').click();
   const row = page.getByTestId('printer-row').filter({ hasText: 'Zebra packing 2' });
   await row.getByTestId('remove-printer').click();
@@ -189,7 +174,7 @@ test('removing a printer names the documents that lose it and asks; disabling an
 
 test('Esc closes the History preview', async () => {
   const made = await label(yodel, 'yodel_hdn');
-  const page = await deskPage();
+  const page = await shipPage(desk);
   await page.locator('[data-nav="history"]').click();
   const row = page.getByTestId('row').filter({ hasText: made.tracking_numbers[0] });
   await row.getByRole('button', { name: 'Preview' }).click();
@@ -202,7 +187,7 @@ test('Esc closes the History preview', async () => {
 });
 
 test('a failed attempt leaves no earlier label on the Ship screen', async () => {
-  const page = await deskPage();
+  const page = await shipPage(desk);
   await page.getByTestId('account').selectOption(yodel);
   await fillShipTo(page, gb('Jane Doe'));
   await page.locator('[data-field="shipment.parcels[0].weight.value"]').fill('1');
@@ -218,22 +203,13 @@ test('a failed attempt leaves no earlier label on the Ship screen', async () => 
   await page.close();
 });
 
-/** A free port on loopback (nobody listens on it until the test says so). */
-const freePort = () =>
-  new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
 
 test('a label that did not print and was printed again shows Printed and no Retry', async () => {
   const port = await freePort();
   const zebra = await ok(api('POST', '/desk/printers', { name: 'Zebra off', transport: 'raw', address: `127.0.0.1:${port}`, format: 'zpl' }, desk.liveKey));
   await ok(api('PUT', '/desk/print-profiles/label', { printer_id: zebra.id, stock: '4x6', auto_print: true }, desk.liveKey));
   const made = await label(yodel, 'yodel_hdn');
-  const page = await deskPage();
+  const page = await shipPage(desk);
   await page.locator('[data-nav="history"]').click();
   const row = page.getByTestId('row').filter({ hasText: made.tracking_numbers[0] });
   await row.getByTestId('documents').click();

@@ -5,15 +5,10 @@
 // screens show its words in Debian's Chromium.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { closeUiModules, importUiModule, startDesk } from './support.mjs';
+import { closeUiModules, importUiModule, ok, startDesk } from './support.mjs';
 
 let desk, words, tipsa, skynet;
 const api = (...args) => desk.api(...args);
-const ok = async (p) => {
-  const r = await p;
-  assert.equal(r.meta.code, 200, JSON.stringify(r.meta));
-  return r.data;
-};
 const es = { contact_name: 'Ana Ruiz', street1: 'Calle Mayor 1', city: 'Madrid', postal_code: '28001', country: 'ESP' };
 const gb = { contact_name: 'Packdesk Ltd', street1: '1 Dock Road', city: 'London', postal_code: 'E16 2AA', country: 'GBR' };
 const label = (account, service, from, to, more = {}) => ({

@@ -6,7 +6,7 @@
 // without a key, and every screen by keyboard alone with visible focus.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startDesk } from './support.mjs';
+import { fillShipTo, shipPage, startDesk } from './support.mjs';
 
 let desk, carriers;
 const api = (...args) => desk.api(...args);
@@ -29,19 +29,10 @@ before(async () => {
 
 after(() => desk?.stop());
 
-async function deskPage() {
-  const page = await desk.browser.newPage({ viewport: { width: 1366, height: 768 } });
-  await page.goto(desk.base + '/');
-  await page.getByTestId('scan').waitFor();
-  return page;
-}
 
-async function fillShipTo(page, to) {
-  for (const [k, v] of Object.entries(to)) await page.locator(`[data-field="shipment.ship_to.${k}"]`).fill(v);
-}
 
 test('the Ship screen fits a 1366 x 768 desk monitor with Create in view', async () => {
-  const page = await deskPage();
+  const page = await shipPage(desk);
   const inView = async () => {
     const box = await page.getByTestId('create').boundingBox();
     return box && box.y >= 0 && box.y + box.height <= 768;
@@ -60,7 +51,7 @@ test('the Ship screen fits a 1366 x 768 desk monitor with Create in view', async
 });
 
 test('a postal code that cannot exist shows as it is typed and blocks Create until confirmed', async () => {
-  const page = await deskPage();
+  const page = await shipPage(desk);
   await fillShipTo(page, gb('Jane Doe', '1234'));
   // Shown while the cursor is still in the field: no blur needed.
   const error = page.locator('[data-error="shipment.ship_to.postal_code"]');
@@ -88,7 +79,7 @@ test('a postal code that cannot exist shows as it is typed and blocks Create unt
 });
 
 test('after the account cut-off the Ship screen says when the label ships', async () => {
-  const page = await deskPage();
+  const page = await shipPage(desk);
   assert.equal(await page.getByTestId('ship-date-note').count(), 0, 'no cut-off: ships today');
   // A cut-off of 00:00 set elsewhere while the screen stays open: every moment of the day is
   // after it. The label made next ships the next day, and the screen says so from then on
@@ -125,7 +116,7 @@ test('History shows recipient, service name, order number and print state', asyn
     shipment: { ship_from: gb('Packdesk Ltd', 'E16 2AA'), ship_to: { ...gb('Ada Lovelace'), company_name: 'Engines Ltd' }, parcels: [{ weight: { value: 1, unit: 'kg' } }] },
   };
   const label = await ok(api('POST', '/v3/labels', body));
-  const page = await deskPage();
+  const page = await shipPage(desk);
   await page.locator('[data-nav="history"]').click();
   await page.getByTestId('search').fill('SO-77');
   await page.getByTestId('search').press('Enter');
@@ -146,7 +137,7 @@ test('History shows recipient, service name, order number and print state', asyn
 });
 
 test('End of day lists today’s manifests to reprint', async () => {
-  const page = await deskPage();
+  const page = await shipPage(desk);
   await page.locator('[data-nav="end-of-day"]').click();
   await page.getByTestId('close-out-all').click();
   await page.getByTestId('confirm-ok').click(); // it asks first
@@ -163,7 +154,7 @@ test('End of day lists today’s manifests to reprint', async () => {
 });
 
 test('switching sandbox and live asks first and shows which one is on', async () => {
-  const page = await deskPage();
+  const page = await shipPage(desk);
   const env = page.getByTestId('env');
   assert.equal(await env.textContent(), 'SANDBOX');
   // The desk's own dialog asks: Esc changes nothing.
@@ -185,7 +176,7 @@ test('switching sandbox and live asks first and shows which one is on', async ()
 });
 
 test('Settings is for operators first; keys and webhook are under Integrations', async () => {
-  const page = await deskPage();
+  const page = await shipPage(desk);
   await page.locator('[data-nav="settings"]').click();
   await page.getByTestId('integrations').waitFor();
   const order = await page.locator('h2, h3').allTextContents();
@@ -204,7 +195,7 @@ test('Settings is for operators first; keys and webhook are under Integrations',
 });
 
 test('the Accounts screen sets the cut-off and the days the carrier collects', async () => {
-  const page = await deskPage();
+  const page = await shipPage(desk);
   await page.locator('[data-nav="accounts"]').click();
   await page.getByTestId('edit-account').first().click();
   await page.getByTestId('cutoff-time').fill('17:30');
@@ -232,7 +223,7 @@ test('the favicon and other files outside the interface need no key', async () =
 });
 
 test('every screen is reachable by keyboard alone, in a sensible order, with visible focus', async () => {
-  const page = await deskPage();
+  const page = await shipPage(desk);
   // The cursor starts in the scan field.
   assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('data-testid')), 'scan');
   /** Tab until `pick(element)` is true (at most 200 presses); the tab stops seen on the way. */
@@ -277,7 +268,7 @@ test('every screen is reachable by keyboard alone, in a sensible order, with vis
 });
 
 test('a country is taken as people type it: its English or local name, alpha-2 or alpha-3', async () => {
-  const page = await deskPage();
+  const page = await shipPage(desk);
   const country = page.locator('[data-field="shipment.ship_to.country"]');
   for (const [typed, alpha3] of [['England', 'GBR'], ['UK', 'GBR'], ['Great Britain', 'GBR'], ['España', 'ESP'], ['espana', 'ESP'], ['Deutschland', 'DEU'], ['gb', 'GBR']]) {
     await country.fill(typed);

@@ -8,15 +8,10 @@ import { execFileSync } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { rawPrinter, startDesk } from './support.mjs';
+import { ok, rawPrinter, startDesk } from './support.mjs';
 
 let desk, printer, tipsa;
 const api = (...args) => desk.api(...args);
-const ok = async (p) => {
-  const r = await p;
-  assert.equal(r.meta.code, 200, JSON.stringify(r.meta));
-  return r.data;
-};
 
 const es = (name, postal) => ({ contact_name: name, street1: 'Calle Mayor 1', city: 'Madrid', postal_code: postal, country: 'ESP' });
 const order = (number) => ({ order_number: number, ship_to: es(`Cliente ${number}`, '08001'), items: [{ description: 'Taza', quantity: 1, sku: 'TAZA-1' }] });
@@ -41,6 +36,13 @@ const waitFor = async (f, what) => {
     await new Promise((r) => setTimeout(r, 50));
   }
   assert.fail(`waited for ${what}`);
+};
+
+/** The Ship screen at 1366 x 768, its scan field ready; `scan` types a code and Enter as a
+ * scanner does, `note` waits for the scan note to say `text`. */
+const scanStation = async () => {
+  const { page, scan, note } = await scanStation();
+  return { page, scan, note };
 };
 
 test('scan to printed label twice in a row with the keyboard only; an unknown number is named; a shipped one asks first', async () => {
@@ -213,15 +215,8 @@ test('a desk that checks every item: the packer scans the order and each item; a
     { description: 'Plato', quantity: 1, sku: 'PLATO-B' },
   ];
   await ok(api('POST', '/desk/orders', { orders: [{ ...order('PK-1'), items }, { ...order('PK-2'), items: [{ description: 'Vaso', quantity: 1, sku: 'VASO-C' }] }] }));
-  const page = await desk.browser.newPage();
-  await page.setViewportSize({ width: 1366, height: 768 });
-  await page.goto(desk.base + '/');
-  await page.getByTestId('scan').waitFor();
+  const { page, scan } = await scanStation();
   const before = printer.jobs.length;
-  const scan = async (code) => {
-    await page.keyboard.type(code);
-    await page.keyboard.press('Enter');
-  };
   const packedOf = (line) => page.locator(`[data-testid="pack-line"][data-line="${line}"]`).getAttribute('data-packed');
 
   await scan('PK-1');
@@ -376,15 +371,7 @@ test('returns: the preset puts a return label in the box on its own printer; the
 test('boxes: "Next box" from the command sheet closes the box; each box ships as a parcel of the label', async () => {
   await ok(api('PUT', '/desk/settings', { ship_on_scan: false, verify_items: true, weight_unit: 'kg', dimension_unit: 'cm' }, desk.liveKey));
   await ok(api('POST', '/desk/orders', { ...order('BX-1'), items: [{ description: 'Taza azul', quantity: 2, sku: 'TAZA-A', barcode: '8412345678905' }, { description: 'Plato', quantity: 1, sku: 'PLATO-B' }] }));
-  const page = await desk.browser.newPage();
-  await page.setViewportSize({ width: 1366, height: 768 });
-  await page.goto(desk.base + '/');
-  await page.getByTestId('scan').waitFor();
-  const scan = async (code) => {
-    await page.keyboard.type(code);
-    await page.keyboard.press('Enter');
-  };
-  const note = (text) => page.getByTestId('scan-note').filter({ hasText: text }).waitFor();
+  const { page, scan, note } = await scanStation();
   await scan('BX-1');
   await page.getByTestId('packing').waitFor();
   await scan('PDCMD-NEXT-BOX');
@@ -434,15 +421,7 @@ test('boxes for a carrier of one parcel a label: each box is weighed on the scal
     }
     assert.fail(`the scale at ${centiKg / 100} kg`);
   };
-  const page = await desk.browser.newPage();
-  await page.setViewportSize({ width: 1366, height: 768 });
-  await page.goto(desk.base + '/');
-  await page.getByTestId('scan').waitFor();
-  const scan = async (code) => {
-    await page.keyboard.type(code);
-    await page.keyboard.press('Enter');
-  };
-  const note = (text) => page.getByTestId('scan-note').filter({ hasText: text }).waitFor();
+  const { page, scan, note } = await scanStation();
   await scan('WH-1');
   await page.getByTestId('packing').waitFor();
   // The form shows the account the order's preset makes its labels with.

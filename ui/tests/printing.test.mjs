@@ -5,21 +5,15 @@
 // and the label prints by itself once the printer is back. History offers every document.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
 import { inflateSync } from 'node:zlib';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { rawPrinter, startDesk } from './support.mjs';
+import { freePort, ok, rawPrinter, startDesk } from './support.mjs';
 
 let desk;
 const api = (...args) => desk.api(...args);
-const ok = async (p) => {
-  const r = await p;
-  assert.equal(r.meta.code, 200, JSON.stringify(r.meta));
-  return r.data;
-};
 
 before(async () => {
   desk = await startDesk('packdesk-printing-');
@@ -28,15 +22,6 @@ after(async () => {
   await desk?.stop();
 });
 
-/** A free port on loopback (nobody listens on it until the test says so). */
-const freePort = () =>
-  new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
 
 /** What a ZPL printer prints from a ^GFA :Z64: label, read back as a PBM and decoded by zbarimg. */
 function barcodeOfRaster(zpl) {

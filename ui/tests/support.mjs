@@ -111,6 +111,11 @@ export async function shipPage(desk) {
   return page;
 }
 
+/** Types each field of the Ship form's recipient (`to`: contact_name, city, ...). */
+export async function fillShipTo(page, to) {
+  for (const [k, v] of Object.entries(to)) await page.locator(`[data-field="shipment.ship_to.${k}"]`).fill(v);
+}
+
 /** A free port on loopback (nobody listens on it until the test says so: a printer that is off). */
 export function freePort() {
   return new Promise((resolve) => {

@@ -301,19 +301,25 @@ impl Service {
             Some(b) => Some(box_parcels(&shipped, b, preset, req.parcels)?),
             None => req.parcels,
         };
-        let plan: Vec<(Option<Vec<i64>>, Option<Vec<Parcel>>)> = match (&boxes, parcels) {
+        let plan: Vec<PlannedLabel> = match (&boxes, parcels) {
             (Some(b), Some(p)) if b.len() > self.parcels_per_label(env, preset)? => b
                 .iter()
                 .zip(p)
-                .map(|(b, p)| (Some(b.quantities.clone()), Some(vec![p])))
+                .map(|(b, p)| PlannedLabel {
+                    part: Some(b.quantities.clone()),
+                    parcels: Some(vec![p]),
+                })
                 .collect(),
-            (_, parcels) => vec![(part.clone(), parcels)],
+            (_, parcels) => vec![PlannedLabel {
+                part: part.clone(),
+                parcels,
+            }],
         };
         let by_box = plan.len() > 1;
         // Every label's request first: a box that cannot be labelled stops the order before any is.
         let mut numbered = shipped.clone();
         let mut requests = Vec::with_capacity(plan.len());
-        for (part, parcels) in plan {
+        for PlannedLabel { part, parcels } in plan {
             let contents = contents_of(numbered.clone(), part.as_deref());
             let mut label_req = self.label_request(env, &contents, preset, &by, parcels)?;
             label_req.postal_code_override = req.postal_code_override;
@@ -579,6 +585,13 @@ struct ShipJob {
     /// Labels the order had when the batch was made: more means this job shipped it already
     /// (a crash between the order being marked and the job being finished).
     labels_before: usize,
+}
+
+/// One label of an order's shipment: the part of the order it takes (none: all that is left)
+/// and its parcels (none: the order's, or one by the preset).
+struct PlannedLabel {
+    part: Option<Vec<i64>>,
+    parcels: Option<Vec<Parcel>>,
 }
 
 /// A box's label that failed after the boxes before it were labelled: the error says which

@@ -1,11 +1,10 @@
 //! Printing over the desk routes of the real server: a raw 9100 listener of the test's own, and
 //! CUPS with a virtual PDF printer (cups-pdf) through the system spooler and over IPP. The CUPS
 //! test needs the printer `tests/cups-setup.sh` sets up (the README's test command runs it and
-//! sets PACKDESK_CUPS_PRINTER); without it that test says so and checks nothing else.
+//! sets PACKDESK_CUPS_PRINTER); without it that test fails, saying what to run.
 
 use crate::support;
 use serde_json::{json, Value};
-use std::io::Read;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -15,14 +14,7 @@ use support::*;
 #[test]
 fn a_label_prints_over_http_to_a_raw_printer_and_its_preview_is_a_png() {
     let s = Server::start();
-    let l = TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = l.local_addr().unwrap().port();
-    let got = std::thread::spawn(move || {
-        let (mut c, _) = l.accept().unwrap();
-        let mut all = Vec::new();
-        c.read_to_end(&mut all).unwrap();
-        all
-    });
+    let (port, got) = support::raw_printer();
     let printer = s.live_ok("POST", "/desk/printers", Some(&json!({"name": "Zebra desk 1", "transport": "raw", "address": format!("127.0.0.1:{port}"), "format": "zpl"})));
     assert_eq!(
         (printer["dpi"].as_i64(), printer["strip_zpl_setup"].as_bool()),
@@ -43,7 +35,7 @@ fn a_label_prints_over_http_to_a_raw_printer_and_its_preview_is_a_png() {
     body["shipment"]["ship_to"]["postal_code"] = json!("08001");
     let label = s.sandbox_ok("POST", "/v3/labels", Some(&body));
     // Printed automatically by the print worker, with the stored bytes.
-    let bytes = got.join().unwrap();
+    let bytes = got.recv_timeout(Duration::from_secs(10)).unwrap();
     let url = label["files"]["label"]["url"].as_str().unwrap();
     assert_eq!(bytes, s.download(url, &s.sandbox).1);
     let end = Instant::now() + Duration::from_secs(10);

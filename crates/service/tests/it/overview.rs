@@ -23,15 +23,22 @@ fn label(s: &Service, account: &str, slug: &str) -> Value {
     wire(s.create_label(Env::Sandbox, body.to_request().unwrap()).unwrap())
 }
 
-#[test]
-fn labels_are_counted_on_the_desks_day_by_carrier_and_status() {
+/// A desk whose clock stands at `at`, with a Yodel sandbox account: its folder (removed when
+/// dropped), the service, the clock and the account's id.
+fn desk_at(at: chrono::DateTime<Utc>) -> (tempfile::TempDir, Service, Arc<ManualClock>, String) {
     let dir = tempfile::tempdir().unwrap();
-    // 23:30 UTC on the 20th is already the 21st at UTC+01:00.
-    let clock = Arc::new(ManualClock::new(Utc.with_ymd_and_hms(2026, 11, 20, 23, 30, 0).unwrap()));
+    let clock = Arc::new(ManualClock::new(at));
     let s = Service::open(dir.path(), "http://127.0.0.1:9", clock.clone())
         .unwrap()
         .service;
     let yodel = create_account(&s, Env::Sandbox, carrier("yodel").unwrap(), json!({}));
+    (dir, s, clock, yodel)
+}
+
+#[test]
+fn labels_are_counted_on_the_desks_day_by_carrier_and_status() {
+    // 23:30 UTC on the 20th is already the 21st at UTC+01:00.
+    let (_dir, s, clock, yodel) = desk_at(Utc.with_ymd_and_hms(2026, 11, 20, 23, 30, 0).unwrap());
     let tipsa = create_account(&s, Env::Sandbox, carrier("tipsa").unwrap(), json!({}));
     label(&s, &yodel, "yodel");
     clock.advance(chrono::Duration::hours(24));
@@ -163,13 +170,8 @@ fn one_call_closes_out_every_account_waiting_and_prints_each_manifest() {
 fn today_counts_each_operators_labels_hour_by_hour_on_the_desks_day() {
     use packdesk_model::status::Role;
     use packdesk_service::audit::{as_caller, Caller, Via};
-    let dir = tempfile::tempdir().unwrap();
     // 08:10 at UTC+01:00.
-    let clock = Arc::new(ManualClock::new(Utc.with_ymd_and_hms(2026, 11, 20, 7, 10, 0).unwrap()));
-    let s = Service::open(dir.path(), "http://127.0.0.1:9", clock.clone())
-        .unwrap()
-        .service;
-    let yodel = create_account(&s, Env::Sandbox, carrier("yodel").unwrap(), json!({}));
+    let (_dir, s, clock, yodel) = desk_at(Utc.with_ymd_and_hms(2026, 11, 20, 7, 10, 0).unwrap());
     let who = |name: &str| Caller {
         actor: name.into(),
         operator_id: Some(format!("op-{name}")),
@@ -200,12 +202,7 @@ fn today_counts_each_operators_labels_hour_by_hour_on_the_desks_day() {
 
 #[test]
 fn a_report_counts_a_closed_day_once_and_a_label_voided_later_counts_it_again() {
-    let dir = tempfile::tempdir().unwrap();
-    let clock = Arc::new(ManualClock::new(Utc.with_ymd_and_hms(2026, 11, 20, 10, 0, 0).unwrap()));
-    let s = Service::open(dir.path(), "http://127.0.0.1:9", clock.clone())
-        .unwrap()
-        .service;
-    let yodel = create_account(&s, Env::Sandbox, carrier("yodel").unwrap(), json!({}));
+    let (_dir, s, clock, yodel) = desk_at(Utc.with_ymd_and_hms(2026, 11, 20, 10, 0, 0).unwrap());
     let tipsa = create_account(&s, Env::Sandbox, carrier("tipsa").unwrap(), json!({}));
     let first = label(&s, &yodel, "yodel");
     label(&s, &yodel, "yodel");
@@ -289,12 +286,7 @@ fn a_report_counts_a_closed_day_once_and_a_label_voided_later_counts_it_again() 
 
 #[test]
 fn the_reports_worker_keeps_the_closed_days_with_labels_once() {
-    let dir = tempfile::tempdir().unwrap();
-    let clock = Arc::new(ManualClock::new(Utc.with_ymd_and_hms(2026, 11, 20, 10, 0, 0).unwrap()));
-    let s = Service::open(dir.path(), "http://127.0.0.1:9", clock.clone())
-        .unwrap()
-        .service;
-    let yodel = create_account(&s, Env::Sandbox, carrier("yodel").unwrap(), json!({}));
+    let (_dir, s, clock, yodel) = desk_at(Utc.with_ymd_and_hms(2026, 11, 20, 10, 0, 0).unwrap());
     label(&s, &yodel, "yodel");
     assert_eq!(s.keep_closed_report_days(|| true).unwrap(), 0, "the 20th is still open");
     clock.advance(chrono::Duration::days(3));
