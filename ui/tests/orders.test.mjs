@@ -41,7 +41,15 @@ const waitFor = async (f, what) => {
 /** The Ship screen at 1366 x 768, its scan field ready; `scan` types a code and Enter as a
  * scanner does, `note` waits for the scan note to say `text`. */
 const scanStation = async () => {
-  const { page, scan, note } = await scanStation();
+  const page = await desk.browser.newPage();
+  await page.setViewportSize({ width: 1366, height: 768 });
+  await page.goto(desk.base + '/');
+  await page.getByTestId('scan').waitFor();
+  const scan = async (code) => {
+    await page.keyboard.type(code);
+    await page.keyboard.press('Enter');
+  };
+  const note = (text) => page.getByTestId('scan-note').filter({ hasText: text }).waitFor();
   return { page, scan, note };
 };
 
