@@ -212,6 +212,12 @@ impl Weight {
         self.unit.to_kg(self.value)
     }
 
+    /// A weight a parcel's label may carry at the desk: above 0 and at most the contract's
+    /// bound for its unit (NaN is neither).
+    pub fn is_labellable(&self) -> bool {
+        self.value > 0.0 && self.value <= self.unit.max()
+    }
+
     /// The sum of weights, in the first one's unit (rounded to the gram or its equivalent).
     pub fn total(weights: &[Weight]) -> Option<Weight> {
         let unit = weights.first()?.unit;

@@ -657,11 +657,40 @@ impl Service {
         shipment: crate::orders::OrderShipment,
         key: &str,
     ) -> Result<Label, ServiceError> {
-        let mut draft = self.prepare_label(env, req, None, Some(shipment))?;
-        draft.upstream_name = Some(crate::upstream::Name::Desk(key.to_string()));
-        let label = self.produce_label(&draft, None)?;
-        self.auto_print_label(env, &label);
-        serde_json::from_value(label).map_err(ServiceError::internal)
+        let planned = [(req.clone(), shipment, key.to_string())];
+        match self.create_labels_for_order(env, &planned)? {
+            (_, Some(e)) => Err(e),
+            (mut labels, None) => labels.pop().ok_or_else(|| ServiceError::internal("no label made")),
+        }
+    }
+
+    /// Makes the labels of one shipment of a desk order (one, or one per box): each request is
+    /// checked whole (carrier rules, its quote, the account's ranges) before the first label is
+    /// made, so a box that cannot be labelled stops the order untouched. Answers the labels made
+    /// and, when one failed after others were made, why the rest were not.
+    pub(crate) fn create_labels_for_order(
+        &self,
+        env: Env,
+        planned: &[(LabelRequest, crate::orders::OrderShipment, String)],
+    ) -> Result<(Vec<Label>, Option<ServiceError>), ServiceError> {
+        let mut drafts = Vec::with_capacity(planned.len());
+        for (req, shipment, key) in planned {
+            let mut draft = self.prepare_label(env, req, None, Some(shipment.clone()))?;
+            draft.upstream_name = Some(crate::upstream::Name::Desk(key.clone()));
+            drafts.push(draft);
+        }
+        let mut labels = Vec::with_capacity(drafts.len());
+        for draft in &drafts {
+            match self.produce_label(draft, None) {
+                Ok(label) => {
+                    self.auto_print_label(env, &label);
+                    labels.push(serde_json::from_value(label).map_err(ServiceError::internal)?);
+                }
+                Err(e) if labels.is_empty() => return Err(e),
+                Err(e) => return Ok((labels, Some(e))),
+            }
+        }
+        Ok((labels, None))
     }
 
     /// Draws the label's tracking numbers and writes it (retrying past numbers issued elsewhere),
@@ -1009,7 +1038,13 @@ impl Service {
                     ),
                     false => (
                         "order.shipped",
-                        json!({"label_id": id, "tracking_numbers": numbers, "items": items}),
+                        match shipment.boxes {
+                            // Today counts the order once, at its last box.
+                            Some((n, of)) => {
+                                json!({"label_id": id, "tracking_numbers": numbers, "items": items, "box": n, "boxes": of})
+                            }
+                            None => json!({"label_id": id, "tracking_numbers": numbers, "items": items}),
+                        },
                     ),
                 };
                 self.audit(tx, Some(d.env), action, Some(&shipment.id), detail)?;

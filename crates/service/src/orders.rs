@@ -492,10 +492,13 @@ impl Service {
                 } else {
                     OrderStatus::PartiallyShipped
                 };
-                // The last box of an order packed box by box: its contents were checked.
-                o.contents_verified = done && shipment.verified;
-                // The rest is packed from an empty box.
-                self.keep_scan(tx, env, order_id, now, crate::packing::Kept::restart())?;
+                // Labelled box by box, all of it: every item went through the packing list.
+                o.contents_verified = done && shipment.boxes.is_some();
+                // The rest is packed from an empty box; boxes labelled one by one keep the
+                // packing until the last, so a failure between them loses no box's scans.
+                if shipment.boxes.is_none_or(|(n, of)| n == of) {
+                    self.keep_scan(tx, env, order_id, now, crate::packing::Kept::restart())?;
+                }
                 o.tracking_numbers.extend_from_slice(tracking_numbers);
                 part.iter().sum()
             }
@@ -590,9 +593,9 @@ pub(crate) struct OrderShipment {
     pub part: Option<Vec<i64>>,
     /// The label is the order's return label: it ships nothing of the order.
     pub return_label: bool,
-    /// The label's part is a box of a packing list every item of which was scanned: the order
-    /// says its contents were verified once its last box ships.
-    pub verified: bool,
+    /// The label is box `n` of `of` (or a group of boxes) of an order labelled box by box, for a
+    /// carrier that takes fewer parcels a label: the last one ends its packing.
+    pub boxes: Option<(usize, usize)>,
 }
 
 /// Columns of `GET /desk/orders/export.csv`, what a shop's import of shipments reads back.

@@ -64,13 +64,13 @@ fn by_operator(work: Vec<(String, String, i64, String)>, day_start: i64) -> Vec<
                 day.hours[hour].labels += 1;
             }
             _ => {
-                let items = serde_json::from_str::<serde_json::Value>(&detail)
-                    .ok()
-                    .and_then(|d| d["items"].as_i64())
-                    .unwrap_or(0);
-                day.orders += 1;
+                let detail = serde_json::from_str::<serde_json::Value>(&detail).unwrap_or_default();
+                let items = detail["items"].as_i64().unwrap_or(0);
+                // An order labelled box by box counts once, at its last box.
+                let order = i64::from(detail["box"] == detail["boxes"]);
+                day.orders += order;
                 day.items += items;
-                day.hours[hour].orders += 1;
+                day.hours[hour].orders += order;
                 day.hours[hour].items += items;
             }
         }

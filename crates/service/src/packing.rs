@@ -127,7 +127,7 @@ impl Service {
                 "a weight goes with `next_box`: it is what the box being closed weighs",
             ));
         }
-        if let Some(w) = req.weight.filter(|w| !(w.value > 0.0 && w.value <= w.unit.max())) {
+        if let Some(w) = req.weight.filter(|w| !w.is_labellable()) {
             return Err(ServiceError::invalid(
                 "weight.value",
                 format!(
@@ -266,15 +266,21 @@ impl Service {
 
     /// The boxes the order was packed into, when more than one holds items: how many of each
     /// item each box holds, and its weight. Each becomes a parcel of the label (or a label of its
-    /// own). The box being packed as the label is made weighs what the desk scale shows then.
+    /// own). Shipped from the desk's own screen where it was packed, the box still open weighs
+    /// what this desk's scale shows then (a batch, a script or another desk weigh nothing).
     pub(crate) fn packed_boxes(&self, order: &Order) -> Result<Option<Vec<PackedBox>>, ServiceError> {
         let state = self.store.read(|c| table::state(c, order))?;
         let mut boxes = state.packed_boxes(order.items.len());
         if boxes.len() < 2 {
             return Ok(None);
         }
-        if let Some(last) = boxes.last_mut().filter(|b| b.weight.is_none()) {
-            last.weight = self.scale_weight();
+        let at_this_desk = state.desk.as_deref() == Some(self.desk_name().as_str())
+            && crate::audit::caller().is_some_and(|c| c.via == Via::Session);
+        let open_box_packed = state.in_box(state.boxes) > 0;
+        if at_this_desk && open_box_packed {
+            if let Some(open) = boxes.last_mut().filter(|b| b.weight.is_none()) {
+                open.weight = self.scale_weight();
+            }
         }
         Ok(Some(boxes))
     }

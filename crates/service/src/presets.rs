@@ -224,12 +224,11 @@ impl Service {
                 // A return label in every box the carrier could never make: refused now, not at
                 // each order's label.
                 if req.return_label.is_some() && !c.return_shipment {
-                    p.invalid(
+                    p.say(
+                        ErrorCode::InvalidRequest,
                         "return_label",
-                        format!(
-                            "{} makes no return labels: choose an account of a carrier that does, or leave the return label out",
-                            c.name
-                        ),
+                        packdesk_model::said::Saying::NoReturnShipments,
+                        packdesk_model::said::args([("carrier", &c.name)]),
                     );
                 }
                 if req.ship_from.is_none() && account.address.is_none() {
@@ -246,7 +245,7 @@ impl Service {
             p.keep_first_at("ship_from.country");
         }
         if let Some(w) = req.parcel.as_ref().and_then(|t| t.weight) {
-            if !(w.value > 0.0 && w.value <= w.unit.max()) {
+            if !w.is_labellable() {
                 p.invalid(
                     "parcel.weight.value",
                     format!("more than 0 and at most {} {}", w.unit.max(), w.unit.as_str()),

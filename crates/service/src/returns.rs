@@ -113,7 +113,7 @@ impl Service {
             again: true,
             part: None,
             return_label: true,
-            verified: false,
+            boxes: None,
         };
         let key = format!(
             "order:{}:return:{}:{}",

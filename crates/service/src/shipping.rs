@@ -35,9 +35,10 @@ fn weight_words(w: &Weight) -> String {
     format!("{} {}", w.value, w.unit.as_str())
 }
 
-/// The label's order number: the order's own for its first label, `-2`, `-3`... for more.
-fn label_order_number(o: &Order) -> String {
-    match o.label_ids.len() {
+/// The label's order number: the order's own for its first label, `-2`, `-3`... for more
+/// (`made_before`: the order's labels before it).
+fn label_order_number(o: &Order, made_before: usize) -> String {
+    match made_before {
         0 => o.order_number.clone(),
         n => format!("{}-{}", o.order_number, n + 1),
     }
@@ -201,7 +202,7 @@ fn box_parcels(
                     ServiceError::invalid(
                         "parcels",
                         format!(
-                            "box {} of order {} holds items without a weight and preset `{}` has none to assume: weigh each box",
+                            "box {} of order {} was closed off the scale and holds items without a weight, and preset `{}` has none to assume: give each box's weight (one parcel per box), or put each box on the scale as it is closed",
                             n + 1,
                             order.order_number,
                             preset.name
@@ -301,13 +302,21 @@ impl Service {
             Some(b) => Some(box_parcels(&shipped, b, preset, req.parcels)?),
             None => req.parcels,
         };
+        // Where the carrier puts fewer parcels under a label than there are boxes, the boxes go
+        // in labels of as many as it takes (one each, mostly); not for an order shipped again,
+        // whose boxes are no part of what it shipped before.
+        let per_label = self.parcels_per_label(env, preset)?;
         let plan: Vec<PlannedLabel> = match (&boxes, parcels) {
-            (Some(b), Some(p)) if b.len() > self.parcels_per_label(env, preset)? => b
-                .iter()
-                .zip(p)
+            (Some(b), Some(p)) if b.len() > per_label && !req.again => b
+                .chunks(per_label)
+                .zip(p.chunks(per_label))
                 .map(|(b, p)| PlannedLabel {
-                    part: Some(b.quantities.clone()),
-                    parcels: Some(vec![p]),
+                    part: Some(
+                        (0..taken.len())
+                            .map(|n| b.iter().map(|x| x.quantities[n]).sum())
+                            .collect(),
+                    ),
+                    parcels: Some(p.to_vec()),
                 })
                 .collect(),
             (_, parcels) => vec![PlannedLabel {
@@ -315,40 +324,31 @@ impl Service {
                 parcels,
             }],
         };
-        let by_box = plan.len() > 1;
-        // Every label's request first: a box that cannot be labelled stops the order before any is.
-        let mut numbered = shipped.clone();
-        let mut requests = Vec::with_capacity(plan.len());
-        for PlannedLabel { part, parcels } in plan {
-            let contents = contents_of(numbered.clone(), part.as_deref());
-            let mut label_req = self.label_request(env, &contents, preset, &by, parcels)?;
+        let count = plan.len();
+        let mut planned = Vec::with_capacity(count);
+        for (n, PlannedLabel { part, parcels }) in plan.into_iter().enumerate() {
+            let contents = contents_of(shipped.clone(), part.as_deref());
+            let made_before = shipped.label_ids.len() + n;
+            let mut label_req = self.label_request(env, &contents, preset, &by, parcels, made_before)?;
             label_req.postal_code_override = req.postal_code_override;
-            // An upstream's key for this shipment of the order: a scan sent again after its
-            // timeout meets the label made meanwhile; shipping it again ("again") is another.
-            let key = format!("order:{}:{}", numbered.id, numbered.label_ids.len());
-            // The next label of the order takes the next order number (`-2`, `-3`...).
-            numbered.label_ids.push(String::new());
-            requests.push((label_req, key, part));
-        }
-        let count = requests.len();
-        let mut labels: Vec<Label> = Vec::with_capacity(count);
-        for (label_req, key, part) in requests.iter().cloned() {
             let shipment = OrderShipment {
                 id: shipped.id.clone(),
                 again: req.again,
                 part,
                 return_label: false,
-                // Boxes that hold the whole order once every item was scanned.
-                verified: by_box && !req.packed_only,
+                boxes: (count > 1).then_some((n + 1, count)),
             };
-            match self.create_label_for_order(env, &label_req, shipment, &key) {
-                Ok(label) => labels.push(label),
-                Err(e) if labels.is_empty() => return Err(e),
-                Err(e) => return Err(boxes_labelled_before(e, &labels, count, &shipped)),
-            }
+            // An upstream's key for this shipment of the order: a scan sent again after its
+            // timeout meets the label made meanwhile; shipping it again ("again") is another.
+            let key = format!("order:{}:{made_before}", shipped.id);
+            planned.push((label_req, shipment, key));
+        }
+        let (labels, stopped) = self.create_labels_for_order(env, &planned)?;
+        if let Some(e) = stopped {
+            return Err(boxes_labelled_before(e, &labels, count, &shipped));
         }
         let slip_boxes: Option<Vec<Vec<i64>>> = boxes.map(|b| b.into_iter().map(|b| b.quantities).collect());
-        self.packing_slip(env, &shipped, &order, slip_boxes.as_deref(), &labels, &requests[0].0)?;
+        self.packing_slip(env, &shipped, &order, slip_boxes.as_deref(), &labels, &planned[0].0)?;
         // The return label goes in the box: made after the outbound, which stands whatever
         // becomes of it.
         let (return_label, return_label_error) = match preset.return_label {
@@ -381,7 +381,8 @@ impl Service {
         Ok(packdesk_carriers::carrier(&account.slug).map_or(usize::MAX, |c| c.parcels_per_label as usize))
     }
 
-    /// The label request of an order shipped by a preset.
+    /// The label request of an order shipped by a preset; `made_before`: the order's labels
+    /// before this one (its order number's suffix).
     fn label_request(
         &self,
         env: Env,
@@ -389,6 +390,7 @@ impl Service {
         preset: &Preset,
         by: &ChosenBy,
         parcels: Option<Vec<Parcel>>,
+        made_before: usize,
     ) -> Result<LabelRequest, ServiceError> {
         let account = self.account_row(env, &preset.shipper_account.id, "preset")?;
         let carrier = packdesk_carriers::carrier(&account.slug);
@@ -504,7 +506,7 @@ impl Service {
             references: allows("references").then(|| vec![order.order_number.clone()]),
             billing: None,
             customs,
-            order_number: allows("order_number").then(|| label_order_number(order)),
+            order_number: allows("order_number").then(|| label_order_number(order, made_before)),
             order_id: allows("order_id").then(|| order.id.clone()),
             postal_code_override: false,
         })
@@ -595,18 +597,21 @@ struct PlannedLabel {
 }
 
 /// A box's label that failed after the boxes before it were labelled: the error says which
-/// labels stand and what is left to do.
+/// labels stand and what to do. The rest of the order keeps its boxes and their weights (its
+/// packing starts again only once its last box is labelled): shipping it again labels them.
 fn boxes_labelled_before(mut e: ServiceError, made: &[Label], count: usize, order: &Order) -> ServiceError {
+    if made.is_empty() {
+        return e;
+    }
     let tracking: Vec<&str> = made
         .iter()
         .flat_map(|l| l.tracking_numbers.iter().map(String::as_str))
         .collect();
     let info = format!(
-        "{} of the {count} boxes of order {} are labelled (tracking {}); box {} is not: the order is partially shipped, pack what is left of it and ship it again",
-        made.len(),
+        "order {} is packed for {count} labels and {} of them were made (tracking {}); the rest were not, for the reason below. Its packing is kept: mend the cause and ship the order again to label the rest",
         order.order_number,
+        made.len(),
         tracking.join(", "),
-        made.len() + 1
     );
     e.details.insert(0, packdesk_model::error::Detail::new("id", info));
     e
@@ -751,7 +756,11 @@ impl Service {
             .ok()
             .filter(|o| o.status == OrderStatus::Shipped && o.label_ids.len() > r.labels_before);
         let outcome = match done_before {
-            Some(o) => Ok((o.label_ids.last().cloned().unwrap_or_default(), o.tracking_numbers)),
+            // Its first label of this batch, as a run that was not cut short answers.
+            Some(o) => Ok((
+                o.label_ids.get(r.labels_before).cloned().unwrap_or_default(),
+                o.tracking_numbers,
+            )),
             None => {
                 let req = ShipOrderRequest {
                     preset: r.preset.clone(),

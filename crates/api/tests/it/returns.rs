@@ -81,7 +81,7 @@ fn a_preset_puts_the_return_label_in_the_box_printed_by_its_own_profile_and_it_c
     assert!(v["meta"]["details"][0]["info"]
         .as_str()
         .unwrap()
-        .starts_with("Yodel makes no return labels"));
+        .starts_with("Yodel does not offer return shipments"));
 
     let shipped = ship(&s, &id);
     let (outbound, back) = (&shipped["label"], &shipped["return_label"]);
