@@ -22,6 +22,7 @@ const TABLES: &[&str] = &[
     "tracking_counters",
     "tracking_numbers",
     "labels",
+    "file_parts",
     "files",
     "cancel_labels",
     "manifests",

@@ -146,12 +146,22 @@ fn write_made_in_one_statement(client: &mut postgres::Client, desk: &str, m: &Ma
     let kinds: Vec<&str> = m.files.iter().map(|f| f.kind.as_str()).collect();
     let file_types: Vec<&str> = m.files.iter().map(|f| f.file_type.as_str()).collect();
     let papers: Vec<&str> = m.files.iter().map(|f| f.paper_size.as_str()).collect();
-    let bytes: Vec<&[u8]> = m.files.iter().map(|f| f.bytes.as_slice()).collect();
+    // Each file's own bytes, and the parts it shares kept once (`file_parts`).
+    let written: Vec<crate::files::Written<'_>> = m.files.iter().map(crate::files::written).collect();
+    let bytes: Vec<&[u8]> = written.iter().map(|w| w.own.as_slice()).collect();
+    let parts_columns: Vec<Option<&str>> = written.iter().map(|w| w.parts_column.as_deref()).collect();
+    // Once each, in hash order (as `files::insert` keeps them: no two desks wait on each other
+    // crosswise).
+    let mut parts: Vec<&(crate::file_parts::PartHash, &[u8])> = written.iter().flat_map(|w| &w.parts).collect();
+    parts.sort_unstable_by_key(|(hash, _)| *hash);
+    parts.dedup_by_key(|(hash, _)| *hash);
+    let part_hashes: Vec<&[u8]> = parts.iter().map(|(hash, _)| hash.as_slice()).collect();
+    let part_bytes: Vec<&[u8]> = parts.iter().map(|(_, bytes)| *bytes).collect();
     let created: Vec<i64> = m.files.iter().map(|f| f.created_at).collect();
     let search_text = crate::pg::searchable(&l.search_text);
     // The label's row in `COLS` order, then the desk: `$1`..`$15`; after them the carrier, the
-    // numbers, and the files as arrays.
-    let values: [(&(dyn ToSql + Sync), Type); 23] = [
+    // numbers, the files and the parts they share as arrays.
+    let values: [(&(dyn ToSql + Sync), Type); 26] = [
         (&l.id, Type::TEXT),
         (&l.env, Type::TEXT),
         (&l.shipper_account_id, Type::TEXT),
@@ -175,17 +185,24 @@ fn write_made_in_one_statement(client: &mut postgres::Client, desk: &str, m: &Ma
         (&papers, Type::TEXT_ARRAY),
         (&bytes, Type::BYTEA_ARRAY),
         (&created, Type::INT8_ARRAY),
+        (&parts_columns, Type::TEXT_ARRAY),
+        (&part_hashes, Type::BYTEA_ARRAY),
+        (&part_bytes, Type::BYTEA_ARRAY),
     ];
     macro_rules! with_label {
         ($label:expr) => {
             concat!(
                 "WITH numbers AS (
                      INSERT INTO tracking_numbers (env, slug, number, label_id) SELECT $2, $16, n, $1 FROM unnest($17::text[]) AS n
+                 ), parts AS (
+                     INSERT INTO file_parts (hash, bytes) SELECT p.hash, p.bytes
+                     FROM unnest($25::bytea[], $26::bytea[]) AS p (hash, bytes)
+                     ON CONFLICT (hash) DO NOTHING
                  ), files AS (
-                     INSERT INTO files (id, env, owner_id, kind, file_type, paper_size, bytes, created_at)
-                     SELECT f.id, $2, $1, f.kind, f.file_type, f.paper_size, f.bytes, f.created_at
-                     FROM unnest($18::text[], $19::text[], $20::text[], $21::text[], $22::bytea[], $23::int8[])
-                         AS f (id, kind, file_type, paper_size, bytes, created_at)
+                     INSERT INTO files (id, env, owner_id, kind, file_type, paper_size, bytes, created_at, parts)
+                     SELECT f.id, $2, $1, f.kind, f.file_type, f.paper_size, f.bytes, f.created_at, f.parts
+                     FROM unnest($18::text[], $19::text[], $20::text[], $21::text[], $22::bytea[], $23::int8[], $24::text[])
+                         AS f (id, kind, file_type, paper_size, bytes, created_at, parts)
                  ) ",
                 $label
             )

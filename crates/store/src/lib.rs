@@ -10,6 +10,7 @@ pub mod backup;
 pub mod batches;
 pub mod copy;
 pub mod db;
+pub mod file_parts;
 pub mod files;
 pub mod gauges;
 pub mod idempotency;

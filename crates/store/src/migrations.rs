@@ -777,6 +777,14 @@ const MIGRATIONS: &[&[Step]] = &[
     )],
     // 17: a box closed at the packing list keeps its weight from the desk scale (issue 40).
     &[Step::Both("ALTER TABLE pack_scans ADD COLUMN box_weight TEXT;")],
+    // 18: the runs many files share (font objects), kept once by their SHA-256 (issue 42); a
+    // file lists where each goes back into its own bytes.
+    &[Step::Both(
+        r#"
+    CREATE TABLE file_parts (hash BLOB PRIMARY KEY, bytes BLOB NOT NULL) WITHOUT ROWID;
+    ALTER TABLE files ADD COLUMN parts TEXT;
+    "#,
+    )],
 ];
 
 /// The schema version this build writes.

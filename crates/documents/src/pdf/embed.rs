@@ -78,9 +78,25 @@ pub fn embed(pages: &[Page]) -> Embedded {
     }
     let mut fonts = BTreeMap::new();
     for (face, (mut gids, texts)) in used {
-        // Noto Sans always carries printable ASCII: most documents then use the same subset.
+        // Noto Sans always carries printable ASCII, and the whole of each further block a
+        // document uses (Latin-1, Latin Extended-A and B, Greek, Cyrillic): the documents of a
+        // desk then use a handful of subsets, which the store keeps once (issue 42), whatever
+        // the accents of the names on them.
         if matches!(face, Face::NotoSans | Face::NotoSansBold) {
             gids.extend(crate::fonts::ascii_glyphs(face));
+            let blocks: BTreeSet<usize> = gids
+                .iter()
+                .filter_map(|g| character_of(face, *g))
+                .filter_map(|c| WHOLE_BLOCKS.iter().position(|b| b.contains(&c)))
+                .collect();
+            for b in blocks {
+                gids.extend(
+                    WHOLE_BLOCKS[b]
+                        .clone()
+                        .filter(|c| face.has(*c))
+                        .map(|c| crate::fonts::glyph_of(face, c)),
+                );
+            }
         }
         // A font that fails to subset is not embedded: its glyphs show as missing.
         if let Some(subset) = subset_of(face, gids, texts) {
@@ -89,6 +105,15 @@ pub fn embed(pages: &[Page]) -> Embedded {
     }
     Embedded { fonts }
 }
+
+/// The Unicode blocks a Noto Sans subset takes whole once a document uses one of their letters.
+const WHOLE_BLOCKS: [std::ops::RangeInclusive<char>; 5] = [
+    '\u{a0}'..='\u{ff}',
+    '\u{100}'..='\u{17f}',
+    '\u{180}'..='\u{24f}',
+    '\u{370}'..='\u{3ff}',
+    '\u{400}'..='\u{4ff}',
+];
 
 type Key = (Face, BTreeSet<u16>, BTreeMap<u16, String>);
 

@@ -16,3 +16,4 @@ mod printing;
 mod rules;
 mod sessions;
 mod ship_dates;
+mod storage;

@@ -1,0 +1,341 @@
+//! Parts many files share, kept once (issue 42). A label's PDF is about 19 KB, of which 16 KB are
+//! the objects of its two font subsets, the same bytes in nearly every document of a desk (the
+//! subsets cover whole glyph sets, see `packdesk_documents::pdf`). A file is stored as its own
+//! bytes with those runs cut out, plus where each goes back (`files.parts`); each run is a row of
+//! `file_parts`, keyed by its SHA-256, written once. Reading puts the bytes back where they were:
+//! the file read is the file written, to the byte (a reprint is the first print).
+//!
+//! Which runs are cut is decided here from the PDF's own cross-reference table: the objects of
+//! fonts (`/Type /Font`, `/Type /FontDescriptor`) and the objects they name (font programs,
+//! ToUnicode maps), where they stand next to each other. What is cut never changes what is read
+//! back, only how much is stored; a file that is not a PDF this desk writes is stored whole.
+
+use sha2::Digest;
+use std::collections::HashMap;
+use std::ops::Range;
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// A run shorter than this stays in its file: a row of its own would cost about as much.
+const LEAST_PART: usize = 1024;
+
+/// The SHA-256 of a part's bytes: its key.
+pub type PartHash = [u8; 32];
+
+/// A file as stored: its own bytes, and each part cut out of it (where it went, its hash, its
+/// bytes to keep).
+pub struct Split<'a> {
+    pub own: Vec<u8>,
+    pub parts: Vec<(usize, PartHash, &'a [u8])>,
+}
+
+impl Split<'_> {
+    /// `files.parts`: each part as `<offset> <hash in hex>`, one after another; none: stored whole.
+    pub fn column(&self) -> Option<String> {
+        if self.parts.is_empty() {
+            return None;
+        }
+        let each: Vec<String> = self
+            .parts
+            .iter()
+            .map(|(at, hash, _)| format!("{at} {}", hex(hash)))
+            .collect();
+        Some(each.join(" "))
+    }
+}
+
+/// `bytes` with its shared runs cut out.
+pub fn split(bytes: &[u8]) -> Split<'_> {
+    let runs = shared_runs(bytes);
+    let mut own = Vec::with_capacity(bytes.len() - runs.iter().map(|r| r.len()).sum::<usize>());
+    let mut parts = Vec::with_capacity(runs.len());
+    let mut from = 0;
+    for run in runs {
+        own.extend_from_slice(&bytes[from..run.start]);
+        let part = &bytes[run.clone()];
+        parts.push((run.start, sha2::Sha256::digest(part).into(), part));
+        from = run.end;
+    }
+    own.extend_from_slice(&bytes[from..]);
+    Split { own, parts }
+}
+
+/// Where each part of `column` goes back into `own`, in order: (offset in the whole file, hash).
+pub fn places(column: &str) -> Result<Vec<(usize, PartHash)>, String> {
+    let words: Vec<&str> = column.split_ascii_whitespace().collect();
+    words
+        .chunks(2)
+        .map(|pair| match pair {
+            [at, hash] => Ok((
+                at.parse().map_err(|_| format!("`{at}` is not an offset"))?,
+                unhex(hash).ok_or_else(|| format!("`{hash}` is not a part's hash"))?,
+            )),
+            _ => Err(format!("`{column}` names a part without its hash")),
+        })
+        .collect()
+}
+
+/// The whole file: `own` with each part put back at its offset.
+pub fn join(own: &[u8], parts: &[(usize, Arc<[u8]>)]) -> Result<Vec<u8>, String> {
+    let total = own.len() + parts.iter().map(|(_, p)| p.len()).sum::<usize>();
+    let mut whole = Vec::with_capacity(total);
+    let mut taken = 0;
+    for (at, part) in parts {
+        let own_up_to = at
+            .checked_sub(whole.len())
+            .and_then(|n| n.checked_add(taken))
+            .filter(|n| *n <= own.len())
+            .ok_or_else(|| format!("a part at {at} lies outside the file"))?;
+        whole.extend_from_slice(&own[taken..own_up_to]);
+        whole.extend_from_slice(part);
+        taken = own_up_to;
+    }
+    whole.extend_from_slice(&own[taken..]);
+    Ok(whole)
+}
+
+/// Parts read before, by hash: a part never changes (its key is its content), so every store of
+/// the process may share them. A desk has a handful (a font subset set per script in use).
+pub fn remembered(hash: &PartHash) -> Option<Arc<[u8]>> {
+    cache().lock().ok()?.get(hash).cloned()
+}
+
+/// Whether `bytes` are the part `hash` names.
+pub fn holds(hash: &PartHash, bytes: &[u8]) -> bool {
+    sha2::Sha256::digest(bytes).as_slice() == hash
+}
+
+/// Forgets the parts read: the next read of each comes from the database (tests; a restore).
+pub fn forget_remembered() {
+    if let Ok(mut c) = cache().lock() {
+        c.clear();
+    }
+}
+
+pub fn remember(hash: PartHash, bytes: Arc<[u8]>) {
+    if let Ok(mut c) = cache().lock() {
+        // Bounded: documents in many scripts make more subsets than a desk needs at once.
+        if c.len() >= 256 {
+            c.clear();
+        }
+        c.insert(hash, bytes);
+    }
+}
+
+fn cache() -> &'static Mutex<HashMap<PartHash, Arc<[u8]>>> {
+    static PARTS: OnceLock<Mutex<HashMap<PartHash, Arc<[u8]>>>> = OnceLock::new();
+    PARTS.get_or_init(Default::default)
+}
+
+/// The runs of `pdf` worth keeping once: adjacent font objects, at least `LEAST_PART` long.
+fn shared_runs(pdf: &[u8]) -> Vec<Range<usize>> {
+    let Some(objects) = objects(pdf) else {
+        return Vec::new();
+    };
+    // Fonts and their descriptors, and what they name (font programs, ToUnicode maps).
+    let mut shared = vec![false; objects.len()];
+    for (i, o) in objects.iter().enumerate() {
+        let body = &pdf[o.span.clone()];
+        if contains(head(body), b"/Type /Font") {
+            shared[i] = true;
+            for n in references(dictionary(body)) {
+                if let Some(j) = objects.iter().position(|x| x.number == n) {
+                    shared[j] = true;
+                }
+            }
+        }
+    }
+    let mut runs: Vec<Range<usize>> = Vec::new();
+    for (o, _) in objects.iter().zip(&shared).filter(|(_, s)| **s) {
+        match runs.last_mut() {
+            Some(r) if r.end == o.span.start => r.end = o.span.end,
+            _ => runs.push(o.span.clone()),
+        }
+    }
+    runs.retain(|r| r.len() >= LEAST_PART);
+    runs
+}
+
+/// One object of a PDF: its number and its bytes (`N 0 obj` up to the next object).
+struct Object {
+    number: u32,
+    span: Range<usize>,
+}
+
+/// The objects of `pdf` by its cross-reference table, in file order; none: not a PDF whose
+/// table this reads (one section from 0, one object after the other).
+fn objects(pdf: &[u8]) -> Option<Vec<Object>> {
+    if !pdf.starts_with(b"%PDF-") {
+        return None;
+    }
+    let tail = &pdf[pdf.len().saturating_sub(64)..];
+    let at = find(tail, b"startxref\n")? + b"startxref\n".len();
+    let xref: usize = std::str::from_utf8(&tail[at..])
+        .ok()?
+        .lines()
+        .next()?
+        .trim()
+        .parse()
+        .ok()?;
+    let table = std::str::from_utf8(pdf.get(xref..)?).ok()?;
+    let mut lines = table.lines();
+    (lines.next()? == "xref").then_some(())?;
+    let count: usize = lines.next()?.strip_prefix("0 ")?.parse().ok()?;
+    let mut starts: Vec<(usize, u32)> = Vec::with_capacity(count);
+    for number in 0..count {
+        let entry = lines.next()?;
+        if number > 0 && entry.ends_with(" n") {
+            starts.push((entry.get(..10)?.parse().ok()?, number as u32));
+        }
+    }
+    starts.sort_unstable();
+    let ends = starts.iter().skip(1).map(|(at, _)| *at).chain([xref]);
+    let objects: Vec<Object> = starts
+        .iter()
+        .zip(ends)
+        .map(|((start, number), end)| Object {
+            number: *number,
+            span: *start..end,
+        })
+        .collect();
+    // Each must begin as its entry says, or the table is not this file's.
+    objects
+        .iter()
+        .all(|o| o.span.start < o.span.end && pdf[o.span.clone()].starts_with(format!("{} 0 obj", o.number).as_bytes()))
+        .then_some(objects)
+}
+
+/// An object's first bytes: where its type is named.
+fn head(body: &[u8]) -> &[u8] {
+    &body[..body.len().min(160)]
+}
+
+/// An object's dictionary (its bytes before a stream's data).
+fn dictionary(body: &[u8]) -> &[u8] {
+    match find(body, b"stream\n") {
+        Some(at) => &body[..at],
+        None => body,
+    }
+}
+
+/// The objects `bytes` refers to (`N 0 R`).
+fn references(bytes: &[u8]) -> Vec<u32> {
+    let text = String::from_utf8_lossy(bytes);
+    let words: Vec<&str> = text
+        .split(|c: char| c.is_ascii_whitespace() || "/[]<>()".contains(c))
+        .filter(|w| !w.is_empty())
+        .collect();
+    words
+        .windows(3)
+        .filter(|w| w[1] == "0" && w[2] == "R")
+        .filter_map(|w| w[0].parse().ok())
+        .collect()
+}
+
+fn contains(bytes: &[u8], what: &[u8]) -> bool {
+    find(bytes, what).is_some()
+}
+
+fn find(bytes: &[u8], what: &[u8]) -> Option<usize> {
+    bytes.windows(what.len()).position(|w| w == what)
+}
+
+fn hex(hash: &PartHash) -> String {
+    hash.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn unhex(text: &str) -> Option<PartHash> {
+    let mut hash = [0u8; 32];
+    if text.len() != 64 {
+        return None;
+    }
+    for (i, b) in hash.iter_mut().enumerate() {
+        *b = u8::from_str_radix(text.get(2 * i..2 * i + 2)?, 16).ok()?;
+    }
+    Some(hash)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A small PDF as this desk's writer lays one out: a font, its descriptor, its program and
+    /// ToUnicode map, then the page's own objects; the table gives each object's offset.
+    fn pdf(program: &[u8], page_text: &str) -> Vec<u8> {
+        let bodies: Vec<Vec<u8>> = vec![
+            b"<</Type/Catalog/Pages 2 0 R>>".to_vec(),
+            b"<</Type/Pages/Count 1/Kids[7 0 R]>>".to_vec(),
+            b"<</Type /Font/Subtype /Type0/ToUnicode 5 0 R/DescendantFonts[<</FontDescriptor 6 0 R>>]>>".to_vec(),
+            [
+                b"<</Length1 9/Length 2000>>\nstream\n".as_slice(),
+                program,
+                b"\nendstream",
+            ]
+            .concat(),
+            [b"<</Length 700>>\nstream\n".as_slice(), &[b'u'; 700], b"\nendstream"].concat(),
+            b"<</Type /FontDescriptor/FontName /AAAAAA+NotoSans/FontFile2 4 0 R>>".to_vec(),
+            b"<</Type/Page/Contents 8 0 R>>".to_vec(),
+            format!("<</Length {}>>\nstream\n{page_text}\nendstream", page_text.len()).into_bytes(),
+        ];
+        let mut out = b"%PDF-1.4\n%\xE2\xE3\xCF\xD3\n".to_vec();
+        let mut offsets = Vec::new();
+        for (i, body) in bodies.iter().enumerate() {
+            offsets.push(out.len());
+            out.extend_from_slice(format!("{} 0 obj\n", i + 1).as_bytes());
+            out.extend_from_slice(body);
+            out.extend_from_slice(b"\nendobj\n");
+        }
+        let xref = out.len();
+        out.extend_from_slice(format!("xref\n0 {}\n0000000000 65535 f\r\n", bodies.len() + 1).as_bytes());
+        for o in offsets {
+            out.extend_from_slice(format!("{o:010} 00000 n\r\n").as_bytes());
+        }
+        out.extend_from_slice(format!("trailer\n<</Size 9/Root 1 0 R>>\nstartxref\n{xref}\n%%EOF\n").as_bytes());
+        out
+    }
+
+    fn whole(s: &Split<'_>) -> Vec<u8> {
+        let parts: Vec<(usize, Arc<[u8]>)> = s.parts.iter().map(|(at, _, p)| (*at, Arc::from(*p))).collect();
+        join(&s.own, &parts).unwrap()
+    }
+
+    #[test]
+    fn the_font_objects_are_cut_out_once_and_put_back_to_the_byte() {
+        let program = [7u8; 2000];
+        let (a, b) = (
+            pdf(&program, "BT (Jane Doe) Tj ET"),
+            pdf(&program, "BT (John Roe, Leeds) Tj ET"),
+        );
+        let (sa, sb) = (split(&a), split(&b));
+        assert_eq!(sa.parts.len(), 1, "the font, its program, map and descriptor: one run");
+        assert_eq!(sa.parts[0].1, sb.parts[0].1, "two documents share their font's run");
+        assert!(sa.own.len() < 700, "{} bytes of its own", sa.own.len());
+        assert_eq!(whole(&sa), a);
+        assert_eq!(whole(&sb), b);
+        let column = sa.column().unwrap();
+        let back = places(&column).unwrap();
+        assert_eq!(back, vec![(sa.parts[0].0, sa.parts[0].1)]);
+    }
+
+    #[test]
+    fn what_is_not_a_pdf_of_this_desk_is_kept_whole() {
+        for bytes in [
+            b"^XA^FO50,50^A0N,50,50^FDJane Doe^FS^XZ".to_vec(),
+            b"%PDF-1.4\nno table here".to_vec(),
+            Vec::new(),
+        ] {
+            let s = split(&bytes);
+            assert!(s.parts.is_empty() && s.column().is_none());
+            assert_eq!(s.own, bytes);
+        }
+        // A small font is not worth a row of its own.
+        let small = pdf(&[1u8; 10], "BT ET");
+        assert!(split(&small).parts.is_empty());
+    }
+
+    #[test]
+    fn a_damaged_parts_column_is_an_error_not_a_wrong_file() {
+        assert!(places("12").is_err());
+        assert!(places("x 00").is_err());
+        assert!(join(b"abc", &[(10, Arc::from(&b"zz"[..]))]).is_err());
+    }
+}
