@@ -27,5 +27,8 @@ for (let i = 0; i < rounds + 3; i++) {
 times.sort((a, b) => a - b);
 const at = (p) => times[Math.min(times.length - 1, Math.ceil(times.length * p) - 1)];
 console.log(`scan (Enter) to label at the printer  median ${at(0.5).toFixed(0)} ms  p99 ${at(0.99).toFixed(0)} ms  worst ${times[times.length - 1].toFixed(0)} ms  (${rounds} orders)`);
+// What `.ci/bench` reads.
+console.log(`BENCH scan_to_label_median_ms=${at(0.5).toFixed(1)}`);
+console.log(`BENCH scan_to_label_p99_ms=${at(0.99).toFixed(1)}`);
 await browser.close();
 stop();

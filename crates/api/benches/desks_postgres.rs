@@ -16,7 +16,13 @@ const CLIENTS_PER_DESK: usize = 6;
 
 fn main() {
     let full = std::env::args().any(|a| a == "--bench");
-    let per_client = if full { 600 } else { 10 };
+    // `.ci/bench --quick` runs the full path with a tenth of the labels.
+    let quick = std::env::var_os("PACKDESK_BENCH_QUICK").is_some();
+    let per_client = match (full, quick) {
+        (true, false) => 600,
+        (true, true) => 60,
+        (false, _) => 10,
+    };
     let cluster = std::env::var("PACKDESK_TEST_POSTGRES").expect("PACKDESK_TEST_POSTGRES: see tests/postgres.sh");
     let url = packdesk_store::pg::scratch_database(&cluster, "bench_desks").unwrap();
     let first = Server::start_shared("desk-bench-1", &url, "desk-1", None);
@@ -76,6 +82,9 @@ fn main() {
         wall.as_secs_f64(),
         n as f64 / wall.as_secs_f64(),
     );
+    // What `.ci/bench` reads.
+    println!("BENCH three_desks_labels_per_s={:.0}", n as f64 / wall.as_secs_f64());
+    println!("BENCH three_desks_p99_ms={p99:.2}");
 
     // The close-out at the last desk takes every desk's labels of the account.
     let mut c = Conn::open(&desks[DESKS - 1].addr);

@@ -20,7 +20,13 @@ const CLIENTS: usize = 8;
 fn main() {
     let full = std::env::args().any(|a| a == "--bench");
     let tls_rounds = std::env::args().any(|a| a == "--tls") || !full;
-    let per_client = if full { 1500 } else { 20 };
+    // `.ci/bench --quick` runs the full path with a tenth of the labels.
+    let quick = std::env::var_os("PACKDESK_BENCH_QUICK").is_some();
+    let per_client = match (full, quick) {
+        (true, false) => 1500,
+        (true, true) => 150,
+        (false, _) => 20,
+    };
     let cert_dir = std::env::temp_dir().join(format!("packdesk-bench-tls-{}", std::process::id()));
     let (extra, client_tls) = match tls_rounds {
         true => {
@@ -122,6 +128,7 @@ fn main() {
     let backups = std::env::args()
         .any(|a| a == "--backup-during")
         .then(|| server.backup_loop());
+    let folder_before = server.data_folder_bytes();
     let start = Instant::now();
     let answers = post_labels(None, &[addr], &key, CLIENTS, per_client, "\"code\":200", move |_, _| {
         body.clone()
@@ -131,16 +138,29 @@ fn main() {
         stop.store(true, std::sync::atomic::Ordering::SeqCst);
         println!("backups made while the labels were: {}", made.join().unwrap());
     }
-    report("POST /v3/labels", answers, wall);
+    let labels = answers.len() as u64;
+    let (rate, p99) = report("POST /v3/labels", answers, wall);
+    let grown = server.data_folder_bytes().saturating_sub(folder_before);
+    let per_label = grown as f64 / labels.max(1) as f64 / 1e3;
+    println!(
+        "data folder: +{:.1} MB for {labels} labels = {per_label:.1} KB a label (database, its write-ahead log, logs)",
+        grown as f64 / 1e6,
+    );
+    // What `.ci/bench` reads.
+    println!("BENCH one_desk_labels_per_s={rate:.0}");
+    println!("BENCH one_desk_p99_ms={p99:.2}");
+    println!("BENCH kb_per_label={per_label:.1}");
 }
 
-fn report(what: &str, answers: Vec<(Duration, String)>, wall: Duration) {
+/// Prints a round's figures; answers its labels/s and p99 (ms).
+fn report(what: &str, answers: Vec<(Duration, String)>, wall: Duration) -> (f64, f64) {
     let mut lat: Vec<Duration> = answers.into_iter().map(|(t, _)| t).collect();
     let n = lat.len();
     let (p50, p99, max) = percentiles(&mut lat);
+    let rate = n as f64 / wall.as_secs_f64();
     println!(
-        "{what}  {CLIENTS} clients  {n} labels in {:.2} s  =  {:.0} labels/s   p50 {p50:.2} ms   p99 {p99:.2} ms   max {max:.2} ms",
+        "{what}  {CLIENTS} clients  {n} labels in {:.2} s  =  {rate:.0} labels/s   p50 {p50:.2} ms   p99 {p99:.2} ms   max {max:.2} ms",
         wall.as_secs_f64(),
-        n as f64 / wall.as_secs_f64(),
     );
+    (rate, p99)
 }

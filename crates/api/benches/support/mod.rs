@@ -161,6 +161,37 @@ impl Server {
             .sum()
     }
 
+    /// The server process's resident memory, in bytes (Linux).
+    pub fn rss_bytes(&self) -> u64 {
+        std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
+            .ok()
+            .and_then(|s| {
+                s.lines()
+                    .find_map(|l| l.strip_prefix("VmRSS:"))
+                    .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+            })
+            .map_or(0, |kb| kb * 1024)
+    }
+
+    /// The size of the desk database's write-ahead log.
+    pub fn wal_bytes(&self) -> u64 {
+        std::fs::metadata(self.dir.join("packdesk.sqlite3-wal")).map_or(0, |m| m.len())
+    }
+
+    /// Everything in the desk's data folder (database, its log, logs, keys), in bytes.
+    pub fn data_folder_bytes(&self) -> u64 {
+        fn size(path: &std::path::Path) -> u64 {
+            match std::fs::symlink_metadata(path) {
+                Ok(m) if m.is_dir() => std::fs::read_dir(path)
+                    .map(|entries| entries.flatten().map(|e| size(&e.path())).sum())
+                    .unwrap_or(0),
+                Ok(m) => m.len(),
+                Err(_) => 0,
+            }
+        }
+        size(&self.dir)
+    }
+
     /// One `packdesk-server backup` of this desk in a thread; it answers how long it took.
     pub fn backup_once(&self) -> std::thread::JoinHandle<std::time::Duration> {
         let dir = self.dir.clone();
