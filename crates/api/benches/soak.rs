@@ -221,10 +221,14 @@ fn main() {
         window_p99.iter().cloned().fold(f64::MAX, f64::min),
     );
 
-    // Memory after the first minute (or, in a short run, after its first sample).
+    // Memory after the first minute (in a run of two minutes or less, after its first half).
+    let settled_at = match length > Duration::from_secs(120) {
+        true => Duration::from_secs(60),
+        false => length / 2,
+    };
     let settled = samples
         .iter()
-        .find(|s| s.0 >= Duration::from_secs(60))
+        .find(|s| s.0 >= settled_at)
         .or(samples.first())
         .copied()
         .unwrap();
@@ -234,7 +238,7 @@ fn main() {
     let per_label_all = (last.4 - folder_at_start) as f64 / last.1.max(1) as f64;
     let per_label_late = (last.4 as f64 - settled.4 as f64) / (last.1 - settled.1).max(1) as f64;
     println!(
-        "memory {:.1} -> {:.1} MB ({growth:+.1} % after the first minute); WAL at most {:.1} MB; data folder {:.1} KB a label overall, {:.1} KB a label since the first minute; {} printed, {} webhooks",
+        "memory {:.1} -> {:.1} MB ({growth:+.1} % after the first minute, or the first half of a short run); WAL at most {:.1} MB; data folder {:.1} KB a label overall, {:.1} KB a label since the first minute; {} printed, {} webhooks",
         settled.2 as f64 / 1e6,
         last.2 as f64 / 1e6,
         wal_max as f64 / 1e6,
