@@ -21,13 +21,7 @@ fn main() {
     let (addr, key) = (server.addr.clone(), server.sandbox_key.clone());
     let rx = receiver::Receiver::ok();
     let mut c = Conn::open(&addr);
-    let (code, _) = c.request(
-        "PUT",
-        "/desk/webhook",
-        &key,
-        &serde_json::json!({"url": rx.url}).to_string(),
-    );
-    assert_eq!(code, 200);
+    support::webhooks_to(&mut c, &key, &rx.url);
     let bodies: Vec<String> = (0..ACCOUNTS)
         .map(|_| label_body(&server.yodel_account(&mut c), serde_json::json!({"async": true})))
         .collect();

@@ -75,13 +75,7 @@ fn main() {
 
     // Webhooks on.
     let rx = receiver::Receiver::ok();
-    let (code, _) = c.request(
-        "PUT",
-        "/desk/webhook",
-        &key,
-        &serde_json::json!({"url": rx.url}).to_string(),
-    );
-    assert_eq!(code, 200);
+    support::webhooks_to(&mut c, &key, &rx.url);
 
     // A Tipsa account (ZPL labels: the printer takes them as they are).
     let body = r#"{"slug":"tipsa","description":"Soak","credentials":{"password":"p","agency_code":"1","customer_code":"2","department_code":"3"}}"#;

@@ -257,6 +257,17 @@ fn back_up(dir: &std::path::Path, name: &str) {
     let _ = std::fs::remove_file(&to);
 }
 
+/// Sends the webhooks of `key`'s environment to `url` (a receiver of the bench's own).
+pub fn webhooks_to(c: &mut Conn, key: &str, url: &str) {
+    let (code, text) = c.request(
+        "PUT",
+        "/desk/webhook",
+        key,
+        &serde_json::json!({"url": url}).to_string(),
+    );
+    assert_eq!(code, 200, "{text}");
+}
+
 /// A 1-parcel 4x6 label request of `account`.
 pub fn label_body(account: &str, extra: serde_json::Value) -> String {
     let mut body = serde_json::json!({
