@@ -13,7 +13,7 @@ use packdesk_store::StoreError;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-#[path = "../tests/support/mod.rs"]
+#[path = "../tests/it/support.rs"]
 mod support;
 
 const DESKS: usize = 3;

@@ -9,7 +9,7 @@ use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-#[path = "../tests/support/mod.rs"]
+#[path = "../tests/it/support.rs"]
 mod support;
 
 const DESKS: usize = 3;
