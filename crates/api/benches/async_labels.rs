@@ -35,7 +35,7 @@ fn main() {
         "\"code\":3001",
         move |c, i| bodies[(c + i) % ACCOUNTS].clone(),
     );
-    let mut lat: Vec<Duration> = answers.into_iter().map(|(t, _)| t).collect();
+    let mut lat: Vec<Duration> = answers.into_iter().map(|a| a.took).collect();
     let accepted = start.elapsed();
     let n = lat.len();
     let (p50, p99, max) = percentiles(&mut lat);

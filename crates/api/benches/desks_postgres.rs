@@ -61,11 +61,11 @@ fn main() {
         },
     );
     let wall = start.elapsed();
-    let mut lat: Vec<Duration> = answers.iter().map(|(t, _)| *t).collect();
+    let mut lat: Vec<Duration> = answers.iter().map(|a| a.took).collect();
     let numbers: Vec<String> = answers
         .iter()
-        .map(|(_, text)| {
-            let v: serde_json::Value = serde_json::from_str(text).unwrap();
+        .map(|a| {
+            let v: serde_json::Value = serde_json::from_str(&a.body).unwrap();
             v["data"]["tracking_numbers"][0].as_str().unwrap().to_string()
         })
         .collect();

@@ -13,7 +13,7 @@
 
 mod support;
 use std::time::{Duration, Instant};
-use support::{bench_certificate, label_body, percentiles, post_labels, Conn, Server};
+use support::{bench_certificate, label_body, percentiles, phase_report, post_labels, Answer, Conn, Server};
 
 const CLIENTS: usize = 8;
 
@@ -139,6 +139,7 @@ fn main() {
         println!("backups made while the labels were: {}", made.join().unwrap());
     }
     let labels = answers.len() as u64;
+    phase_report(&answers);
     let (rate, p99) = report("POST /v3/labels", answers, wall);
     let grown = server.data_folder_bytes().saturating_sub(folder_before);
     let per_label = grown as f64 / labels.max(1) as f64 / 1e3;
@@ -153,8 +154,8 @@ fn main() {
 }
 
 /// Prints a round's figures; answers its labels/s and p99 (ms).
-fn report(what: &str, answers: Vec<(Duration, String)>, wall: Duration) -> (f64, f64) {
-    let mut lat: Vec<Duration> = answers.into_iter().map(|(t, _)| t).collect();
+fn report(what: &str, answers: Vec<Answer>, wall: Duration) -> (f64, f64) {
+    let mut lat: Vec<Duration> = answers.iter().map(|a| a.took).collect();
     let n = lat.len();
     let (p50, p99, max) = percentiles(&mut lat);
     let rate = n as f64 / wall.as_secs_f64();

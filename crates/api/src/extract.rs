@@ -69,8 +69,11 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for ContractJson<T> {
     type Rejection = ApiError;
 
     async fn from_request(req: Request, _: &S) -> Result<Self, ApiError> {
+        let reading = std::time::Instant::now();
         let bytes = body_bytes(req).await?;
-        packdesk_model::from_slice(&bytes).map(ContractJson).map_err(ApiError)
+        let parsed = packdesk_model::from_slice(&bytes).map(ContractJson).map_err(ApiError);
+        crate::server_timing::spent(packdesk_service::timing::Phase::Parse, reading.elapsed());
+        parsed
     }
 }
 

@@ -15,6 +15,7 @@ pub mod openapi;
 pub mod paths;
 pub mod roles;
 mod routes;
+mod server_timing;
 mod table;
 pub mod tls;
 mod ui;

@@ -33,6 +33,7 @@ use packdesk_model::transport::{TransmissionLog, TransportTest};
 use packdesk_model::{ErrorCode, ServiceError};
 use packdesk_service::audit::{Caller, Via};
 use packdesk_service::keys::Env;
+use packdesk_service::timing::{self, Phase};
 use packdesk_service::{Reply, Service};
 use serde_json::json;
 use std::sync::Arc;
@@ -702,6 +703,7 @@ pub fn router(service: Shared) -> Router {
             error(ErrorCode::MethodNotAllowed, "", "this route does not take that method")
         })
         .layer(middleware::from_fn_with_state(gate, authenticate))
+        .layer(middleware::from_fn(crate::server_timing::layer))
         .with_state(service)
 }
 
@@ -754,7 +756,10 @@ async fn authenticate(State(gate): State<Arc<Gate>>, mut req: Request, next: Nex
         .get("service-api-key")
         .or(req.headers().get(header::AUTHORIZATION))
         .is_some();
-    match caller_of(&gate, req.headers()).await {
+    let checking = std::time::Instant::now();
+    let caller = caller_of(&gate, req.headers()).await;
+    crate::server_timing::spent(Phase::Auth, checking.elapsed());
+    match caller {
         Some(caller) => {
             req.extensions_mut().insert(caller.env);
             req.extensions_mut().insert(caller.clone());
@@ -786,17 +791,37 @@ fn is_signed_file_link(gate: &Gate, req: &Request) -> bool {
             .is_some_and(|q| q.split('&').any(|p| p.starts_with("signature=")))
 }
 
+/// Runs a service call on a blocking thread (SQLite, rendering) as the request's caller, its
+/// phases counted for the `Server-Timing` header.
+async fn on_a_thread<T: Send + 'static>(
+    s: Shared,
+    f: impl FnOnce(&Service) -> Result<T, ServiceError> + Send + 'static,
+) -> Result<Result<T, ServiceError>, tokio::task::JoinError> {
+    let caller = CALLER.try_with(Caller::clone).ok();
+    let queued = std::time::Instant::now();
+    let (out, phases) = tokio::task::spawn_blocking(move || {
+        let waited = queued.elapsed();
+        let (out, mut phases) = timing::recording(|| packdesk_service::audit::as_caller(caller, || f(&s)));
+        phases.add(Phase::Queue, waited);
+        (out, phases)
+    })
+    .await
+    .map(|(out, phases)| (Ok(out), phases))
+    .unwrap_or_else(|e| (Err(e), Default::default()));
+    crate::server_timing::merge(&phases);
+    out
+}
+
 /// Runs a service call on a blocking thread (SQLite, rendering) and wraps its answer.
 pub(crate) async fn run<T: serde::Serialize + Send + 'static>(
     s: Shared,
     f: impl FnOnce(&Service) -> Result<T, ServiceError> + Send + 'static,
 ) -> Response {
-    let caller = CALLER.try_with(Caller::clone).ok();
-    match tokio::task::spawn_blocking(move || packdesk_service::audit::as_caller(caller, || f(&s))).await {
-        Ok(Ok(data)) => match serde_json::to_value(data) {
+    match on_a_thread(s, f).await {
+        Ok(Ok(data)) => crate::server_timing::time(Phase::Answer, || match serde_json::to_value(data) {
             Ok(data) => ok(data),
             Err(_) => error(ErrorCode::Internal, "", "the answer could not be written as JSON"),
-        },
+        }),
         Ok(Err(e)) => ApiError(e).into_response(),
         Err(_) => error(ErrorCode::Internal, "", "the operation failed unexpectedly"),
     }
@@ -807,9 +832,8 @@ async fn run_reply<T: serde::Serialize + Send + 'static>(
     s: Shared,
     f: impl FnOnce(&Service) -> Result<Reply<T>, ServiceError> + Send + 'static,
 ) -> Response {
-    let caller = CALLER.try_with(Caller::clone).ok();
-    match tokio::task::spawn_blocking(move || packdesk_service::audit::as_caller(caller, || f(&s))).await {
-        Ok(Ok(r)) => reply(r),
+    match on_a_thread(s, f).await {
+        Ok(Ok(r)) => crate::server_timing::time(Phase::Answer, || reply(r)),
         Ok(Err(e)) => ApiError(e).into_response(),
         Err(_) => error(ErrorCode::Internal, "", "the operation failed unexpectedly"),
     }

@@ -31,6 +31,7 @@ use packdesk_store::files::FileRow;
 use packdesk_store::labels as table;
 use packdesk_store::labels::{InsertError, LabelFilter, LabelRow, MadeLabel};
 use packdesk_store::paging;
+use packdesk_store::timing::{time, Phase};
 use serde_json::{json, Value};
 
 pub const LABEL_STATUSES: &[&str] = LabelStatus::NAMES;
@@ -541,7 +542,7 @@ impl Service {
         req: LabelRequest,
         key: Option<&str>,
     ) -> Result<Reply<Label>, ServiceError> {
-        let mut draft = self.prepare_label(env, &req, None, None)?;
+        let mut draft = time(Phase::Check, || self.prepare_label(env, &req, None, None))?;
         draft.upstream_name = key.map(crate::upstream::Name::Caller);
         if req.is_async {
             // The job keeps the ship date of the day it was accepted, whenever it runs.
@@ -711,10 +712,10 @@ impl Service {
                 pool: draft.pool,
                 ranges: &draft.ranges,
             };
-            let serials = self.reserve_serials(scope, count, pool)?;
+            let serials = time(Phase::Reserve, || self.reserve_serials(scope, count, pool))?;
             let numbers: Vec<String> = serials.iter().map(|s| tracking::format(draft.scheme, *s)).collect();
             let made = Made {
-                documents: draft.render(&numbers, &id),
+                documents: time(Phase::Render, || draft.render(&numbers, &id)),
                 id: id.clone(),
                 serials,
                 numbers,

@@ -58,6 +58,8 @@ use std::sync::Arc;
 use vault::Vault;
 
 pub use packdesk_store::private_file;
+/// Where a request's time goes (the `Server-Timing` header's phases).
+pub use packdesk_store::timing;
 pub use vault::KeyPreference;
 
 pub use packdesk_model as model;

@@ -32,6 +32,7 @@ pub mod records;
 pub mod reports;
 pub mod returns;
 pub mod sql;
+pub mod timing;
 pub mod tracking;
 pub mod transmissions;
 pub mod upstream_refs;
@@ -41,6 +42,7 @@ use packdesk_model::{ErrorCode, ServiceError};
 use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+use timing::{time, Phase};
 
 pub use rusqlite;
 
@@ -284,7 +286,7 @@ impl Store {
     /// It returns once the commit is on disk (it survives a power cut).
     pub fn write<T, E: From<StoreError>>(&self, f: impl FnOnce(&Transaction) -> Result<T, E>) -> Result<T, E> {
         let (out, seq) = self.commit(f)?;
-        self.durability.wait_for(seq)?;
+        time(Phase::Sync, || self.durability.wait_for(seq))?;
         Ok(out)
     }
 
@@ -298,14 +300,16 @@ impl Store {
     /// Runs `f` in one transaction and commits it (to the WAL, not yet synced); answers its
     /// commit number.
     fn commit<T, E: From<StoreError>>(&self, f: impl FnOnce(&Transaction) -> Result<T, E>) -> Result<(T, u64), E> {
-        let mut conn = self.writer.lock().unwrap_or_else(|p| p.into_inner());
-        let tx = conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(StoreError::from)?;
-        let out = f(&tx)?;
-        tx.commit().map_err(StoreError::from)?;
-        // Numbered while the writer is held, so commit numbers follow the WAL's order.
-        let seq = self.durability.committed();
+        let mut conn = time(Phase::Lock, || self.writer.lock().unwrap_or_else(|p| p.into_inner()));
+        let (out, seq) = time(Phase::Write, || {
+            let tx = conn
+                .transaction_with_behavior(TransactionBehavior::Immediate)
+                .map_err(StoreError::from)?;
+            let out = f(&tx)?;
+            tx.commit().map_err(StoreError::from)?;
+            // Numbered while the writer is held, so commit numbers follow the WAL's order.
+            Ok::<_, E>((out, self.durability.committed()))
+        })?;
         // Back-to-back commits never let the background checkpointer finish, and a WAL that was
         // never wholly copied back is never reused: it grows without end. Past a size, the writer
         // copies it back and truncates it itself (the checkpoint syncs the database, so the
@@ -314,9 +318,11 @@ impl Store {
             // Without waiting: a reader on an older snapshot (a backup copying the database, a
             // long report) makes it busy at once, where the busy timeout would hold every label's
             // commit up until that reader ends.
-            let _ = conn.busy_timeout(std::time::Duration::ZERO);
-            let _ = conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
-            let _ = conn.busy_timeout(BUSY_TIMEOUT);
+            time(Phase::Checkpoint, || {
+                let _ = conn.busy_timeout(std::time::Duration::ZERO);
+                let _ = conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
+                let _ = conn.busy_timeout(BUSY_TIMEOUT);
+            });
         }
         Ok((out, seq))
     }

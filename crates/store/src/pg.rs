@@ -11,6 +11,7 @@
 //! from inside an async task (as the service already calls its store).
 
 use crate::sql::Dialect;
+use crate::timing::{self, Phase};
 use crate::{migrations, StoreError};
 use packdesk_model::ServiceError;
 use postgres::{Client, GenericClient, NoTls};
@@ -295,7 +296,8 @@ impl PgStore {
         } else {
             "BEGIN"
         };
-        let (mut client, mut prepared) = self.take()?;
+        let (mut client, mut prepared) = timing::time(Phase::Lock, || self.take())?;
+        let began = Instant::now();
         if let Err(e) = client.batch_execute(begin) {
             // A dropped connection fails at BEGIN, before anything of `f` was sent: once more, anew.
             if !client.is_closed() {
@@ -307,8 +309,10 @@ impl PgStore {
             client.batch_execute(begin).map_err(StoreError::from)?;
         }
         let (out, prepared) = lending(&mut client, prepared, f);
+        timing::spent(Phase::Write, began.elapsed());
         match out {
-            Ok(out) => match client.batch_execute("COMMIT") {
+            // The commit waits for the server's flush of its log (unless `relaxed`).
+            Ok(out) => match timing::time(Phase::Sync, || client.batch_execute("COMMIT")) {
                 Ok(()) => {
                     self.give_back(client, prepared);
                     Ok(out)

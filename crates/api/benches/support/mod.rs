@@ -14,6 +14,8 @@ impl<S: Read + Write + Send> Stream for S {}
 /// needs.
 pub struct Conn {
     stream: BufReader<Box<dyn Stream>>,
+    /// The last answer's `Server-Timing` header (where the desk spent its time).
+    pub last_timing: String,
 }
 
 impl Conn {
@@ -35,6 +37,7 @@ impl Conn {
         };
         Conn {
             stream: BufReader::new(stream),
+            last_timing: String::new(),
         }
     }
 
@@ -58,8 +61,12 @@ impl Conn {
             if line == "\r\n" {
                 break;
             }
-            if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+            let lower = line.to_ascii_lowercase();
+            if let Some(v) = lower.strip_prefix("content-length:") {
                 len = v.trim().parse().unwrap();
+            }
+            if let Some(v) = lower.strip_prefix("server-timing:") {
+                self.last_timing = v.trim().to_string();
             }
         }
         let mut buf = vec![0; len];
@@ -293,10 +300,91 @@ pub fn percentiles(lat: &mut [std::time::Duration]) -> (f64, f64, f64) {
     (p(0.50), p(0.99), lat[n - 1].as_secs_f64() * 1e3)
 }
 
+/// One answer of `post_labels`.
+pub struct Answer {
+    /// From sending the request to its last byte.
+    pub took: std::time::Duration,
+    pub body: String,
+    /// Its `Server-Timing` header: `phase;dur=ms, ...`.
+    pub timing: String,
+}
+
+impl Answer {
+    /// The milliseconds the desk says it spent in each phase of this answer.
+    pub fn phases(&self) -> impl Iterator<Item = (&str, f64)> {
+        self.timing.split(',').filter_map(|p| {
+            let (name, dur) = p.trim().split_once(";dur=")?;
+            Some((name, dur.parse().ok()?))
+        })
+    }
+}
+
+/// Where the desk's time went, phase by phase (the `Server-Timing` headers): each phase's p50 and
+/// p99 over every answer, and its mean over the slowest 1 %, beside what the client measured
+/// (`client`: the time outside the desk's handler: the network, the client's and the desk's
+/// scheduling).
+pub fn phase_report(answers: &[Answer]) {
+    let mut by_phase: std::collections::BTreeMap<String, Vec<f64>> = Default::default();
+    let mut slow: Vec<&Answer> = answers.iter().collect();
+    slow.sort_by_key(|a| std::cmp::Reverse(a.took));
+    slow.truncate((answers.len() / 100).max(1));
+    for a in answers {
+        for (name, ms) in a.phases() {
+            by_phase.entry(name.to_string()).or_default().push(ms);
+        }
+    }
+    println!("phase        p50 ms   p99 ms   mean of the slowest 1 % (ms)");
+    let order = [
+        "auth",
+        "parse",
+        "queue",
+        "check",
+        "reserve",
+        "render",
+        "lock",
+        "write",
+        "checkpoint",
+        "sync",
+        "answer",
+        "total",
+    ];
+    for name in order {
+        let Some(v) = by_phase.get_mut(name) else { continue };
+        v.sort_by(f64::total_cmp);
+        let at = |q: f64| v[((v.len() as f64 * q) as usize).min(v.len() - 1)];
+        // A phase absent from an answer took no time there.
+        let in_slow: f64 = slow
+            .iter()
+            .map(|a| a.phases().find(|(n, _)| *n == name).map_or(0.0, |(_, ms)| ms))
+            .sum::<f64>()
+            / slow.len() as f64;
+        let share = format!("{in_slow:.2}");
+        println!(
+            "{name:<10} {:>8.3} {:>8.3}   {share:>8}   ({} of {} answers)",
+            at(0.5),
+            at(0.99),
+            v.len(),
+            answers.len()
+        );
+    }
+    let outside: Vec<f64> = slow
+        .iter()
+        .map(|a| {
+            let total = a.phases().find(|(n, _)| *n == "total").map_or(0.0, |(_, ms)| ms);
+            a.took.as_secs_f64() * 1e3 - total
+        })
+        .collect();
+    println!(
+        "client     outside the desk's handler, the slowest 1 %: mean {:.2} ms (of {:.2} ms each)",
+        outside.iter().sum::<f64>() / outside.len() as f64,
+        slow.iter().map(|a| a.took.as_secs_f64() * 1e3).sum::<f64>() / slow.len() as f64
+    );
+}
+
 /// `clients` keep-alive clients at once, client `c` on `addrs[c % addrs.len()]`, each sending
 /// `per_client` times `POST /v3/labels` with `body(c, i)`; every answer must hold `expect` (a
-/// meta code such as `"code":200`); over TLS when `tls` is given. Answers each request's latency and
-/// answer body.
+/// meta code such as `"code":200`); over TLS when `tls` is given. Answers each request's latency,
+/// answer body and where the desk spent its time.
 pub fn post_labels(
     tls: Option<std::sync::Arc<rustls::ClientConfig>>,
     addrs: &[String],
@@ -305,7 +393,7 @@ pub fn post_labels(
     per_client: usize,
     expect: &'static str,
     body: impl Fn(usize, usize) -> String + Send + Sync + 'static,
-) -> Vec<(std::time::Duration, String)> {
+) -> Vec<Answer> {
     let body = std::sync::Arc::new(body);
     let handles: Vec<_> = (0..clients)
         .map(|c| {
@@ -319,7 +407,11 @@ pub fn post_labels(
                         let (code, text) = conn.request("POST", "/v3/labels", &key, &body(c, i));
                         let took = t.elapsed();
                         assert!(code == 200 && text.contains(expect), "{text}");
-                        (took, text)
+                        Answer {
+                            took,
+                            body: text,
+                            timing: std::mem::take(&mut conn.last_timing),
+                        }
                     })
                     .collect::<Vec<_>>()
             })

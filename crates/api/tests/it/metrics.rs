@@ -94,3 +94,51 @@ fn metrics_parse_and_their_counters_move_as_labels_are_made() {
         "{after:?}"
     );
 }
+
+/// The phases of one `Server-Timing` header, by name (ms).
+fn phases(header: &str) -> HashMap<String, f64> {
+    header
+        .split(", ")
+        .map(|p| {
+            let (name, dur) = p.split_once(";dur=").unwrap_or_else(|| panic!("{p} in {header}"));
+            (
+                name.to_string(),
+                dur.parse().unwrap_or_else(|_| panic!("{dur} in {header}")),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn every_answer_says_where_its_time_went_in_server_timing() {
+    let s = Server::start();
+    let account = yodel_account(&s);
+    let client = reqwest::blocking::Client::new();
+    let r = client
+        .post(s.url("/v3/labels"))
+        .header("service-api-key", &s.sandbox)
+        .json(&yodel_label(&account, 1))
+        .send()
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 200);
+    let header = r.headers()["server-timing"].to_str().unwrap().to_string();
+    let label = phases(&header);
+    // A label is checked, numbered, rendered, written and made durable: each phase is named, and
+    // the whole holds its parts.
+    for phase in [
+        "auth", "parse", "queue", "check", "reserve", "render", "write", "sync", "answer",
+    ] {
+        assert!(label.contains_key(phase), "{phase} in {header}");
+    }
+    assert!(label["render"] > 0.0 && label["total"] > 0.0, "{header}");
+    let parts: f64 = label.iter().filter(|(n, _)| *n != "total").map(|(_, ms)| ms).sum();
+    assert!(parts <= label["total"] + 0.01, "{header}");
+    // A refused request says it too (no key: only the check of it).
+    let refused = client.get(s.url("/v3/labels")).send().unwrap();
+    assert_eq!(refused.status().as_u16(), 401);
+    let refused = phases(refused.headers()["server-timing"].to_str().unwrap());
+    assert!(
+        refused.contains_key("total") && !refused.contains_key("render"),
+        "{refused:?}"
+    );
+}
