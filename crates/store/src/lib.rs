@@ -41,6 +41,7 @@ pub mod webhooks;
 use packdesk_model::{ErrorCode, ServiceError};
 use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
 use std::sync::Mutex;
 use timing::{time, Phase};
 
@@ -54,26 +55,53 @@ pub struct Store {
     readers: Mutex<Vec<Connection>>,
     /// Held for its Drop, which stops the thread.
     _checkpointer: Option<Checkpointer>,
+    /// How far the checkpointer has copied the WAL back, and the size of a WAL frame.
+    wal_progress: std::sync::Arc<WalProgress>,
+    wal_frame_bytes: u64,
 }
 
 /// Copies the WAL back into the database from a thread of its own (PASSIVE: never waits for or
-/// blocks a writer), so no label's commit pays for a checkpoint.
+/// blocks a writer), so no label's commit pays for copying it. While it finds frames to copy it
+/// goes on at once; idle, it looks five times a second. What it has copied is told to the writer
+/// (`WalProgress`), which restarts the WAL once little of it is left to copy (see `Store::commit`).
 struct Checkpointer {
     stop: std::sync::mpsc::Sender<()>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
+/// How far the background checkpointer has copied the WAL back (in frames from its start), for
+/// the writer's choice of when to restart it.
+#[derive(Default)]
+struct WalProgress {
+    copied_frames: std::sync::atomic::AtomicU64,
+    /// Frames in the WAL after the last commit (SQLite's WAL hook on the writer).
+    logged_frames: std::sync::atomic::AtomicU64,
+}
+
 impl Checkpointer {
-    fn start(path: &Path) -> Option<Checkpointer> {
+    fn start(path: &Path, progress: std::sync::Arc<WalProgress>) -> Option<Checkpointer> {
         let conn = open_conn(path).ok()?;
         let (stop, stopped) = std::sync::mpsc::channel::<()>();
         let thread = std::thread::Builder::new()
             .name("packdesk-checkpoint".into())
             .spawn(move || {
-                while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) =
-                    stopped.recv_timeout(std::time::Duration::from_millis(200))
-                {
-                    let _ = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()));
+                let mut pause = CHECKPOINT_IDLE;
+                while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = stopped.recv_timeout(pause) {
+                    // (busy, frames in the WAL, frames copied back)
+                    let pass = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |r| {
+                        Ok((r.get::<_, i64>(1)?, r.get::<_, i64>(2)?))
+                    });
+                    pause = match pass {
+                        Ok((logged, copied)) if logged >= 0 && copied >= 0 => {
+                            let before = progress.copied_frames.swap(copied as u64, Ordering::Relaxed);
+                            // More came while it copied: go on soon.
+                            match copied as u64 != before && copied < logged {
+                                true => CHECKPOINT_BUSY,
+                                false => CHECKPOINT_IDLE,
+                            }
+                        }
+                        _ => CHECKPOINT_IDLE,
+                    };
                 }
             })
             .ok()?;
@@ -83,6 +111,11 @@ impl Checkpointer {
         })
     }
 }
+
+/// The background checkpointer's pause when it found nothing to copy, and between passes while
+/// labels keep coming.
+const CHECKPOINT_IDLE: std::time::Duration = std::time::Duration::from_millis(200);
+const CHECKPOINT_BUSY: std::time::Duration = std::time::Duration::from_millis(5);
 
 impl Drop for Checkpointer {
     fn drop(&mut self) {
@@ -259,7 +292,8 @@ impl Store {
         // SQLite gives the WAL and shared-memory files the database file's mode (files left by an
         // older Packdesk are tightened with the whole data folder by the service at start).
         // Commits never checkpoint while the checkpointer thread does (see `Checkpointer`).
-        let checkpointer = Checkpointer::start(path);
+        let wal_progress = std::sync::Arc::new(WalProgress::default());
+        let checkpointer = Checkpointer::start(path, wal_progress.clone());
         if checkpointer.is_some() {
             writer.pragma_update(None, "wal_autocheckpoint", 0).map_err(db_error)?;
         }
@@ -267,6 +301,16 @@ impl Store {
         // The writer updates every index of a big table (an import of 10,000 orders into a store
         // of half a million): 32 MiB keeps their pages warm.
         writer.pragma_update(None, "cache_size", -32768).map_err(db_error)?;
+        let logged = wal_progress.clone();
+        writer
+            .wal_hook(Some(move |_: &mut rusqlite::hooks::Wal, frames: std::ffi::c_int| {
+                logged.logged_frames.store(frames.max(0) as u64, Ordering::Relaxed);
+                Ok(())
+            }))
+            .map_err(db_error)?;
+        let page_size: u32 = writer
+            .query_row("PRAGMA page_size", [], |r| r.get(0))
+            .map_err(db_error)?;
         let mut wal = path.as_os_str().to_owned();
         wal.push("-wal");
         Ok(Store {
@@ -275,6 +319,8 @@ impl Store {
             durability: Durability::new(PathBuf::from(wal)),
             readers: Mutex::new(Vec::new()),
             _checkpointer: checkpointer,
+            wal_progress,
+            wal_frame_bytes: u64::from(page_size) + 24,
         })
     }
 
@@ -310,21 +356,39 @@ impl Store {
             // Numbered while the writer is held, so commit numbers follow the WAL's order.
             Ok::<_, E>((out, self.durability.committed()))
         })?;
-        // Back-to-back commits never let the background checkpointer finish, and a WAL that was
-        // never wholly copied back is never reused: it grows without end. Past a size, the writer
-        // copies it back and truncates it itself (the checkpoint syncs the database, so the
-        // commits waiting for a sync of the WAL lose nothing). Busy readers: try again next time.
-        if self.durability.wal_len() > WAL_RESET_BYTES {
+        self.restart_wal_when_copied(&conn);
+        Ok((out, seq))
+    }
+
+    /// Back-to-back commits never let the background checkpointer finish, and a WAL that was
+    /// never wholly copied back is never reused: it grows without end. Past a size, the writer
+    /// (holding the writer, so nothing is added meanwhile) copies back what is left and has the
+    /// next commit write the WAL from its start again (RESTART): once the background
+    /// checkpointer has copied all but a little of it, so the commits waiting for the writer wait
+    /// for that little only. The file is reused, not truncated: truncating it and growing it
+    /// again cost the file system a journal commit each time (issue 42: 20 to 30 ms under the
+    /// writer, docs/label-latency.md). The checkpoint syncs the database, so the commits waiting
+    /// for a sync of the WAL lose nothing. Busy readers: try again at the next commit.
+    fn restart_wal_when_copied(&self, conn: &Connection) {
+        let frames = self.wal_progress.logged_frames.load(Ordering::Relaxed);
+        if frames * self.wal_frame_bytes <= WAL_RESET_BYTES {
+            return;
+        }
+        let left = frames.saturating_sub(self.wal_progress.copied_frames.load(Ordering::Relaxed));
+        if left * self.wal_frame_bytes > WAL_LEFT_TO_COPY_BYTES && frames * self.wal_frame_bytes <= WAL_MOST_BYTES {
+            return;
+        }
+        time(Phase::Checkpoint, || {
             // Without waiting: a reader on an older snapshot (a backup copying the database, a
             // long report) makes it busy at once, where the busy timeout would hold every label's
             // commit up until that reader ends.
-            time(Phase::Checkpoint, || {
-                let _ = conn.busy_timeout(std::time::Duration::ZERO);
-                let _ = conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
-                let _ = conn.busy_timeout(BUSY_TIMEOUT);
-            });
-        }
-        Ok((out, seq))
+            let _ = conn.busy_timeout(std::time::Duration::ZERO);
+            let done = conn.query_row("PRAGMA wal_checkpoint(RESTART)", [], |r| r.get::<_, i64>(0));
+            if done == Ok(0) {
+                self.wal_progress.copied_frames.store(0, Ordering::Relaxed);
+            }
+            let _ = conn.busy_timeout(BUSY_TIMEOUT);
+        });
     }
 
     /// Runs `f` on a reader connection (a consistent snapshot for the statements it runs in one
@@ -350,8 +414,12 @@ impl Store {
 /// How long a statement waits for a lock another connection holds.
 const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
 
-/// A WAL past this size is checkpointed and truncated by the writer itself (see `commit`).
+/// A WAL past this size is restarted by the writer once the background checkpointer has copied
+/// all but `WAL_LEFT_TO_COPY_BYTES` of it, or at `WAL_MOST_BYTES` whatever is left
+/// (`Store::restart_wal_when_copied`).
 const WAL_RESET_BYTES: u64 = 32 * 1024 * 1024;
+const WAL_LEFT_TO_COPY_BYTES: u64 = 2 * 1024 * 1024;
+const WAL_MOST_BYTES: u64 = 48 * 1024 * 1024;
 
 /// Group commit. Commits go to the WAL without a sync (writer at `synchronous=NORMAL`), one after
 /// another under the writer lock; then each waits outside the lock until an fsync of the WAL taken
@@ -378,11 +446,6 @@ impl Durability {
             state: Mutex::new(SyncState::default()),
             synced_cv: std::sync::Condvar::new(),
         }
-    }
-
-    /// The WAL's size on disk now.
-    fn wal_len(&self) -> u64 {
-        std::fs::metadata(&self.wal).map_or(0, |m| m.len())
     }
 
     /// Counts a commit just made; answers its number.
