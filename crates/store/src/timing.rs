@@ -30,6 +30,9 @@ pub enum Phase {
     Write,
     /// The writer copying the write-ahead log back into the database (SQLite, past its size).
     Checkpoint,
+    /// Waiting for the commit of the batch the write joined (SQLite: writes that arrive together
+    /// share a commit, the last of them commits it).
+    Commit,
     /// Waiting until the commit is on disk (SQLite's group fsync; PostgreSQL's durable COMMIT).
     Sync,
     /// The answer written as JSON.
@@ -37,7 +40,7 @@ pub enum Phase {
 }
 
 impl Phase {
-    pub const ALL: [Phase; 11] = [
+    pub const ALL: [Phase; 12] = [
         Phase::Auth,
         Phase::Parse,
         Phase::Queue,
@@ -47,6 +50,7 @@ impl Phase {
         Phase::Lock,
         Phase::Write,
         Phase::Checkpoint,
+        Phase::Commit,
         Phase::Sync,
         Phase::Answer,
     ];
@@ -63,6 +67,7 @@ impl Phase {
             Phase::Lock => "lock",
             Phase::Write => "write",
             Phase::Checkpoint => "checkpoint",
+            Phase::Commit => "commit",
             Phase::Sync => "sync",
             Phase::Answer => "answer",
         }

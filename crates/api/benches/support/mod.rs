@@ -344,6 +344,7 @@ pub fn phase_report(answers: &[Answer]) {
         "lock",
         "write",
         "checkpoint",
+        "commit",
         "sync",
         "answer",
         "total",

@@ -1,0 +1,346 @@
+//! The one writer connection of a desk's SQLite file, and its commits shared (issue 42).
+//!
+//! Each write is its own transaction to its caller: all of it or nothing. Under the writer,
+//! though, the writes of several threads that arrive together share one SQLite transaction: each
+//! runs in a savepoint of it (rolled back alone when it fails), and the last one in commits them
+//! all. A commit writes every page it changed into the WAL, and a label touches some twenty pages
+//! (each table and index it goes into, the database header, the counters); shared, a page that
+//! several labels change (a table's right-most leaf, the header) is written once for all of them.
+//!
+//! Who commits: a write that finishes with nobody waiting for the writer commits the batch at
+//! once (a lone write is committed as before); one that finishes with others on their way
+//! leaves the batch open for them and waits for its outcome. Every write finishes under the writer
+//! lock, and the last of a batch always sees nobody coming, so a batch is always committed (or a
+//! batch of `MOST_IN_A_BATCH` writes is, whoever is coming). A caller returns only after the
+//! batch's commit (and, for `Store::write`, the WAL's sync after it), so what is answered is on
+//! disk as before.
+
+use crate::timing::{self, time, Phase};
+use crate::{Store, StoreError};
+use rusqlite::Connection;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Condvar, Mutex};
+
+/// At most this many writes share a commit (a bound on how long the first of them waits).
+const MOST_IN_A_BATCH: usize = 32;
+
+/// The writer connection and the batch open on it.
+pub(crate) struct Writer {
+    pub(crate) conn: Connection,
+    /// The batch begun and not yet committed: its number and the writes it holds.
+    open: Option<(u64, usize)>,
+    next_batch: u64,
+}
+
+impl Writer {
+    pub(crate) fn new(conn: Connection) -> Writer {
+        Writer {
+            conn,
+            open: None,
+            next_batch: 1,
+        }
+    }
+}
+
+/// The batches' outcomes, for the writes waiting on them.
+#[derive(Default)]
+pub(crate) struct Batches {
+    /// Writes on their way to the writer (counted before they wait for its lock).
+    coming: AtomicUsize,
+    decided: Mutex<HashMap<u64, Decided>>,
+    changed: Condvar,
+}
+
+/// A batch's outcome: its commit's number (for the sync), or why it failed; and how many of its
+/// writes have still to read it.
+struct Decided {
+    outcome: Result<u64, StoreError>,
+    unread: usize,
+}
+
+impl Store {
+    /// Runs `f` as one transaction (in a batch: see the module) and commits it, to the WAL, not
+    /// yet synced; answers its commit number.
+    pub(crate) fn commit<T, E: From<StoreError>>(
+        &self,
+        f: impl FnOnce(&Connection) -> Result<T, E>,
+    ) -> Result<(T, u64), E> {
+        let batches = &self.batches;
+        batches.coming.fetch_add(1, Ordering::SeqCst);
+        let mut w = time(Phase::Lock, || self.writer.lock().unwrap_or_else(|p| p.into_inner()));
+        batches.coming.fetch_sub(1, Ordering::SeqCst);
+        let writing = std::time::Instant::now();
+        let batch = match w.open {
+            Some((batch, _)) => batch,
+            None => {
+                w.conn.execute_batch("BEGIN IMMEDIATE").map_err(StoreError::from)?;
+                let batch = w.next_batch;
+                w.next_batch += 1;
+                w.open = Some((batch, 0));
+                batch
+            }
+        };
+        // This write in a savepoint of the batch: undone alone when it fails or panics.
+        let out = match w.conn.execute_batch("SAVEPOINT write") {
+            Err(e) => Err(E::from(StoreError::from(e))),
+            Ok(()) => match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&w.conn))) {
+                Ok(out) => {
+                    let end = match out.is_ok() {
+                        true => "RELEASE write",
+                        false => "ROLLBACK TO write; RELEASE write",
+                    };
+                    match w.conn.execute_batch(end) {
+                        Ok(()) => out,
+                        Err(e) => {
+                            // Not released: undone, so the batch does not commit it.
+                            let _ = w.conn.execute_batch("ROLLBACK TO write; RELEASE write");
+                            out.and(Err(E::from(StoreError::from(e))))
+                        }
+                    }
+                }
+                Err(panic) => {
+                    let _ = w.conn.execute_batch("ROLLBACK TO write; RELEASE write");
+                    self.decide(&mut w, batch, false);
+                    drop(w);
+                    std::panic::resume_unwind(panic);
+                }
+            },
+        };
+        let outcome = self.decide(&mut w, batch, out.is_ok());
+        timing::spent(Phase::Write, writing.elapsed());
+        let (out, seq) = match (out, outcome) {
+            // A failed write was undone: it is not in the batch, nothing of it to wait for.
+            (Err(e), _) => return Err(e),
+            (Ok(out), Some(seq)) => (out, seq),
+            (Ok(out), None) => {
+                drop(w);
+                (out, time(Phase::Commit, || self.outcome_of(batch)))
+            }
+        };
+        Ok((out, seq?))
+    }
+
+    /// After a write of `batch` (`counted`: it stays in it): commits the batch when nobody is
+    /// coming to join it, answering its outcome for this write; else leaves it open (`None`).
+    fn decide(&self, w: &mut Writer, batch: u64, counted: bool) -> Option<Result<u64, StoreError>> {
+        let (_, members) = w.open.as_mut()?;
+        *members += usize::from(counted);
+        let members = *members;
+        // SQLite rolled the whole transaction back (an I/O error, a full disk): every write of the
+        // batch is lost, the others' too.
+        let lost = w.conn.is_autocommit();
+        let coming = self.batches.coming.load(Ordering::SeqCst);
+        if !lost && coming > 0 && members < MOST_IN_A_BATCH {
+            return None;
+        }
+        w.open = None;
+        let outcome = match lost {
+            true => Err(StoreError::Busy(rolled_back(
+                "a write of its batch failed and SQLite rolled the batch back: send the request again",
+            ))),
+            false => match w.conn.execute_batch("COMMIT") {
+                // Numbered while the writer is held, so commit numbers follow the WAL's order.
+                Ok(()) => Ok(self.durability.committed()),
+                Err(e) => {
+                    let _ = w.conn.execute_batch("ROLLBACK");
+                    Err(StoreError::from(e))
+                }
+            },
+        };
+        if outcome.is_ok() {
+            self.restart_wal_when_copied(&w.conn);
+        }
+        // This write reads its own outcome now; the others (if any) wait for it.
+        let others = members - usize::from(counted);
+        if others > 0 {
+            let mut decided = self.batches.decided.lock().unwrap_or_else(|p| p.into_inner());
+            decided.insert(
+                batch,
+                Decided {
+                    outcome: match &outcome {
+                        Ok(seq) => Ok(*seq),
+                        Err(e) => Err(e.again()),
+                    },
+                    unread: others,
+                },
+            );
+            self.batches.changed.notify_all();
+        }
+        Some(outcome)
+    }
+
+    /// Waits for the outcome of `batch`, which another write commits.
+    fn outcome_of(&self, batch: u64) -> Result<u64, StoreError> {
+        let mut decided = self.batches.decided.lock().unwrap_or_else(|p| p.into_inner());
+        loop {
+            if let Some(d) = decided.get_mut(&batch) {
+                d.unread -= 1;
+                let outcome = match &d.outcome {
+                    Ok(seq) => Ok(*seq),
+                    Err(e) => Err(e.again()),
+                };
+                if d.unread == 0 {
+                    decided.remove(&batch);
+                }
+                return outcome;
+            }
+            decided = self.batches.changed.wait(decided).unwrap_or_else(|p| p.into_inner());
+        }
+    }
+}
+
+/// An SQLite error saying the transaction was rolled back, with why.
+fn rolled_back(why: &str) -> rusqlite::Error {
+    rusqlite::Error::SqliteFailure(
+        rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_ABORT),
+        Some(why.to_string()),
+    )
+}
+
+impl StoreError {
+    /// The same failure again, for each write of a batch whose commit failed.
+    fn again(&self) -> StoreError {
+        let copy = |e: &rusqlite::Error| match e {
+            rusqlite::Error::SqliteFailure(code, message) => rusqlite::Error::SqliteFailure(*code, message.clone()),
+            other => rolled_back(&other.to_string()),
+        };
+        match self {
+            StoreError::Busy(e) => StoreError::Busy(copy(e)),
+            StoreError::DiskFull(e) => StoreError::DiskFull(copy(e)),
+            StoreError::Sqlite(e) => StoreError::Sqlite(copy(e)),
+            StoreError::Unsynced(e) => StoreError::Unsynced(std::io::Error::new(e.kind(), e.to_string())),
+            StoreError::Unreadable(what) => StoreError::Unreadable(what.clone()),
+            StoreError::Tls(what) => StoreError::Tls(what.clone()),
+            StoreError::Postgres(e) => StoreError::Sqlite(rolled_back(&e.to_string())),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::db_error;
+    use packdesk_model::ErrorCode;
+    use std::sync::Arc;
+
+    fn store() -> (tempfile::TempDir, Arc<Store>) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("db.sqlite3")).unwrap();
+        store
+            .write(|c| c.execute_batch("CREATE TABLE t (x INTEGER)").map_err(db_error))
+            .unwrap();
+        (dir, Arc::new(store))
+    }
+
+    fn rows(store: &Store) -> Vec<i64> {
+        store
+            .read(|c| {
+                let mut st = c.prepare("SELECT x FROM t ORDER BY x").map_err(db_error)?;
+                let rows = st.query_map([], |r| r.get(0)).map_err(db_error)?;
+                rows.collect::<Result<Vec<i64>, _>>().map_err(db_error)
+            })
+            .unwrap()
+    }
+
+    /// Writes 1 on another thread while one more write is said to be coming, so it leaves its
+    /// batch open and waits; answers once it does.
+    fn first_of_a_batch(store: &Arc<Store>) -> std::thread::JoinHandle<Result<(), packdesk_model::ServiceError>> {
+        store.batches.coming.fetch_add(1, Ordering::SeqCst);
+        let first = {
+            let store = store.clone();
+            std::thread::spawn(move || {
+                store.write(|c| c.execute("INSERT INTO t VALUES (1)", []).map(|_| ()).map_err(db_error))
+            })
+        };
+        // Its write is in and the batch open: the commit is left to the one coming.
+        while store.writer.lock().unwrap().open.is_none_or(|(_, n)| n != 1) {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        store.batches.coming.fetch_sub(1, Ordering::SeqCst);
+        first
+    }
+
+    #[test]
+    fn a_write_that_fails_in_a_shared_batch_is_undone_alone_and_the_others_commit() {
+        let (_dir, store) = store();
+        let first = first_of_a_batch(&store);
+        let failed = store.write(|c| {
+            c.execute("INSERT INTO t VALUES (2)", []).map_err(db_error)?;
+            Err::<(), _>(packdesk_model::ServiceError::internal("refused after writing"))
+        });
+        assert!(failed.is_err());
+        first.join().unwrap().expect("the first write committed with the batch");
+        assert_eq!(rows(&store), [1]);
+        let st = store.durability.state.lock().unwrap();
+        assert_eq!(st.synced, st.committed, "the first write returned once synced");
+    }
+
+    #[test]
+    fn a_write_that_fails_while_more_are_coming_returns_at_once_and_the_batch_waits_for_them() {
+        let (_dir, store) = store();
+        let first = first_of_a_batch(&store);
+        // Another is still on its way: the failed write leaves the batch open, and returns.
+        store.batches.coming.fetch_add(1, Ordering::SeqCst);
+        let failed = store.write(|c| {
+            c.execute("INSERT INTO t VALUES (2)", []).map_err(db_error)?;
+            Err::<(), _>(packdesk_model::ServiceError::internal("refused after writing"))
+        });
+        assert!(failed.is_err());
+        assert!(!first.is_finished(), "the batch waits for the write still coming");
+        store.batches.coming.fetch_sub(1, Ordering::SeqCst);
+        store
+            .write(|c| c.execute("INSERT INTO t VALUES (3)", []).map(|_| ()).map_err(db_error))
+            .unwrap();
+        first.join().unwrap().expect("the first write committed with the last");
+        assert_eq!(rows(&store), [1, 3]);
+    }
+
+    #[test]
+    fn a_write_that_panics_in_a_shared_batch_leaves_nothing_and_the_others_commit() {
+        let (_dir, store) = store();
+        let first = first_of_a_batch(&store);
+        let panicked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            store.write(|c| {
+                c.execute("INSERT INTO t VALUES (2)", []).map_err(db_error)?;
+                panic!("a bug mid-write");
+                #[allow(unreachable_code)]
+                Ok::<(), packdesk_model::ServiceError>(())
+            })
+        }));
+        assert!(panicked.is_err());
+        first.join().unwrap().expect("the first write committed with the batch");
+        assert_eq!(rows(&store), [1]);
+        // The writer goes on.
+        store
+            .write(|c| c.execute("INSERT INTO t VALUES (3)", []).map(|_| ()).map_err(db_error))
+            .unwrap();
+        assert_eq!(rows(&store), [1, 3]);
+    }
+
+    #[test]
+    fn a_full_disk_that_rolls_a_shared_batch_back_fails_every_write_of_it_to_be_sent_again() {
+        let (_dir, store) = store();
+        let first = first_of_a_batch(&store);
+        {
+            // SQLite answers SQLITE_FULL when the file may not grow: the same code as a full disk.
+            let w = store.writer.lock().unwrap();
+            let pages: i64 = w.conn.query_row("PRAGMA page_count", [], |r| r.get(0)).unwrap();
+            w.conn.pragma_update(None, "max_page_count", pages).unwrap();
+        }
+        let full = store
+            .write(|c| {
+                c.execute("INSERT INTO t VALUES (zeroblob(10000000))", [])
+                    .map(|_| ())
+                    .map_err(db_error)
+            })
+            .unwrap_err();
+        assert!(full.details[0].info.contains("full"), "{full}");
+        let first = first
+            .join()
+            .unwrap()
+            .expect_err("the batch was rolled back with its first write");
+        assert_eq!(first.code, ErrorCode::InternalRetry, "{first}");
+        assert!(rows(&store).is_empty(), "nothing of the batch was written");
+    }
+}
