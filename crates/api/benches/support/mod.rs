@@ -302,6 +302,8 @@ pub fn percentiles(lat: &mut [std::time::Duration]) -> (f64, f64, f64) {
 
 /// One answer of `post_labels`.
 pub struct Answer {
+    /// When it was sent.
+    pub sent: std::time::Instant,
     /// From sending the request to its last byte.
     pub took: std::time::Duration,
     pub body: String,
@@ -395,30 +397,84 @@ pub fn post_labels(
     expect: &'static str,
     body: impl Fn(usize, usize) -> String + Send + Sync + 'static,
 ) -> Vec<Answer> {
+    let clients = (0..clients).map(|c| addrs[c % addrs.len()].clone()).collect();
+    labels_from(tls, clients, key, Until::Each(per_client), expect, body)
+}
+
+/// `post_labels` from `clients` clients on `addr` for `length` (as many labels as they make).
+pub fn post_labels_for(
+    addr: &str,
+    key: &str,
+    clients: usize,
+    length: std::time::Duration,
+    body: impl Fn(usize, usize) -> String + Send + Sync + 'static,
+) -> Vec<Answer> {
+    let until = Until::Time(std::time::Instant::now() + length);
+    labels_from(None, vec![addr.to_string(); clients], key, until, "\"code\":200", body)
+}
+
+/// How long each client of `labels_from` goes on.
+#[derive(Clone, Copy)]
+enum Until {
+    Each(usize),
+    Time(std::time::Instant),
+}
+
+/// Client `c` on `addrs[c]`, sending `POST /v3/labels` with `body(c, i)` until `until`.
+fn labels_from(
+    tls: Option<std::sync::Arc<rustls::ClientConfig>>,
+    addrs: Vec<String>,
+    key: &str,
+    until: Until,
+    expect: &'static str,
+    body: impl Fn(usize, usize) -> String + Send + Sync + 'static,
+) -> Vec<Answer> {
     let body = std::sync::Arc::new(body);
-    let handles: Vec<_> = (0..clients)
-        .map(|c| {
-            let (addr, key, body) = (addrs[c % addrs.len()].clone(), key.to_string(), body.clone());
-            let tls = tls.clone();
+    let handles: Vec<_> = addrs
+        .into_iter()
+        .enumerate()
+        .map(|(c, addr)| {
+            let (key, body, tls) = (key.to_string(), body.clone(), tls.clone());
             std::thread::spawn(move || {
                 let mut conn = Conn::open_with(&addr, tls.as_ref());
-                (0..per_client)
-                    .map(|i| {
-                        let t = std::time::Instant::now();
-                        let (code, text) = conn.request("POST", "/v3/labels", &key, &body(c, i));
-                        let took = t.elapsed();
-                        assert!(code == 200 && text.contains(expect), "{text}");
-                        Answer {
-                            took,
-                            body: text,
-                            timing: std::mem::take(&mut conn.last_timing),
-                        }
-                    })
-                    .collect::<Vec<_>>()
+                let mut answers = Vec::new();
+                for i in 0.. {
+                    match until {
+                        Until::Each(n) if i >= n => break,
+                        Until::Time(end) if std::time::Instant::now() >= end => break,
+                        _ => {}
+                    }
+                    let sent = std::time::Instant::now();
+                    let (code, text) = conn.request("POST", "/v3/labels", &key, &body(c, i));
+                    let took = sent.elapsed();
+                    assert!(code == 200 && text.contains(expect), "{text}");
+                    answers.push(Answer {
+                        sent,
+                        took,
+                        body: text,
+                        timing: std::mem::take(&mut conn.last_timing),
+                    });
+                }
+                answers
             })
         })
         .collect();
     handles.into_iter().flat_map(|h| h.join().unwrap()).collect()
+}
+
+/// The p99 (ms) of each `window` of the answers, by when they were sent from `start` (a window
+/// with fewer than 100 answers is left out: its p99 would be its maximum).
+pub fn window_p99s(answers: &[Answer], start: std::time::Instant, window: std::time::Duration) -> Vec<f64> {
+    let mut windows: std::collections::BTreeMap<u64, Vec<std::time::Duration>> = Default::default();
+    for a in answers {
+        let at = a.sent.saturating_duration_since(start).as_nanos() / window.as_nanos();
+        windows.entry(at as u64).or_default().push(a.took);
+    }
+    windows
+        .into_values()
+        .filter(|w| w.len() >= 100)
+        .map(|mut w| percentiles(&mut w).1)
+        .collect()
 }
 
 /// A certificate for 127.0.0.1 made for the benchmark (`dir/desk.crt`, `dir/desk.key`, given to
