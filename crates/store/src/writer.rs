@@ -148,9 +148,6 @@ impl Store {
                 }
             },
         };
-        if outcome.is_ok() {
-            self.restart_wal_when_copied(&w.conn);
-        }
         // This write reads its own outcome now; the others (if any) wait for it.
         let others = members - usize::from(counted);
         if others > 0 {
@@ -166,6 +163,10 @@ impl Store {
                 },
             );
             self.batches.changed.notify_all();
+        }
+        // Told first, the batch's other writes go on to their sync meanwhile.
+        if outcome.is_ok() {
+            self.restart_wal_when_copied(&w.conn);
         }
         Some(outcome)
     }
