@@ -233,6 +233,14 @@ fn doc_items(req: &LabelRequest) -> Vec<DocItem> {
 }
 
 /// The rate entry of a quote.
+/// A new label's or document's id: a UUID whose first bits are the time (version 7), so the
+/// indexes on ids (the label's, its files', its numbers', its log entries') grow at their end,
+/// where labels made together share their pages, instead of each label changing pages all over
+/// them (issue 42: five of a label's twenty-four WAL pages).
+fn new_id() -> String {
+    uuid::Uuid::now_v7().to_string()
+}
+
 pub fn rate_entry(account: &AccountRow, service: &ServiceTypeDef, q: &Quote, ship_date: NaiveDate) -> RateEntry {
     let mut delivery = ship_date;
     let mut days = q.transit_days;
@@ -698,9 +706,7 @@ impl Service {
     /// or has its upstream make it.
     fn produce_label(&self, draft: &Draft, job: Option<&Job>) -> Result<Value, ServiceError> {
         // An async label keeps the id it was accepted with.
-        let id = job
-            .map(|j| j.id.clone())
-            .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
+        let id = job.map(|j| j.id.clone()).unwrap_or_else(new_id);
         if let Some(u) = &draft.upstream {
             return self.produce_upstream(draft, u, id, job);
         }
@@ -804,7 +810,7 @@ impl Service {
 
     /// Stores an async label in status `creating` with its job.
     fn accept_label(&self, d: &Draft, stored: &LabelRequest) -> Result<Reply, ServiceError> {
-        let id = uuid::Uuid::new_v4().to_string();
+        let id = new_id();
         let request = serde_json::to_string(stored).map_err(ServiceError::internal)?;
         self.accept_job(d.env, JobKind::Label, &id, &d.account.id, &request, |tx, now| {
             let record = d.record(&id, LabelStatus::Creating, &[], None, None, now, now);
@@ -969,7 +975,7 @@ impl Service {
         let mut files = LabelFiles::default();
         let mut rows = Vec::new();
         for (kind, file_type, paper, bytes) in &made.documents {
-            let file_id = uuid::Uuid::new_v4().to_string();
+            let file_id = new_id();
             let r = Some(FileRef {
                 paper_size: paper.clone(),
                 url: Service::file_path(&file_id),
