@@ -9,7 +9,7 @@
 mod support;
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
-use support::{label_body, percentiles, post_labels, Conn, Server};
+use support::{label_body, percentiles, phase_report, post_labels, Conn, Server};
 
 const DESKS: usize = 3;
 const CLIENTS_PER_DESK: usize = 6;
@@ -76,6 +76,7 @@ fn main() {
         "a tracking number was issued twice across desks"
     );
     let n = lat.len();
+    phase_report(&answers);
     let (p50, p99, max) = percentiles(&mut lat);
     println!(
         "POST /v3/labels  {DESKS} desks x {CLIENTS_PER_DESK} clients on one PostgreSQL  {n} labels in {:.2} s  =  {:.0} labels/s   p50 {p50:.2} ms   p99 {p99:.2} ms   max {max:.2} ms   (no number twice)",
