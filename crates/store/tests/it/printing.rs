@@ -3,8 +3,8 @@
 //! failure, a printer's backlog, queued jobs taken in order.
 
 use crate::support;
-use packdesk_model::status::{DocumentType, Env, PrintJobStatus, PrinterFormat, PrinterTransport};
-use packdesk_store::printing::{self, PrintJobRow, PrinterRow};
+use packdesk_model::status::{DocumentType, Env, PrintJobStatus};
+use packdesk_store::printing::{self, PrintJobRow};
 
 fn job(id: &str, owner: &str, status: PrintJobStatus, attempts: i64, at: i64) -> PrintJobRow {
     PrintJobRow {
@@ -31,17 +31,7 @@ fn job(id: &str, owner: &str, status: PrintJobStatus, attempts: i64, at: i64) ->
 #[test]
 fn failed_jobs_are_retried_until_their_attempts_run_out_and_a_printers_backlog_is_counted() {
     let db = support::store();
-    let printer = PrinterRow {
-        id: "printer-1".into(),
-        name: "Zebra".into(),
-        transport: PrinterTransport::Raw,
-        address: "127.0.0.1:9100".into(),
-        format: PrinterFormat::Zpl,
-        dpi: 203,
-        strip_zpl_setup: true,
-        created_at: 1,
-        updated_at: 1,
-    };
+    let printer = support::zebra_printer();
     db.step(|c| printing::put_printer(c, &printer));
     assert_eq!(db.look(printing::printers), vec![printer.clone()]);
     assert_eq!(db.look(|c| printing::printer(c, "printer-1")), Some(printer));

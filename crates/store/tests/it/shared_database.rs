@@ -1003,17 +1003,7 @@ fn a_desk_moves_into_the_shared_database_whole_and_another_key_set_is_refused_un
         jobs::insert(t, "job-1", Env::Live, JobKind::Label, "acct-1", "{}", 10, None)?;
         jobs::insert(t, "job-2", Env::Live, JobKind::Label, "acct-1", "{}", 11, None)?;
         jobs::finish(t, "job-1", 12)?;
-        let printer = printing::PrinterRow {
-            id: "printer-1".into(),
-            name: "Zebra".into(),
-            transport: PrinterTransport::Raw,
-            address: "127.0.0.1:9100".into(),
-            format: PrinterFormat::Zpl,
-            dpi: 203,
-            strip_zpl_setup: true,
-            created_at: 1,
-            updated_at: 1,
-        };
+        let printer = support::zebra_printer();
         printing::put_printer(&mut Tx::Sqlite(c), &printer)?;
         printing::put_profile(
             &mut Tx::Sqlite(c),

@@ -198,3 +198,18 @@ pub fn refused(e: packdesk_store::labels::InsertError) -> StoreError {
 pub fn assert_rows<T: std::fmt::Debug>(got: T, expected: T, what: &str) {
     assert_eq!(format!("{got:#?}"), format!("{expected:#?}"), "{what}");
 }
+
+/// The raw ZPL printer the printing tests send to.
+pub fn zebra_printer() -> packdesk_store::printing::PrinterRow {
+    packdesk_store::printing::PrinterRow {
+        id: "printer-1".into(),
+        name: "Zebra".into(),
+        transport: packdesk_model::status::PrinterTransport::Raw,
+        address: "127.0.0.1:9100".into(),
+        format: packdesk_model::status::PrinterFormat::Zpl,
+        dpi: 203,
+        strip_zpl_setup: true,
+        created_at: 1,
+        updated_at: 1,
+    }
+}
