@@ -1,6 +1,6 @@
 //! The `Server-Timing` header of every interface answer (issue 42): where the request's time went
 //! (`packdesk_store::timing`'s phases: auth, parse, queue, check, reserve, render, lock, write,
-//! checkpoint, sync, answer) and its `total`. A browser's developer tools show it; the benchmarks
+//! checkpoint, commit, sync, answer) and its `total`. A browser's developer tools show it; the benchmarks
 //! read it to find where a slow label spent its time.
 
 use axum::extract::Request;

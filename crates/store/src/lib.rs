@@ -56,7 +56,8 @@ pub struct Store {
     /// Group commit: makes commits durable with one shared fsync of the WAL.
     durability: Durability,
     readers: Mutex<Vec<Connection>>,
-    /// Held for its Drop, which stops the thread.
+    /// Held for its Drop, which stops the thread: after the connections above (fields drop in
+    /// order), since the thread's own descriptor of the database must close last.
     _checkpointer: Option<Checkpointer>,
     /// How far the checkpointer has copied the WAL back, and the size of a WAL frame.
     wal_progress: std::sync::Arc<WalProgress>,
@@ -66,7 +67,8 @@ pub struct Store {
 /// Copies the WAL back into the database from a thread of its own (PASSIVE: never waits for or
 /// blocks a writer), so no label's commit pays for copying it. While it finds frames to copy it
 /// goes on at once; idle, it looks five times a second. What it has copied is told to the writer
-/// (`WalProgress`), which restarts the WAL once little of it is left to copy (see `Store::commit`).
+/// (`WalProgress`), which restarts the WAL once little of it is left to copy
+/// (`Store::restart_wal_when_copied`).
 struct Checkpointer {
     stop: std::sync::mpsc::Sender<()>,
     thread: Option<std::thread::JoinHandle<()>>,
@@ -84,11 +86,15 @@ struct WalProgress {
 impl Checkpointer {
     fn start(path: &Path, progress: std::sync::Arc<WalProgress>) -> Option<Checkpointer> {
         let conn = open_conn(path).ok()?;
-        let database = std::fs::OpenOptions::new().write(true).open(path).ok()?;
+        let path = path.to_path_buf();
         let (stop, stopped) = std::sync::mpsc::channel::<()>();
         let thread = std::thread::Builder::new()
             .name("packdesk-checkpoint".into())
             .spawn(move || {
+                // Closing any descriptor of the database drops every POSIX lock this process holds
+                // on it (SQLite's too): this one is closed only after its own connection, and the
+                // store's connections are closed before this thread stops (`Store`'s fields).
+                let database = std::fs::OpenOptions::new().write(true).open(&path).ok();
                 let mut pause = CHECKPOINT_IDLE;
                 while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = stopped.recv_timeout(pause) {
                     // (busy, frames in the WAL, frames copied back)
@@ -103,7 +109,7 @@ impl Checkpointer {
                             // stays in the page cache, and the writer's restart would flush all of
                             // it under the writer (20-50 ms in a minute of labels). Synced here,
                             // off any lock, the restart flushes only its own little.
-                            if copied as u64 != before {
+                            if let (true, Some(database)) = (copied as u64 != before, &database) {
                                 let _ = database.sync_data();
                             }
                             // More came while it copied: go on soon.
@@ -115,6 +121,8 @@ impl Checkpointer {
                         _ => CHECKPOINT_IDLE,
                     };
                 }
+                drop(conn);
+                drop(database);
             })
             .ok()?;
         Some(Checkpointer {
@@ -313,13 +321,17 @@ impl Store {
         // The writer updates every index of a big table (an import of 10,000 orders into a store
         // of half a million): 32 MiB keeps their pages warm.
         writer.pragma_update(None, "cache_size", -32768).map_err(db_error)?;
-        let logged = wal_progress.clone();
-        writer
-            .wal_hook(Some(move |_: &mut rusqlite::hooks::Wal, frames: std::ffi::c_int| {
-                logged.logged_frames.store(frames.max(0) as u64, Ordering::Relaxed);
-                Ok(())
-            }))
-            .map_err(db_error)?;
+        // The WAL's length after each commit, for the restart (a hook replaces SQLite's automatic
+        // checkpoint: without the checkpointer thread that one stays in charge).
+        if checkpointer.is_some() {
+            let logged = wal_progress.clone();
+            writer
+                .wal_hook(Some(move |_: &mut rusqlite::hooks::Wal, frames: std::ffi::c_int| {
+                    logged.logged_frames.store(frames.max(0) as u64, Ordering::Relaxed);
+                    Ok(())
+                }))
+                .map_err(db_error)?;
+        }
         let page_size: u32 = writer
             .query_row("PRAGMA page_size", [], |r| r.get(0))
             .map_err(db_error)?;

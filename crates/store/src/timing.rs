@@ -118,10 +118,16 @@ thread_local! {
 
 /// Runs `f` with this thread's phases counted; answers its result and what each phase took.
 pub fn recording<T>(f: impl FnOnce() -> T) -> (T, Phases) {
-    let outer = TALLY.replace(Some(Phases::default()));
+    /// Puts the thread's tally back as it was, also when `f` panics (a pooled thread goes on).
+    struct Restore(Option<Phases>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            TALLY.set(self.0);
+        }
+    }
+    let _restore = Restore(TALLY.replace(Some(Phases::default())));
     let out = f();
-    let phases = TALLY.replace(outer).unwrap_or_default();
-    (out, phases)
+    (out, TALLY.get().unwrap_or_default())
 }
 
 /// Runs `f` and counts its time as `phase` when this thread is recording.

@@ -1,9 +1,11 @@
 //! The one writer connection of a desk's SQLite file, and its commits shared (issue 42).
 //!
-//! Each write is its own transaction to its caller: all of it or nothing. Under the writer,
-//! though, the writes of several threads that arrive together share one SQLite transaction: each
-//! runs in a savepoint of it (rolled back alone when it fails), and the last one in commits them
-//! all. A commit writes every page it changed into the WAL, and a label touches some twenty pages
+//! Each write is all or nothing to its caller. Under the writer, though, the writes of several
+//! threads that arrive together share one SQLite transaction: each runs in a savepoint of it
+//! (rolled back alone when it fails), and the last one in commits them all. A write sees what the
+//! writes before it in its batch wrote (as it would had they committed first); they commit or fail
+//! together, and a write refused on what it saw waits for the batch too: if the batch fails, it is
+//! told to send again rather than given a reason that may be gone. A commit writes every page it changed into the WAL, and a label touches some twenty pages
 //! (each table and index it goes into, the database header, the counters); shared, a page that
 //! several labels change (a table's right-most leaf, the header) is written once for all of them.
 //!
@@ -12,8 +14,8 @@
 //! leaves the batch open for them and waits for its outcome. Every write finishes under the writer
 //! lock, and the last of a batch always sees nobody coming, so a batch is always committed (or a
 //! batch of `MOST_IN_A_BATCH` writes is, whoever is coming). A caller returns only after the
-//! batch's commit (and, for `Store::write`, the WAL's sync after it), so what is answered is on
-//! disk as before.
+//! batch's commit (and, for `Store::write`, the WAL's sync after it; `write_relaxed` does not wait
+//! for the sync), so what is answered is on disk as before.
 
 use crate::timing::{self, time, Phase};
 use crate::{Store, StoreError};
@@ -107,25 +109,41 @@ impl Store {
                 }
             },
         };
-        let outcome = self.decide(&mut w, batch, out.is_ok());
+        let decided = self.decide(&mut w, batch, true);
         timing::spent(Phase::Write, writing.elapsed());
-        let (out, seq) = match (out, outcome) {
-            // A failed write was undone: it is not in the batch, nothing of it to wait for.
-            (Err(e), _) => return Err(e),
-            (Ok(out), Some(seq)) => (out, seq),
-            (Ok(out), None) => {
+        let by_this_write = decided.is_some();
+        let outcome = match decided {
+            Some(outcome) => {
+                // Told first (`decide`), the batch's other writes go on to their sync meanwhile.
+                if outcome.is_ok() {
+                    self.restart_wal_when_copied(&w.conn);
+                }
+                outcome
+            }
+            None => {
                 drop(w);
-                (out, time(Phase::Commit, || self.outcome_of(batch)))
+                time(Phase::Commit, || self.outcome_of(batch))
             }
         };
-        Ok((out, seq?))
+        match (out, outcome) {
+            (Ok(out), Ok(seq)) => Ok((out, seq)),
+            (Ok(_), Err(e)) => Err(e.into()),
+            // A refusal stands once its batch does.
+            (Err(e), Ok(_)) => Err(e),
+            // The batch failed: what a refused write saw of the batch's earlier writes may be
+            // gone with it, so it is told to send again (the write whose own failure ended the
+            // batch keeps its own words).
+            (Err(e), Err(_)) if by_this_write => Err(e),
+            (Err(_), Err(e)) => Err(e.into()),
+        }
     }
 
-    /// After a write of `batch` (`counted`: it stays in it): commits the batch when nobody is
-    /// coming to join it, answering its outcome for this write; else leaves it open (`None`).
-    fn decide(&self, w: &mut Writer, batch: u64, counted: bool) -> Option<Result<u64, StoreError>> {
+    /// After a write of `batch` (`waits`: it reads the batch's outcome; a write that panicked
+    /// does not): commits the batch when nobody is coming to join it, answering its outcome for
+    /// this write; else leaves it open (`None`).
+    fn decide(&self, w: &mut Writer, batch: u64, waits: bool) -> Option<Result<u64, StoreError>> {
         let (_, members) = w.open.as_mut()?;
-        *members += usize::from(counted);
+        *members += usize::from(waits);
         let members = *members;
         // SQLite rolled the whole transaction back (an I/O error, a full disk): every write of the
         // batch is lost, the others' too.
@@ -149,7 +167,7 @@ impl Store {
             },
         };
         // This write reads its own outcome now; the others (if any) wait for it.
-        let others = members - usize::from(counted);
+        let others = members - usize::from(waits);
         if others > 0 {
             let mut decided = self.batches.decided.lock().unwrap_or_else(|p| p.into_inner());
             decided.insert(
@@ -163,10 +181,6 @@ impl Store {
                 },
             );
             self.batches.changed.notify_all();
-        }
-        // Told first, the batch's other writes go on to their sync meanwhile.
-        if outcome.is_ok() {
-            self.restart_wal_when_copied(&w.conn);
         }
         Some(outcome)
     }
@@ -277,23 +291,41 @@ mod tests {
         assert_eq!(st.synced, st.committed, "the first write returned once synced");
     }
 
+    /// A write that inserts 2 and is then refused, on another thread, joining the open batch
+    /// while one more is said to be coming; answers once it waits for the batch.
+    fn refused_in_the_batch(store: &Arc<Store>) -> std::thread::JoinHandle<Result<(), packdesk_model::ServiceError>> {
+        store.batches.coming.fetch_add(1, Ordering::SeqCst);
+        let refused = {
+            let store = store.clone();
+            std::thread::spawn(move || {
+                store.write(|c| {
+                    c.execute("INSERT INTO t VALUES (2)", []).map_err(db_error)?;
+                    Err::<(), _>(packdesk_model::ServiceError::internal("refused after writing"))
+                })
+            })
+        };
+        while store.writer.lock().unwrap().open.is_none_or(|(_, n)| n != 2) {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        store.batches.coming.fetch_sub(1, Ordering::SeqCst);
+        refused
+    }
+
     #[test]
-    fn a_write_that_fails_while_more_are_coming_returns_at_once_and_the_batch_waits_for_them() {
+    fn a_write_refused_in_a_batch_waits_for_it_and_keeps_its_reason_once_it_commits() {
         let (_dir, store) = store();
         let first = first_of_a_batch(&store);
-        // Another is still on its way: the failed write leaves the batch open, and returns.
-        store.batches.coming.fetch_add(1, Ordering::SeqCst);
-        let failed = store.write(|c| {
-            c.execute("INSERT INTO t VALUES (2)", []).map_err(db_error)?;
-            Err::<(), _>(packdesk_model::ServiceError::internal("refused after writing"))
-        });
-        assert!(failed.is_err());
-        assert!(!first.is_finished(), "the batch waits for the write still coming");
-        store.batches.coming.fetch_sub(1, Ordering::SeqCst);
+        let refused = refused_in_the_batch(&store);
+        assert!(
+            !refused.is_finished() && !first.is_finished(),
+            "both wait for the batch's commit"
+        );
         store
             .write(|c| c.execute("INSERT INTO t VALUES (3)", []).map(|_| ()).map_err(db_error))
             .unwrap();
         first.join().unwrap().expect("the first write committed with the last");
+        let refused = refused.join().unwrap().unwrap_err();
+        assert!(refused.chain().contains("refused after writing"), "{}", refused.chain());
         assert_eq!(rows(&store), [1, 3]);
     }
 
@@ -323,6 +355,7 @@ mod tests {
     fn a_full_disk_that_rolls_a_shared_batch_back_fails_every_write_of_it_to_be_sent_again() {
         let (_dir, store) = store();
         let first = first_of_a_batch(&store);
+        let refused = refused_in_the_batch(&store);
         {
             // SQLite answers SQLITE_FULL when the file may not grow: the same code as a full disk.
             let w = store.writer.lock().unwrap();
@@ -342,6 +375,14 @@ mod tests {
             .unwrap()
             .expect_err("the batch was rolled back with its first write");
         assert_eq!(first.code, ErrorCode::InternalRetry, "{first}");
+        // What it was refused on may be gone with the batch: it is told to send again.
+        let refused = refused.join().unwrap().unwrap_err();
+        assert_eq!(refused.code, ErrorCode::InternalRetry, "{refused}");
+        assert!(
+            !refused.chain().contains("refused after writing"),
+            "{}",
+            refused.chain()
+        );
         assert!(rows(&store).is_empty(), "nothing of the batch was written");
     }
 }
