@@ -24,6 +24,9 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex};
 
+/// Undoes one write of a batch, and only it.
+const UNDO_WRITE: &str = "ROLLBACK TO write; RELEASE write";
+
 /// At most this many writes share a commit (a bound on how long the first of them waits).
 const MOST_IN_A_BATCH: usize = 32;
 
@@ -90,19 +93,19 @@ impl Store {
                 Ok(out) => {
                     let end = match out.is_ok() {
                         true => "RELEASE write",
-                        false => "ROLLBACK TO write; RELEASE write",
+                        false => UNDO_WRITE,
                     };
                     match w.conn.execute_batch(end) {
                         Ok(()) => out,
                         Err(e) => {
                             // Not released: undone, so the batch does not commit it.
-                            let _ = w.conn.execute_batch("ROLLBACK TO write; RELEASE write");
+                            let _ = w.conn.execute_batch(UNDO_WRITE);
                             out.and(Err(E::from(StoreError::from(e))))
                         }
                     }
                 }
                 Err(panic) => {
-                    let _ = w.conn.execute_batch("ROLLBACK TO write; RELEASE write");
+                    let _ = w.conn.execute_batch(UNDO_WRITE);
                     self.decide(&mut w, batch, false);
                     drop(w);
                     std::panic::resume_unwind(panic);
@@ -173,10 +176,7 @@ impl Store {
             decided.insert(
                 batch,
                 Decided {
-                    outcome: match &outcome {
-                        Ok(seq) => Ok(*seq),
-                        Err(e) => Err(e.again()),
-                    },
+                    outcome: outcome.as_ref().copied().map_err(StoreError::again),
                     unread: others,
                 },
             );
@@ -191,10 +191,7 @@ impl Store {
         loop {
             if let Some(d) = decided.get_mut(&batch) {
                 d.unread -= 1;
-                let outcome = match &d.outcome {
-                    Ok(seq) => Ok(*seq),
-                    Err(e) => Err(e.again()),
-                };
+                let outcome = d.outcome.as_ref().copied().map_err(StoreError::again);
                 if d.unread == 0 {
                     decided.remove(&batch);
                 }

@@ -336,21 +336,11 @@ pub fn phase_report(answers: &[Answer]) {
         }
     }
     println!("phase        p50 ms   p99 ms   mean of the slowest 1 % (ms)");
-    let order = [
-        "auth",
-        "parse",
-        "queue",
-        "check",
-        "reserve",
-        "render",
-        "lock",
-        "write",
-        "checkpoint",
-        "commit",
-        "sync",
-        "answer",
-        "total",
-    ];
+    // Each phase the desk names, in a label's order, then the whole.
+    let order = packdesk_store::timing::Phase::ALL
+        .map(|p| p.name())
+        .into_iter()
+        .chain(["total"]);
     for name in order {
         let Some(v) = by_phase.get_mut(name) else { continue };
         v.sort_by(f64::total_cmp);
