@@ -53,7 +53,7 @@ fn label(i: usize, rows: usize, accounts: &[String], now: i64) -> (LabelRow, Aud
         search_text: format!("JD{i:012}"),
         manifest_id: None,
         request: "{}".into(),
-        record: record.to_string(),
+        record: record.to_string().into(),
         ship_date: day,
         service_type: if i.is_multiple_of(3) { "yodel_sat" } else { "yodel_std" }.into(),
         weight_kg: 1.5 * parcels as f64,

@@ -823,8 +823,8 @@ impl Service {
                 order_number: d.req.order_number.clone(),
                 search_text: d.search_text(&[]),
                 manifest_id: None,
-                request: request.clone(),
-                record: record_json.to_string(),
+                request: self.store.json(request.clone()),
+                record: self.store.json(record_json.to_string()),
                 ship_date: d.ship_date.to_string(),
                 service_type: d.req.service_type.clone(),
                 weight_kg: d.weight_kg(),
@@ -1016,8 +1016,10 @@ impl Service {
             order_number: d.req.order_number.clone(),
             search_text: d.search_text(numbers),
             manifest_id: None,
-            request: serde_json::to_string(d.req).map_err(ServiceError::internal)?,
-            record: record_json.to_string(),
+            request: self
+                .store
+                .json(serde_json::to_string(d.req).map_err(ServiceError::internal)?),
+            record: self.store.json(record_json.to_string()),
             ship_date: made.ship_date.clone(),
             service_type: d.req.service_type.clone(),
             weight_kg: d.weight_kg(),

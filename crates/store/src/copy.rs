@@ -236,6 +236,12 @@ fn convert(v: Value, pg_type: &str, table: &str, column: &str) -> Result<Box<dyn
     Ok(match (pg_type, v) {
         ("text", Value::Null) => Box::new(None::<String>),
         ("text", Value::Text(s)) => Box::new(s),
+        // A label's JSON, deflated in SQLite (`StoredJson`); the shared database keeps the text.
+        ("text", Value::Blob(b)) => Box::new(
+            crate::stored_json::StoredJson::inflate(&b)
+                .map_err(|e| ServiceError::internal(format!("{table}.{column}: {e}")))?
+                .into_string(),
+        ),
         ("text", Value::Integer(n)) => Box::new(n.to_string()),
         ("bigint", Value::Null) => Box::new(None::<i64>),
         ("bigint", Value::Integer(n)) => Box::new(n),

@@ -66,6 +66,15 @@ impl Db {
         }
     }
 
+    /// A label's JSON as this database keeps it (`StoredJson`), made before the write: SQLite's
+    /// deflated form off the writer's thread.
+    pub fn json(&self, text: String) -> crate::stored_json::StoredJson {
+        match self {
+            Db::Sqlite(_) => crate::stored_json::StoredJson::deflated_ahead(text),
+            Db::Postgres { .. } => text.into(),
+        }
+    }
+
     pub fn is_shared(&self) -> bool {
         matches!(self, Db::Postgres { .. })
     }

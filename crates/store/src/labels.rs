@@ -10,6 +10,7 @@
 use crate::db::Tx;
 use crate::paging::Cursor;
 use crate::sql::{table_row, Args, Dialect, FromRow, Param, Row};
+use crate::stored_json::StoredJson;
 use crate::StoreError;
 use packdesk_model::status::Env;
 use packdesk_model::status::{FileKind, LabelStatus};
@@ -27,9 +28,9 @@ pub struct LabelRow {
     pub search_text: String,
     pub manifest_id: Option<String>,
     /// The request as received (JSON), kept for async work and audits.
-    pub request: String,
+    pub request: StoredJson,
     /// The label record (JSON).
-    pub record: String,
+    pub record: StoredJson,
     pub created_at: i64,
     pub updated_at: i64,
     /// The day the parcel is handed to the carrier (YYYY-MM-DD, the account's timezone): the
@@ -440,17 +441,32 @@ pub fn list(
 /// Adds a document made after the label (its packing slip) to the record's `files`: `file` is the
 /// file reference as JSON.
 pub fn add_file(c: &mut Tx<'_>, id: &str, kind: FileKind, file: &str) -> crate::Result<()> {
-    let sql = match c.dialect() {
-        Dialect::Sqlite => "UPDATE labels SET record = json_set(record, '$.files.' || ?2, json(?3)) WHERE id = ?1",
+    match c.dialect() {
+        // The record is deflated (`StoredJson`), out of SQL's reach: read, changed, written (the
+        // desk's one writer holds the file meanwhile).
+        Dialect::Sqlite => {
+            let Some(record) = c.value::<StoredJson>("SELECT record FROM labels WHERE id = ?1", &[&id])? else {
+                return Ok(());
+            };
+            let unreadable =
+                |e: serde_json::Error| StoreError::Unreadable(format!("a label record that is not JSON: {e}"));
+            let mut record: serde_json::Value = serde_json::from_str(&record).map_err(unreadable)?;
+            let file: serde_json::Value = serde_json::from_str(file).map_err(unreadable)?;
+            record["files"][kind.as_str()] = file;
+            let record = StoredJson::from(record.to_string());
+            c.execute("UPDATE labels SET record = ?2 WHERE id = ?1", &[&id, &record])?;
+        }
         // jsonb keeps no key order or spacing: the service reads the record into its type, never
         // passes the text through.
         Dialect::Postgres => {
-            "UPDATE labels SET record = jsonb_set(record::jsonb, '{files}',
-                 COALESCE(record::jsonb -> 'files', '{}') || jsonb_build_object(?2::text, ?3::text::jsonb))::text
-             WHERE id = ?1"
+            c.execute(
+                "UPDATE labels SET record = jsonb_set(record::jsonb, '{files}',
+                     COALESCE(record::jsonb -> 'files', '{}') || jsonb_build_object(?2::text, ?3::text::jsonb))::text
+                 WHERE id = ?1",
+                &[&id, &kind, &file],
+            )?;
         }
-    };
-    c.execute(sql, &[&id, &kind, &file])?;
+    }
     Ok(())
 }
 
@@ -531,7 +547,7 @@ pub fn complete(
     c: &mut Tx<'_>,
     id: &str,
     status: LabelStatus,
-    record: &str,
+    record: &StoredJson,
     search_text: &str,
     updated_at: i64,
 ) -> crate::Result<()> {
@@ -835,7 +851,7 @@ mod tests {
                     &mut Tx::Sqlite(tx),
                     "label-3",
                     LabelStatus::Created,
-                    "{}",
+                    &"{}".into(),
                     "JD999 ORD-7",
                     4,
                 )
@@ -845,7 +861,7 @@ mod tests {
             .write(|tx| {
                 let c = &mut Tx::Sqlite(tx);
                 conn_insert(c, &row(5, ""));
-                complete(c, "label-5", LabelStatus::Created, "{}", "JD555 ORD-8", 6)?;
+                complete(c, "label-5", LabelStatus::Created, &"{}".into(), "JD555 ORD-8", 6)?;
                 assert_eq!(catch_up_words(c, usize::MAX)?, 1);
                 Ok::<_, crate::StoreError>(())
             })

@@ -32,6 +32,7 @@ pub mod records;
 pub mod reports;
 pub mod returns;
 pub mod sql;
+pub mod stored_json;
 pub mod timing;
 pub mod tracking;
 pub mod transmissions;

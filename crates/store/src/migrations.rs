@@ -785,6 +785,8 @@ const MIGRATIONS: &[&[Step]] = &[
     ALTER TABLE files ADD COLUMN parts TEXT;
     "#,
     )],
+    // From here on a label's `request` and `record` may be deflated BLOBs on SQLite
+    // (`stored_json.rs`): a step that reads them must do it in Rust, not with json_extract.
 ];
 
 /// The schema version this build writes.

@@ -42,7 +42,7 @@ pub struct DayLabel {
     pub weight_kg: f64,
     pub created_at: i64,
     /// The label's record (JSON): its parcels' tracking numbers and its rate.
-    pub record: String,
+    pub record: crate::stored_json::StoredJson,
 }
 }
 

@@ -243,7 +243,13 @@ impl Drop for Server {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
-        let _ = std::fs::remove_dir_all(&self.dir);
+        // `PACKDESK_BENCH_KEEP=1`: the data folder stays, to be looked into (sizes, `dbstat`).
+        match std::env::var_os("PACKDESK_BENCH_KEEP") {
+            None => {
+                let _ = std::fs::remove_dir_all(&self.dir);
+            }
+            Some(_) => eprintln!("kept the desk's data folder: {}", self.dir.display()),
+        }
     }
 }
 

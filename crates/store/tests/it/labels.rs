@@ -247,7 +247,7 @@ fn a_label_gets_its_documents_and_its_completion_and_is_found_by_its_words_and_s
             c,
             "lbl-05",
             LabelStatus::Created,
-            "{\"done\":true}",
+            &"{\"done\":true}".into(),
             "JD000000000005 ref-5 NEWREF",
             99,
         )

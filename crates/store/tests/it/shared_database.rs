@@ -954,6 +954,15 @@ fn each_desk_prints_its_own_printers_jobs_once_and_every_desk_sees_every_job() {
     );
 }
 
+/// A label record long enough to be deflated in SQLite (`StoredJson`).
+fn long_record(i: u64) -> String {
+    format!(
+        "{{\"id\":\"lbl-{i}\",\"tracking_numbers\":[\"JD{:012}\"],\"references\":[{}]}}",
+        1_000 + i,
+        ["\"ref\""; 40].join(",")
+    )
+}
+
 /// `packdesk-server migrate`'s copy: a desk's SQLite file moves into an empty shared database
 /// whole (found there as the desk left it, searchable, its jobs claimable); a desk with other API
 /// keys is refused and nothing is written.
@@ -976,11 +985,9 @@ fn a_desk_moves_into_the_shared_database_whole_and_another_key_set_is_refused_un
         let tx = &mut Tx::Sqlite(c);
         tracking::advance(tx, "acct-1/pool", 1_120)?;
         for i in 0..120u64 {
-            labels::insert(
-                tx,
-                &support::label(&format!("lbl-{i}"), "acct-1", 1_000 + i, "2026-11-24", i as i64),
-            )
-            .map_err(support::refused)?;
+            let mut label = support::label(&format!("lbl-{i}"), "acct-1", 1_000 + i, "2026-11-24", i as i64);
+            label.record = long_record(i).into();
+            labels::insert(tx, &label).map_err(support::refused)?;
             tracking::register(
                 tx,
                 Env::Live,
@@ -1022,6 +1029,15 @@ fn a_desk_moves_into_the_shared_database_whole_and_another_key_set_is_refused_un
     lite.write(|c| labels::catch_up_words(&mut Tx::Sqlite(c), 1_000))
         .unwrap();
 
+    let kept: String = lite
+        .read(|c| {
+            c.query_row("SELECT typeof(record) FROM labels WHERE id = 'lbl-117'", [], |r| {
+                r.get(0)
+            })
+            .map_err(StoreError::from)
+        })
+        .unwrap();
+    assert_eq!(kept, "blob");
     let url = database();
     let shared = PgStore::open(&url).unwrap();
     let report = copy::sqlite_to_postgres(&lite, &shared, "desk-a").unwrap();
@@ -1054,6 +1070,16 @@ fn a_desk_moves_into_the_shared_database_whole_and_another_key_set_is_refused_un
             .as_deref(),
         Some("desk-a")
     );
+    // The record, deflated in the desk's file, is text in the shared database.
+    let record: Option<String> = other
+        .read(|client| {
+            client
+                .query_opt("SELECT record FROM labels WHERE id = 'lbl-117'", &[])
+                .map(|r| r.map(|r| r.get(0)))
+                .map_err(StoreError::from)
+        })
+        .unwrap();
+    assert_eq!(record.as_deref(), Some(long_record(117).as_str()));
     let by_word = other
         .read(|client| {
             let f = orders::OrderFilter {
