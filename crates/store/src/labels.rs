@@ -350,21 +350,25 @@ pub fn list(
         .search
         .as_deref()
         .filter(|s| dialect == Dialect::Sqlite && s.trim().chars().count() >= 3);
-    // The word ranges: of the longest word of the search, words that start with it, or end with it.
-    let mut ranges: Vec<String> = Vec::new();
-    if let Some(s) = indexed {
-        let longest = s
-            .split_whitespace()
-            .max_by_key(|w| w.chars().count())
-            .unwrap_or_default()
-            .to_lowercase();
-        let reversed = format!("~{}", longest.chars().rev().collect::<String>());
-        for start in [longest, reversed] {
-            let end = format!("{start}\u{10FFFF}");
-            ranges.push(start);
-            ranges.push(end);
+    // The word ranges of one word of the search: words that start with it, or end with it (any
+    // word of the text sits in an indexed word so). The rarest word is taken: the longest was,
+    // and a name's common first word ("Cliente 123") made every search read every label, 1 s at
+    // 600,000 labels, a read so long that the WAL could not be restarted behind it.
+    let ranges: Vec<String> = match indexed {
+        Some(s) => {
+            let mut fewest: Option<(i64, [String; 4])> = None;
+            for word in s.split_whitespace() {
+                let ranges = word_ranges(word);
+                let hits = hits_up_to(c, &ranges, WORD_HITS_COUNTED)?;
+                if fewest.as_ref().is_none_or(|(least, _)| hits < *least) {
+                    fewest = Some((hits, ranges));
+                }
+            }
+            fewest.map(|(_, ranges)| ranges.to_vec()).unwrap_or_default()
         }
-    }
+        None => Vec::new(),
+    };
+    let indexed = indexed.filter(|_| !ranges.is_empty());
     // The whole text, anywhere; LIKE's wildcards taken literally.
     let pattern = f
         .search
@@ -452,7 +456,12 @@ pub fn add_file(c: &mut Tx<'_>, id: &str, kind: FileKind, file: &str) -> crate::
                 |e: serde_json::Error| StoreError::Unreadable(format!("a label record that is not JSON: {e}"));
             let mut record: serde_json::Value = serde_json::from_str(&record).map_err(unreadable)?;
             let file: serde_json::Value = serde_json::from_str(file).map_err(unreadable)?;
-            record["files"][kind.as_str()] = file;
+            let files = record
+                .as_object_mut()
+                .map(|r| r.entry("files").or_insert_with(|| serde_json::json!({})))
+                .and_then(|files| files.as_object_mut())
+                .ok_or_else(|| StoreError::Unreadable(format!("label {id}'s record has no object of files")))?;
+            files.insert(kind.as_str().to_string(), file);
             let record = StoredJson::from(record.to_string());
             c.execute("UPDATE labels SET record = ?2 WHERE id = ?1", &[&id, &record])?;
         }
@@ -596,6 +605,30 @@ pub fn release_manifest(c: &mut Tx<'_>, manifest_id: &str, updated_at: i64) -> c
 /// The words a search finds a label by: each word of its search text, lower case, and each word
 /// reversed behind `~` (so a search by the end of a word is an index range too). SQLite's word
 /// index only.
+/// Words of the index that start with `word` (`[0]..[1]`) or end with it (`[2]..[3]`, the
+/// reversed forms `words` keeps).
+fn word_ranges(word: &str) -> [String; 4] {
+    let word = word.to_lowercase();
+    let reversed = format!("~{}", word.chars().rev().collect::<String>());
+    let past = |start: &str| format!("{start}\u{10FFFF}");
+    let (past_word, past_reversed) = (past(&word), past(&reversed));
+    [word, past_word, reversed, past_reversed]
+}
+
+/// How many of a word's hits `list` counts to choose the rarest word (a count, not a read: the
+/// index entries only).
+const WORD_HITS_COUNTED: i64 = 5_000;
+
+/// The index entries in `ranges`, counted up to `most`.
+fn hits_up_to(c: &mut Tx<'_>, ranges: &[String; 4], most: i64) -> crate::Result<i64> {
+    Ok(c.value(
+        "SELECT count(*) FROM (SELECT 1 FROM label_words WHERE word >= ?1 AND word < ?2
+                 UNION ALL SELECT 1 FROM label_words WHERE word >= ?3 AND word < ?4 LIMIT ?5)",
+        &[&ranges[0], &ranges[1], &ranges[2], &ranges[3], &most],
+    )?
+    .unwrap_or(0))
+}
+
 fn words(search_text: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for w in search_text.split_whitespace() {

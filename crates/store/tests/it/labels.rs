@@ -279,6 +279,17 @@ fn a_label_gets_its_documents_and_its_completion_and_is_found_by_its_words_and_s
         "found by its new text"
     );
     assert_eq!(ids(&search("jd000000000012"), 10), [("lbl-12".to_string(), 60 * HOUR)]);
+    // Words of the text in any place of it: the end of one, a whole one, the start of one (on
+    // SQLite the index starts from the word with the fewest labels, here the first).
+    assert_eq!(
+        ids(&search("000000000012 ref-1"), 10),
+        [("lbl-12".to_string(), 60 * HOUR)]
+    );
+    assert_eq!(
+        ids(&search("0000000012 REF-12"), 10),
+        [("lbl-12".to_string(), 60 * HOUR)]
+    );
+    assert_eq!(ids(&search("000000000012 ref-13"), 10), []);
     let cancelled = LabelFilter {
         status: Some(LabelStatus::Cancelled),
         created_at_max: i64::MAX,
