@@ -812,6 +812,8 @@ impl Service {
     fn accept_label(&self, d: &Draft, stored: &LabelRequest) -> Result<Reply, ServiceError> {
         let id = new_id();
         let request = serde_json::to_string(stored).map_err(ServiceError::internal)?;
+        // Deflated before the writer (the record, which needs the writer's time, is made in it).
+        let stored_request = self.store.json(request.clone());
         self.accept_job(d.env, JobKind::Label, &id, &d.account.id, &request, |tx, now| {
             let record = d.record(&id, LabelStatus::Creating, &[], None, None, now, now);
             let record_json = serde_json::to_value(&record).map_err(ServiceError::internal)?;
@@ -823,7 +825,7 @@ impl Service {
                 order_number: d.req.order_number.clone(),
                 search_text: d.search_text(&[]),
                 manifest_id: None,
-                request: self.store.json(request.clone()),
+                request: stored_request.clone(),
                 record: self.store.json(record_json.to_string()),
                 ship_date: d.ship_date.to_string(),
                 service_type: d.req.service_type.clone(),

@@ -237,7 +237,7 @@ fn convert(v: Value, pg_type: &str, table: &str, column: &str) -> Result<Box<dyn
         ("text", Value::Null) => Box::new(None::<String>),
         ("text", Value::Text(s)) => Box::new(s),
         // A label's JSON, deflated in SQLite (`StoredJson`); the shared database keeps the text.
-        ("text", Value::Blob(b)) => Box::new(
+        ("text", Value::Blob(b)) if table == "labels" && ["request", "record"].contains(&column) => Box::new(
             crate::stored_json::StoredJson::inflate(&b)
                 .map_err(|e| ServiceError::internal(format!("{table}.{column}: {e}")))?
                 .into_string(),

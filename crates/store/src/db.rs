@@ -66,8 +66,8 @@ impl Db {
         }
     }
 
-    /// A label's JSON as this database keeps it (`StoredJson`), made before the write: SQLite's
-    /// deflated form off the writer's thread.
+    /// A label's JSON as this database keeps it (`StoredJson`): called before the write, SQLite's
+    /// deflated form is made off the writer's thread.
     pub fn json(&self, text: String) -> crate::stored_json::StoredJson {
         match self {
             Db::Sqlite(_) => crate::stored_json::StoredJson::deflated_ahead(text),

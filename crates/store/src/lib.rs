@@ -101,8 +101,11 @@ impl WalProgress {
 
     /// A checkpointer pass that began at `restarts` copied `frames`: the count before it, or None
     /// if the WAL was restarted meanwhile (the count is the old WAL's, and dropped).
+    /// (A pass after a restart and before the next commit still reads the old WAL's header: its
+    /// count is held to the frames logged since the restart.)
     fn copied_since(&self, restarts: u64, frames: u64) -> Option<u64> {
         let mut copied = self.copied.lock().unwrap_or_else(|p| p.into_inner());
+        let frames = frames.min(self.logged_frames.load(Ordering::Relaxed));
         (copied.restarts == restarts).then(|| std::mem::replace(&mut copied.frames, frames))
     }
 
@@ -112,20 +115,18 @@ impl WalProgress {
             restarts: copied.restarts + 1,
             frames: 0,
         };
+        self.logged_frames.store(0, Ordering::Relaxed);
     }
 
     /// Whether the writer may wait for readers now: once in `WAL_WAIT_EVERY` at most, as every
     /// label waits with it.
     fn may_wait_now(&self) -> bool {
-        let mut last = self.last_wait.lock().unwrap_or_else(|p| p.into_inner());
-        let now = std::time::Instant::now();
-        match *last {
-            Some(at) if now.duration_since(at) < WAL_WAIT_EVERY => false,
-            _ => {
-                *last = Some(now);
-                true
-            }
-        }
+        let last = self.last_wait.lock().unwrap_or_else(|p| p.into_inner());
+        last.is_none_or(|at| at.elapsed() >= WAL_WAIT_EVERY)
+    }
+
+    fn waited(&self) {
+        *self.last_wait.lock().unwrap_or_else(|p| p.into_inner()) = Some(std::time::Instant::now());
     }
 }
 
@@ -449,9 +450,17 @@ impl Store {
         };
         time(Phase::Checkpoint, || {
             let _ = conn.busy_timeout(wait);
+            let started = std::time::Instant::now();
             let done = conn.query_row("PRAGMA wal_checkpoint(RESTART)", [], |r| r.get::<_, i64>(0));
-            if done == Ok(0) {
-                self.wal_progress.restarted();
+            match done {
+                Ok(0) => self.wal_progress.restarted(),
+                // Busy after waiting for readers (the busy handler's first sleep is 1 ms): not
+                // again for a while. Busy at once (the checkpointer's pass held the checkpoint
+                // lock, which SQLite takes without waiting) counts as no wait.
+                _ if started.elapsed() >= std::time::Duration::from_millis(1) && !wait.is_zero() => {
+                    self.wal_progress.waited()
+                }
+                _ => {}
             }
             let _ = conn.busy_timeout(BUSY_TIMEOUT);
         });

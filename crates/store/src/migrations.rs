@@ -785,8 +785,13 @@ const MIGRATIONS: &[&[Step]] = &[
     ALTER TABLE files ADD COLUMN parts TEXT;
     "#,
     )],
-    // From here on a label's `request` and `record` may be deflated BLOBs on SQLite
-    // (`stored_json.rs`): a step that reads them must do it in Rust, not with json_extract.
+    // 19: from here on a label's `request` and `record` may be deflated BLOBs on SQLite
+    // (`stored_json.rs`): a step that reads them must do it in Rust, not with json_extract. A build
+    // before this one could not read them: the version alone makes it refuse the file (a newer
+    // schema), before anything is read or written. PostgreSQL keeps the text: not its step.
+    &[Step::Sqlite(
+        "-- a label's request and record may be deflated (stored_json.rs)",
+    )],
 ];
 
 /// The schema version this build writes.
@@ -902,10 +907,11 @@ mod tests {
         );
     }
 
+    /// SQLite's file reaches the latest version; the shared database the last one with a step of
+    /// its own (19 is SQLite's alone: deflated labels).
     #[test]
     fn both_databases_reach_the_latest_version() {
-        for dialect in [Dialect::Sqlite, Dialect::Postgres] {
-            assert_eq!(scripts(dialect).last().map(|(to, _)| to), Some(LATEST), "{dialect:?}");
-        }
+        assert_eq!(scripts(Dialect::Sqlite).last().map(|(to, _)| to), Some(LATEST));
+        assert_eq!(scripts(Dialect::Postgres).last().map(|(to, _)| to), Some(18));
     }
 }

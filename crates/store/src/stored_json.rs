@@ -1,8 +1,8 @@
 //! A label's JSON (its request and its record) as the database keeps it. In a desk's SQLite file
 //! it is deflated (issue 42): the two texts were 2.1 KB of a label's 2.3 KB row, so one row
 //! filled a 4 KB page alone (two did not fit); deflated against a dictionary of their usual keys
-//! they are a few hundred bytes and many rows share a page. PostgreSQL keeps the text (its TOAST compresses
-//! long rows itself).
+//! they are a few hundred bytes and many rows share a page. PostgreSQL keeps the text (its TOAST
+//! compresses rows over 2 KB itself).
 //!
 //! The choice is made by the drivers' traits, so every statement stays one for both databases:
 //! SQLite's `ToSql` writes a BLOB (a format byte, then raw deflate), PostgreSQL's the text; a read
@@ -16,8 +16,9 @@ use std::fmt;
 #[derive(Clone, Default)]
 pub struct StoredJson {
     text: String,
-    /// SQLite's form, made before the write (`Db::json`) so the writer, which every label of the
-    /// desk waits for in turn, does not spend the 15 µs on it; else made when bound.
+    /// SQLite's form, made before the write (`Db::json`, where the caller can: a label made at
+    /// once) so the writer, which every label of the desk waits for in turn, does not spend the
+    /// 15 µs on it; else made when bound.
     deflated_ahead: Option<Vec<u8>>,
 }
 
@@ -28,7 +29,8 @@ const DEFLATED: u8 = 1;
 /// A label's request and record as they usually look, which deflate refers back to: the keys and
 /// common words of a label's JSON are most of its bytes, and a text of 2 KB alone has nothing
 /// earlier to point to. Values of format 1 need these very bytes to inflate: never change it;
-/// a better one is a new format byte (the test `format_1_stays_readable` holds it).
+/// a better one is a new format byte (the test `the_dictionary_of_format_1_never_changes` holds
+/// it by its SHA-256).
 const DICTIONARY: &str = concat!(
     r#"{"service_type":"dpd_uk_next_day","shipper_account":{"id":"","slug":"royal_mail","description":""},"#,
     r#""shipment":{"ship_from":{"contact_name":"","company_name":null,"email":null,"phone":null,"fax":null,"#,
@@ -85,7 +87,7 @@ impl StoredJson {
         inflater
             .set_dictionary(DICTIONARY.as_bytes())
             .map_err(|e| damaged(&e))?;
-        let mut text = Vec::with_capacity(deflated.len() * 4 + 64);
+        let mut text = Vec::with_capacity((deflated.len() * 4 + 64).min(LARGEST_INFLATED));
         loop {
             let read = inflater.total_in() as usize;
             let status = inflater
@@ -98,9 +100,9 @@ impl StoredJson {
             match status {
                 flate2::Status::StreamEnd => break,
                 _ if text.len() >= LARGEST_INFLATED => return Err(damaged(&"longer than any label's JSON")),
-                // Room was short: more, and on.
+                // Room was short: more (up to the most), and on.
                 flate2::Status::Ok | flate2::Status::BufError if text.len() == text.capacity() => {
-                    text.reserve(text.capacity())
+                    text.reserve_exact(text.capacity().min(LARGEST_INFLATED - text.len()))
                 }
                 _ => return Err(damaged(&"it ends early")),
             }
@@ -291,8 +293,22 @@ mod tests {
         assert_eq!(read, [StoredJson::from("{}"), StoredJson::from(label_record())]);
     }
 
+    /// Raw deflate names no dictionary: a changed `DICTIONARY` would inflate every kept label
+    /// wrongly, and unnoticed. Its SHA-256 is held here.
+    #[test]
+    fn the_dictionary_of_format_1_never_changes() {
+        use sha2::Digest;
+        let sha: String = sha2::Sha256::digest(DICTIONARY.as_bytes())
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        assert_eq!(sha, SHA256_OF_FORMAT_1);
+    }
+
+    const SHA256_OF_FORMAT_1: &str = "17ebe4d0af7de75f48e2e25e4a5687a528885f705f7876c75d8ed7217ce72867";
+
     /// A value of format 1 written by this version: it must inflate as long as the format
-    /// exists (a changed `DICTIONARY` fails here, where it would lose every desk's labels).
+    /// exists.
     #[test]
     fn format_1_stays_readable() {
         let kept = [
