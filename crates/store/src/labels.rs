@@ -353,22 +353,24 @@ pub fn list(
     // The word ranges of one word of the search: words that start with it, or end with it (any
     // word of the text sits in an indexed word so). The rarest word is taken: the longest was,
     // and a name's common first word ("Cliente 123") made every search read every label, 1 s at
-    // 600,000 labels, a read so long that the WAL could not be restarted behind it.
-    let ranges: Vec<String> = match indexed {
-        Some(s) => {
-            let mut fewest: Option<(i64, [String; 4])> = None;
-            for word in s.split_whitespace() {
-                let ranges = word_ranges(word);
-                let hits = hits_up_to(c, &ranges, WORD_HITS_COUNTED)?;
-                if fewest.as_ref().is_none_or(|(least, _)| hits < *least) {
-                    fewest = Some((hits, ranges));
-                }
+    // 600,000 labels, a read so long that the WAL could not be restarted behind it. When even the
+    // rarest word is in thousands of labels, its hits are not read at all: the newest labels are,
+    // until the page is full, which common words fill soon ("Cliente 4" read 45,000 labels).
+    let mut ranges: Option<[String; 4]> = None;
+    if let Some(s) = indexed {
+        let mut fewest = i64::MAX;
+        for word in s.split_whitespace() {
+            let word_ranges = word_ranges(word);
+            let hits = hits_up_to(c, &word_ranges, WORD_HITS_COUNTED)?;
+            if hits < fewest {
+                (fewest, ranges) = (hits, Some(word_ranges));
             }
-            fewest.map(|(_, ranges)| ranges.to_vec()).unwrap_or_default()
         }
-        None => Vec::new(),
-    };
-    let indexed = indexed.filter(|_| !ranges.is_empty());
+        if fewest >= WORD_HITS_COUNTED {
+            ranges = None;
+        }
+    }
+    let indexed = indexed.filter(|_| ranges.is_some());
     // The whole text, anywhere; LIKE's wildcards taken literally.
     let pattern = f
         .search
@@ -401,8 +403,8 @@ pub fn list(
              CROSS JOIN labels ON labels.id = hits.label_id WHERE env = ?1 AND created_at >= ?2 AND created_at <= ?3",
             by_tracking_number(dialect, &numbers)
         )
-    } else if indexed.is_some() {
-        let w: Vec<String> = ranges.iter().map(|r| args.push(r)).collect();
+    } else if let Some(ranges) = &ranges {
+        let w = ranges.each_ref().map(|r| args.push(r));
         format!(
             "SELECT {COLS} FROM (SELECT label_id FROM label_words WHERE word >= {} AND word < {} \
              UNION SELECT label_id FROM label_words WHERE word >= {} AND word < {}) AS hits \
@@ -609,14 +611,19 @@ pub fn release_manifest(c: &mut Tx<'_>, manifest_id: &str, updated_at: i64) -> c
 /// reversed forms `words` keeps).
 fn word_ranges(word: &str) -> [String; 4] {
     let word = word.to_lowercase();
-    let reversed = format!("~{}", word.chars().rev().collect::<String>());
+    let reversed = reversed(&word);
     let past = |start: &str| format!("{start}\u{10FFFF}");
     let (past_word, past_reversed) = (past(&word), past(&reversed));
     [word, past_word, reversed, past_reversed]
 }
 
+/// A word's form for a search by its end: reversed behind `~`.
+fn reversed(word: &str) -> String {
+    format!("~{}", word.chars().rev().collect::<String>())
+}
+
 /// How many of a word's hits `list` counts to choose the rarest word (a count, not a read: the
-/// index entries only).
+/// index entries only); at this many, the word is common and the newest labels are read instead.
 const WORD_HITS_COUNTED: i64 = 5_000;
 
 /// The index entries in `ranges`, counted up to `most`.
@@ -633,7 +640,7 @@ fn words(search_text: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for w in search_text.split_whitespace() {
         let w = w.to_lowercase();
-        out.push(format!("~{}", w.chars().rev().collect::<String>()));
+        out.push(reversed(&w));
         out.push(w);
     }
     out.sort();

@@ -332,3 +332,45 @@ fn an_order_number_is_taken_by_a_live_label_of_the_account() {
         "free again once its label is cancelled"
     );
 }
+
+#[test]
+fn a_search_of_common_words_finds_the_newest_labels_that_hold_it() {
+    // 6,000 labels to "Cliente 0" .. "Cliente 5999": every label holds "cliente", more than the
+    // word index's count of a common word, so a search of it alone reads the newest labels instead
+    // of its hits; a search with a rarer word ("599") starts from that word's hits.
+    let db = support::store_with_an_account();
+    db.step(|c| {
+        for i in 0..6_000i64 {
+            let mut row = support::label(&format!("lbl-{i:04}"), "acct-1", 10_000 + i as u64, "2026-11-23", i);
+            row.search_text = format!("{} Cliente {i}", row.search_text);
+            labels::insert(c, &row).map_err(support::refused)?;
+        }
+        Ok(())
+    });
+    db.step(|c| labels::catch_up_words(c, 10_000));
+    let found = |s: &str, limit: usize| -> Vec<String> {
+        let f = LabelFilter {
+            search: Some(s.into()),
+            created_at_max: i64::MAX,
+            ..Default::default()
+        };
+        db.look(|c| labels::list(c, Env::Live, &f, limit, None))
+            .into_iter()
+            .map(|l| l.id)
+            .collect()
+    };
+    let ids = |from: i64, to: i64| (to..=from).rev().map(|i| format!("lbl-{i:04}")).collect::<Vec<_>>();
+    // Newest first; `list` answers one more than the page to tell that a next page exists.
+    assert_eq!(found("Cliente 4", 5), ids(4999, 4994), "both words common");
+    assert_eq!(found("cliente", 3), ids(5999, 5996), "one common word");
+    assert_eq!(
+        found("Cliente 599", 12),
+        ids(5999, 5990).into_iter().chain(ids(599, 599)).collect::<Vec<_>>()
+    );
+    assert_eq!(found("Cliente 6000", 5), Vec::<String>::new(), "nobody of that name");
+    assert_eq!(
+        found("Cliente ref-1", 5),
+        Vec::<String>::new(),
+        "common words, not side by side"
+    );
+}
