@@ -34,6 +34,7 @@ fn a_backup_made_while_labels_are_made_restores_every_label_before_it_with_docum
     let account = yodel_account(&s);
     let stop = Arc::new(AtomicBool::new(false));
     let answered: Arc<Mutex<Vec<(Instant, String)>>> = Arc::default();
+    let start = Instant::now();
     let clients: Vec<_> = (0..8)
         .map(|_| {
             let (s, stop, answered, account) = (s.clone(), stop.clone(), answered.clone(), account.clone());
@@ -48,7 +49,14 @@ fn a_backup_made_while_labels_are_made_restores_every_label_before_it_with_docum
             })
         })
         .collect();
-    std::thread::sleep(Duration::from_millis(800));
+    // Labels are being made when the backup starts (however slowly this machine makes them).
+    let answered_at_least = |n: usize, after: Instant| {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while answered.lock().unwrap().iter().filter(|(at, _)| *at >= after).count() < n && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    };
+    answered_at_least(8, start);
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("desk.backup");
     let began = Instant::now();
@@ -65,7 +73,7 @@ fn a_backup_made_while_labels_are_made_restores_every_label_before_it_with_docum
         Some(PASSPHRASE),
     );
     assert!(ok, "{said}");
-    std::thread::sleep(Duration::from_millis(300));
+    answered_at_least(1, began);
     stop.store(true, Ordering::SeqCst);
     clients.into_iter().for_each(|c| c.join().unwrap());
     let before: Vec<String> = answered
