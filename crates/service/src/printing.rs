@@ -43,6 +43,8 @@ const SHARED_POLL: Duration = Duration::from_millis(500);
 /// While every printer with queued jobs is at work, how often the queue is read for another
 /// printer's new jobs (a sender that ends has it read at once).
 const BUSY_READ_EVERY: Duration = Duration::from_millis(25);
+/// How long a sender's outcomes may wait for one sync of them all.
+const OUTCOMES_SYNCED_EVERY: Duration = Duration::from_millis(10);
 
 fn stock_paper(stock: &str) -> Paper {
     match stock {
@@ -616,6 +618,15 @@ impl Service {
         self.send_print_job(id, true)
     }
 
+    /// Has every print job outcome written so far on disk (a write that waits for the disk
+    /// syncs every commit before it). Logged when it fails: the outcomes are then as safe as the
+    /// next write makes them.
+    fn sync_print_outcomes(&self) {
+        if let Err(e) = self.store.write(|_| Ok::<_, ServiceError>(())) {
+            tracing::error!(error = %e.chain(), "print job outcomes could not be synced to disk");
+        }
+    }
+
     /// `execute_print_job`; the outcome's write waits for the disk only when `outcome_synced`.
     /// The `printing` mark never does: lost in a power cut, it leaves the job queued, and a job
     /// found `printing` at start is queued again anyway (sent again either way). Not waiting twice
@@ -894,7 +905,7 @@ impl Service {
             for j in work {
                 by_printer.entry(j.printer_id).or_default().push(j.id);
             }
-            let printers_with_work = by_printer.len();
+            let printers_with_work: Vec<String> = by_printer.keys().cloned().collect();
             let mut senders_started = 0;
             for (printer, jobs) in by_printer {
                 // A printer with a sender at work gets its new jobs in that sender's next round.
@@ -910,21 +921,34 @@ impl Service {
                 senders_started += 1;
                 let s = std::sync::Arc::clone(self);
                 io.spawn_blocking(move || {
-                        for (i, id) in jobs.iter().enumerate() {
+                        // Outcomes wait for the disk together: one sync for the sends of
+                        // `OUTCOMES_SYNCED_EVERY` (two syncs a job held this one sender to about
+                        // 300 jobs a second). A power cut may send again the jobs of those last
+                        // milliseconds, as a cut in the middle of a send always did. A shared
+                        // database's outcomes each wait (other desks read them).
+                        let mut unsynced_since: Option<std::time::Instant> = None;
+                        for id in &jobs {
                             // A pause stops the rest of the round (they stay queued).
                             if s.printing_paused() {
                                 break;
                             }
-                            // Only the round's last outcome waits for the disk, and its sync
-                            // covers the ones before: a power cut may send again the jobs of the
-                            // last few milliseconds, as a cut mid-send always did.
-                            let synced = i + 1 == jobs.len() || s.printing_paused();
+                            if unsynced_since.is_some_and(|t| t.elapsed() >= OUTCOMES_SYNCED_EVERY) {
+                                s.sync_print_outcomes();
+                                unsynced_since = None;
+                            }
+                            let synced = s.store.is_shared();
                             let sent = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                                 s.send_print_job(id, synced)
                             }));
                             if sent.is_err() {
                                 tracing::error!(print_job_id = %id, "print job failed unexpectedly (a bug); it stays queued");
                             }
+                            if !synced {
+                                unsynced_since.get_or_insert_with(std::time::Instant::now);
+                            }
+                        }
+                        if unsynced_since.is_some() {
+                            s.sync_print_outcomes();
                         }
                         s.print_signal
                             .busy
@@ -935,15 +959,14 @@ impl Service {
                 });
             }
             let g = self.print_signal.queued.lock().unwrap_or_else(|p| p.into_inner());
-            if printers_with_work > 0 && senders_started == 0 {
+            if !printers_with_work.is_empty() && senders_started == 0 {
                 // Every printer with work is at work: its jobs wait for its sender's next round.
                 // A label queued meanwhile does not read the queue again (256 jobs read and left,
                 // for each label made, took a quarter of the CPU at 500 labels/s and left the
                 // printer behind): a sender's end or `BUSY_READ_EVERY` does, for another printer's.
-                let busy = || self.print_signal.busy.lock().unwrap_or_else(|p| p.into_inner()).len();
-                let at_work = busy();
                 let _ = self.print_signal.wake.wait_timeout_while(g, BUSY_READ_EVERY, |_| {
-                    busy() >= at_work && !stop.load(Ordering::SeqCst)
+                    let busy = self.print_signal.busy.lock().unwrap_or_else(|p| p.into_inner());
+                    printers_with_work.iter().all(|p| busy.contains(p)) && !stop.load(Ordering::SeqCst)
                 });
             } else if *g == seen && !stop.load(Ordering::SeqCst) {
                 // A shared database's other desks queue jobs for this desk's printers too.
