@@ -800,6 +800,14 @@ mod tests {
         }
     }
 
+    /// The sandbox account `acct` the rows of `row` belong to.
+    fn an_account(tx: &rusqlite::Connection) -> rusqlite::Result<usize> {
+        tx.execute(
+            "INSERT INTO shipper_accounts VALUES ('acct', 'sandbox', 'yodel', 'enabled', 'A', 'UTC', NULL, '{}', x'00', 0, 0, NULL)",
+            [],
+        )
+    }
+
     fn found(conn: &rusqlite::Connection, s: &str) -> Vec<String> {
         let f = LabelFilter {
             created_at_min: 0,
@@ -822,10 +830,7 @@ mod tests {
         let store = crate::Store::open(&dir.path().join("db.sqlite3")).unwrap();
         store
             .write(|tx| {
-                tx.execute(
-                    "INSERT INTO shipper_accounts VALUES ('acct', 'sandbox', 'yodel', 'enabled', 'A', 'UTC', NULL, '{}', x'00', 0, 0, NULL)",
-                    [],
-                )?;
+                an_account(tx)?;
                 let c = &mut Tx::Sqlite(tx);
                 for n in 1..=300 {
                     let name = if n % 2 == 1 { "Cliente" } else { "Client" };
@@ -890,10 +895,7 @@ mod tests {
         // And the filter finds them.
         store
             .write(|tx| {
-                tx.execute(
-                    "INSERT INTO shipper_accounts VALUES ('acct', 'sandbox', 'yodel', 'enabled', 'A', 'UTC', NULL, '{}', x'00', 0, 0, NULL)",
-                    [],
-                )?;
+                an_account(tx)?;
                 let c = &mut Tx::Sqlite(tx);
                 for n in 1..=3 {
                     insert(c, &row(n, "")).unwrap();
@@ -924,11 +926,7 @@ mod tests {
         let store = crate::Store::open(&dir.path().join("db.sqlite3")).unwrap();
         store
             .write(|tx| -> Result<(), packdesk_model::ServiceError> {
-                tx.execute(
-                    "INSERT INTO shipper_accounts VALUES ('acct', 'sandbox', 'yodel', 'enabled', 'A', 'UTC', NULL, '{}', x'00', 0, 0, NULL)",
-                    [],
-                )
-                .unwrap();
+                an_account(tx).unwrap();
                 let c = &mut Tx::Sqlite(tx);
                 conn_insert(c, &row(1, "JD000111222333 ORD-1001 Jane Doe M1 1AE"));
                 conn_insert(c, &row(2, "JD000111222444 ORD-1002 \"Quoted\" Co 75001"));
