@@ -98,6 +98,17 @@ fn main() {
         .to_string()
     };
 
+    // The desk's daily backup copies the database in one read, and the WAL holds every write of
+    // its time: a soak that passes the backup hour (2:00 by default) has one (counted below).
+    let backups = |c: &mut Conn| {
+        let (code, text) = c.request("GET", "/desk/backups", &live, "");
+        assert_eq!(code, 200, "{text}");
+        serde_json::from_str::<serde_json::Value>(&text).unwrap()["data"]["backups"]
+            .as_array()
+            .map_or(0, Vec::len)
+    };
+    let backups_before = backups(&mut c);
+
     // The load: each client sends at its share of the rate, on schedule.
     let start = Instant::now();
     let stop = Arc::new(AtomicBool::new(false));
@@ -170,11 +181,24 @@ fn main() {
             server.data_folder_bytes(),
         ));
         let s = samples.last().unwrap();
+        // What holds the memory, from the server's /metrics.
+        let (_, metrics) = Conn::open(&addr).request("GET", "/metrics", &live, "");
+        let part = |name: &str| {
+            let line = format!("packdesk_memory_bytes{{part=\"{name}\"}} ");
+            metrics
+                .lines()
+                .find_map(|l| l.strip_prefix(line.as_str()))
+                .and_then(|v| v.trim().parse::<f64>().ok())
+                .map_or(f64::NAN, |b| b / 1e6)
+        };
         println!(
-            "{:>6.0} s  {:>8} labels  RSS {:>6.1} MB  WAL {:>6.1} MB  folder {:>8.1} MB  printed {:>8}  webhooks {:>7}",
+            "{:>6.0} s  {:>8} labels  RSS {:>6.1} MB (SQLite {:.1}, heap in use {:.1}, heap free {:.1})  WAL {:>6.1} MB  folder {:>8.1} MB  printed {:>8}  webhooks {:>7}",
             s.0.as_secs_f64(),
             s.1,
             s.2 as f64 / 1e6,
+            part("sqlite"),
+            part("heap_in_use"),
+            part("heap_free"),
             s.3 as f64 / 1e6,
             s.4 as f64 / 1e6,
             printed.load(Ordering::Relaxed),
@@ -241,6 +265,12 @@ fn main() {
         printed.load(Ordering::Relaxed),
         rx.posts()
     );
+    let backups_made = backups(&mut Conn::open(&addr)).saturating_sub(backups_before);
+    if backups_made > 0 {
+        println!(
+            "the day's backup was made during the soak ({backups_made}): the WAL grew by the writes of its copy's time"
+        );
+    }
     // What `.ci/bench` reads.
     println!("BENCH soak_labels_per_s={rate:.0}");
     println!("BENCH soak_rss_growth_pct={growth:.1}");

@@ -89,7 +89,7 @@ pub async fn serve_with(
     tls: Option<Arc<tls::Tls>>,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    memory::return_freed_memory_periodically();
+    memory::keep_memory_bounded();
     // Each request carries its connection's peer (the UI session answers loopback peers only)
     // and local address (file links name the address the request came to).
     connections::serve_with(listener, app(service, ui_dir), limits, tls, shutdown).await

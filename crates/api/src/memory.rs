@@ -1,10 +1,12 @@
 //! Memory the allocator holds on to (issue 42's soak). glibc gives the threads that allocate
-//! arenas of their own (up to eight per core) and keeps in each what was freed there. Capping the
-//! arenas at two (`MALLOC_ARENA_MAX=2`) held a desk at 500 labels/s to +6 % in its second minute,
-//! but every allocation then queued for them: the print worker fell behind by a quarter. Instead
-//! the freed pages go back to the system every few seconds (`malloc_trim`), which leaves
-//! allocation as it is: the same 2-minute soak used 111 MB at its first minute and 144 MB at its
-//! second, against 144 and 170 MB without (docs/measurements.md).
+//! arenas of their own (up to eight per core) and keeps in each what was freed there: at 500
+//! labels/s the memory in use stayed at 49 MB (38 of it SQLite's caches) while what the arenas
+//! kept free grew from 30 to 83 MB in ten minutes, each arena holding its own share of a
+//! label's short-lived buffers. So there is one arena per core (on two cores the soak's memory
+//! stayed at 100-103 MB from its second minute to its fifth, against 123-127 MB and growing,
+//! labels no slower; four arenas 112-114 MB), and freed pages go back to the system every few
+//! seconds (`malloc_trim`). (Two arenas tried when the print worker still read its queue for
+//! every label made it fall behind by a quarter; it no longer does.) docs/measurements.md.
 #![allow(unsafe_code)]
 
 use std::time::Duration;
@@ -12,16 +14,35 @@ use std::time::Duration;
 /// How often freed memory goes back.
 const TRIM_EVERY: Duration = Duration::from_secs(5);
 
-/// Starts (once per process) the thread that gives freed memory back to the system.
-pub fn return_freed_memory_periodically() {
+/// Caps the allocator's arenas (`MALLOC_ARENA_MAX` in the environment says otherwise) and starts (once per process) the thread that gives freed memory
+/// back to the system.
+pub fn keep_memory_bounded() {
     static STARTED: std::sync::Once = std::sync::Once::new();
     STARTED.call_once(|| {
+        cap_arenas();
         let _ = std::thread::Builder::new().name("packdesk-trim".into()).spawn(|| loop {
             std::thread::sleep(TRIM_EVERY);
             trim();
         });
     });
 }
+
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn cap_arenas() {
+    if std::env::var_os("MALLOC_ARENA_MAX").is_some() {
+        return;
+    }
+    // One arena per core, at least two.
+    let arenas = std::thread::available_parallelism().map_or(2, |n| n.get().max(2));
+    // SAFETY: mallopt takes no pointers; glibc applies it under its own lock (arenas made
+    // before it stay, and are counted).
+    unsafe {
+        libc::mallopt(libc::M_ARENA_MAX, arenas.min(64) as i32);
+    }
+}
+
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn cap_arenas() {}
 
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 fn trim() {
@@ -35,3 +56,31 @@ fn trim() {
 /// Other allocators give memory back on their own.
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
 fn trim() {}
+
+/// The process's memory by what holds it, for `/metrics` (the soak reads them to tell a cache
+/// filling from a leak): `sqlite` (its page caches and statements), `heap_in_use` (every
+/// allocation, SQLite's among them) and `heap_free` (freed, kept by the allocator).
+pub fn record_gauges() {
+    // SAFETY: reads SQLite's own counter (under its mutex); no pointers.
+    let sqlite = unsafe { rusqlite::ffi::sqlite3_memory_used() };
+    metrics::gauge!(MEMORY_BYTES, "part" => "sqlite").set(sqlite as f64);
+    if let Some((in_use, free)) = heap() {
+        metrics::gauge!(MEMORY_BYTES, "part" => "heap_in_use").set(in_use as f64);
+        metrics::gauge!(MEMORY_BYTES, "part" => "heap_free").set(free as f64);
+    }
+}
+
+const MEMORY_BYTES: &str = "packdesk_memory_bytes";
+
+/// The allocator's heap: bytes allocated (mapped large blocks too), bytes free in its arenas.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn heap() -> Option<(usize, usize)> {
+    // SAFETY: mallinfo2 takes no pointers; it locks each arena while it counts it.
+    let m = unsafe { libc::mallinfo2() };
+    Some((m.uordblks + m.hblkhd, m.fordblks))
+}
+
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn heap() -> Option<(usize, usize)> {
+    None
+}

@@ -75,6 +75,7 @@ pub(crate) async fn scrape(State(ui): State<Ui>, req: Request) -> Response {
         );
     }
     let handle = handle();
+    crate::memory::record_gauges();
     let service = ui.service.clone();
     match tokio::task::spawn_blocking(move || service.record_gauges()).await {
         Ok(Ok(())) => {}

@@ -711,7 +711,15 @@ async fn metrics_answer_this_machine_or_the_live_key_and_no_one_else() {
         .to_str()
         .unwrap()
         .starts_with("text/plain"));
-    assert!(String::from_utf8_lossy(&body).contains("packdesk_async_jobs_queued"));
+    let body = String::from_utf8_lossy(&body);
+    assert!(body.contains("packdesk_async_jobs_queued"));
+    // What holds the memory: SQLite's own is more than nothing once the desk has its store open.
+    let sqlite_bytes = body
+        .lines()
+        .find_map(|l| l.strip_prefix("packdesk_memory_bytes{part=\"sqlite\"} "))
+        .and_then(|v| v.trim().parse::<f64>().ok());
+    assert!(sqlite_bytes.is_some_and(|b| b > 0.0), "{body}");
+    assert!(body.contains("packdesk_memory_bytes{part=\"heap_free\"}"), "{body}");
     let (status, _, _) = send(&d, LOOPBACK_PEER, scrape(None)).await;
     assert_eq!(status, StatusCode::OK);
 }
