@@ -43,7 +43,8 @@ const SHARED_POLL: Duration = Duration::from_millis(500);
 /// While every printer with queued jobs is at work, how often the queue is read for another
 /// printer's new jobs (a sender that ends has it read at once).
 const BUSY_READ_EVERY: Duration = Duration::from_millis(25);
-/// How long a sender's outcomes may wait for one sync of them all.
+/// How long a sender's outcomes may wait for one sync of them all (a power cut may send again
+/// the jobs of these milliseconds and the one being sent).
 const OUTCOMES_SYNCED_EVERY: Duration = Duration::from_millis(10);
 
 fn stock_paper(stock: &str) -> Paper {
@@ -618,12 +619,11 @@ impl Service {
         self.send_print_job(id, true)
     }
 
-    /// Has every print job outcome written so far on disk (a write that waits for the disk
-    /// syncs every commit before it). Logged when it fails: the outcomes are then as safe as the
-    /// next write makes them.
+    /// Has every print job outcome written so far on disk. Logged when it fails: the outcomes
+    /// are then as safe as the next write makes them.
     fn sync_print_outcomes(&self) {
-        if let Err(e) = self.store.write(|_| Ok::<_, ServiceError>(())) {
-            tracing::error!(error = %e.chain(), "print job outcomes could not be synced to disk");
+        if let Err(e) = self.store.sync() {
+            tracing::error!(error = %ServiceError::from(e).chain(), "print job outcomes could not be synced to disk");
         }
     }
 
@@ -922,10 +922,8 @@ impl Service {
                 let s = std::sync::Arc::clone(self);
                 io.spawn_blocking(move || {
                         // Outcomes wait for the disk together: one sync for the sends of
-                        // `OUTCOMES_SYNCED_EVERY` (two syncs a job held this one sender to about
-                        // 300 jobs a second). A power cut may send again the jobs of those last
-                        // milliseconds, as a cut in the middle of a send always did. A shared
-                        // database's outcomes each wait (other desks read them).
+                        // `OUTCOMES_SYNCED_EVERY` (why: `send_print_job`). A shared database's
+                        // outcomes each wait (other desks read them).
                         let mut unsynced_since: Option<std::time::Instant> = None;
                         for id in &jobs {
                             // A pause stops the rest of the round (they stay queued).

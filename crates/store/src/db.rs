@@ -58,7 +58,21 @@ impl Db {
         }
     }
 
+    /// Returns once every commit made so far, `write_relaxed`'s too, is on disk.
+    pub fn sync(&self) -> Result<(), StoreError> {
+        match self {
+            Db::Sqlite(s) => s.sync(),
+            // A commit that waits for the disk has PostgreSQL flush its log up to it, the relaxed
+            // commits before it with it; only a transaction that has an id writes a commit.
+            Db::Postgres { store, .. } => store.write(|client| {
+                client.query_one("SELECT txid_current()", &[])?;
+                Ok(())
+            }),
+        }
+    }
+
     /// Runs `f` on a reading connection (each statement sees the latest commits).
+    #[track_caller]
     pub fn read<T, E: From<StoreError>>(&self, f: impl FnOnce(&mut Tx<'_>) -> Result<T, E>) -> Result<T, E> {
         match self {
             Db::Sqlite(s) => s.read(|c| f(&mut Tx::Sqlite(c))),

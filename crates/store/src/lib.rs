@@ -56,7 +56,7 @@ pub struct Store {
     batches: writer::Batches,
     /// Group commit: makes commits durable with one shared fsync of the WAL.
     durability: Durability,
-    readers: Mutex<Vec<Connection>>,
+    readers: Mutex<Readers>,
     /// Held for its Drop, which stops the thread: after the connections above (fields drop in
     /// order), since the thread's own descriptor of the database must close last.
     _checkpointer: Option<Checkpointer>,
@@ -86,6 +86,24 @@ struct WalProgress {
     logged_frames: std::sync::atomic::AtomicU64,
     /// When the writer last waited for readers to restart a WAL past its bound.
     last_wait: Mutex<Option<std::time::Instant>>,
+    /// When a WAL that cannot restart was last told of.
+    last_told_held: Mutex<Option<std::time::Instant>>,
+}
+
+/// The reader connections: those idle, and the reads in progress (when each began and where it
+/// was asked for): a read holds its snapshot, and the WAL cannot restart past it, so the warning
+/// of a WAL that cannot restart names the oldest.
+#[derive(Default)]
+struct Readers {
+    idle: Vec<Connection>,
+    reading: Vec<Reading>,
+    next_id: u64,
+}
+
+struct Reading {
+    id: u64,
+    since: std::time::Instant,
+    caller: &'static std::panic::Location<'static>,
 }
 
 #[derive(Default, Clone, Copy)]
@@ -123,6 +141,17 @@ impl WalProgress {
     fn may_wait_now(&self) -> bool {
         let last = self.last_wait.lock().unwrap_or_else(|p| p.into_inner());
         last.is_none_or(|at| at.elapsed() >= WAL_WAIT_EVERY)
+    }
+
+    /// Whether to tell of a held WAL now (once in `WAL_HELD_TOLD_EVERY`); counts it told.
+    fn may_tell_held_now(&self) -> bool {
+        let mut last = self.last_told_held.lock().unwrap_or_else(|p| p.into_inner());
+        let now = std::time::Instant::now();
+        let may = last.is_none_or(|at| now - at >= WAL_HELD_TOLD_EVERY);
+        if may {
+            *last = Some(now);
+        }
+        may
     }
 
     fn waited(&self) {
@@ -373,6 +402,13 @@ impl Store {
         // The writer updates every index of a big table (an import of 10,000 orders into a store
         // of half a million): 32 MiB keeps their pages warm.
         writer.pragma_update(None, "cache_size", -32768).map_err(db_error)?;
+        // A WAL that a long read let grow past its bound (the daily backup's copy, under load) is
+        // cut back to this at its next restart instead of staying at its largest. Never cut in
+        // ordinary work (it stays under `WAL_MOST_BYTES` and a little): see
+        // `restart_wal_when_copied` for what cutting and growing again costs.
+        writer
+            .pragma_update(None, "journal_size_limit", WAL_KEPT_BYTES as i64)
+            .map_err(db_error)?;
         // The WAL's length after each commit, for the restart (a hook replaces SQLite's automatic
         // checkpoint: without the checkpointer thread that one stays in charge).
         if checkpointer.is_some() {
@@ -394,7 +430,7 @@ impl Store {
             writer: Mutex::new(writer::Writer::new(writer)),
             batches: writer::Batches::default(),
             durability: Durability::new(PathBuf::from(wal)),
-            readers: Mutex::new(Vec::new()),
+            readers: Mutex::new(Readers::default()),
             _checkpointer: checkpointer,
             wal_progress,
             wal_frame_bytes: u64::from(page_size) + 24,
@@ -418,6 +454,13 @@ impl Store {
     /// durable commit's sync covers it), so such records never slow a label.
     pub fn write_relaxed<T, E: From<StoreError>>(&self, f: impl FnOnce(&Connection) -> Result<T, E>) -> Result<T, E> {
         self.commit(f).map(|(out, _)| out)
+    }
+
+    /// Returns once every commit made so far, relaxed ones too, is on disk: one sync for many
+    /// relaxed writes whose loss would cost more than a repeat of a few milliseconds' worth.
+    pub fn sync(&self) -> Result<(), StoreError> {
+        let latest = self.durability.latest();
+        time(Phase::Sync, || self.durability.wait_for(latest))
     }
 
     /// Back-to-back commits never let the background checkpointer finish, and a WAL that was
@@ -463,28 +506,82 @@ impl Store {
                 _ => {}
             }
             let _ = conn.busy_timeout(BUSY_TIMEOUT);
+            if past_the_bound && !matches!(done, Ok(0)) {
+                self.tell_wal_held(frames);
+            }
         });
     }
 
     /// Runs `f` on a reader connection (a consistent snapshot for the statements it runs in one
-    /// transaction; plain statements see the latest commit).
+    /// transaction; plain statements see the latest commit). A read longer than `SLOW_READ` is
+    /// logged with where it was asked for: the WAL grows while it holds its snapshot.
+    #[track_caller]
     pub fn read<T, E: From<StoreError>>(&self, f: impl FnOnce(&Connection) -> Result<T, E>) -> Result<T, E> {
-        let conn = {
+        let caller = std::panic::Location::caller();
+        let since = std::time::Instant::now();
+        let (conn, id) = {
             let mut pool = self.readers.lock().unwrap_or_else(|p| p.into_inner());
-            pool.pop()
+            pool.next_id += 1;
+            let id = pool.next_id;
+            pool.reading.push(Reading { id, since, caller });
+            (pool.idle.pop(), id)
         };
-        let conn = match conn {
-            Some(c) => c,
-            None => open_conn(&self.path).map_err(StoreError::from)?,
+        let conn = match conn.map_or_else(|| open_conn(&self.path), Ok) {
+            Ok(c) => c,
+            Err(e) => {
+                self.readers
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .reading
+                    .retain(|r| r.id != id);
+                return Err(StoreError::from(e).into());
+            }
         };
         let out = f(&conn);
         let mut pool = self.readers.lock().unwrap_or_else(|p| p.into_inner());
-        if pool.len() < 8 {
-            pool.push(conn);
+        pool.reading.retain(|r| r.id != id);
+        if pool.idle.len() < 8 {
+            pool.idle.push(conn);
+        }
+        drop(pool);
+        let took = since.elapsed();
+        if took >= SLOW_READ {
+            tracing::warn!(caller = %caller, seconds = took.as_secs_f64(), "a read of the database took long: the write-ahead log grows while one lasts");
         }
         out
     }
+
+    /// The WAL is past its bound and cannot restart: says so once in a while, with the oldest
+    /// read in progress (the likeliest to hold it).
+    fn tell_wal_held(&self, frames: u64) {
+        let bytes = frames * self.wal_frame_bytes;
+        if bytes < WAL_HELD_TOLD_BYTES || !self.wal_progress.may_tell_held_now() {
+            return;
+        }
+        let pool = self.readers.lock().unwrap_or_else(|p| p.into_inner());
+        let oldest = pool.reading.iter().min_by_key(|r| r.since);
+        let megabytes = bytes / (1024 * 1024);
+        match oldest {
+            Some(r) => tracing::warn!(
+                wal_mb = megabytes,
+                reads_in_progress = pool.reading.len(),
+                oldest_read_caller = %r.caller,
+                oldest_read_seconds = r.since.elapsed().as_secs_f64(),
+                "the write-ahead log cannot be restarted: reads hold it"
+            ),
+            None => tracing::warn!(
+                wal_mb = megabytes,
+                "the write-ahead log cannot be restarted, and no read of the store is in progress: a backup's copy holds it (or another connection to the file)"
+            ),
+        }
+    }
 }
+
+/// A read this long is logged (`Store::read`).
+const SLOW_READ: std::time::Duration = std::time::Duration::from_secs(1);
+/// A WAL this big that cannot restart is told of (`Store::tell_wal_held`), once in `WAL_HELD_TOLD_EVERY`.
+const WAL_HELD_TOLD_BYTES: u64 = 2 * WAL_MOST_BYTES;
+const WAL_HELD_TOLD_EVERY: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// How long a statement waits for a lock another connection holds.
 const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
@@ -495,6 +592,8 @@ const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
 const WAL_RESET_BYTES: u64 = 32 * 1024 * 1024;
 const WAL_LEFT_TO_COPY_BYTES: u64 = 512 * 1024;
 const WAL_MOST_BYTES: u64 = 48 * 1024 * 1024;
+/// The largest WAL file kept after a restart (`PRAGMA journal_size_limit`).
+const WAL_KEPT_BYTES: u64 = 60 * 1024 * 1024;
 /// Past `WAL_MOST_BYTES`, how long the restart waits for readers, and how seldom.
 const WAL_READERS_WAIT: std::time::Duration = std::time::Duration::from_millis(5);
 const WAL_WAIT_EVERY: std::time::Duration = std::time::Duration::from_millis(100);
@@ -531,6 +630,11 @@ impl Durability {
         let mut st = self.state.lock().unwrap_or_else(|p| p.into_inner());
         st.committed += 1;
         st.committed
+    }
+
+    /// The number of the latest commit.
+    fn latest(&self) -> u64 {
+        self.state.lock().unwrap_or_else(|p| p.into_inner()).committed
     }
 
     /// Returns once commit `seq` is on disk.
@@ -675,10 +779,18 @@ mod group_commit_tests {
 mod wal_size_tests {
     use super::*;
 
+    /// One of these tests at a time: each measures a WAL whose restarts depend on timing, and
+    /// another's 100 MiB of writes beside it slowed its checkpoints past the bound.
+    fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+        static RUNNING: Mutex<()> = Mutex::new(());
+        RUNNING.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
     /// Writes back to back never leave the checkpointer a moment to finish, so without a reset the
     /// WAL only grows (a million labels' word index once filled 25 GB of disk).
     #[test]
     fn back_to_back_writes_keep_the_wal_bounded() {
+        let _alone = one_at_a_time();
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("db.sqlite3");
         let store = Store::open(&path).unwrap();
@@ -706,6 +818,7 @@ mod wal_size_tests {
     /// a reader in the restart's way: past its bound the restart waits for them a little.
     #[test]
     fn the_wal_stays_bounded_while_short_reads_keep_coming() {
+        let _alone = one_at_a_time();
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("db.sqlite3");
         let store = std::sync::Arc::new(Store::open(&path).unwrap());
@@ -754,5 +867,44 @@ mod wal_size_tests {
             biggest <= WAL_MOST_BYTES + 8 * 1024 * 1024,
             "the WAL grew to {biggest} bytes"
         );
+    }
+
+    /// A long read (the daily backup's copy) holds the WAL: it grows by every write meanwhile.
+    /// Once the read ends, the file is cut back to `WAL_KEPT_BYTES` instead of staying at its
+    /// largest (a 30-minute soak kept a WAL of 455 MB after its backup).
+    #[test]
+    fn a_wal_grown_under_a_long_read_is_cut_back_once_it_ends() {
+        let _alone = one_at_a_time();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("db.sqlite3");
+        let wal = dir.path().join("db.sqlite3-wal");
+        let store = Store::open(&path).unwrap();
+        store
+            .write(|tx| {
+                tx.execute_batch("CREATE TABLE t (k INTEGER PRIMARY KEY, x BLOB)")
+                    .map_err(db_error)
+            })
+            .unwrap();
+        let write = |i: i64| {
+            let _ = store
+                .write_relaxed(|tx| {
+                    tx.execute("INSERT OR REPLACE INTO t VALUES (?1, randomblob(262144))", [i % 50])
+                        .map_err(db_error)
+                })
+                .unwrap();
+        };
+        // The long read: a snapshot held by a connection of its own, as the backup's copy is.
+        let long_read = open_conn(&path).unwrap();
+        long_read.execute_batch("BEGIN; SELECT count(*) FROM t;").unwrap();
+        (0..320).for_each(write);
+        let grown = std::fs::metadata(&wal).unwrap().len();
+        assert!(
+            grown > WAL_KEPT_BYTES + 8 * 1024 * 1024,
+            "the read held the WAL: {grown} bytes"
+        );
+        long_read.execute_batch("COMMIT").unwrap();
+        (320..640).for_each(write);
+        let after = std::fs::metadata(&wal).unwrap().len();
+        assert!(after <= WAL_KEPT_BYTES, "the WAL stayed at {after} bytes");
     }
 }
