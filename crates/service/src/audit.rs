@@ -149,7 +149,22 @@ impl Service {
         result: &str,
         detail: Value,
     ) -> Result<(), ServiceError> {
-        let row = AuditRow {
+        let row = self.audit_row(who, env, action, object_id, result, detail);
+        Ok(table::insert(tx, &row)?)
+    }
+
+    /// The entry `audit_as` writes, for a write that carries it (a label's own,
+    /// `labels::write_made`).
+    pub(crate) fn audit_row(
+        &self,
+        who: Option<&Caller>,
+        env: Option<Env>,
+        action: &str,
+        object_id: Option<&str>,
+        result: &str,
+        detail: Value,
+    ) -> AuditRow {
+        AuditRow {
             id: uuid::Uuid::new_v4().to_string(),
             at: self.now_us(),
             desk: self.desk_name(),
@@ -160,8 +175,7 @@ impl Service {
             object_id: object_id.map(str::to_string),
             result: result.to_string(),
             detail: detail.to_string(),
-        };
-        Ok(table::insert(tx, &row)?)
+        }
     }
 
     /// The log, newest first, filtered.

@@ -369,7 +369,13 @@ impl Draft<'_> {
             .flat_map(|name| packdesk_documents::translit::search_spellings(name))
             .collect();
         words.extend(spellings.iter().map(String::as_str));
-        words.join(" ")
+        // Words parted by one plain space, whatever parted them in the request (tabs, no-break
+        // spaces): a search of common words matches the text's word edges by that space.
+        words
+            .iter()
+            .flat_map(|w| w.split_whitespace())
+            .collect::<Vec<_>>()
+            .join(" ")
     }
 
     /// The label record in `status`, with what is known of it so far.
@@ -1028,6 +1034,15 @@ impl Service {
             created_at: created,
             updated_at: now,
         };
+        // The label holds the rest (its numbers, account, order).
+        let created_entry = self.audit_row(
+            crate::audit::caller().as_ref(),
+            Some(d.env),
+            "label.created",
+            Some(&id),
+            "ok",
+            json!({}),
+        );
         let label = MadeLabel {
             row: &row,
             slug: &made.issuer,
@@ -1036,6 +1051,7 @@ impl Service {
             numbers,
             files: &rows,
             completes: job.is_some(),
+            audit: &created_entry,
         };
         self.store.write(|tx| {
             // The order first: its row stays locked to the end (shared database), so a second
@@ -1061,8 +1077,6 @@ impl Service {
                 self.audit(tx, Some(d.env), action, Some(&shipment.id), detail)?;
             }
             table::write_made(tx, &label)?;
-            // The label holds the rest (its numbers, account, order).
-            self.audit(tx, Some(d.env), "label.created", Some(&id), json!({}))?;
             if let Some(upstream_id) = &made.upstream_id {
                 packdesk_store::upstream_refs::insert(tx, d.env, &id, upstream_id)?;
             }

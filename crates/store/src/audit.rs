@@ -2,7 +2,7 @@
 //! transaction of the change it records, never changed after.
 
 use crate::db::Tx;
-use crate::sql::{table_row, Param, TableRow};
+use crate::sql::{table_row, Param};
 use packdesk_model::status::Env;
 
 table_row! {
@@ -22,7 +22,16 @@ pub struct AuditRow in "audit_log" {
 }
 }
 
-const COLS: &str = AuditRow::COLUMNS;
+/// An entry's columns, `AuditRow::COLUMNS` as a macro, for statements put together at compile
+/// time (a label's, `labels::write_made`); a test holds the two the same.
+macro_rules! cols {
+    () => {
+        "id, at, desk, env, actor, operator_id, action, object_id, result, detail"
+    };
+}
+pub(crate) use cols;
+
+const COLS: &str = cols!();
 
 pub fn insert(c: &mut Tx<'_>, a: &AuditRow) -> crate::Result<()> {
     c.insert(a)?;
@@ -86,4 +95,15 @@ pub fn list(c: &mut Tx<'_>, f: &AuditFilter) -> crate::Result<Vec<AuditRow>> {
         ),
         &params,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sql::TableRow;
+
+    #[test]
+    fn the_statements_columns_are_the_rows_fields() {
+        assert_eq!(cols!(), AuditRow::COLUMNS);
+    }
 }

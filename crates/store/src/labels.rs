@@ -106,6 +106,9 @@ pub struct MadeLabel<'a> {
     /// The row exists already (an async label accepted in status `creating`): it is completed
     /// with the row's status, record and search text instead of inserted.
     pub completes: bool,
+    /// The label's own audit entry (`label.created`), written with it: on a shared database in
+    /// its one statement.
+    pub audit: &'a crate::audit::AuditRow,
 }
 
 /// Registers the label's numbers (each must be new), moves its range's counter past them, and
@@ -131,11 +134,12 @@ pub fn write_made(c: &mut Tx<'_>, m: &MadeLabel) -> Result<(), InsertError> {
     for f in m.files {
         crate::files::insert(c, f)?;
     }
+    crate::audit::insert(c, m.audit)?;
     Ok(())
 }
 
-/// PostgreSQL's `write_made` in one statement (one round trip, where registering, storing and
-/// filing took five): a number issued before or a taken order number fails the statement whole,
+/// PostgreSQL's `write_made` in one statement (one round trip, where registering, storing,
+/// filing and the audit entry took six): a number issued before or a taken order number fails the statement whole,
 /// by the unique keys. The counter moved when the serials were reserved (`tracking::reserve`).
 /// Its parameters are typed (the completing statement leaves some of the label's unused, whose
 /// types PostgreSQL could not infer), and it is prepared once per pooled connection
@@ -160,9 +164,11 @@ fn write_made_in_one_statement(client: &mut postgres::Client, desk: &str, m: &Ma
     let part_bytes: Vec<&[u8]> = parts.iter().map(|(_, bytes)| *bytes).collect();
     let created: Vec<i64> = m.files.iter().map(|f| f.created_at).collect();
     let search_text = crate::pg::searchable(&l.search_text);
+    let a = m.audit;
     // The label's row in `COLS` order, then the desk: `$1`..`$15`; after them the carrier, the
-    // numbers, the files and the parts they share as arrays.
-    let values: [(&(dyn ToSql + Sync), Type); 26] = [
+    // numbers, the files and the parts they share as arrays; then the audit entry's row in
+    // `audit::COLS` order: `$27`..`$36`.
+    let values: [(&(dyn ToSql + Sync), Type); 36] = [
         (&l.id, Type::TEXT),
         (&l.env, Type::TEXT),
         (&l.shipper_account_id, Type::TEXT),
@@ -189,6 +195,16 @@ fn write_made_in_one_statement(client: &mut postgres::Client, desk: &str, m: &Ma
         (&parts_columns, Type::TEXT_ARRAY),
         (&part_hashes, Type::BYTEA_ARRAY),
         (&part_bytes, Type::BYTEA_ARRAY),
+        (&a.id, Type::TEXT),
+        (&a.at, Type::INT8),
+        (&a.desk, Type::TEXT),
+        (&a.env, Type::TEXT),
+        (&a.actor, Type::TEXT),
+        (&a.operator_id, Type::TEXT),
+        (&a.action, Type::TEXT),
+        (&a.object_id, Type::TEXT),
+        (&a.result, Type::TEXT),
+        (&a.detail, Type::TEXT),
     ];
     macro_rules! with_label {
         ($label:expr) => {
@@ -204,6 +220,10 @@ fn write_made_in_one_statement(client: &mut postgres::Client, desk: &str, m: &Ma
                      SELECT f.id, $2, $1, f.kind, f.file_type, f.paper_size, f.bytes, f.created_at, f.parts
                      FROM unnest($18::text[], $19::text[], $20::text[], $21::text[], $22::bytea[], $23::int8[], $24::text[])
                          AS f (id, kind, file_type, paper_size, bytes, created_at, parts)
+                 ), audit AS (
+                     INSERT INTO audit_log (",
+                crate::audit::cols!(),
+                ") VALUES ($27, $28, $29, $30, $31, $32, $33, $34, $35, $36)
                  ) ",
                 $label
             )
@@ -331,6 +351,12 @@ pub struct LabelFilter {
     pub search: Option<String>,
 }
 
+/// `text` in a LIKE pattern, its wildcards (and the escape) taken literally (`ESCAPE '\\'`; the
+/// backslash is PostgreSQL's escape already).
+fn like_literal(text: &str) -> String {
+    text.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_")
+}
+
 /// Newest first, `limit + 1` rows so the caller knows whether there is a next page. A search is
 /// the whole text anywhere in the search text (on a shared database, any case; on SQLite, any
 /// case of ASCII).
@@ -360,10 +386,7 @@ pub fn list(
         .as_deref()
         .map(str::trim)
         .filter(|s| dialect == Dialect::Sqlite || !s.is_empty())
-        .map(|s| {
-            let escaped = s.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_");
-            format!("%{escaped}%")
-        });
+        .map(|s| format!("%{}%", like_literal(s)));
     let limit = (limit + 1) as i64;
 
     // ?1, ?2 and ?3 below.
@@ -409,11 +432,7 @@ pub fn list(
     // A one-word search read without the word index (its word is common) keeps to what the index
     // finds: the word at the start or the end of a word of the text, as on the index path.
     if let Some(word) = indexed.filter(|s| ranges.is_none() && s.split_whitespace().count() == 1) {
-        let w = word
-            .trim()
-            .replace('\\', "\\\\")
-            .replace('%', "\\%")
-            .replace('_', "\\_");
+        let w = like_literal(word.trim());
         let edges = [format!("{w}%"), format!("% {w}%"), format!("%{w}"), format!("%{w} %")]
             .map(|edge| format!("search_text LIKE {} ESCAPE '\\'", args.push(edge)));
         sql.push_str(&format!(" AND ({})", edges.join(" OR ")));

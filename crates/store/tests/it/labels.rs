@@ -4,6 +4,7 @@
 
 use crate::support::{self, assert_rows, Backend};
 use packdesk_model::status::{Env, FileKind, LabelStatus};
+use packdesk_store::audit::{self, AuditRow};
 use packdesk_store::files::{self, FileRow};
 use packdesk_store::labels::{self, InsertError, LabelFilter, MadeLabel, Waiting};
 use packdesk_store::tracking;
@@ -18,6 +19,22 @@ fn file(id: &str, owner: &str, kind: FileKind, bytes: &[u8]) -> FileRow {
         paper_size: "4x6".into(),
         bytes: bytes.to_vec(),
         created_at: 7,
+    }
+}
+
+/// A label's own audit entry, as the service makes it.
+fn created(label_id: &str) -> AuditRow {
+    AuditRow {
+        id: format!("entry-{label_id}"),
+        at: 5,
+        desk: "desk-1".into(),
+        env: Env::Live,
+        actor: "Ana".into(),
+        operator_id: None,
+        action: "label.created".into(),
+        object_id: Some(label_id.into()),
+        result: "ok".into(),
+        detail: "{}".into(),
     }
 }
 
@@ -41,8 +58,14 @@ fn a_label_is_written_whole_with_its_numbers_and_files_or_not_at_all() {
         numbers: &numbers,
         files: &files,
         completes: false,
+        audit: &created("lbl-1"),
     };
     write(&made).expect("the label is written");
+    assert_eq!(
+        db.look(|c| audit::actor_of(c, "label.created", "lbl-1")),
+        Some("Ana".to_string()),
+        "its audit entry, written with it"
+    );
     assert_rows(
         db.look(|c| labels::get(c, Env::Live, "lbl-1")),
         Some(row.clone()),
@@ -77,6 +100,7 @@ fn a_label_is_written_whole_with_its_numbers_and_files_or_not_at_all() {
         serials: &[1002, 1001],
         numbers: &numbers2,
         files: &files2,
+        audit: &created("lbl-2"),
         ..made
     };
     // Which serial the refusal names: SQLite registers the numbers one by one and names the one
@@ -111,10 +135,16 @@ fn a_label_is_written_whole_with_its_numbers_and_files_or_not_at_all() {
         serials: &[1003],
         numbers: &numbers3,
         files: &[],
+        audit: &created("lbl-3"),
         ..made
     });
     assert!(matches!(refused, Err(InsertError::DuplicateOrderNumber)), "{refused:?}");
     assert_rows(db.look(|c| labels::get(c, Env::Live, "lbl-3")), None, "no label");
+    assert_eq!(
+        db.look(|c| audit::actor_of(c, "label.created", "lbl-3")),
+        None,
+        "nor its audit entry"
+    );
     assert!(
         db.step(|c| tracking::register(c, Env::Live, "yodel", "JD000000001003", "probe")),
         "its number was not kept"
@@ -137,6 +167,7 @@ fn a_label_is_written_whole_with_its_numbers_and_files_or_not_at_all() {
         numbers: &numbers4,
         files: &files4,
         completes: true,
+        audit: &created("lbl-4"),
         ..made
     })
     .expect("the accepted label is completed");
