@@ -27,6 +27,7 @@ use packdesk_model::request::*;
 use packdesk_model::status::{AccountStatus, FileKind};
 use packdesk_model::{ErrorCode, ServiceError};
 use packdesk_store::accounts::AccountRow;
+use packdesk_store::db::Tx;
 use packdesk_store::files::FileRow;
 use packdesk_store::labels as table;
 use packdesk_store::labels::{InsertError, LabelFilter, LabelRow, MadeLabel};
@@ -763,7 +764,7 @@ impl Service {
         };
         let reserve = |n: u64, r: TrackingRange| {
             shared.autocommit(|client| {
-                let c = &mut packdesk_store::db::Tx::Postgres { client, desk };
+                let c = &mut Tx::Postgres { client, desk };
                 packdesk_store::tracking::reserve(c, scope, n, r.start, r.end)
             })
         };
@@ -1053,7 +1054,10 @@ impl Service {
             completes: job.is_some(),
             audit: &created_entry,
         };
-        self.store.write(|tx| {
+        // A label of no order, upstream or async job is one statement on a shared database
+        // (`write_made`: its numbers, files and audit entry in it): sent without BEGIN and COMMIT.
+        let one_statement = d.ships_order.is_none() && made.upstream_id.is_none() && job.is_none();
+        let write = |tx: &mut Tx<'_>| {
             // The order first: its row stays locked to the end (shared database), so a second
             // desk scanning it waits here and then finds it shipped, before its label is written.
             if let Some(shipment) = &d.ships_order {
@@ -1084,7 +1088,11 @@ impl Service {
                 self.complete_job_in(tx, job, json!({"code": 200}), record_json.clone(), now)?;
             }
             Ok::<_, WriteError>(())
-        })?;
+        };
+        match one_statement {
+            true => self.store.write_one_statement(write)?,
+            false => self.store.write(write)?,
+        }
         crate::gauges::label_made(&d.account.slug, d.env);
         self.absolute_urls(&mut record_json);
         Ok(record_json)

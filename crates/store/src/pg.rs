@@ -330,6 +330,23 @@ impl PgStore {
         }
     }
 
+    /// Runs `f`, which sends exactly one statement, as a transaction of its own: no BEGIN and
+    /// no COMMIT (two round trips fewer), and the statement's answer comes once its commit is
+    /// durable (`synchronous_commit` on). It is all or nothing as a transaction is. A pooled
+    /// connection found dropped is replaced before it is sent (`take`), as `write`'s BEGIN
+    /// finds it; one lost while the statement is out fails it, as a lost COMMIT fails `write`.
+    pub fn write_one_statement<T, E: From<StoreError>>(
+        &self,
+        f: impl FnOnce(&mut Client) -> Result<T, E>,
+    ) -> Result<T, E> {
+        let (mut client, prepared) = timing::time(Phase::Lock, || self.take())?;
+        let began = Instant::now();
+        let (out, prepared) = lending(&mut client, prepared, f);
+        timing::spent(Phase::Write, began.elapsed());
+        self.give_back(client, prepared);
+        out
+    }
+
     /// Runs `f` on a connection of the pool (each statement sees the latest commits).
     pub fn read<T, E: From<StoreError>>(&self, f: impl FnOnce(&mut Client) -> Result<T, E>) -> Result<T, E> {
         self.autocommit(f)

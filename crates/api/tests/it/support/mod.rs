@@ -30,7 +30,12 @@ pub fn shared_database() -> String {
 /// With PACKDESK_TEST_BACKEND=postgres every `Server::start` runs on a database of its own in
 /// the test cluster: the black-box suites run once per backend (`.ci/test`).
 fn backend_database() -> Option<(String, String)> {
-    (std::env::var("PACKDESK_TEST_BACKEND").as_deref() == Ok("postgres")).then(|| (shared_database(), "desk-1".into()))
+    on_shared_database().then(|| (shared_database(), "desk-1".into()))
+}
+
+/// Whether this run's servers are on the shared database (PACKDESK_TEST_BACKEND=postgres).
+pub fn on_shared_database() -> bool {
+    std::env::var("PACKDESK_TEST_BACKEND").as_deref() == Ok("postgres")
 }
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_packdesk-server");
