@@ -779,6 +779,18 @@ mod group_commit_tests {
 mod wal_size_tests {
     use super::*;
 
+    /// A store in `dir` (its file `db.sqlite3`) with a table of blobs `t (k, x)`.
+    fn a_store_of_blobs(dir: &Path) -> Store {
+        let store = Store::open(&dir.join("db.sqlite3")).unwrap();
+        store
+            .write(|tx| {
+                tx.execute_batch("CREATE TABLE t (k INTEGER PRIMARY KEY, x BLOB)")
+                    .map_err(db_error)
+            })
+            .unwrap();
+        store
+    }
+
     /// One of these tests at a time: each measures a WAL whose restarts depend on timing, and
     /// another's 100 MiB of writes beside it slowed its checkpoints past the bound.
     fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
@@ -792,14 +804,7 @@ mod wal_size_tests {
     fn back_to_back_writes_keep_the_wal_bounded() {
         let _alone = one_at_a_time();
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("db.sqlite3");
-        let store = Store::open(&path).unwrap();
-        store
-            .write(|tx| {
-                tx.execute_batch("CREATE TABLE t (k INTEGER PRIMARY KEY, x BLOB)")
-                    .map_err(db_error)
-            })
-            .unwrap();
+        let store = a_store_of_blobs(dir.path());
         let mut biggest = 0;
         for i in 0..400 {
             store
@@ -820,14 +825,7 @@ mod wal_size_tests {
     fn the_wal_stays_bounded_while_short_reads_keep_coming() {
         let _alone = one_at_a_time();
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("db.sqlite3");
-        let store = std::sync::Arc::new(Store::open(&path).unwrap());
-        store
-            .write(|tx| {
-                tx.execute_batch("CREATE TABLE t (k INTEGER PRIMARY KEY, x BLOB)")
-                    .map_err(db_error)
-            })
-            .unwrap();
+        let store = std::sync::Arc::new(a_store_of_blobs(dir.path()));
         let writing = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
         let readers: Vec<_> = (0..2)
             .map(|_| {
@@ -878,13 +876,7 @@ mod wal_size_tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("db.sqlite3");
         let wal = dir.path().join("db.sqlite3-wal");
-        let store = Store::open(&path).unwrap();
-        store
-            .write(|tx| {
-                tx.execute_batch("CREATE TABLE t (k INTEGER PRIMARY KEY, x BLOB)")
-                    .map_err(db_error)
-            })
-            .unwrap();
+        let store = a_store_of_blobs(dir.path());
         let write = |i: i64| {
             let _ = store
                 .write_relaxed(|tx| {
