@@ -167,6 +167,8 @@ fn start_desk(
 }
 
 pub fn run() {
+    // Before any thread starts (`keep_memory_bounded`).
+    packdesk_api::memory::keep_memory_bounded();
     // WebKitGTK's accelerated compositing costs the web process about 80 MB at idle (186 MB
     // against 105 MB, docs/measurements.md) and buys nothing for forms and tables; set the
     // variable to 0 to have it back. Set before any thread starts, as setenv requires.

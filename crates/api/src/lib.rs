@@ -11,7 +11,7 @@ mod extract;
 mod file_links;
 mod idempotency;
 pub mod logging;
-mod memory;
+pub mod memory;
 mod metrics;
 pub mod openapi;
 pub mod paths;

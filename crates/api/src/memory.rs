@@ -14,8 +14,10 @@ use std::time::Duration;
 /// How often freed memory goes back.
 const TRIM_EVERY: Duration = Duration::from_secs(5);
 
-/// Caps the allocator's arenas (`MALLOC_ARENA_MAX` in the environment says otherwise) and starts (once per process) the thread that gives freed memory
-/// back to the system.
+/// Caps the allocator's arenas (`MALLOC_ARENA_MAX` in the environment says otherwise) and
+/// starts (once per process) the thread that gives freed memory back to the system. Called first
+/// in `main`, before any other thread: glibc fixes its arena limit once more than eight arenas
+/// exist, and a cap set after that is not read (the server calls it again, which does nothing).
 pub fn keep_memory_bounded() {
     static STARTED: std::sync::Once = std::sync::Once::new();
     STARTED.call_once(|| {
@@ -34,8 +36,7 @@ fn cap_arenas() {
     }
     // One arena per core, at least two.
     let arenas = std::thread::available_parallelism().map_or(2, |n| n.get().max(2));
-    // SAFETY: mallopt takes no pointers; glibc applies it under its own lock (arenas made
-    // before it stay, and are counted).
+    // SAFETY: mallopt takes no pointers; glibc applies it under its own lock.
     unsafe {
         libc::mallopt(libc::M_ARENA_MAX, arenas.min(64) as i32);
     }

@@ -147,6 +147,7 @@ fn fail(why: impl std::fmt::Display) -> ExitCode {
 }
 
 fn main() -> ExitCode {
+    packdesk_api::memory::keep_memory_bounded();
     let cli = Cli::parse();
     let data_dir = cli.desk.data_dir.clone();
     match cli.command {
