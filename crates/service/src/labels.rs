@@ -1090,7 +1090,10 @@ impl Service {
             Ok::<_, WriteError>(())
         };
         match one_statement {
-            true => self.store.write_one_statement(write)?,
+            // Nothing but the label's statement in it: anything more would commit on its own.
+            true => self
+                .store
+                .write_one_statement(|tx| Ok::<_, WriteError>(table::write_made(tx, &label)?))?,
             false => self.store.write(write)?,
         }
         crate::gauges::label_made(&d.account.slug, d.env);

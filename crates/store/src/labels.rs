@@ -372,19 +372,22 @@ pub fn list(
     // order of loops: otherwise SQLite walks the whole page index probing each row); the LIKE
     // below then keeps the rows that hold the whole text. (PostgreSQL's trigram index finds the
     // whole text from 3 characters on; its planner chooses the order of loops.)
-    let indexed = f
+    // Its words parted by one plain space, as a label's search text keeps them (a pasted tab or
+    // no-break space finds the label all the same).
+    let search = f
         .search
         .as_deref()
-        .filter(|s| dialect == Dialect::Sqlite && s.trim().chars().count() >= 3);
+        .map(|s| s.split_whitespace().collect::<Vec<_>>().join(" "));
+    let indexed = search
+        .as_deref()
+        .filter(|s| dialect == Dialect::Sqlite && s.chars().count() >= 3);
     let ranges = match indexed {
         Some(s) => search_start(c, s, WORD_ENTRIES_COMMON)?,
         None => None,
     };
     // The whole text, anywhere; LIKE's wildcards taken literally.
-    let pattern = f
-        .search
+    let pattern = search
         .as_deref()
-        .map(str::trim)
         .filter(|s| dialect == Dialect::Sqlite || !s.is_empty())
         .map(|s| format!("%{}%", like_literal(s)));
     let limit = (limit + 1) as i64;
@@ -432,7 +435,7 @@ pub fn list(
     // A one-word search read without the word index (its word is common) keeps to what the index
     // finds: the word at the start or the end of a word of the text, as on the index path.
     if let Some(word) = indexed.filter(|s| ranges.is_none() && s.split_whitespace().count() == 1) {
-        let w = like_literal(word.trim());
+        let w = like_literal(word);
         let edges = [format!("{w}%"), format!("% {w}%"), format!("%{w}"), format!("%{w} %")]
             .map(|edge| format!("search_text LIKE {} ESCAPE '\\'", args.push(edge)));
         sql.push_str(&format!(" AND ({})", edges.join(" OR ")));
@@ -880,6 +883,9 @@ mod tests {
                 );
                 // What they find, newest first (`list` answers one more than the page of 10).
                 assert_eq!(found(conn, "Cliente 123"), labels(&[123]));
+                // Words parted by a tab, a no-break space or two spaces are the same words.
+                assert_eq!(found(conn, " Cliente\t123 "), labels(&[123]));
+                assert_eq!(found(conn, "Cliente\u{a0}\u{a0}123"), labels(&[123]));
                 assert_eq!(
                     found(conn, "Cliente 2"),
                     labels(&[299, 297, 295, 293, 291, 289, 287, 285, 283, 281, 279])

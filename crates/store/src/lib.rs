@@ -106,6 +106,47 @@ struct Reading {
     caller: &'static std::panic::Location<'static>,
 }
 
+/// A read counted in `Readers::reading` while it lasts: gone when dropped, when the read ends or
+/// fails or panics; a read longer than `SLOW_READ` is logged then, with where it was asked for
+/// (the WAL grows while it holds its snapshot).
+struct ReadInProgress<'a> {
+    readers: &'a Mutex<Readers>,
+    id: u64,
+    since: std::time::Instant,
+    caller: &'static std::panic::Location<'static>,
+}
+
+impl<'a> ReadInProgress<'a> {
+    fn begin(readers: &'a Mutex<Readers>, caller: &'static std::panic::Location<'static>) -> Self {
+        let since = std::time::Instant::now();
+        let mut pool = readers.lock().unwrap_or_else(|p| p.into_inner());
+        pool.next_id += 1;
+        let id = pool.next_id;
+        pool.reading.push(Reading { id, since, caller });
+        ReadInProgress {
+            readers,
+            id,
+            since,
+            caller,
+        }
+    }
+}
+
+impl Drop for ReadInProgress<'_> {
+    fn drop(&mut self) {
+        let id = self.id;
+        self.readers
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .reading
+            .retain(|r| r.id != id);
+        let took = self.since.elapsed();
+        if took >= SLOW_READ {
+            tracing::warn!(caller = %self.caller, seconds = took.as_secs_f64(), "a read of the database took long: the write-ahead log grows while one lasts");
+        }
+    }
+}
+
 #[derive(Default, Clone, Copy)]
 struct Copied {
     restarts: u64,
@@ -517,36 +558,17 @@ impl Store {
     /// logged with where it was asked for: the WAL grows while it holds its snapshot.
     #[track_caller]
     pub fn read<T, E: From<StoreError>>(&self, f: impl FnOnce(&Connection) -> Result<T, E>) -> Result<T, E> {
-        let caller = std::panic::Location::caller();
-        let since = std::time::Instant::now();
-        let (conn, id) = {
-            let mut pool = self.readers.lock().unwrap_or_else(|p| p.into_inner());
-            pool.next_id += 1;
-            let id = pool.next_id;
-            pool.reading.push(Reading { id, since, caller });
-            (pool.idle.pop(), id)
-        };
-        let conn = match conn.map_or_else(|| open_conn(&self.path), Ok) {
-            Ok(c) => c,
-            Err(e) => {
-                self.readers
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .reading
-                    .retain(|r| r.id != id);
-                return Err(StoreError::from(e).into());
-            }
+        let reading = ReadInProgress::begin(&self.readers, std::panic::Location::caller());
+        let idle = self.readers.lock().unwrap_or_else(|p| p.into_inner()).idle.pop();
+        let conn = match idle {
+            Some(c) => c,
+            None => open_conn(&self.path).map_err(StoreError::from)?,
         };
         let out = f(&conn);
+        drop(reading);
         let mut pool = self.readers.lock().unwrap_or_else(|p| p.into_inner());
-        pool.reading.retain(|r| r.id != id);
         if pool.idle.len() < 8 {
             pool.idle.push(conn);
-        }
-        drop(pool);
-        let took = since.elapsed();
-        if took >= SLOW_READ {
-            tracing::warn!(caller = %caller, seconds = took.as_secs_f64(), "a read of the database took long: the write-ahead log grows while one lasts");
         }
         out
     }
@@ -558,20 +580,23 @@ impl Store {
         if bytes < WAL_HELD_TOLD_BYTES || !self.wal_progress.may_tell_held_now() {
             return;
         }
-        let pool = self.readers.lock().unwrap_or_else(|p| p.into_inner());
-        let oldest = pool.reading.iter().min_by_key(|r| r.since);
+        let (oldest, reads) = {
+            let pool = self.readers.lock().unwrap_or_else(|p| p.into_inner());
+            let oldest = pool.reading.iter().min_by_key(|r| r.since).map(|r| (r.since, r.caller));
+            (oldest, pool.reading.len())
+        };
         let megabytes = bytes / (1024 * 1024);
         match oldest {
-            Some(r) => tracing::warn!(
+            Some((since, caller)) => tracing::warn!(
                 wal_mb = megabytes,
-                reads_in_progress = pool.reading.len(),
-                oldest_read_caller = %r.caller,
-                oldest_read_seconds = r.since.elapsed().as_secs_f64(),
+                reads_in_progress = reads,
+                oldest_read_caller = %caller,
+                oldest_read_seconds = since.elapsed().as_secs_f64(),
                 "the write-ahead log cannot be restarted: reads hold it"
             ),
             None => tracing::warn!(
                 wal_mb = megabytes,
-                "the write-ahead log cannot be restarted, and no read of the store is in progress: a backup's copy holds it (or another connection to the file)"
+                "the write-ahead log cannot be restarted, and no read of the store is in progress: a backup's copy holds it (or another connection to the file, or the checkpointer's pass)"
             ),
         }
     }

@@ -333,8 +333,9 @@ impl PgStore {
     /// Runs `f`, which sends exactly one statement, as a transaction of its own: no BEGIN and
     /// no COMMIT (two round trips fewer), and the statement's answer comes once its commit is
     /// durable (`synchronous_commit` on). It is all or nothing as a transaction is. A pooled
-    /// connection found dropped is replaced before it is sent (`take`), as `write`'s BEGIN
-    /// finds it; one lost while the statement is out fails it, as a lost COMMIT fails `write`.
+    /// connection known closed, or idle long and not answering, is replaced before it is sent
+    /// (`take`); one lost while the statement is out fails it, committed or not, as a lost
+    /// COMMIT leaves `write` (sent again, its numbers and id are refused as taken).
     pub fn write_one_statement<T, E: From<StoreError>>(
         &self,
         f: impl FnOnce(&mut Client) -> Result<T, E>,
