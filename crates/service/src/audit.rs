@@ -134,27 +134,17 @@ impl Service {
         object_id: Option<&str>,
         detail: Value,
     ) -> Result<(), ServiceError> {
-        self.audit_as(tx, caller().as_ref(), env, action, object_id, "ok", detail)
+        let entry = self.audit_row(caller().as_ref(), env, action, object_id, "ok", detail);
+        self.write_audit(tx, entry)
     }
 
-    /// An entry for `who` (none: the desk) with its result.
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn audit_as(
-        &self,
-        tx: &mut Tx<'_>,
-        who: Option<&Caller>,
-        env: Option<Env>,
-        action: &str,
-        object_id: Option<&str>,
-        result: &str,
-        detail: Value,
-    ) -> Result<(), ServiceError> {
-        let row = self.audit_row(who, env, action, object_id, result, detail);
-        Ok(table::insert(tx, &row)?)
+    /// Appends `entry` (made by `audit_row`) in `tx`.
+    pub(crate) fn write_audit(&self, tx: &mut Tx<'_>, entry: AuditRow) -> Result<(), ServiceError> {
+        Ok(table::insert(tx, &entry)?)
     }
 
-    /// The entry `audit_as` writes, for a write that carries it (a label's own,
-    /// `labels::write_made`).
+    /// An entry for `who` (none: the desk) with its result, for `write_audit` or for a write
+    /// that carries it (a label's own, `labels::write_made`).
     pub(crate) fn audit_row(
         &self,
         who: Option<&Caller>,

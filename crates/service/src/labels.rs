@@ -370,13 +370,7 @@ impl Draft<'_> {
             .flat_map(|name| packdesk_documents::translit::search_spellings(name))
             .collect();
         words.extend(spellings.iter().map(String::as_str));
-        // Words parted by one plain space, whatever parted them in the request (tabs, no-break
-        // spaces): a search of common words matches the text's word edges by that space.
-        words
-            .iter()
-            .flat_map(|w| w.split_whitespace())
-            .collect::<Vec<_>>()
-            .join(" ")
+        packdesk_store::labels::plain_words(words)
     }
 
     /// The label record in `status`, with what is known of it so far.

@@ -168,7 +168,10 @@ impl Service {
                     }
                     table::put(tx, &r)?;
                     let action = if locked { "operator.locked" } else { "operator.sign_in" };
-                    self.audit_as(tx, Some(&who), Some(env), action, Some(&row.id), "wrong PIN", json!({}))?;
+                    self.write_audit(
+                        tx,
+                        self.audit_row(Some(&who), Some(env), action, Some(&row.id), "wrong PIN", json!({})),
+                    )?;
                     Ok::<_, ServiceError>(locked)
                 })?;
                 return Err(refused(
@@ -185,14 +188,16 @@ impl Service {
             if row.failed_pins > 0 || row.locked_until.is_some() {
                 table::clear_failures(tx, &row.id)?;
             }
-            self.audit_as(
+            self.write_audit(
                 tx,
-                Some(&who),
-                Some(env),
-                "operator.sign_in",
-                Some(&row.id),
-                "ok",
-                json!({}),
+                self.audit_row(
+                    Some(&who),
+                    Some(env),
+                    "operator.sign_in",
+                    Some(&row.id),
+                    "ok",
+                    json!({}),
+                ),
             )
         })?;
         let operator = OperatorRef {
@@ -262,14 +267,16 @@ impl Service {
     fn audit_sign_out(&self, gone: &Session, result: &str) -> Result<(), ServiceError> {
         let who = caller_of(gone);
         self.store.write(|tx| {
-            self.audit_as(
+            self.write_audit(
                 tx,
-                Some(&who),
-                Some(gone.env),
-                "operator.sign_out",
-                who.operator_id.as_deref(),
-                result,
-                json!({}),
+                self.audit_row(
+                    Some(&who),
+                    Some(gone.env),
+                    "operator.sign_out",
+                    who.operator_id.as_deref(),
+                    result,
+                    json!({}),
+                ),
             )
         })
     }
@@ -303,14 +310,16 @@ impl Service {
             s.env = env;
         }
         self.store.write(|tx| {
-            self.audit_as(
+            self.write_audit(
                 tx,
-                Some(&who),
-                Some(env),
-                "desk.environment",
-                None,
-                "ok",
-                json!({"environment": env}),
+                self.audit_row(
+                    Some(&who),
+                    Some(env),
+                    "desk.environment",
+                    None,
+                    "ok",
+                    json!({"environment": env}),
+                ),
             )
         })?;
         self.session_answer(token)

@@ -351,6 +351,16 @@ pub struct LabelFilter {
     pub search: Option<String>,
 }
 
+/// `text`'s words parted by one plain space, whatever parted them (tabs, no-break spaces, runs
+/// of spaces): a label's search text is kept so and a History search is asked so, and a search of
+/// common words matches the text's word edges by that space.
+pub fn plain_words<'a>(text: impl IntoIterator<Item = &'a str>) -> String {
+    text.into_iter()
+        .flat_map(str::split_whitespace)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// `text` in a LIKE pattern, its wildcards (and the escape) taken literally (`ESCAPE '\\'`; the
 /// backslash is PostgreSQL's escape already).
 fn like_literal(text: &str) -> String {
@@ -372,12 +382,8 @@ pub fn list(
     // order of loops: otherwise SQLite walks the whole page index probing each row); the LIKE
     // below then keeps the rows that hold the whole text. (PostgreSQL's trigram index finds the
     // whole text from 3 characters on; its planner chooses the order of loops.)
-    // Its words parted by one plain space, as a label's search text keeps them (a pasted tab or
-    // no-break space finds the label all the same).
-    let search = f
-        .search
-        .as_deref()
-        .map(|s| s.split_whitespace().collect::<Vec<_>>().join(" "));
+    // Its words parted as a label's search text keeps them (a pasted tab finds the label).
+    let search = f.search.as_deref().map(|s| plain_words([s]));
     let indexed = search
         .as_deref()
         .filter(|s| dialect == Dialect::Sqlite && s.chars().count() >= 3);

@@ -340,12 +340,7 @@ impl PgStore {
         &self,
         f: impl FnOnce(&mut Client) -> Result<T, E>,
     ) -> Result<T, E> {
-        let (mut client, prepared) = timing::time(Phase::Lock, || self.take())?;
-        let began = Instant::now();
-        let (out, prepared) = lending(&mut client, prepared, f);
-        timing::spent(Phase::Write, began.elapsed());
-        self.give_back(client, prepared);
-        out
+        timing::time(Phase::Write, || self.autocommit(f))
     }
 
     /// Runs `f` on a connection of the pool (each statement sees the latest commits).
