@@ -73,7 +73,8 @@ case "${1:-}" in
     # Tests make hundreds of short-lived databases: no fsync (the cluster is thrown away).
     fast="-c fsync=off -c synchronous_commit=off -c full_page_writes=off"
     [ -z "${PACKDESK_TEST_POSTGRES_DURABLE:-}" ] || fast=""
-    run_cluster "$dir" data "$port" "$fast"
+    # More settings for a measurement (e.g. "-c shared_preload_libraries=pg_stat_statements").
+    run_cluster "$dir" data "$port" "$fast ${PACKDESK_TEST_POSTGRES_SETTINGS:-}"
     echo "PACKDESK_TEST_POSTGRES=postgres://postgres@127.0.0.1:$port/postgres"
     echo "PACKDESK_TEST_POSTGRES_DIR=$dir"
     echo "PACKDESK_TEST_POSTGRES_CA=$dir/tls/ca.crt"

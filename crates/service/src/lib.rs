@@ -221,8 +221,9 @@ pub struct Service {
     named_keys: integration_keys::KeyCache,
     /// Why the last daily backup failed (see `backup`); none: it did not.
     backup_failure: std::sync::Mutex<Option<String>>,
-    /// How other machines reach the desk (said by the server that listens; see `https`).
-    /// How other machines reach the desk: the certificate served (none: plain HTTP) and whether
+    /// The desk's print profiles as last read (see `printing::ProfileCache`).
+    print_profiles: printing::ProfileCache,
+    /// How other machines reach the desk (said by the server that listens; see `https`): the certificate served (none: plain HTTP) and whether
     /// plain HTTP goes beyond this machine (`--insecure-http`).
     https: std::sync::RwLock<(Option<model::desk::CertificateInfo>, bool)>,
     _lock: std::fs::File,
@@ -321,6 +322,7 @@ impl Service {
             sessions: Default::default(),
             named_keys: Default::default(),
             backup_failure: Default::default(),
+            print_profiles: Default::default(),
             https: Default::default(),
             _lock: lock,
         };

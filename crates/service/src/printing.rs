@@ -26,7 +26,7 @@ use packdesk_store::paging;
 use packdesk_store::printing as table;
 use packdesk_store::printing::{JobFilter, PrintJobRow, PrinterRow, ProfileRow};
 use serde_json::json;
-use std::sync::{Condvar, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
 pub const STOCKS: &[&str] = &["4x6", "4x4", "4x8", "a4", "letter"];
@@ -132,6 +132,19 @@ fn label_file(document: DocumentType) -> FileKind {
         // The label itself: the one other document a label has.
         _ => FileKind::Label,
     }
+}
+
+/// The desk's print profiles as last read: every label made looks them up (to print it), and
+/// they change only when this desk changes them (they are its own in a shared database; a
+/// printer removed takes its profiles along), so they are read again only after such a change.
+#[derive(Default)]
+pub(crate) struct ProfileCache(Mutex<CachedProfiles>);
+
+#[derive(Default)]
+struct CachedProfiles {
+    /// Counts the changes: rows read before a change are not kept after it.
+    changes: u64,
+    rows: Option<Arc<Vec<ProfileRow>>>,
 }
 
 /// The profile a document prints by: a return label's label by the `return_label` profile, else
@@ -260,13 +273,43 @@ impl Service {
         Ok(after)
     }
 
-    pub fn delete_printer(&self, id: &str) -> Result<Deleted, ServiceError> {
-        let gone = self.store.write(|tx| {
-            let gone = table::delete_printer(tx, id)?;
-            if gone {
-                self.audit(tx, None, "printer.deleted", Some(id), json!({}))?;
+    /// The desk's print profiles (read once after each change; see `ProfileCache`).
+    fn print_profiles(&self) -> Result<Arc<Vec<ProfileRow>>, packdesk_store::StoreError> {
+        let lock = || self.print_profiles.0.lock().unwrap_or_else(|p| p.into_inner());
+        let changes = {
+            let cached = lock();
+            if let Some(rows) = &cached.rows {
+                return Ok(rows.clone());
             }
-            Ok::<_, ServiceError>(gone)
+            cached.changes
+        };
+        let rows = Arc::new(self.store.read(table::profiles)?);
+        let mut cached = lock();
+        if cached.changes == changes {
+            cached.rows = Some(rows.clone());
+        }
+        Ok(rows)
+    }
+
+    /// Runs `change`, a write that may change the print profiles; they are read anew after it
+    /// (whether it was written or not).
+    fn changing_print_profiles<T>(&self, change: impl FnOnce() -> T) -> T {
+        let out = change();
+        let mut cached = self.print_profiles.0.lock().unwrap_or_else(|p| p.into_inner());
+        cached.changes += 1;
+        cached.rows = None;
+        out
+    }
+
+    pub fn delete_printer(&self, id: &str) -> Result<Deleted, ServiceError> {
+        let gone = self.changing_print_profiles(|| {
+            self.store.write(|tx| {
+                let gone = table::delete_printer(tx, id)?;
+                if gone {
+                    self.audit(tx, None, "printer.deleted", Some(id), json!({}))?;
+                }
+                Ok::<_, ServiceError>(gone)
+            })
         })?;
         if !gone {
             return Err(not_found("printer", "id", id));
@@ -363,33 +406,37 @@ impl Service {
             updated_at: self.now_us(),
         };
         let after = profile_record(&row);
-        self.store.write(|tx| {
-            table::put_profile(tx, &row)?;
-            self.audit(
-                tx,
-                None,
-                "print_profile.changed",
-                Some(document_type.as_str()),
-                json!({"after": after}),
-            )
+        self.changing_print_profiles(|| {
+            self.store.write(|tx| {
+                table::put_profile(tx, &row)?;
+                self.audit(
+                    tx,
+                    None,
+                    "print_profile.changed",
+                    Some(document_type.as_str()),
+                    json!({"after": after}),
+                )
+            })
         })?;
         Ok(after)
     }
 
     pub fn delete_print_profile(&self, document_type: &str) -> Result<DeletedProfile, ServiceError> {
         let document_type = profiled(document_type)?;
-        let gone = self.store.write(|tx| {
-            let gone = table::delete_profile(tx, document_type)?;
-            if gone {
-                self.audit(
-                    tx,
-                    None,
-                    "print_profile.deleted",
-                    Some(document_type.as_str()),
-                    json!({}),
-                )?;
-            }
-            Ok::<_, ServiceError>(gone)
+        let gone = self.changing_print_profiles(|| {
+            self.store.write(|tx| {
+                let gone = table::delete_profile(tx, document_type)?;
+                if gone {
+                    self.audit(
+                        tx,
+                        None,
+                        "print_profile.deleted",
+                        Some(document_type.as_str()),
+                        json!({}),
+                    )?;
+                }
+                Ok::<_, ServiceError>(gone)
+            })
         })?;
         if !gone {
             return Err(not_found("print profile", "document_type", document_type.as_str()));
@@ -398,7 +445,7 @@ impl Service {
     }
 
     pub fn list_print_profiles(&self) -> Result<PrintProfileList, ServiceError> {
-        let rows = self.store.read(table::profiles)?;
+        let rows = self.print_profiles()?;
         Ok(PrintProfileList {
             print_profiles: rows.iter().map(profile_record).collect(),
             document_types: DocumentType::PROFILED.to_vec(),
@@ -508,7 +555,7 @@ impl Service {
                 return Err(ServiceError::invalid("copies", "1..10"));
             }
         }
-        let profile = profile_for(&self.store.read(table::profiles)?, document, return_label);
+        let profile = profile_for(&self.print_profiles()?, document, return_label);
         let job = self.new_print_job(
             env,
             document,
@@ -783,7 +830,7 @@ impl Service {
     pub(crate) fn auto_print(&self, env: Env, owner_id: &str, return_label: bool, kinds: &[DocumentType]) {
         // A store that does not answer leaves the documents unprinted, and says so: History shows
         // them without a print job, to print by hand.
-        let profiles = match self.store.read(table::profiles) {
+        let profiles = match self.print_profiles() {
             Ok(p) => p,
             Err(e) => {
                 tracing::error!(owner_id, error = %ServiceError::from(e).chain(), "print profiles could not be read: nothing printed automatically");

@@ -170,14 +170,20 @@ impl Server {
 
     /// The server process's resident memory, in bytes (Linux).
     pub fn rss_bytes(&self) -> u64 {
+        self.status("VmRSS") * 1024
+    }
+
+    /// A number of the server process's `/proc/<pid>/status` (`VmRSS`, `RssAnon`, `RssFile`
+    /// in kB; `Threads`); 0 when unknown.
+    pub fn status(&self, field: &str) -> u64 {
         std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
             .ok()
             .and_then(|s| {
                 s.lines()
-                    .find_map(|l| l.strip_prefix("VmRSS:"))
+                    .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))
                     .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
             })
-            .map_or(0, |kb| kb * 1024)
+            .unwrap_or(0)
     }
 
     /// The size of the desk database's write-ahead log.

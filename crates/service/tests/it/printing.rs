@@ -620,3 +620,52 @@ fn a_packer_reprints_the_days_labels_and_a_supervisor_an_older_one() {
     assert!(printed("label.printed", "a packer"), "{log:?}");
     assert!(printed("label.reprinted", "a supervisor"), "{log:?}");
 }
+
+#[test]
+fn a_print_profile_changed_or_its_printer_removed_applies_to_the_very_next_label() {
+    let h = harness();
+    let s = &h.service;
+    let (first_port, at_first) = raw_printer();
+    let (second_port, at_second) = raw_printer();
+    let first = add_printer(s, first_port, "zpl", 203);
+    let second = add_printer(s, second_port, "zpl", 203);
+    let label_profile = |printer: &str, auto_print: bool| {
+        s.set_print_profile(
+            "label",
+            json!({"printer_id": printer, "auto_print": auto_print})
+                .to_request()
+                .unwrap(),
+        )
+        .unwrap();
+    };
+    let wait = std::time::Duration::from_secs(5);
+    // No profile: the label waits in History, to print by hand.
+    zpl_label(s, 1);
+    assert_eq!(s.run_print_jobs(), 0, "no profile, nothing printed");
+    label_profile(&first, true);
+    let label = zpl_label(s, 1);
+    assert_eq!(s.run_print_jobs(), 1);
+    assert_eq!(at_first.recv_timeout(wait).unwrap(), stored(s, &label));
+    // Moved to the second printer: the next label goes there.
+    label_profile(&second, true);
+    let label = zpl_label(s, 1);
+    assert_eq!(s.run_print_jobs(), 1);
+    assert_eq!(at_second.recv_timeout(wait).unwrap(), stored(s, &label));
+    assert!(at_first.try_recv().is_err(), "nothing more at the first printer");
+    // Automatic printing turned off, then on, then the profile deleted.
+    label_profile(&second, false);
+    zpl_label(s, 1);
+    assert_eq!(s.run_print_jobs(), 0, "auto print off");
+    label_profile(&second, true);
+    zpl_label(s, 1);
+    assert_eq!(s.run_print_jobs(), 1, "auto print on again");
+    s.delete_print_profile("label").unwrap();
+    zpl_label(s, 1);
+    assert_eq!(s.run_print_jobs(), 0, "profile deleted");
+    // A printer removed takes its profile along.
+    label_profile(&first, true);
+    s.delete_printer(&first).unwrap();
+    zpl_label(s, 1);
+    assert_eq!(s.run_print_jobs(), 0, "the profile's printer is gone");
+    assert_eq!(wire(s.list_print_profiles().unwrap())["print_profiles"], json!([]));
+}
