@@ -134,9 +134,10 @@ fn label_file(document: DocumentType) -> FileKind {
     }
 }
 
-/// The desk's print profiles as last read: every label made looks them up (to print it), and
-/// they change only when this desk changes them (they are its own in a shared database; a
-/// printer removed takes its profiles along), so they are read again only after such a change.
+/// The desk's print profiles as last read: every label made looks them up (to print it), so
+/// they are kept and read again after this desk changes them. In a shared database a profile
+/// may name another desk's printer, and that desk removing it takes the profile along: there
+/// they are also read again once `SHARED_PROFILES_KEPT` old.
 #[derive(Default)]
 pub(crate) struct ProfileCache(Mutex<CachedProfiles>);
 
@@ -144,8 +145,12 @@ pub(crate) struct ProfileCache(Mutex<CachedProfiles>);
 struct CachedProfiles {
     /// Counts the changes: rows read before a change are not kept after it.
     changes: u64,
-    rows: Option<Arc<Vec<ProfileRow>>>,
+    rows: Option<(Arc<Vec<ProfileRow>>, std::time::Instant)>,
 }
+
+/// How long a desk on a shared database prints by the profiles it read (another desk's printer
+/// removed shows within this).
+const SHARED_PROFILES_KEPT: Duration = Duration::from_secs(2);
 
 /// The profile a document prints by: a return label's label by the `return_label` profile, else
 /// (none set) by the label's; every other document by its own.
@@ -273,20 +278,23 @@ impl Service {
         Ok(after)
     }
 
-    /// The desk's print profiles (read once after each change; see `ProfileCache`).
+    /// The desk's print profiles (read again after each change; see `ProfileCache`).
     fn print_profiles(&self) -> Result<Arc<Vec<ProfileRow>>, packdesk_store::StoreError> {
         let lock = || self.print_profiles.0.lock().unwrap_or_else(|p| p.into_inner());
         let changes = {
             let cached = lock();
-            if let Some(rows) = &cached.rows {
-                return Ok(rows.clone());
+            if let Some((rows, read_at)) = &cached.rows {
+                if !self.store.is_shared() || read_at.elapsed() < SHARED_PROFILES_KEPT {
+                    return Ok(rows.clone());
+                }
             }
             cached.changes
         };
+        let read_at = std::time::Instant::now();
         let rows = Arc::new(self.store.read(table::profiles)?);
         let mut cached = lock();
         if cached.changes == changes {
-            cached.rows = Some(rows.clone());
+            cached.rows = Some((rows.clone(), read_at));
         }
         Ok(rows)
     }

@@ -168,8 +168,9 @@ pub fn profile(c: &mut Tx<'_>, document_type: DocumentType) -> crate::Result<Opt
     )
 }
 
-/// Read for every label made (auto-print): one round trip on a statement prepared once per
-/// pooled connection (`Tx::rows`).
+/// Looked up for every label made (auto-print), so the service keeps what it read
+/// (`printing::ProfileCache` there); one round trip on a statement prepared once per pooled
+/// connection (`Tx::rows`).
 pub fn profiles(c: &mut Tx<'_>) -> crate::Result<Vec<ProfileRow>> {
     own(
         c,

@@ -24,7 +24,8 @@ pub enum Phase {
     Reserve,
     /// The documents rendered.
     Render,
-    /// Waiting for the writer (SQLite's one writer connection, or a pooled PostgreSQL connection).
+    /// Waiting for the writer (SQLite's one writer connection, or a pooled PostgreSQL connection;
+    /// a PostgreSQL label's one statement counts its wait as `Write`).
     Lock,
     /// The write transaction's statements and its commit to the write-ahead log.
     Write,

@@ -458,6 +458,40 @@ fn each_desk_prints_on_its_own_printers() {
 }
 
 #[test]
+fn a_profile_on_another_desks_printer_goes_when_that_desk_removes_the_printer() {
+    let (a, b) = two_desks();
+    let (port, _printed) = raw_printer();
+    let zebra = a.live_ok(
+        "POST",
+        "/desk/printers",
+        Some(&json!({"name": "Zebra A", "transport": "raw",
+        "address": format!("127.0.0.1:{port}"), "format": "zpl"})),
+    );
+    // B prints its labels on A's printer, then A removes it.
+    b.live_ok(
+        "PUT",
+        "/desk/print-profiles/label",
+        Some(&json!({"printer_id": zebra["id"], "stock": "4x6", "auto_print": true})),
+    );
+    let profiles = || b.live_ok("GET", "/desk/print-profiles", None)["print_profiles"].clone();
+    assert_eq!(profiles()[0]["printer_id"], zebra["id"]);
+    a.live_ok(
+        "DELETE",
+        &format!("/desk/printers/{}", zebra["id"].as_str().unwrap()),
+        None,
+    );
+    // B reads its profiles again within seconds (it keeps them, read for every label).
+    let gone = std::time::Instant::now();
+    while profiles() != json!([]) {
+        assert!(
+            gone.elapsed() < Duration::from_secs(30),
+            "B still lists the profile of a removed printer"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[test]
 fn a_desk_moves_its_folder_into_the_shared_database_once_and_goes_on_there() {
     // A desk that ran on its own file: an account and two labels.
     let own = Server::start_on(None, None);

@@ -664,6 +664,10 @@ fn a_print_profile_changed_or_its_printer_removed_applies_to_the_very_next_label
     assert_eq!(s.run_print_jobs(), 0, "profile deleted");
     // A printer removed takes its profile along.
     label_profile(&first, true);
+    assert_eq!(
+        wire(s.list_print_profiles().unwrap())["print_profiles"][0]["printer_id"],
+        first.as_str()
+    );
     s.delete_printer(&first).unwrap();
     zpl_label(s, 1);
     assert_eq!(s.run_print_jobs(), 0, "the profile's printer is gone");
