@@ -16,7 +16,8 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// The longest span a report covers (about three years).
 const MAX_DAYS: i64 = 1100;
-/// How far back the reports worker keeps closed days (a report asking further counts them then).
+/// How far back from the newest closed day the reports worker keeps closed days (a report
+/// asking further counts them then).
 const KEPT_AHEAD_DAYS: i64 = 400;
 /// The span when none is asked: the last seven days.
 const DEFAULT_DAYS: i64 = 7;
@@ -168,6 +169,14 @@ impl Service {
         Ok((from_date, to_date, group))
     }
 
+    /// The newest closed day: two days past, in UTC (no new label ships on it).
+    fn last_closed_day(&self) -> chrono::NaiveDate {
+        let today = chrono::DateTime::from_timestamp_micros(self.now_us())
+            .unwrap_or_default()
+            .date_naive();
+        today - chrono::Duration::days(2)
+    }
+
     /// The figures of every day of `[from, to]`: closed days' kept ones (made first where they
     /// are not yet), the later days' counted now.
     fn report_rows(
@@ -176,10 +185,7 @@ impl Service {
         from: chrono::NaiveDate,
         to: chrono::NaiveDate,
     ) -> Result<Vec<DayRow>, ServiceError> {
-        let today = chrono::DateTime::from_timestamp_micros(self.now_us())
-            .unwrap_or_default()
-            .date_naive();
-        let last_closed = today - chrono::Duration::days(2);
+        let last_closed = self.last_closed_day();
         let mut rows = Vec::new();
         if from <= last_closed {
             let until = to.min(last_closed);
@@ -207,14 +213,13 @@ impl Service {
         Ok(rows)
     }
 
-    /// Counts and keeps the closed days of the last `KEPT_AHEAD_DAYS` that have labels and are
-    /// not kept yet (the reports worker: a report finds them made). Answers how many it made.
+    /// Counts and keeps the closed days of the `KEPT_AHEAD_DAYS` up to the newest that have
+    /// labels and are not kept yet (the reports worker: a report finds them made). Answers how
+    /// many it made.
     pub fn keep_closed_report_days(&self, going_on: impl Fn() -> bool) -> Result<usize, ServiceError> {
-        let today = chrono::DateTime::from_timestamp_micros(self.now_us())
-            .unwrap_or_default()
-            .date_naive();
-        let last_closed = (today - chrono::Duration::days(2)).to_string();
-        let first = (today - chrono::Duration::days(KEPT_AHEAD_DAYS)).to_string();
+        let last_closed = self.last_closed_day();
+        let first = (last_closed - chrono::Duration::days(KEPT_AHEAD_DAYS)).to_string();
+        let last_closed = last_closed.to_string();
         let mut made = 0;
         for env in [Env::Live, Env::Sandbox] {
             let (with_labels, kept) = self.store.read(|c| {
