@@ -121,6 +121,45 @@ pub fn remember(hash: PartHash, bytes: Arc<[u8]>) {
     }
 }
 
+/// The parts one shared database is known to keep (written by a statement that committed, or
+/// found there): a label written in one statement sends only their hashes, not their 16 KB again
+/// (`labels::write_made`). Parts are never deleted; should one be missing all the same (a
+/// database restored under running desks), that statement fails whole, this is forgotten, and
+/// the label is sent again with every part's bytes.
+#[derive(Default)]
+pub struct Kept(Mutex<std::collections::HashSet<PartHash>>);
+
+impl Kept {
+    pub fn holds(&self, hash: &PartHash) -> bool {
+        self.0.lock().is_ok_and(|k| k.contains(hash))
+    }
+
+    pub fn add(&self, hashes: impl IntoIterator<Item = PartHash>) {
+        if let Ok(mut k) = self.0.lock() {
+            // Bounded as the parts read are (`remember`).
+            if k.len() >= 256 {
+                k.clear();
+            }
+            k.extend(hashes);
+        }
+    }
+
+    pub fn forget(&self) {
+        if let Ok(mut k) = self.0.lock() {
+            k.clear();
+        }
+    }
+}
+
+/// Whether `e` is a part sent without its bytes and not in the database (its null refused).
+pub(crate) fn is_missing(e: &crate::StoreError) -> bool {
+    let crate::StoreError::Postgres(e) = e else {
+        return false;
+    };
+    e.as_db_error()
+        .is_some_and(|d| *d.code() == postgres::error::SqlState::NOT_NULL_VIOLATION && d.table() == Some("file_parts"))
+}
+
 fn cache() -> &'static Mutex<HashMap<PartHash, Arc<[u8]>>> {
     static PARTS: OnceLock<Mutex<HashMap<PartHash, Arc<[u8]>>>> = OnceLock::new();
     PARTS.get_or_init(Default::default)

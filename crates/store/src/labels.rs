@@ -145,6 +145,26 @@ pub fn write_made(c: &mut Tx<'_>, m: &MadeLabel) -> Result<(), InsertError> {
 /// types PostgreSQL could not infer), and it is prepared once per pooled connection
 /// (`pg::query`).
 fn write_made_in_one_statement(client: &mut postgres::Client, desk: &str, m: &MadeLabel) -> Result<(), InsertError> {
+    let kept = crate::pg::kept_parts(client);
+    match write_made_sending(client, desk, m, kept.as_deref()) {
+        // A part believed kept is not there: forgotten, and sent again with every part's bytes.
+        Err(InsertError::Db(e)) if kept.is_some() && crate::file_parts::is_missing(&e) => {
+            tracing::warn!("a shared part of a label's document was not in the database: sending them all again");
+            kept.iter().for_each(|k| k.forget());
+            write_made_sending(client, desk, m, None)
+        }
+        other => other,
+    }
+}
+
+/// `write_made_in_one_statement` sending the bytes of the shared parts `kept` does not hold
+/// (all of them without it); with it, they are known kept once the statement succeeded.
+fn write_made_sending(
+    client: &mut postgres::Client,
+    desk: &str,
+    m: &MadeLabel,
+    kept: Option<&crate::file_parts::Kept>,
+) -> Result<(), InsertError> {
     use postgres::types::{ToSql, Type};
     let l = m.row;
     let file_ids: Vec<&str> = m.files.iter().map(|f| f.id.as_str()).collect();
@@ -161,7 +181,14 @@ fn write_made_in_one_statement(client: &mut postgres::Client, desk: &str, m: &Ma
     parts.sort_unstable_by_key(|(hash, _)| *hash);
     parts.dedup_by_key(|(hash, _)| *hash);
     let part_hashes: Vec<&[u8]> = parts.iter().map(|(hash, _)| hash.as_slice()).collect();
-    let part_bytes: Vec<&[u8]> = parts.iter().map(|(_, bytes)| *bytes).collect();
+    // Null for a part the database keeps already (`file_parts::Kept`).
+    let part_bytes: Vec<Option<&[u8]>> = parts
+        .iter()
+        .map(|(hash, bytes)| match kept {
+            Some(k) if k.holds(hash) => None,
+            _ => Some(*bytes),
+        })
+        .collect();
     let created: Vec<i64> = m.files.iter().map(|f| f.created_at).collect();
     let search_text = crate::pg::searchable(&l.search_text);
     let a = m.audit;
@@ -214,6 +241,9 @@ fn write_made_in_one_statement(client: &mut postgres::Client, desk: &str, m: &Ma
                  ), parts AS (
                      INSERT INTO file_parts (hash, bytes) SELECT p.hash, p.bytes
                      FROM unnest($25::bytea[], $26::bytea[]) AS p (hash, bytes)
+                     -- A part sent without its bytes must be there: if not, its null fails the
+                     -- statement whole (`file_parts::is_missing`).
+                     WHERE p.bytes IS NOT NULL OR NOT EXISTS (SELECT 1 FROM file_parts k WHERE k.hash = p.hash)
                      ON CONFLICT (hash) DO NOTHING
                  ), files AS (
                      INSERT INTO files (id, env, owner_id, kind, file_type, paper_size, bytes, created_at, parts)
@@ -240,7 +270,12 @@ fn write_made_in_one_statement(client: &mut postgres::Client, desk: &str, m: &Ma
         )),
     };
     match crate::pg::query(client, sql, &values) {
-        Ok(_) => Ok(()),
+        Ok(_) => {
+            if let Some(k) = kept {
+                k.add(parts.iter().map(|(hash, _)| *hash));
+            }
+            Ok(())
+        }
         Err(e) if e.as_db_error().and_then(|d| d.constraint()) == Some("tracking_numbers_pkey") => {
             Err(InsertError::NumberTaken(m.serials.first().copied().unwrap_or(0)))
         }

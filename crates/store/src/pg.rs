@@ -16,7 +16,8 @@ use crate::{migrations, StoreError};
 use packdesk_model::ServiceError;
 use postgres::{Client, GenericClient, NoTls};
 // NoTls: the test clusters' scratch databases (`scratch_database`).
-use std::sync::Mutex;
+use crate::file_parts::Kept;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// One desk's handle on the shared database.
@@ -25,6 +26,8 @@ pub struct PgStore {
     /// TLS as the address's `sslmode` and `sslrootcert` ask (see `pg_tls`).
     connector: crate::pg_tls::Connector,
     idle: Mutex<Vec<Pooled>>,
+    /// The shared parts of files this database is known to keep (`file_parts::Kept`).
+    kept_parts: Arc<Kept>,
 }
 
 /// A connection kept open between calls, the statements prepared on it, and when it was last
@@ -48,18 +51,27 @@ const PREPARED_PER_CONNECTION: usize = 512;
 thread_local! {
     /// The connections this thread has borrowed from the pool right now, by address, with their
     /// prepared statements (`query` finds a statement's connection this way: the store's
-    /// functions get the bare `Client`).
-    static LENT: std::cell::RefCell<Vec<(usize, Prepared)>> = const { std::cell::RefCell::new(Vec::new()) };
+    /// functions get the bare `Client`) and, for one lent outside a transaction, the parts the
+    /// database is known to keep (`kept_parts`).
+    static LENT: std::cell::RefCell<Vec<LentConnection>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
-/// Runs `f` on `client` with its prepared statements lent to `query`, and answers them back
-/// with `f`'s result. The client's address is stable meanwhile (`f` borrows it).
-fn lending<T>(client: &mut Client, prepared: Prepared, f: impl FnOnce(&mut Client) -> T) -> (T, Prepared) {
+/// A connection lent now: its address, its prepared statements, and the parts kept (`LENT`).
+type LentConnection = (usize, Prepared, Option<Arc<Kept>>);
+
+/// Runs `f` on `client` with its prepared statements (and `kept`) lent to `query`, and answers
+/// them back with `f`'s result. The client's address is stable meanwhile (`f` borrows it).
+fn lending<T>(
+    client: &mut Client,
+    prepared: Prepared,
+    kept: Option<Arc<Kept>>,
+    f: impl FnOnce(&mut Client) -> T,
+) -> (T, Prepared) {
     /// Takes the statements back when dropped, even while `f` unwinds.
     struct Lent(usize);
     impl Lent {
         fn take(&self) -> Prepared {
-            LENT.with_borrow_mut(|lent| match lent.iter().rposition(|(a, _)| *a == self.0) {
+            LENT.with_borrow_mut(|lent| match lent.iter().rposition(|(a, _, _)| *a == self.0) {
                 Some(at) => lent.remove(at).1,
                 None => Prepared::default(),
             })
@@ -71,13 +83,26 @@ fn lending<T>(client: &mut Client, prepared: Prepared, f: impl FnOnce(&mut Clien
         }
     }
     let address = client as *const Client as usize;
-    LENT.with_borrow_mut(|lent| lent.push((address, prepared)));
+    LENT.with_borrow_mut(|lent| lent.push((address, prepared, kept)));
     let lent = Lent(address);
     let out = f(client);
     let prepared = lent.take();
     // Taken back already: nothing left for the drop to do.
     std::mem::forget(lent);
     (out, prepared)
+}
+
+/// The parts the database is known to keep, when `client` was lent outside a transaction (each
+/// statement commits before its answer, so what it wrote is kept once it succeeded); None inside
+/// a transaction, which may still roll back, and on a connection not lent by the pool.
+pub(crate) fn kept_parts(client: &mut impl GenericClient) -> Option<Arc<Kept>> {
+    let address = client as *mut _ as *const () as usize;
+    LENT.with_borrow(|lent| {
+        lent.iter()
+            .rev()
+            .find(|(a, _, _)| *a == address)
+            .and_then(|(_, _, kept)| kept.clone())
+    })
 }
 
 /// The statement of `sql` prepared on `client` (parameter types inferred by PostgreSQL when
@@ -92,8 +117,8 @@ fn prepared(
     let known = LENT.with_borrow(|lent| {
         lent.iter()
             .rev()
-            .find(|(a, _)| *a == address)
-            .map(|(_, p)| p.0.get(sql).cloned())
+            .find(|(a, _, _)| *a == address)
+            .map(|(_, p, _)| p.0.get(sql).cloned())
     });
     Ok(match known {
         None => None,
@@ -101,7 +126,7 @@ fn prepared(
         Some(None) => {
             let statement = client.prepare_typed(sql, types)?;
             LENT.with_borrow_mut(|lent| {
-                if let Some((_, p)) = lent.iter_mut().rev().find(|(a, _)| *a == address) {
+                if let Some((_, p, _)) = lent.iter_mut().rev().find(|(a, _, _)| *a == address) {
                     if p.0.len() >= PREPARED_PER_CONNECTION {
                         p.0.clear();
                     }
@@ -210,6 +235,7 @@ impl PgStore {
             config,
             connector,
             idle: Mutex::new(Vec::new()),
+            kept_parts: Arc::default(),
         };
         let mut client = store.connect()?;
         migrate(&mut client)?;
@@ -308,7 +334,7 @@ impl PgStore {
             prepared = Prepared::default();
             client.batch_execute(begin).map_err(StoreError::from)?;
         }
-        let (out, prepared) = lending(&mut client, prepared, f);
+        let (out, prepared) = lending(&mut client, prepared, None, f);
         timing::spent(Phase::Write, began.elapsed());
         match out {
             // The commit waits for the server's flush of its log (unless `relaxed`).
@@ -353,7 +379,7 @@ impl PgStore {
     /// one statement, such as `tracking::reserve`).
     pub fn autocommit<T, E: From<StoreError>>(&self, f: impl FnOnce(&mut Client) -> Result<T, E>) -> Result<T, E> {
         let (mut client, prepared) = self.take()?;
-        let (out, prepared) = lending(&mut client, prepared, f);
+        let (out, prepared) = lending(&mut client, prepared, Some(self.kept_parts.clone()), f);
         self.give_back(client, prepared);
         out
     }

@@ -492,6 +492,45 @@ fn a_profile_on_another_desks_printer_goes_when_that_desk_removes_the_printer() 
 }
 
 #[test]
+fn a_label_is_whole_when_the_database_lost_the_font_parts_the_desk_sent_before() {
+    let url = shared_database();
+    let a = Server::start_on(Some((url.clone(), "A".into())), None);
+    let account = yodel_account(&a);
+    // After two labels the desk knows the database keeps their fonts and sends them no more.
+    for _ in 0..3 {
+        a.sandbox_ok("POST", "/v3/labels", Some(&yodel_label(&account, 1)));
+    }
+    // The database loses them (as a restore of an older copy under a running desk would).
+    let psql = |sql: &str| {
+        let out = Command::new("psql").args([url.as_str(), "-tAc", sql]).output().unwrap();
+        assert!(out.status.success(), "psql: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap().trim().to_string()
+    };
+    psql("DELETE FROM file_parts");
+    let l = a.sandbox_ok("POST", "/v3/labels", Some(&yodel_label(&account, 1)));
+    assert_ne!(
+        psql("SELECT count(*) FROM file_parts"),
+        "0",
+        "the fonts were sent again"
+    );
+    let (_, pdf) = a.download(l["files"]["label"]["url"].as_str().unwrap(), &a.sandbox);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("label.pdf");
+    std::fs::write(&path, &pdf).unwrap();
+    let text = Command::new("pdftotext")
+        .args([path.to_str().unwrap(), "-"])
+        .output()
+        .unwrap();
+    assert!(
+        text.status.success(),
+        "the label's PDF reads: {}",
+        String::from_utf8_lossy(&text.stderr)
+    );
+    let words: String = String::from_utf8_lossy(&text.stdout).split_whitespace().collect();
+    assert!(words.contains(&tracking_numbers(&l)[0]), "{words}");
+}
+
+#[test]
 fn a_desk_moves_its_folder_into_the_shared_database_once_and_goes_on_there() {
     // A desk that ran on its own file: an account and two labels.
     let own = Server::start_on(None, None);
