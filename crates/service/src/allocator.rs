@@ -5,12 +5,17 @@
 //!
 //! A pool may have several ranges, used in order (ascending, not overlapping): the counter stays
 //! "the next serial", and a next serial in a gap or past a range's end moves on to the next range.
+//!
+//! On a shared database the serials are reserved in the database (one statement under the
+//! counter's row lock), and a busy desk reserves some ahead (`Allocator::reserve_ahead`), as
+//! PostgreSQL's sequences cache theirs.
 
 use packdesk_model::request::TrackingRange;
 use packdesk_model::said::{args, Saying};
 use packdesk_model::{ErrorCode, ServiceError};
 use std::collections::HashMap;
 use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 /// The ranges a label draws from, and whose they are (for the error that says they are used up).
 #[derive(Debug, Clone, Copy)]
@@ -23,8 +28,29 @@ pub struct Pool<'a> {
 
 #[derive(Default)]
 pub struct Allocator {
+    /// One desk's file: the next serial of each scope.
     next: Mutex<HashMap<String, u64>>,
+    /// A shared database: the serials of each scope this desk reserved ahead.
+    ahead: Mutex<HashMap<String, Block>>,
 }
+
+/// Serials reserved in the database and not used yet: `left` of `range` from `next` on.
+struct Block {
+    range: TrackingRange,
+    next: u64,
+    left: u64,
+    /// How many the reservation took.
+    size: u64,
+    reserved_at: Instant,
+}
+
+/// The most serials a desk reserves ahead: what it leaves unused when it stops (a gap in the
+/// range, never a number twice).
+pub const MOST_AHEAD: u64 = 32;
+
+/// A block used up sooner than this after it was reserved: the next one is twice as large (up to
+/// `MOST_AHEAD`); later, the desk is not busy and reserves only what a label needs.
+const BUSY: Duration = Duration::from_secs(1);
 
 /// `n` serials from `next` on through `ranges` (in order), and the next serial after them;
 /// `Err(left)` when the ranges hold fewer than `n` from `next` on.
@@ -88,17 +114,108 @@ impl Allocator {
         Ok(serials)
     }
 
+    /// `n` consecutive serials of `scope` from `range` on a shared database: from the serials this
+    /// desk reserved ahead while they last, else from a new reservation, `draw(size)` (the
+    /// serials, or `Err(left)`: the range holds fewer). A desk making labels one now and then
+    /// reserves what each needs; a busy one twice as many each time its block lasted less than
+    /// `BUSY`, up to `MOST_AHEAD`: under load one statement serves many labels. Not enough left
+    /// for `n`: `Err(left)`, nothing reserved.
+    pub fn reserve_ahead<E>(
+        &self,
+        scope: &str,
+        n: u64,
+        range: TrackingRange,
+        now: Instant,
+        mut draw: impl FnMut(u64) -> Result<Result<Vec<u64>, u64>, E>,
+    ) -> Result<Result<Vec<u64>, u64>, E> {
+        let mut blocks = self.ahead.lock().unwrap_or_else(|p| p.into_inner());
+        let before = blocks.remove(scope).filter(|b| b.range == range);
+        if let Some(mut b) = before {
+            if b.left >= n {
+                let got: Vec<u64> = (0..n).map(|i| b.next + i).collect();
+                b.next = b.next.saturating_add(n);
+                b.left -= n;
+                blocks.insert(scope.to_string(), b);
+                return Ok(Ok(got));
+            }
+            // Too few left for this label: they stay a gap (the counter is past them), unless
+            // the range has no more either (then they are still this desk's, and counted left).
+            let busy = now.saturating_duration_since(b.reserved_at) < BUSY;
+            let size = if busy {
+                b.size.saturating_mul(2).min(MOST_AHEAD)
+            } else {
+                1
+            };
+            let drawn = self.draw_block(&mut blocks, scope, n, size, range, now, &mut draw);
+            return match drawn {
+                Ok(Ok(got)) => Ok(Ok(got)),
+                not => {
+                    let kept = b.left;
+                    blocks.insert(scope.to_string(), b);
+                    not.map(|r| r.map_err(|left| left.saturating_add(kept)))
+                }
+            };
+        }
+        self.draw_block(&mut blocks, scope, n, 1, range, now, &mut draw)
+    }
+
+    /// Reserves `size` serials (at least `n`; fewer if the range ends sooner) and hands out `n`.
+    #[allow(clippy::too_many_arguments)]
+    fn draw_block<E>(
+        &self,
+        blocks: &mut HashMap<String, Block>,
+        scope: &str,
+        n: u64,
+        size: u64,
+        range: TrackingRange,
+        now: Instant,
+        draw: &mut impl FnMut(u64) -> Result<Result<Vec<u64>, u64>, E>,
+    ) -> Result<Result<Vec<u64>, u64>, E> {
+        let size = size.max(n);
+        let got = match draw(size)? {
+            Ok(got) => got,
+            // The range's end is near: as many as are left, if this label's fit.
+            Err(left) if left >= n && size > n => match draw(left)? {
+                Ok(got) => got,
+                // Another desk took some meanwhile.
+                Err(_) => match draw(n)? {
+                    Ok(got) => got,
+                    Err(left) => return Ok(Err(left)),
+                },
+            },
+            Err(left) => return Ok(Err(left)),
+        };
+        let Some(&first) = got.first().filter(|_| got.len() as u64 >= n) else {
+            return Ok(Err(0));
+        };
+        blocks.insert(
+            scope.to_string(),
+            Block {
+                range,
+                next: first.saturating_add(n),
+                left: got.len() as u64 - n,
+                size: got.len() as u64,
+                reserved_at: now,
+            },
+        );
+        Ok(Ok(got[..n as usize].to_vec()))
+    }
+
     /// A serial found issued already: never offer it (or anything below it) again.
     pub fn skip_past(&self, scope: &str, serial: u64) {
         let mut map = self.next.lock().unwrap_or_else(|p| p.into_inner());
         let e = map.entry(scope.to_string()).or_insert(0);
         *e = (*e).max(serial.saturating_add(1));
+        // What this desk reserved ahead lies past the counter, which is past the serial.
+        self.ahead.lock().unwrap_or_else(|p| p.into_inner()).remove(scope);
     }
 
     /// Forget the scopes starting with `prefix` (after a range change): reread on next use.
     pub fn forget(&self, prefix: &str) {
         let mut map = self.next.lock().unwrap_or_else(|p| p.into_inner());
         map.retain(|k, _| !k.starts_with(prefix));
+        let mut ahead = self.ahead.lock().unwrap_or_else(|p| p.into_inner());
+        ahead.retain(|k, _| !k.starts_with(prefix));
     }
 
     /// Where the next reservation of `scope` would start, if the scope is in use.
@@ -209,6 +326,103 @@ mod tests {
         // After forget (a new list PUT), the stored counter is read again.
         a.forget("s");
         assert_eq!(a.reserve("s", 1, pool(&r), || Ok(Some(2))).unwrap(), vec![2]);
+    }
+
+    /// The shared database's counter, as `tracking::reserve` keeps it: `n` serials from it, or
+    /// how many are left.
+    struct Counter {
+        next: u64,
+        end: u64,
+        statements: usize,
+    }
+
+    impl Counter {
+        fn draw(&mut self, n: u64) -> Result<Result<Vec<u64>, u64>, ()> {
+            self.statements += 1;
+            let left = self.end + 1 - self.next;
+            if n > left {
+                return Ok(Err(left));
+            }
+            let got = (self.next..self.next + n).collect();
+            self.next += n;
+            Ok(Ok(got))
+        }
+    }
+
+    #[test]
+    fn a_busy_desk_reserves_ahead_an_idle_one_only_what_a_label_needs() {
+        let a = Allocator::default();
+        let r = TrackingRange { start: 100, end: 999 };
+        let db = std::cell::RefCell::new(Counter {
+            next: 100,
+            end: 999,
+            statements: 0,
+        });
+        let t0 = Instant::now();
+        let take = |n: u64, at: Duration| {
+            a.reserve_ahead("s", n, r, t0 + at, |k| db.borrow_mut().draw(k))
+                .unwrap()
+                .unwrap()
+        };
+        // Labels in quick succession: blocks of 1, 2, 4, ... up to MOST_AHEAD, numbers in order.
+        let mut serials = Vec::new();
+        for i in 0..100 {
+            serials.extend(take(1, Duration::from_millis(i)));
+        }
+        assert_eq!(serials, (100..200).collect::<Vec<_>>());
+        assert!(
+            db.borrow().statements <= 8,
+            "{} reservations for 100 labels",
+            db.borrow().statements
+        );
+        let reserved = db.borrow().next;
+        assert!(reserved - 200 < MOST_AHEAD, "at most MOST_AHEAD ahead: {reserved}");
+        // A label a minute later takes what is left of the block, then the next only its own.
+        let left = reserved - 200;
+        for i in 0..left {
+            assert_eq!(take(1, Duration::from_secs(60)), vec![200 + i]);
+        }
+        let before = db.borrow().statements;
+        assert_eq!(take(2, Duration::from_secs(120)), vec![reserved, reserved + 1]);
+        assert_eq!(db.borrow().next, reserved + 2, "an idle desk reserves nothing ahead");
+        assert_eq!(db.borrow().statements, before + 1);
+    }
+
+    #[test]
+    fn serials_reserved_ahead_stop_at_the_range_end_and_go_with_a_range_change() {
+        let a = Allocator::default();
+        let r = TrackingRange { start: 10, end: 20 };
+        let mut db = Counter {
+            next: 10,
+            end: 20,
+            statements: 0,
+        };
+        let t0 = Instant::now();
+        let mut got = Vec::new();
+        loop {
+            match a.reserve_ahead("s", 2, r, t0, |k| db.draw(k)).unwrap() {
+                Ok(s) => got.extend(s),
+                Err(left) => {
+                    assert_eq!(left, 1, "one number left, two needed");
+                    break;
+                }
+            }
+        }
+        assert_eq!(
+            got,
+            (10..20).collect::<Vec<_>>(),
+            "every number of the range, in order, once"
+        );
+        // The account's range changes: what was reserved from the old one is not handed out.
+        let mut db = Counter {
+            next: 500,
+            end: 600,
+            statements: 0,
+        };
+        let new = TrackingRange { start: 500, end: 600 };
+        assert_eq!(a.reserve_ahead("s", 1, new, t0, |k| db.draw(k)).unwrap(), Ok(vec![500]));
+        a.forget("s");
+        assert_eq!(a.reserve_ahead("s", 1, new, t0, |k| db.draw(k)).unwrap(), Ok(vec![501]));
     }
 
     #[test]

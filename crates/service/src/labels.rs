@@ -746,8 +746,9 @@ impl Service {
 
     /// Reserves `count` serials of a range. One desk's file: in memory (`Allocator`; the label's
     /// transaction advances the stored counter). A shared database: under the counter's row lock
-    /// in one statement of its own, so desks never draw the same serial; a desk that dies
-    /// before its label commits leaves a gap, never a number twice.
+    /// in one statement of its own, so desks never draw the same serial, a busy desk some ahead
+    /// (`Allocator::reserve_ahead`); a desk that dies before its label commits leaves a gap,
+    /// never a number twice.
     fn reserve_serials(&self, scope: &str, count: u64, pool: Pool<'_>) -> Result<Vec<u64>, ServiceError> {
         let packdesk_store::db::Db::Postgres { store: shared, desk } = &self.store else {
             return self.allocator.reserve(scope, count, pool, || {
@@ -764,7 +765,11 @@ impl Service {
         };
         // One range (the usual case): its one statement takes all or nothing.
         if let [r] = pool.ranges {
-            return match reserve(count, *r)? {
+            let now = std::time::Instant::now();
+            return match self
+                .allocator
+                .reserve_ahead(scope, count, *r, now, |n| reserve(n, *r))?
+            {
                 Ok(got) => Ok(got),
                 Err(left) => Err(crate::allocator::exhausted(pool, left, count)),
             };
