@@ -9,7 +9,7 @@
 mod support;
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
-use support::{label_body, percentiles, phase_report, post_labels, Conn, Server};
+use support::{cpu_time, label_body, percentiles, phase_report, post_labels, Conn, Server};
 
 const DESKS: usize = 3;
 const CLIENTS_PER_DESK: usize = 6;
@@ -46,6 +46,18 @@ fn main() {
             assert_eq!(c.request("POST", "/v3/labels", &key, &body).0, 200);
         }
     }
+    // Where the machine's CPU goes: the desks, PostgreSQL (every process of the cluster), this
+    // load generator.
+    let desk_pids: Vec<u32> = desks.iter().map(|d| d.pid()).collect();
+    let me = std::process::id();
+    let cpu = || {
+        (
+            cpu_time(|pid, _| desk_pids.contains(&pid)),
+            cpu_time(|_, name| name == "postgres"),
+            cpu_time(|pid, _| pid == me),
+        )
+    };
+    let cpu_before = cpu();
     let start = Instant::now();
     let addrs: Vec<String> = desks.iter().map(|d| d.addr.clone()).collect();
     let answers = post_labels(
@@ -61,6 +73,7 @@ fn main() {
         },
     );
     let wall = start.elapsed();
+    let cpu_after = cpu();
     let mut lat: Vec<Duration> = answers.iter().map(|a| a.took).collect();
     let numbers: Vec<String> = answers
         .iter()
@@ -82,6 +95,15 @@ fn main() {
         "POST /v3/labels  {DESKS} desks x {CLIENTS_PER_DESK} clients on one PostgreSQL  {n} labels in {:.2} s  =  {:.0} labels/s   p50 {p50:.2} ms   p99 {p99:.2} ms   max {max:.2} ms   (no number twice)",
         wall.as_secs_f64(),
         n as f64 / wall.as_secs_f64(),
+    );
+    let per_label = |before: Duration, after: Duration| (after - before).as_secs_f64() * 1000.0 / n as f64;
+    println!(
+        "CPU a label: desks {:.3} ms, PostgreSQL {:.3} ms, the load generator {:.3} ms (of {:.3} ms the machine's {} cores had a label)",
+        per_label(cpu_before.0, cpu_after.0),
+        per_label(cpu_before.1, cpu_after.1),
+        per_label(cpu_before.2, cpu_after.2),
+        wall.as_secs_f64() * 1000.0 * std::thread::available_parallelism().map_or(1, |n| n.get()) as f64 / n as f64,
+        std::thread::available_parallelism().map_or(1, |n| n.get()),
     );
     // What `.ci/bench` reads.
     println!("BENCH three_desks_labels_per_s={:.0}", n as f64 / wall.as_secs_f64());

@@ -223,8 +223,9 @@ pub struct Service {
     backup_failure: std::sync::Mutex<Option<String>>,
     /// The desk's print profiles as last read (see `printing::ProfileCache`).
     print_profiles: printing::ProfileCache,
-    /// How other machines reach the desk (said by the server that listens; see `https`): the certificate served (none: plain HTTP) and whether
-    /// plain HTTP goes beyond this machine (`--insecure-http`).
+    /// How other machines reach the desk (said by the server that listens; see `https`): the
+    /// certificate served (none: plain HTTP) and whether plain HTTP goes beyond this machine
+    /// (`--insecure-http`).
     https: std::sync::RwLock<(Option<model::desk::CertificateInfo>, bool)>,
     _lock: std::fs::File,
 }

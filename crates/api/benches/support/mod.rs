@@ -175,6 +175,11 @@ impl Server {
 
     /// A number of the server process's `/proc/<pid>/status` (`VmRSS`, `RssAnon`, `RssFile`
     /// in kB; `Threads`); 0 when unknown.
+    /// The process id of the desk's server.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     pub fn status(&self, field: &str) -> u64 {
         std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
             .ok()
@@ -506,4 +511,31 @@ pub fn bench_certificate(dir: &std::path::Path) -> (Vec<String>, std::sync::Arc<
         key_file.to_str().unwrap().to_string(),
     ];
     (args, std::sync::Arc::new(config))
+}
+
+/// CPU time (user and system) the processes `of` (by process id and name) have spent so far.
+pub fn cpu_time(of: impl Fn(u32, &str) -> bool) -> std::time::Duration {
+    // SAFETY: sysconf reads a constant of the system.
+    let ticks_per_s = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as f64;
+    let mut ticks = 0u64;
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        // `pid (name) state ...`: the name may hold spaces, so the fields count from its `)`.
+        let (Some(open), Some(close)) = (stat.find('('), stat.rfind(')')) else {
+            continue;
+        };
+        if !of(pid, &stat[open + 1..close]) {
+            continue;
+        }
+        let fields: Vec<&str> = stat[close + 2..].split(' ').collect();
+        // utime and stime: the 14th and 15th fields of the line, 12th and 13th after the name.
+        ticks += fields.get(11).and_then(|t| t.parse::<u64>().ok()).unwrap_or(0);
+        ticks += fields.get(12).and_then(|t| t.parse::<u64>().ok()).unwrap_or(0);
+    }
+    std::time::Duration::from_secs_f64(ticks as f64 / ticks_per_s)
 }
