@@ -488,7 +488,9 @@ impl Service {
                     .store
                     .read(|conn| packdesk_store::tracking::counter(conn, &scope))?;
                 let next = self.allocator.peek(&scope).max(stored).unwrap_or(0);
-                crate::allocator::left(next, &ranges)
+                // On a shared database, with the serials this desk reserved ahead (other desks'
+                // are not known here: they count as used).
+                crate::allocator::left(next, &ranges) + self.allocator.ahead_left(&scope, &ranges)
             };
             let warning = range_warning(&settings, &ranges);
             out.push(PoolLeft {

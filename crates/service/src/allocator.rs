@@ -114,12 +114,12 @@ impl Allocator {
         Ok(serials)
     }
 
-    /// `n` consecutive serials of `scope` from `range` on a shared database: from the serials this
-    /// desk reserved ahead while they last, else from a new reservation, `draw(size)` (the
-    /// serials, or `Err(left)`: the range holds fewer). A desk making labels one now and then
-    /// reserves what each needs; a busy one twice as many each time its block lasted less than
-    /// `BUSY`, up to `MOST_AHEAD`: under load one statement serves many labels. Not enough left
-    /// for `n`: `Err(left)`, nothing reserved.
+    /// `n` serials of `scope` from `range` on a shared database: from the serials this desk
+    /// reserved ahead while they last, the rest from a new reservation, `draw(size)` (the serials,
+    /// or `Err(left)`: the range holds fewer). A desk making labels one now and then reserves
+    /// what each needs; a busy one twice as many each time its block lasted less than `BUSY`, up
+    /// to `MOST_AHEAD`: under load one statement serves many labels. Not enough left for `n`:
+    /// `Err(left)`, nothing taken.
     pub fn reserve_ahead<E>(
         &self,
         scope: &str,
@@ -129,76 +129,68 @@ impl Allocator {
         mut draw: impl FnMut(u64) -> Result<Result<Vec<u64>, u64>, E>,
     ) -> Result<Result<Vec<u64>, u64>, E> {
         let mut blocks = self.ahead.lock().unwrap_or_else(|p| p.into_inner());
-        let before = blocks.remove(scope).filter(|b| b.range == range);
-        if let Some(mut b) = before {
-            if b.left >= n {
+        // A block of a range the account no longer has is left unused.
+        let block = blocks.get_mut(scope).filter(|b| b.range == range);
+        let (have, size) = match block {
+            Some(b) if b.left >= n => {
                 let got: Vec<u64> = (0..n).map(|i| b.next + i).collect();
                 b.next = b.next.saturating_add(n);
                 b.left -= n;
-                blocks.insert(scope.to_string(), b);
                 return Ok(Ok(got));
             }
-            // Too few left for this label: they stay a gap (the counter is past them), unless
-            // the range has no more either (then they are still this desk's, and counted left).
-            let busy = now.saturating_duration_since(b.reserved_at) < BUSY;
-            let size = if busy {
-                b.size.saturating_mul(2).min(MOST_AHEAD)
-            } else {
-                1
-            };
-            let drawn = self.draw_block(&mut blocks, scope, n, size, range, now, &mut draw);
-            return match drawn {
-                Ok(Ok(got)) => Ok(Ok(got)),
-                not => {
-                    let kept = b.left;
-                    blocks.insert(scope.to_string(), b);
-                    not.map(|r| r.map_err(|left| left.saturating_add(kept)))
-                }
-            };
-        }
-        self.draw_block(&mut blocks, scope, n, 1, range, now, &mut draw)
-    }
-
-    /// Reserves `size` serials (at least `n`; fewer if the range ends sooner) and hands out `n`.
-    #[allow(clippy::too_many_arguments)]
-    fn draw_block<E>(
-        &self,
-        blocks: &mut HashMap<String, Block>,
-        scope: &str,
-        n: u64,
-        size: u64,
-        range: TrackingRange,
-        now: Instant,
-        draw: &mut impl FnMut(u64) -> Result<Result<Vec<u64>, u64>, E>,
-    ) -> Result<Result<Vec<u64>, u64>, E> {
-        let size = size.max(n);
-        let got = match draw(size)? {
+            Some(b) => {
+                let busy = now.saturating_duration_since(b.reserved_at) < BUSY;
+                let size = if busy {
+                    b.size.saturating_mul(2).min(MOST_AHEAD)
+                } else {
+                    1
+                };
+                ((0..b.left).map(|i| b.next + i).collect(), size)
+            }
+            None => (Vec::new(), 1),
+        };
+        // What the block still has, and the rest from the new one.
+        let need = n - have.len() as u64;
+        let got = match draw(size.max(need))? {
             Ok(got) => got,
             // The range's end is near: as many as are left, if this label's fit.
-            Err(left) if left >= n && size > n => match draw(left)? {
+            Err(left) if left >= need && size > need => match draw(left)? {
                 Ok(got) => got,
                 // Another desk took some meanwhile.
-                Err(_) => match draw(n)? {
+                Err(_) => match draw(need)? {
                     Ok(got) => got,
-                    Err(left) => return Ok(Err(left)),
+                    Err(left) => return Ok(Err(left + have.len() as u64)),
                 },
             },
-            Err(left) => return Ok(Err(left)),
+            Err(left) => return Ok(Err(left + have.len() as u64)),
         };
-        let Some(&first) = got.first().filter(|_| got.len() as u64 >= n) else {
-            return Ok(Err(0));
+        let Some(&first) = got.first().filter(|_| got.len() as u64 >= need) else {
+            return Ok(Err(have.len() as u64));
         };
         blocks.insert(
             scope.to_string(),
             Block {
                 range,
-                next: first.saturating_add(n),
-                left: got.len() as u64 - n,
+                next: first.saturating_add(need),
+                left: got.len() as u64 - need,
                 size: got.len() as u64,
                 reserved_at: now,
             },
         );
-        Ok(Ok(got[..n as usize].to_vec()))
+        Ok(Ok(have
+            .into_iter()
+            .chain(got.into_iter().take(need as usize))
+            .collect()))
+    }
+
+    /// How many serials of `scope` this desk reserved ahead and has not used yet, from a range
+    /// of `ranges` (they are left in the range, though past its stored counter).
+    pub fn ahead_left(&self, scope: &str, ranges: &[TrackingRange]) -> u64 {
+        let blocks = self.ahead.lock().unwrap_or_else(|p| p.into_inner());
+        blocks
+            .get(scope)
+            .filter(|b| ranges.contains(&b.range))
+            .map_or(0, |b| b.left)
     }
 
     /// A serial found issued already: never offer it (or anything below it) again.
@@ -364,19 +356,21 @@ mod tests {
                 .unwrap()
                 .unwrap()
         };
-        // Labels in quick succession: blocks of 1, 2, 4, ... up to MOST_AHEAD, numbers in order.
+        // Labels of 1, 2 or 3 parcels in quick succession: blocks of 1, 2, 4, ... up to
+        // MOST_AHEAD, every number used in order (a block's last ones go to the next label).
         let mut serials = Vec::new();
-        for i in 0..100 {
-            serials.extend(take(1, Duration::from_millis(i)));
+        for i in 0..50 {
+            serials.extend(take(1 + i % 3, Duration::from_millis(i)));
         }
+        // 16 rounds of 1, 2 and 3, then 1 and 2: 99 numbers, then one more label of 1.
+        serials.extend(take(1, Duration::from_millis(50)));
         assert_eq!(serials, (100..200).collect::<Vec<_>>());
-        assert!(
-            db.borrow().statements <= 8,
-            "{} reservations for 100 labels",
-            db.borrow().statements
-        );
+        let statements = db.borrow().statements;
+        assert!(statements <= 8, "{statements} reservations for 50 labels");
         let reserved = db.borrow().next;
         assert!(reserved - 200 < MOST_AHEAD, "at most MOST_AHEAD ahead: {reserved}");
+        assert_eq!(a.ahead_left("s", &[r]), reserved - 200, "counted as left in the range");
+        assert_eq!(a.ahead_left("s", &[TrackingRange { start: 1, end: 5 }]), 0);
         // A label a minute later takes what is left of the block, then the next only its own.
         let left = reserved - 200;
         for i in 0..left {

@@ -30,7 +30,7 @@ use packdesk_store::accounts::AccountRow;
 use packdesk_store::db::Tx;
 use packdesk_store::files::FileRow;
 use packdesk_store::labels as table;
-use packdesk_store::labels::{InsertError, LabelFilter, LabelRow, MadeLabel};
+use packdesk_store::labels::{InsertError, LabelFilter, LabelRow, OwnedMade};
 use packdesk_store::paging;
 use packdesk_store::timing::{time, Phase};
 use serde_json::{json, Value};
@@ -1043,16 +1043,17 @@ impl Service {
             "ok",
             json!({}),
         );
-        let label = MadeLabel {
-            row: &row,
-            slug: &made.issuer,
-            scope: &d.scope,
-            serials: &made.serials,
-            numbers,
-            files: &rows,
+        let owned = OwnedMade {
+            row,
+            slug: made.issuer.clone(),
+            scope: d.scope.clone(),
+            serials: made.serials.clone(),
+            numbers: numbers.clone(),
+            files: rows,
             completes: job.is_some(),
-            audit: &created_entry,
+            audit: created_entry,
         };
+        let label = owned.made();
         // A label of no order, upstream or async job is one statement on a shared database
         // (`write_made`: its numbers, files and audit entry in it): sent without BEGIN and COMMIT.
         let one_statement = d.ships_order.is_none() && made.upstream_id.is_none() && job.is_none();
@@ -1088,12 +1089,18 @@ impl Service {
             }
             Ok::<_, WriteError>(())
         };
-        match one_statement {
+        match (one_statement, &self.store) {
+            // On a shared database with the labels made meanwhile at this desk, in one statement.
+            (true, packdesk_store::db::Db::Postgres { store, desk }) => {
+                time(Phase::Write, || {
+                    table::write_made_shared(store, desk, &self.label_writes, owned)
+                })?
+            }
             // Nothing but the label's statement in it: anything more would commit on its own.
-            true => self
+            (true, _) => self
                 .store
                 .write_one_statement(|tx| Ok::<_, WriteError>(table::write_made(tx, &label)?))?,
-            false => self.store.write(write)?,
+            (false, _) => self.store.write(write)?,
         }
         crate::gauges::label_made(&d.account.slug, d.env);
         self.absolute_urls(&mut record_json);

@@ -221,6 +221,12 @@ pub struct Service {
     named_keys: integration_keys::KeyCache,
     /// Why the last daily backup failed (see `backup`); none: it did not.
     backup_failure: std::sync::Mutex<Option<String>>,
+    /// The labels this desk makes on a shared database, written together as they come
+    /// (`labels::write_made_shared`).
+    label_writes: packdesk_store::pg::Together<
+        packdesk_store::labels::OwnedMade,
+        Result<(), packdesk_store::labels::InsertError>,
+    >,
     /// The desk's print profiles as last read (see `printing::ProfileCache`).
     print_profiles: printing::ProfileCache,
     /// How other machines reach the desk (said by the server that listens; see `https`): the
@@ -324,6 +330,7 @@ impl Service {
             named_keys: Default::default(),
             backup_failure: Default::default(),
             print_profiles: Default::default(),
+            label_writes: Default::default(),
             https: Default::default(),
             _lock: lock,
         };

@@ -139,48 +139,75 @@ pub fn write_made(c: &mut Tx<'_>, m: &MadeLabel) -> Result<(), InsertError> {
 }
 
 /// PostgreSQL's `write_made` in one statement (one round trip, where registering, storing,
-/// filing and the audit entry took six): a number issued before or a taken order number fails the statement whole,
-/// by the unique keys. The counter moved when the serials were reserved (`tracking::reserve`).
-/// Its parameters are typed (the completing statement leaves some of the label's unused, whose
-/// types PostgreSQL could not infer), and it is prepared once per pooled connection
-/// (`pg::query`).
+/// filing and the audit entry took six): `write_made_together` with this label alone.
 fn write_made_in_one_statement(client: &mut postgres::Client, desk: &str, m: &MadeLabel) -> Result<(), InsertError> {
+    write_together(client, desk, std::slice::from_ref(m))
+}
+
+/// Writes several labels made at once as `write_made` does, all or nothing: on a shared
+/// database in one statement, so PostgreSQL's share of a label (the round trip, the commit, the
+/// statement's own work) is paid once for them all (the labels that arrive together at a desk:
+/// `pg::Together`). All complete rows, or none does.
+pub fn write_made_together(c: &mut Tx<'_>, made: &[MadeLabel]) -> Result<(), InsertError> {
+    if let Tx::Postgres { client, desk } = c {
+        return write_together(client, desk, made);
+    }
+    made.iter().try_for_each(|m| write_made(c, m))
+}
+
+fn write_together(client: &mut postgres::Client, desk: &str, made: &[MadeLabel]) -> Result<(), InsertError> {
     let kept = crate::pg::kept_parts(client);
-    match write_made_sending(client, desk, m, kept.as_deref()) {
+    match write_sending(client, desk, made, kept.as_deref()) {
         // A part believed kept is not there: forgotten, and sent again with every part's bytes.
         Err(InsertError::Db(e)) if kept.is_some() && crate::file_parts::is_missing(&e) => {
             tracing::warn!("a shared part of a label's document was not in the database: sending them all again");
             kept.iter().for_each(|k| k.forget());
-            write_made_sending(client, desk, m, None)
+            write_sending(client, desk, made, None)
         }
         other => other,
     }
 }
 
-/// `write_made_in_one_statement` sending the bytes of the shared parts `kept` does not hold
-/// (all of them without it); with it, they are known kept once the statement succeeded.
-fn write_made_sending(
+/// The labels' one statement: a number issued before or a taken order number fails it whole,
+/// by the unique keys. The counter moved when the serials were reserved (`tracking::reserve`).
+/// It sends the bytes of the shared parts `kept` does not hold (all of them without it); with
+/// it, they are known kept once the statement succeeded. Its parameters are arrays, a label's
+/// value at the same place in each, and typed (the completing statement leaves some unused,
+/// whose types PostgreSQL could not infer); it is prepared once per pooled connection
+/// (`pg::query`).
+fn write_sending(
     client: &mut postgres::Client,
     desk: &str,
-    m: &MadeLabel,
+    made: &[MadeLabel],
     kept: Option<&crate::file_parts::Kept>,
 ) -> Result<(), InsertError> {
     use postgres::types::{ToSql, Type};
-    let l = m.row;
-    let file_ids: Vec<&str> = m.files.iter().map(|f| f.id.as_str()).collect();
-    let kinds: Vec<&str> = m.files.iter().map(|f| f.kind.as_str()).collect();
-    let file_types: Vec<&str> = m.files.iter().map(|f| f.file_type.as_str()).collect();
-    let papers: Vec<&str> = m.files.iter().map(|f| f.paper_size.as_str()).collect();
+    let completes = made.first().is_some_and(|m| m.completes);
+    if made.iter().any(|m| m.completes != completes) {
+        return Err(InsertError::Db(StoreError::Unreadable(
+            "labels to complete and labels to insert in one write".into(),
+        )));
+    }
+    let rows: Vec<&LabelRow> = made.iter().map(|m| m.row).collect();
+    macro_rules! each {
+        ($of:expr, |$x:ident| $value:expr) => {
+            $of.iter().map(|$x| $value).collect::<Vec<_>>()
+        };
+    }
+    let search_texts = each!(rows, |l| crate::pg::searchable(&l.search_text));
+    // Every number with its label.
+    let numbered: Vec<(&MadeLabel, &String)> = made
+        .iter()
+        .flat_map(|m| m.numbers.iter().map(move |n| (m, n)))
+        .collect();
+    let files: Vec<&crate::files::FileRow> = made.iter().flat_map(|m| m.files).collect();
     // Each file's own bytes, and the parts it shares kept once (`file_parts`).
-    let written: Vec<crate::files::Written<'_>> = m.files.iter().map(crate::files::written).collect();
-    let bytes: Vec<&[u8]> = written.iter().map(|w| w.own.as_slice()).collect();
-    let parts_columns: Vec<Option<&str>> = written.iter().map(|w| w.parts_column.as_deref()).collect();
+    let written: Vec<crate::files::Written<'_>> = files.iter().map(|f| crate::files::written(f)).collect();
     // Once each, in hash order (as `files::insert` keeps them: no two desks wait on each other
     // crosswise).
     let mut parts: Vec<&(crate::file_parts::PartHash, &[u8])> = written.iter().flat_map(|w| &w.parts).collect();
     parts.sort_unstable_by_key(|(hash, _)| *hash);
     parts.dedup_by_key(|(hash, _)| *hash);
-    let part_hashes: Vec<&[u8]> = parts.iter().map(|(hash, _)| hash.as_slice()).collect();
     // Null for a part the database keeps already (`file_parts::Kept`).
     let part_bytes: Vec<Option<&[u8]>> = parts
         .iter()
@@ -189,84 +216,146 @@ fn write_made_sending(
             _ => Some(*bytes),
         })
         .collect();
-    let created: Vec<i64> = m.files.iter().map(|f| f.created_at).collect();
-    let search_text = crate::pg::searchable(&l.search_text);
-    let a = m.audit;
-    // The label's row in `COLS` order, then the desk: `$1`..`$15`; after them the carrier, the
-    // numbers, the files and the parts they share as arrays; then the audit entry's row in
-    // `audit::COLS` order: `$27`..`$36`.
-    let values: [(&(dyn ToSql + Sync), Type); 36] = [
-        (&l.id, Type::TEXT),
-        (&l.env, Type::TEXT),
-        (&l.shipper_account_id, Type::TEXT),
-        (&l.status, Type::TEXT),
-        (&l.order_number, Type::TEXT),
-        (&search_text, Type::TEXT),
-        (&l.manifest_id, Type::TEXT),
-        (&l.request, Type::TEXT),
-        (&l.record, Type::TEXT),
-        (&l.created_at, Type::INT8),
-        (&l.updated_at, Type::INT8),
-        (&l.ship_date, Type::TEXT),
-        (&l.service_type, Type::TEXT),
-        (&l.weight_kg, Type::FLOAT8),
+    let audits: Vec<&crate::audit::AuditRow> = made.iter().map(|m| m.audit).collect();
+    let (label_ids, envs, accounts, statuses) = (
+        each!(rows, |l| &l.id),
+        each!(rows, |l| &l.env),
+        each!(rows, |l| &l.shipper_account_id),
+        each!(rows, |l| &l.status),
+    );
+    let (order_numbers, manifests, requests, records) = (
+        each!(rows, |l| &l.order_number),
+        each!(rows, |l| &l.manifest_id),
+        each!(rows, |l| &l.request),
+        each!(rows, |l| &l.record),
+    );
+    let (created, updated, ship_dates, services, weights) = (
+        each!(rows, |l| l.created_at),
+        each!(rows, |l| l.updated_at),
+        each!(rows, |l| &l.ship_date),
+        each!(rows, |l| &l.service_type),
+        each!(rows, |l| l.weight_kg),
+    );
+    let (number_envs, number_issuers, numbers, number_labels) = (
+        each!(numbered, |n| &n.0.row.env),
+        each!(numbered, |n| n.0.slug),
+        each!(numbered, |n| n.1),
+        each!(numbered, |n| &n.0.row.id),
+    );
+    let (file_ids, file_envs, file_owners, kinds, file_types, papers) = (
+        each!(files, |f| &f.id),
+        each!(files, |f| &f.env),
+        each!(files, |f| &f.owner_id),
+        each!(files, |f| f.kind.as_str()),
+        each!(files, |f| &f.file_type),
+        each!(files, |f| &f.paper_size),
+    );
+    let (file_bytes, file_created, parts_columns, part_hashes) = (
+        each!(written, |w| w.own.as_slice()),
+        each!(files, |f| f.created_at),
+        each!(written, |w| w.parts_column.as_deref()),
+        each!(parts, |p| p.0.as_slice()),
+    );
+    let (audit_ids, audit_at, audit_desks, audit_envs, actors) = (
+        each!(audits, |a| &a.id),
+        each!(audits, |a| a.at),
+        each!(audits, |a| &a.desk),
+        each!(audits, |a| &a.env),
+        each!(audits, |a| &a.actor),
+    );
+    let (operators, actions, objects, results, details) = (
+        each!(audits, |a| &a.operator_id),
+        each!(audits, |a| &a.action),
+        each!(audits, |a| &a.object_id),
+        each!(audits, |a| &a.result),
+        each!(audits, |a| &a.detail),
+    );
+    // The labels' rows in `COLS` order: `$1`..`$14`; the desk `$15`; the numbers `$16`..`$19`;
+    // the files `$20`..`$28`; the parts they share `$29`, `$30`; the audit entries in
+    // `audit::COLS` order: `$31`..`$40`.
+    let values: [(&(dyn ToSql + Sync), Type); 40] = [
+        (&label_ids, Type::TEXT_ARRAY),
+        (&envs, Type::TEXT_ARRAY),
+        (&accounts, Type::TEXT_ARRAY),
+        (&statuses, Type::TEXT_ARRAY),
+        (&order_numbers, Type::TEXT_ARRAY),
+        (&search_texts, Type::TEXT_ARRAY),
+        (&manifests, Type::TEXT_ARRAY),
+        (&requests, Type::TEXT_ARRAY),
+        (&records, Type::TEXT_ARRAY),
+        (&created, Type::INT8_ARRAY),
+        (&updated, Type::INT8_ARRAY),
+        (&ship_dates, Type::TEXT_ARRAY),
+        (&services, Type::TEXT_ARRAY),
+        (&weights, Type::FLOAT8_ARRAY),
         (&desk, Type::TEXT),
-        (&m.slug, Type::TEXT),
-        (&m.numbers, Type::TEXT_ARRAY),
+        (&number_envs, Type::TEXT_ARRAY),
+        (&number_issuers, Type::TEXT_ARRAY),
+        (&numbers, Type::TEXT_ARRAY),
+        (&number_labels, Type::TEXT_ARRAY),
         (&file_ids, Type::TEXT_ARRAY),
+        (&file_envs, Type::TEXT_ARRAY),
+        (&file_owners, Type::TEXT_ARRAY),
         (&kinds, Type::TEXT_ARRAY),
         (&file_types, Type::TEXT_ARRAY),
         (&papers, Type::TEXT_ARRAY),
-        (&bytes, Type::BYTEA_ARRAY),
-        (&created, Type::INT8_ARRAY),
+        (&file_bytes, Type::BYTEA_ARRAY),
+        (&file_created, Type::INT8_ARRAY),
         (&parts_columns, Type::TEXT_ARRAY),
         (&part_hashes, Type::BYTEA_ARRAY),
         (&part_bytes, Type::BYTEA_ARRAY),
-        (&a.id, Type::TEXT),
-        (&a.at, Type::INT8),
-        (&a.desk, Type::TEXT),
-        (&a.env, Type::TEXT),
-        (&a.actor, Type::TEXT),
-        (&a.operator_id, Type::TEXT),
-        (&a.action, Type::TEXT),
-        (&a.object_id, Type::TEXT),
-        (&a.result, Type::TEXT),
-        (&a.detail, Type::TEXT),
+        (&audit_ids, Type::TEXT_ARRAY),
+        (&audit_at, Type::INT8_ARRAY),
+        (&audit_desks, Type::TEXT_ARRAY),
+        (&audit_envs, Type::TEXT_ARRAY),
+        (&actors, Type::TEXT_ARRAY),
+        (&operators, Type::TEXT_ARRAY),
+        (&actions, Type::TEXT_ARRAY),
+        (&objects, Type::TEXT_ARRAY),
+        (&results, Type::TEXT_ARRAY),
+        (&details, Type::TEXT_ARRAY),
     ];
-    macro_rules! with_label {
-        ($label:expr) => {
+    macro_rules! with_labels {
+        ($labels:expr) => {
             concat!(
                 "WITH numbers AS (
-                     INSERT INTO tracking_numbers (env, slug, number, label_id) SELECT $2, $16, n, $1 FROM unnest($17::text[]) AS n
+                     INSERT INTO tracking_numbers (env, slug, number, label_id)
+                     SELECT * FROM unnest($16::text[], $17::text[], $18::text[], $19::text[])
                  ), parts AS (
                      INSERT INTO file_parts (hash, bytes) SELECT p.hash, p.bytes
-                     FROM unnest($25::bytea[], $26::bytea[]) AS p (hash, bytes)
+                     FROM unnest($29::bytea[], $30::bytea[]) AS p (hash, bytes)
                      -- A part sent without its bytes must be there: if not, its null fails the
                      -- statement whole (`file_parts::is_missing`).
                      WHERE p.bytes IS NOT NULL OR NOT EXISTS (SELECT 1 FROM file_parts k WHERE k.hash = p.hash)
                      ON CONFLICT (hash) DO NOTHING
                  ), files AS (
                      INSERT INTO files (id, env, owner_id, kind, file_type, paper_size, bytes, created_at, parts)
-                     SELECT f.id, $2, $1, f.kind, f.file_type, f.paper_size, f.bytes, f.created_at, f.parts
-                     FROM unnest($18::text[], $19::text[], $20::text[], $21::text[], $22::bytea[], $23::int8[], $24::text[])
-                         AS f (id, kind, file_type, paper_size, bytes, created_at, parts)
+                     SELECT * FROM unnest($20::text[], $21::text[], $22::text[], $23::text[], $24::text[],
+                         $25::text[], $26::bytea[], $27::int8[], $28::text[])
                  ), audit AS (
                      INSERT INTO audit_log (",
                 crate::audit::cols!(),
-                ") VALUES ($27, $28, $29, $30, $31, $32, $33, $34, $35, $36)
+                ") SELECT * FROM unnest($31::text[], $32::int8[], $33::text[], $34::text[], $35::text[],
+                     $36::text[], $37::text[], $38::text[], $39::text[], $40::text[])
                  ) ",
-                $label
+                $labels
             )
         };
     }
-    let sql = match m.completes {
-        true => {
-            with_label!("UPDATE labels SET status = $4, search_text = $6, record = $9, updated_at = $11 WHERE id = $1")
-        }
-        false => with_label!(concat!(
+    let sql = match completes {
+        true => with_labels!(
+            "UPDATE labels AS l SET status = u.status, search_text = u.search_text, record = u.record,
+                 updated_at = u.updated_at
+             FROM unnest($1::text[], $4::text[], $6::text[], $9::text[], $11::int8[])
+                 AS u (id, status, search_text, record, updated_at)
+             WHERE l.id = u.id"
+        ),
+        false => with_labels!(concat!(
             "INSERT INTO labels (",
             cols!(),
-            ", desk) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)"
+            ", desk) SELECT *, $15 FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[],
+                 $6::text[], $7::text[], $8::text[], $9::text[], $10::int8[], $11::int8[], $12::text[],
+                 $13::text[], $14::float8[])"
         )),
     };
     match crate::pg::query(client, sql, &values) {
@@ -276,11 +365,64 @@ fn write_made_sending(
             }
             Ok(())
         }
+        // Which label's: the first's (a label written alone, as the service sends one again).
         Err(e) if e.as_db_error().and_then(|d| d.constraint()) == Some("tracking_numbers_pkey") => {
-            Err(InsertError::NumberTaken(m.serials.first().copied().unwrap_or(0)))
+            let first = made.first().and_then(|m| m.serials.first());
+            Err(InsertError::NumberTaken(first.copied().unwrap_or(0)))
         }
         Err(e) => Err(refused(e.into())),
     }
+}
+
+/// A label as made, owned (`MadeLabel` borrows it): what a thread hands to the labels written
+/// together (`write_made_shared`).
+pub struct OwnedMade {
+    pub row: LabelRow,
+    pub slug: String,
+    pub scope: String,
+    pub serials: Vec<u64>,
+    pub numbers: Vec<String>,
+    pub files: Vec<crate::files::FileRow>,
+    pub completes: bool,
+    pub audit: crate::audit::AuditRow,
+}
+
+impl OwnedMade {
+    pub fn made(&self) -> MadeLabel<'_> {
+        MadeLabel {
+            row: &self.row,
+            slug: &self.slug,
+            scope: &self.scope,
+            serials: &self.serials,
+            numbers: &self.numbers,
+            files: &self.files,
+            completes: self.completes,
+            audit: &self.audit,
+        }
+    }
+}
+
+/// Writes labels made at this desk on the shared database in one statement, each a transaction
+/// of its own (as `Db::write_one_statement`; `together` holds the labels that arrive meanwhile,
+/// `pg::Together`). Should that statement fail, each is written alone: one refused (a number
+/// issued before, an order number taken) takes no other with it.
+pub fn write_made_shared(
+    store: &crate::pg::PgStore,
+    desk: &str,
+    together: &crate::pg::Together<OwnedMade, Result<(), InsertError>>,
+    label: OwnedMade,
+) -> Result<(), InsertError> {
+    let one = |m: &MadeLabel| store.autocommit(|client| write_made(&mut Tx::Postgres { client, desk }, m));
+    together.write(label, |labels| {
+        let made: Vec<MadeLabel> = labels.iter().map(OwnedMade::made).collect();
+        if let [m] = made.as_slice() {
+            return vec![one(m)];
+        }
+        match store.autocommit(|client| write_made_together(&mut Tx::Postgres { client, desk }, &made)) {
+            Ok(()) => made.iter().map(|_| Ok(())).collect(),
+            Err(_) => made.iter().map(one).collect(),
+        }
+    })
 }
 
 /// Stores a label (on a shared database, of this desk).

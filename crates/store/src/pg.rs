@@ -385,6 +385,90 @@ impl PgStore {
     }
 }
 
+/// Writes of one statement each that arrive at a desk together, sent as one (issue 42; the
+/// labels made at once: `labels::write_made_shared`): the first finds nobody writing and writes
+/// what is waiting, itself included; those that come meanwhile wait, and the next of them writes
+/// them all. A write alone goes at once; each is answered its own outcome once its statement is
+/// done (committed: every statement runs on its own, `PgStore::autocommit`).
+pub struct Together<T, R> {
+    state: Mutex<Waiting<T, R>>,
+    written: std::sync::Condvar,
+}
+
+struct Waiting<T, R> {
+    writes: Vec<(u64, T)>,
+    writing: bool,
+    next_ticket: u64,
+    /// Each write's outcome, by its ticket; none: the write of its batch panicked.
+    outcomes: std::collections::HashMap<u64, Option<R>>,
+}
+
+/// At most this many writes in one statement (a bound on its size and on the first one's wait).
+const MOST_TOGETHER: usize = 32;
+
+impl<T, R> Default for Together<T, R> {
+    fn default() -> Self {
+        Together {
+            state: Mutex::new(Waiting {
+                writes: Vec::new(),
+                writing: false,
+                next_ticket: 0,
+                outcomes: Default::default(),
+            }),
+            written: Default::default(),
+        }
+    }
+}
+
+impl<T, R> Together<T, R> {
+    /// Writes `item` with the others waiting: `write_all` gets them (in the order they came)
+    /// and answers an outcome for each, in that order.
+    pub fn write(&self, item: T, write_all: impl Fn(&[T]) -> Vec<R>) -> R {
+        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        let ticket = state.next_ticket;
+        state.next_ticket += 1;
+        state.writes.push((ticket, item));
+        loop {
+            if let Some(outcome) = state.outcomes.remove(&ticket) {
+                return outcome.expect("the write of this one's batch panicked");
+            }
+            if state.writing {
+                state = self.written.wait(state).unwrap_or_else(|p| p.into_inner());
+                continue;
+            }
+            let take = state.writes.len().min(MOST_TOGETHER);
+            let (tickets, items): (Vec<u64>, Vec<T>) = state.writes.drain(..take).unzip();
+            state.writing = true;
+            drop(state);
+            /// Answers the batch's writes, and lets the next batch go, even if `write_all` panics.
+            struct Answer<'a, T, R> {
+                together: &'a Together<T, R>,
+                tickets: Vec<u64>,
+                outcomes: Vec<R>,
+            }
+            impl<T, R> Drop for Answer<'_, T, R> {
+                fn drop(&mut self) {
+                    let mut state = self.together.state.lock().unwrap_or_else(|p| p.into_inner());
+                    let mut outcomes = std::mem::take(&mut self.outcomes).into_iter();
+                    for t in &self.tickets {
+                        state.outcomes.insert(*t, outcomes.next());
+                    }
+                    state.writing = false;
+                    self.together.written.notify_all();
+                }
+            }
+            let mut answer = Answer {
+                together: self,
+                tickets,
+                outcomes: Vec::new(),
+            };
+            answer.outcomes = write_all(&items);
+            drop(answer);
+            state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        }
+    }
+}
+
 /// A lock held by one desk at a time for as long as its connection lives (PostgreSQL's session
 /// advisory lock): when the desk stops, dies or loses the database, its connection ends and the
 /// lock is free for another desk. Dropping it lets go.
@@ -529,5 +613,43 @@ mod tests {
         ] {
             assert_eq!(super::redacted(address), logged, "{address}");
         }
+    }
+}
+
+#[cfg(test)]
+mod together_tests {
+    use super::Together;
+    use std::sync::Mutex;
+    use std::time::Duration;
+
+    #[test]
+    fn writes_that_come_while_one_is_written_go_together_each_answered_its_own() {
+        let together = Together::default();
+        let batches = Mutex::new(Vec::new());
+        let answers: Vec<(u32, u32)> = std::thread::scope(|s| {
+            let writers: Vec<_> = (0..8u32)
+                .map(|n| {
+                    let (together, batches) = (&together, &batches);
+                    s.spawn(move || {
+                        // The first waits a little, so the others come while it is written.
+                        std::thread::sleep(Duration::from_millis(if n == 0 { 0 } else { 20 }));
+                        let answer = together.write(n, |items: &[u32]| {
+                            batches.lock().unwrap().push(items.len());
+                            std::thread::sleep(Duration::from_millis(200));
+                            items.iter().map(|i| i * 10).collect()
+                        });
+                        (n, answer)
+                    })
+                })
+                .collect();
+            writers.into_iter().map(|w| w.join().unwrap()).collect()
+        });
+        for (n, answer) in answers {
+            assert_eq!(answer, n * 10, "each its own outcome");
+        }
+        let batches = batches.into_inner().unwrap();
+        assert_eq!(batches.iter().sum::<usize>(), 8);
+        assert_eq!(batches[0], 1, "the first alone, at once");
+        assert!(batches.len() < 8, "the others together: {batches:?}");
     }
 }

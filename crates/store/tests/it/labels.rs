@@ -363,3 +363,87 @@ fn an_order_number_is_taken_by_a_live_label_of_the_account() {
         "free again once its label is cancelled"
     );
 }
+
+/// Label `n` as the service makes it: serial `n`, its number, a label file and its audit entry.
+fn made(n: u64) -> labels::OwnedMade {
+    let id = format!("lbl-{n}");
+    labels::OwnedMade {
+        row: support::label(&id, "acct-1", n, "2026-11-25", n as i64),
+        slug: "yodel".into(),
+        scope: "acct-1/pool".into(),
+        serials: vec![n],
+        numbers: vec![format!("JD{n:012}")],
+        files: vec![file(
+            &format!("f-{n}"),
+            &id,
+            FileKind::Label,
+            format!("%PDF-1.7 {n}").as_bytes(),
+        )],
+        completes: false,
+        audit: created(&id),
+    }
+}
+
+#[test]
+fn labels_made_at_once_are_written_together_whole_or_not_at_all() {
+    let db = support::store_with_an_account();
+    let first: Vec<labels::OwnedMade> = (1..=3).map(made).collect();
+    let together = |ls: &[labels::OwnedMade]| {
+        let made: Vec<MadeLabel> = ls.iter().map(labels::OwnedMade::made).collect();
+        db.write_one_statement(|c| labels::write_made_together(c, &made))
+    };
+    together(&first).expect("three labels written in one");
+    for m in &first {
+        assert_rows(
+            db.look(|c| labels::get(c, Env::Live, &m.row.id)),
+            Some(m.row.clone()),
+            "each label",
+        );
+        assert_rows(
+            db.look(|c| files::get(c, Env::Live, &m.files[0].id)),
+            Some(m.files[0].clone()),
+            "its file, byte for byte",
+        );
+        assert!(
+            !db.step(|c| tracking::register(c, Env::Live, "yodel", &m.numbers[0], "probe")),
+            "its number issued"
+        );
+    }
+    // One of three draws a number issued before: none of them is written.
+    let mut second: Vec<labels::OwnedMade> = (4..=6).map(made).collect();
+    second[1].numbers = first[2].numbers.clone();
+    assert!(together(&second).is_err());
+    for m in &second {
+        assert_rows(db.look(|c| labels::get(c, Env::Live, &m.row.id)), None, "no label");
+    }
+}
+
+#[test]
+fn labels_arriving_at_once_at_a_desk_share_a_statement_and_one_refused_takes_no_other_with_it() {
+    let db = support::store_with_an_account();
+    let packdesk_store::db::Db::Postgres { store, desk } = &db.db else {
+        // One desk's file commits its writes together by itself (`writer.rs`).
+        return;
+    };
+    db.step(|c| tracking::register(c, Env::Live, "yodel", "JD000000000013", "an earlier label"));
+    let together = packdesk_store::pg::Together::default();
+    let outcomes: Vec<(u64, Result<(), InsertError>)> = std::thread::scope(|s| {
+        let writers: Vec<_> = (10..26)
+            .map(|n| {
+                let together = &together;
+                s.spawn(move || (n, labels::write_made_shared(store, desk, together, made(n))))
+            })
+            .collect();
+        writers.into_iter().map(|w| w.join().unwrap()).collect()
+    });
+    for (n, outcome) in outcomes {
+        let written = db.look(|c| labels::get(c, Env::Live, &format!("lbl-{n}")));
+        if n == 13 {
+            assert!(matches!(outcome, Err(InsertError::NumberTaken(13))), "{outcome:?}");
+            assert_rows(written, None, "the label whose number was issued before");
+        } else {
+            assert!(outcome.is_ok(), "label {n}: {outcome:?}");
+            assert_rows(written, Some(made(n).row), "each other label");
+        }
+    }
+}
