@@ -463,6 +463,26 @@ pub(crate) struct PoolLeft {
 }
 
 impl Service {
+    /// The account of a label about to be made: on a shared database as this desk read it last
+    /// (`AccountsSeen`; answered `true`), else read now.
+    pub(crate) fn label_account(&self, env: Env, id: &str, path: &str) -> Result<(AccountRow, bool), ServiceError> {
+        if !self.store.is_shared() {
+            return Ok((self.account_row(env, id, path)?, false));
+        }
+        if let Some(row) = self.accounts_seen.get(env, id) {
+            return Ok((row, true));
+        }
+        let row = self.account_row(env, id, path)?;
+        // Only an enabled one (a label's write checks it is still as read; a refusal would not),
+        // and not one served by an upstream (its label would be made there before the write
+        // could find the account changed).
+        let upstream = matches!(settings_of(&row).connection, Some(AccountConnection::Upstream(_)));
+        if row.status == AccountStatus::Enabled && !upstream {
+            self.accounts_seen.keep(&row);
+        }
+        Ok((row, false))
+    }
+
     pub(crate) fn account_row(&self, env: Env, id: &str, path: &str) -> Result<AccountRow, ServiceError> {
         if !is_uuid(id) {
             return Err(ServiceError::invalid(path, "must be a UUID"));
@@ -623,13 +643,17 @@ impl Service {
             return Err(ServiceError::invalid("id", "must be a UUID"));
         }
         let now = self.now_us();
-        self.store.write(|tx| {
+        let changed = self.store.write(|tx| {
+            // One desk's change after another's (a shared database), never both from one reading.
+            table::lock(tx, id)?;
             let mut row = table::get(tx, env, id)?.ok_or_else(|| not_found("id", id))?;
             let before = settings_of(&row);
             let status_before = row.status;
             let sealed_before = (row.credentials.clone(), row.secrets.clone());
             change(&mut row)?;
-            row.updated_at = now;
+            // Later than the last change even on a desk whose clock is behind: a label made with
+            // the account as it was is then refused (`AccountsSeen`).
+            row.updated_at = now.max(row.updated_at + 1);
             table::update(tx, &row)?;
             // What changed, never a secret (credentials and connection secrets are sealed apart):
             // of those, only that they changed.
@@ -641,7 +665,9 @@ impl Service {
             });
             self.audit(tx, Some(env), "account.changed", Some(&row.id), detail)?;
             Ok(row)
-        })
+        });
+        self.accounts_seen.forget(id);
+        changed
     }
 
     pub fn update_account_info(
@@ -828,5 +854,34 @@ impl Service {
         Ok(self
             .vault
             .seal(&serde_json::to_vec(secrets).map_err(ServiceError::internal)?))
+    }
+}
+
+/// The accounts this desk made labels for, as it read them (issue 42): on a shared database a
+/// label is made with its account as kept here, a round trip fewer, and written only while the
+/// account is still so (`labels::MadeLabel::account_updated_at`); one changed at another desk is
+/// then read anew and the label made again. Changed at this desk, it is forgotten at once.
+#[derive(Default)]
+pub(crate) struct AccountsSeen(std::sync::Mutex<std::collections::HashMap<String, AccountRow>>);
+
+/// Accounts kept at most (a desk uses a handful; a warehouse has dozens).
+const ACCOUNTS_SEEN: usize = 1_000;
+
+impl AccountsSeen {
+    fn get(&self, env: Env, id: &str) -> Option<AccountRow> {
+        let seen = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        seen.get(id).filter(|row| row.env == env).cloned()
+    }
+
+    fn keep(&self, row: &AccountRow) {
+        let mut seen = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        if seen.len() >= ACCOUNTS_SEEN {
+            seen.clear();
+        }
+        seen.insert(row.id.clone(), row.clone());
+    }
+
+    pub(crate) fn forget(&self, id: &str) {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).remove(id);
     }
 }

@@ -34,14 +34,20 @@ pub struct Allocator {
     ahead: Mutex<HashMap<String, Block>>,
 }
 
-/// Serials reserved in the database and not used yet: `left` of `range` from `next` on.
+/// Serials reserved in the database and not used yet: `left` from `next` on.
 struct Block {
-    range: TrackingRange,
     next: u64,
     left: u64,
     /// How many the reservation took.
     size: u64,
     reserved_at: Instant,
+}
+
+impl Block {
+    /// Whether every serial left lies in `range`.
+    fn within(&self, range: &TrackingRange) -> bool {
+        self.left == 0 || (range.start <= self.next && self.next.saturating_add(self.left - 1) <= range.end)
+    }
 }
 
 /// The most serials a desk reserves ahead: what it leaves unused when it stops (a gap in the
@@ -129,8 +135,8 @@ impl Allocator {
         mut draw: impl FnMut(u64) -> Result<Result<Vec<u64>, u64>, E>,
     ) -> Result<Result<Vec<u64>, u64>, E> {
         let mut blocks = self.ahead.lock().unwrap_or_else(|p| p.into_inner());
-        // A block of a range the account no longer has is left unused.
-        let block = blocks.get_mut(scope).filter(|b| b.range == range);
+        // Serials outside the account's range now (changed since) are left unused.
+        let block = blocks.get_mut(scope).filter(|b| b.within(&range));
         let (have, size) = match block {
             Some(b) if b.left >= n => {
                 let got: Vec<u64> = (0..n).map(|i| b.next + i).collect();
@@ -170,7 +176,6 @@ impl Allocator {
         blocks.insert(
             scope.to_string(),
             Block {
-                range,
                 next: first.saturating_add(need),
                 left: got.len() as u64 - need,
                 size: got.len() as u64,
@@ -189,7 +194,7 @@ impl Allocator {
         let blocks = self.ahead.lock().unwrap_or_else(|p| p.into_inner());
         blocks
             .get(scope)
-            .filter(|b| ranges.contains(&b.range))
+            .filter(|b| ranges.iter().any(|r| b.within(r)))
             .map_or(0, |b| b.left)
     }
 
@@ -206,8 +211,7 @@ impl Allocator {
     pub fn forget(&self, prefix: &str) {
         let mut map = self.next.lock().unwrap_or_else(|p| p.into_inner());
         map.retain(|k, _| !k.starts_with(prefix));
-        let mut ahead = self.ahead.lock().unwrap_or_else(|p| p.into_inner());
-        ahead.retain(|k, _| !k.starts_with(prefix));
+        // What was reserved ahead stays this desk's: used while the new ranges hold it.
     }
 
     /// Where the next reservation of `scope` would start, if the scope is in use.
@@ -407,16 +411,30 @@ mod tests {
             (10..20).collect::<Vec<_>>(),
             "every number of the range, in order, once"
         );
-        // The account's range changes: what was reserved from the old one is not handed out.
+        assert_eq!(a.ahead_left("s", &[r]), 1, "the last number, reserved, still left");
+        // The account's range changes: what was reserved from the old one is not handed out
+        // nor counted; a range extended keeps it.
         let mut db = Counter {
             next: 500,
             end: 600,
             statements: 0,
         };
         let new = TrackingRange { start: 500, end: 600 };
+        assert_eq!(a.ahead_left("s", &[new]), 0);
         assert_eq!(a.reserve_ahead("s", 1, new, t0, |k| db.draw(k)).unwrap(), Ok(vec![500]));
-        a.forget("s");
-        assert_eq!(a.reserve_ahead("s", 1, new, t0, |k| db.draw(k)).unwrap(), Ok(vec![501]));
+        let b = Allocator::default();
+        let mut db = Counter {
+            next: 10,
+            end: 20,
+            statements: 0,
+        };
+        b.reserve_ahead("s", 2, r, t0, |k| db.draw(k)).unwrap().unwrap();
+        b.reserve_ahead("s", 1, r, t0, |k| db.draw(k)).unwrap().unwrap();
+        let longer = TrackingRange { start: 10, end: 30 };
+        b.forget("s");
+        assert_eq!(b.ahead_left("s", &[longer]), 3);
+        let taken = b.reserve_ahead("s", 1, longer, t0, |_| -> Result<_, ()> { unreachable!() });
+        assert_eq!(taken.unwrap(), Ok(vec![13]));
     }
 
     #[test]

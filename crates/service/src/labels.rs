@@ -37,10 +37,35 @@ use serde_json::{json, Value};
 
 pub const LABEL_STATUSES: &[&str] = LabelStatus::NAMES;
 
+/// Why a label was not made.
+enum Unmade {
+    /// Its account changed since it was read: read it again and make the label anew.
+    AccountChanged,
+    Failed(ServiceError),
+}
+
+impl From<ServiceError> for Unmade {
+    fn from(e: ServiceError) -> Self {
+        Unmade::Failed(e)
+    }
+}
+
+impl From<Unmade> for ServiceError {
+    fn from(e: Unmade) -> Self {
+        match e {
+            Unmade::AccountChanged => account_changed(),
+            Unmade::Failed(e) => e,
+        }
+    }
+}
+
 /// Why a label write did not commit.
 enum WriteError {
     /// The serial was issued before (overlapping ranges): skip it and draw again.
     Taken(u64),
+    /// The account changed since it was read (at another desk): read it again and make the
+    /// label anew.
+    AccountChanged,
     Service(ServiceError),
 }
 
@@ -60,6 +85,7 @@ impl From<InsertError> for WriteError {
     fn from(e: InsertError) -> Self {
         match e {
             InsertError::NumberTaken(serial) => WriteError::Taken(serial),
+            InsertError::AccountChanged => WriteError::AccountChanged,
             e => WriteError::Service(insert_error(e)),
         }
     }
@@ -77,8 +103,18 @@ fn insert_error(e: InsertError) -> ServiceError {
             "shipper_account.id",
             "a tracking number drawn for this label was issued before; try again",
         ),
+        InsertError::AccountChanged => account_changed(),
         InsertError::Db(e) => e.into(),
     }
+}
+
+/// A label whose account changed while it was made, again after the account was read anew.
+fn account_changed() -> ServiceError {
+    ServiceError::at(
+        ErrorCode::InternalRetry,
+        "shipper_account.id",
+        "the shipper account changed while the label was made (at another desk); send the label again",
+    )
 }
 
 /// The address as printed. `latin`: an international document, where each line in another script
@@ -322,6 +358,9 @@ struct Draft<'a> {
     /// What names the request for an upstream's `Idempotency-Key` (the caller's key, an order's
     /// shipment); none: the job's id, or nothing (a one-off request).
     upstream_name: Option<crate::upstream::Name<'a>>,
+    /// The account as this desk read it a while ago (`accounts::AccountsSeen`): a refusal on
+    /// what it says is checked against the account read now.
+    account_kept: bool,
 }
 
 /// A label's content, whoever made it: its numbers (and, made here, their serials), documents
@@ -551,15 +590,28 @@ impl Service {
         req: LabelRequest,
         key: Option<&str>,
     ) -> Result<Reply<Label>, ServiceError> {
-        let mut draft = time(Phase::Check, || self.prepare_label(env, &req, None, None))?;
-        draft.upstream_name = key.map(crate::upstream::Name::Caller);
+        let prepare = || {
+            let mut draft = time(Phase::Check, || self.prepare_label(env, &req, None, None))?;
+            draft.upstream_name = key.map(crate::upstream::Name::Caller);
+            Ok::<_, ServiceError>(draft)
+        };
+        let draft = prepare()?;
         if req.is_async {
             // The job keeps the ship date of the day it was accepted, whenever it runs.
             let mut stored = req.clone();
             stored.ship_date = Some(draft.ship_date.to_string());
             return self.accept_label(&draft, &stored)?.typed();
         }
-        let label = self.produce_label(&draft, None)?;
+        let label = match self.produce_label(&draft, None) {
+            // Changed at another desk since this desk read it (`accounts::AccountsSeen`), or its
+            // ranges as read used up: read anew, checked again, made again.
+            Err(Unmade::AccountChanged) => self.produce_label(&prepare()?, None)?,
+            Err(Unmade::Failed(e)) if draft.account_kept && e.code == ErrorCode::TrackingNumbersExhausted => {
+                self.accounts_seen.forget(&draft.account.id);
+                self.produce_label(&prepare()?, None)?
+            }
+            made => made?,
+        };
         self.auto_print_label(env, &label);
         Reply::done(label).typed()
     }
@@ -574,7 +626,33 @@ impl Service {
         job: Option<&Job>,
         ships_order: Option<crate::orders::OrderShipment>,
     ) -> Result<Draft<'a>, ServiceError> {
-        let account = self.account_row(env, &req.shipper_account.id, "shipper_account.id")?;
+        let id = &req.shipper_account.id;
+        // A label of no job or order is made with the account as this desk read it last (its
+        // write makes sure it is still so); the others read it now.
+        let (account, kept) = match (job, &ships_order) {
+            (None, None) => self.label_account(env, id, "shipper_account.id")?,
+            _ => (self.account_row(env, id, "shipper_account.id")?, false),
+        };
+        match self.prepare_label_for(env, req, job, ships_order.clone(), account, kept) {
+            // Refused on the account as read a while ago: on the account as it is now.
+            Err(_) if kept => {
+                self.accounts_seen.forget(id);
+                let (account, _) = self.label_account(env, id, "shipper_account.id")?;
+                self.prepare_label_for(env, req, job, ships_order, account, false)
+            }
+            prepared => prepared,
+        }
+    }
+
+    fn prepare_label_for<'a>(
+        &self,
+        env: Env,
+        req: &'a LabelRequest,
+        job: Option<&Job>,
+        ships_order: Option<crate::orders::OrderShipment>,
+        account: AccountRow,
+        account_kept: bool,
+    ) -> Result<Draft<'a>, ServiceError> {
         if account.status != AccountStatus::Enabled {
             return Err(ServiceError::invalid(
                 "shipper_account.id",
@@ -654,6 +732,7 @@ impl Service {
             ships_order,
             upstream,
             upstream_name: None,
+            account_kept,
         })
     }
 
@@ -696,8 +775,8 @@ impl Service {
                     self.auto_print_label(env, &label);
                     labels.push(serde_json::from_value(label).map_err(ServiceError::internal)?);
                 }
-                Err(e) if labels.is_empty() => return Err(e),
-                Err(e) => return Ok((labels, Some(e))),
+                Err(e) if labels.is_empty() => return Err(e.into()),
+                Err(e) => return Ok((labels, Some(e.into()))),
             }
         }
         Ok((labels, None))
@@ -705,11 +784,11 @@ impl Service {
 
     /// Draws the label's tracking numbers and writes it (retrying past numbers issued elsewhere),
     /// or has its upstream make it.
-    fn produce_label(&self, draft: &Draft, job: Option<&Job>) -> Result<Value, ServiceError> {
+    fn produce_label(&self, draft: &Draft, job: Option<&Job>) -> Result<Value, Unmade> {
         // An async label keeps the id it was accepted with.
         let id = job.map(|j| j.id.clone()).unwrap_or_else(new_id);
         if let Some(u) = &draft.upstream {
-            return self.produce_upstream(draft, u, id, job);
+            return Ok(self.produce_upstream(draft, u, id, job)?);
         }
         let count = draft.req.shipment.parcels.len() as u64;
         let scope = &draft.scope;
@@ -734,14 +813,16 @@ impl Service {
             match self.write_label(draft, &made, job) {
                 Ok(v) => return Ok(v),
                 Err(WriteError::Taken(serial)) => self.allocator.skip_past(scope, serial),
-                Err(WriteError::Service(e)) => return Err(e),
+                Err(WriteError::AccountChanged) => return Err(Unmade::AccountChanged),
+                Err(WriteError::Service(e)) => return Err(e.into()),
             }
         }
         Err(ServiceError::at(
             ErrorCode::InternalRetry,
             "shipper_account.id",
             "the tracking-number range overlaps numbers issued elsewhere; try again",
-        ))
+        )
+        .into())
     }
 
     /// Reserves `count` serials of a range. One desk's file: in memory (`Allocator`; the label's
@@ -961,6 +1042,7 @@ impl Service {
     fn write_failure(&self, e: WriteError, u: &crate::upstream::UpstreamAccount, made: &Made) -> ServiceError {
         match e {
             WriteError::Service(e) => e,
+            WriteError::AccountChanged => account_changed(),
             WriteError::Taken(_) => ServiceError::at(
                 ErrorCode::InternalRetry,
                 "shipper_account.id",
@@ -973,7 +1055,17 @@ impl Service {
         }
     }
 
+    /// Writes the label made, unless its account changed since it was read: then the account is
+    /// read anew next time (`accounts::AccountsSeen`).
     fn write_label(&self, d: &Draft, made: &Made, job: Option<&Job>) -> Result<Value, WriteError> {
+        let written = self.write_made_label(d, made, job);
+        if let Err(WriteError::AccountChanged) = &written {
+            self.accounts_seen.forget(&d.account.id);
+        }
+        written
+    }
+
+    fn write_made_label(&self, d: &Draft, made: &Made, job: Option<&Job>) -> Result<Value, WriteError> {
         let id = made.id.clone();
         let _span = tracing::debug_span!("label", label_id = %id).entered();
         let numbers = &made.numbers;
@@ -1052,6 +1144,7 @@ impl Service {
             files: rows,
             completes: job.is_some(),
             audit: created_entry,
+            account_updated_at: d.account.updated_at,
         };
         let label = owned.made();
         // A label of no order, upstream or async job is one statement on a shared database
@@ -1091,11 +1184,9 @@ impl Service {
         };
         match (one_statement, &self.store) {
             // On a shared database with the labels made meanwhile at this desk, in one statement.
-            (true, packdesk_store::db::Db::Postgres { store, desk }) => {
-                time(Phase::Write, || {
-                    table::write_made_shared(store, desk, &self.label_writes, owned)
-                })?
-            }
+            (true, packdesk_store::db::Db::Postgres { store, desk }) => time(Phase::Write, || {
+                table::write_made_shared(store, desk, &self.label_writes, owned)
+            })?,
             // Nothing but the label's statement in it: anything more would commit on its own.
             (true, _) => self
                 .store

@@ -221,6 +221,8 @@ pub struct Service {
     named_keys: integration_keys::KeyCache,
     /// Why the last daily backup failed (see `backup`); none: it did not.
     backup_failure: std::sync::Mutex<Option<String>>,
+    /// The accounts of the labels made lately, as read (see `accounts::AccountsSeen`).
+    accounts_seen: accounts::AccountsSeen,
     /// The labels this desk makes on a shared database, written together as they come
     /// (`labels::write_made_shared`).
     label_writes: packdesk_store::pg::Together<
@@ -331,6 +333,7 @@ impl Service {
             backup_failure: Default::default(),
             print_profiles: Default::default(),
             label_writes: Default::default(),
+            accounts_seen: Default::default(),
             https: Default::default(),
             _lock: lock,
         };

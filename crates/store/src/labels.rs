@@ -59,6 +59,9 @@ pub enum InsertError {
     /// `write_made`: this serial's tracking number was issued before (a range that overlaps
     /// numbers issued elsewhere); nothing of the label was written.
     NumberTaken(u64),
+    /// The label's account is no longer as it was read (`MadeLabel::account_updated_at`):
+    /// changed, at another desk most likely. Nothing was written.
+    AccountChanged,
     Db(crate::StoreError),
 }
 
@@ -109,6 +112,10 @@ pub struct MadeLabel<'a> {
     /// The label's own audit entry (`label.created`), written with it: on a shared database in
     /// its one statement.
     pub audit: &'a crate::audit::AuditRow,
+    /// When the account the label was made for was last changed, as read: on a shared database
+    /// a label is written only while its account is so (a desk may make it with the account as
+    /// it read it a while ago); else `InsertError::AccountChanged`.
+    pub account_updated_at: i64,
 }
 
 /// Registers the label's numbers (each must be new), moves its range's counter past them, and
@@ -270,10 +277,11 @@ fn write_sending(
         each!(audits, |a| &a.result),
         each!(audits, |a| &a.detail),
     );
+    let account_versions = each!(made, |m| m.account_updated_at);
     // The labels' rows in `COLS` order: `$1`..`$14`; the desk `$15`; the numbers `$16`..`$19`;
     // the files `$20`..`$28`; the parts they share `$29`, `$30`; the audit entries in
-    // `audit::COLS` order: `$31`..`$40`.
-    let values: [(&(dyn ToSql + Sync), Type); 40] = [
+    // `audit::COLS` order: `$31`..`$40`; when each label's account was last changed, `$41`.
+    let values: [(&(dyn ToSql + Sync), Type); 41] = [
         (&label_ids, Type::TEXT_ARRAY),
         (&envs, Type::TEXT_ARRAY),
         (&accounts, Type::TEXT_ARRAY),
@@ -314,6 +322,7 @@ fn write_sending(
         (&objects, Type::TEXT_ARRAY),
         (&results, Type::TEXT_ARRAY),
         (&details, Type::TEXT_ARRAY),
+        (&account_versions, Type::INT8_ARRAY),
     ];
     macro_rules! with_labels {
         ($labels:expr) => {
@@ -353,9 +362,18 @@ fn write_sending(
         false => with_labels!(concat!(
             "INSERT INTO labels (",
             cols!(),
-            ", desk) SELECT *, $15 FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[],
-                 $6::text[], $7::text[], $8::text[], $9::text[], $10::int8[], $11::int8[], $12::text[],
-                 $13::text[], $14::float8[])"
+            ", desk)
+             SELECT l.id, l.env,
+                 -- The account as the label was made for, or no account: refused whole, by its
+                 -- NOT NULL (`account_changed`).
+                 CASE WHEN EXISTS (SELECT 1 FROM shipper_accounts a WHERE a.id = l.account AND a.updated_at = l.version)
+                     THEN l.account END,
+                 l.status, l.order_number, l.search_text, l.manifest_id, l.request, l.record, l.created_at,
+                 l.updated_at, l.ship_date, l.service_type, l.weight_kg, $15
+             FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
+                 $8::text[], $9::text[], $10::int8[], $11::int8[], $12::text[], $13::text[], $14::float8[], $41::int8[])
+                 AS l (id, env, account, status, order_number, search_text, manifest_id, request, record,
+                     created_at, updated_at, ship_date, service_type, weight_kg, version)"
         )),
     };
     match crate::pg::query(client, sql, &values) {
@@ -370,8 +388,18 @@ fn write_sending(
             let first = made.first().and_then(|m| m.serials.first());
             Err(InsertError::NumberTaken(first.copied().unwrap_or(0)))
         }
+        Err(e) if account_changed(&e) => Err(InsertError::AccountChanged),
         Err(e) => Err(refused(e.into())),
     }
+}
+
+/// Whether `e` is a label's account found changed since it was read (its null refused).
+fn account_changed(e: &postgres::Error) -> bool {
+    e.as_db_error().is_some_and(|d| {
+        *d.code() == postgres::error::SqlState::NOT_NULL_VIOLATION
+            && d.table() == Some("labels")
+            && d.column() == Some("shipper_account_id")
+    })
 }
 
 /// A label as made, owned (`MadeLabel` borrows it): what a thread hands to the labels written
@@ -385,6 +413,7 @@ pub struct OwnedMade {
     pub files: Vec<crate::files::FileRow>,
     pub completes: bool,
     pub audit: crate::audit::AuditRow,
+    pub account_updated_at: i64,
 }
 
 impl OwnedMade {
@@ -398,6 +427,7 @@ impl OwnedMade {
             files: &self.files,
             completes: self.completes,
             audit: &self.audit,
+            account_updated_at: self.account_updated_at,
         }
     }
 }

@@ -492,6 +492,37 @@ fn a_profile_on_another_desks_printer_goes_when_that_desk_removes_the_printer() 
 }
 
 #[test]
+fn an_account_changed_at_another_desk_holds_for_the_next_label_made_here() {
+    let (a, b) = two_desks();
+    let account = yodel_account(&a);
+    // A makes labels with the account as it read it...
+    a.sandbox_ok("POST", "/v3/labels", Some(&yodel_label(&account, 1)));
+    let set = |status: &str| {
+        b.sandbox_ok(
+            "PUT",
+            &format!("/v3/shipper-accounts/{account}"),
+            Some(&json!({"status": status})),
+        )
+    };
+    // ...until B disables it: A's next label is refused as B's would be, nothing made.
+    set("disabled");
+    let (_, e) = a.call("POST", "/v3/labels", &a.sandbox, Some(&yodel_label(&account, 1)));
+    assert_eq!(e["meta"]["code"], 4104, "{e}");
+    assert_eq!(e["meta"]["details"][0]["path"], "shipper_account.id", "{e}");
+    assert_eq!(
+        b.sandbox_ok("GET", "/v3/labels?limit=10", None)["labels"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+    // Enabled again at B: A makes labels again.
+    set("enabled");
+    let l = a.sandbox_ok("POST", "/v3/labels", Some(&yodel_label(&account, 1)));
+    assert_eq!(l["status"], "created", "{l}");
+}
+
+#[test]
 fn a_label_is_whole_when_the_database_lost_the_font_parts_the_desk_sent_before() {
     let url = shared_database();
     let a = Server::start_on(Some((url.clone(), "A".into())), None);

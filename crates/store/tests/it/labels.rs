@@ -59,6 +59,7 @@ fn a_label_is_written_whole_with_its_numbers_and_files_or_not_at_all() {
         files: &files,
         completes: false,
         audit: &created("lbl-1"),
+        account_updated_at: 1,
     };
     write(&made).expect("the label is written");
     assert_eq!(
@@ -381,6 +382,7 @@ fn made(n: u64) -> labels::OwnedMade {
         )],
         completes: false,
         audit: created(&id),
+        account_updated_at: 1,
     }
 }
 
