@@ -510,7 +510,7 @@ impl Service {
                 let next = self.allocator.peek(&scope).max(stored).unwrap_or(0);
                 // On a shared database, with the serials this desk reserved ahead (other desks'
                 // are not known here: they count as used).
-                crate::allocator::left(next, &ranges) + self.allocator.ahead_left(&scope, &ranges)
+                crate::allocator::left(next, &ranges).saturating_add(self.allocator.ahead_left(&scope, &ranges))
             };
             let warning = range_warning(&settings, &ranges);
             out.push(PoolLeft {

@@ -190,12 +190,13 @@ impl Allocator {
 
     /// How many serials of `scope` this desk reserved ahead and has not used yet, from a range
     /// of `ranges` (they are left in the range, though past its stored counter).
+    /// Only a pool of one range reserves ahead (`labels::reserve_serials`).
     pub fn ahead_left(&self, scope: &str, ranges: &[TrackingRange]) -> u64 {
+        let [range] = ranges else {
+            return 0;
+        };
         let blocks = self.ahead.lock().unwrap_or_else(|p| p.into_inner());
-        blocks
-            .get(scope)
-            .filter(|b| ranges.iter().any(|r| b.within(r)))
-            .map_or(0, |b| b.left)
+        blocks.get(scope).filter(|b| b.within(range)).map_or(0, |b| b.left)
     }
 
     /// A serial found issued already: never offer it (or anything below it) again.

@@ -629,8 +629,9 @@ impl Service {
         let id = &req.shipper_account.id;
         // A label of no job or order is made with the account as this desk read it last (its
         // write makes sure it is still so); the others read it now.
+        // (An async label is only accepted here: it is written without its account checked.)
         let (account, kept) = match (job, &ships_order) {
-            (None, None) => self.label_account(env, id, "shipper_account.id")?,
+            (None, None) if !req.is_async => self.label_account(env, id, "shipper_account.id")?,
             _ => (self.account_row(env, id, "shipper_account.id")?, false),
         };
         match self.prepare_label_for(env, req, job, ships_order.clone(), account, kept) {
@@ -1144,7 +1145,7 @@ impl Service {
             files: rows,
             completes: job.is_some(),
             audit: created_entry,
-            account_updated_at: d.account.updated_at,
+            account_updated_at: d.account_kept.then_some(d.account.updated_at),
         };
         let label = owned.made();
         // A label of no order, upstream or async job is one statement on a shared database

@@ -90,7 +90,11 @@ pub fn list(
 /// file has one writer: nothing to hold).
 pub fn lock(c: &mut Tx<'_>, id: &str) -> crate::Result<()> {
     if c.dialect() == Dialect::Postgres {
-        c.rows::<(String,)>("SELECT id FROM shipper_accounts WHERE id = ?1 FOR UPDATE", &[&id])?;
+        // NO KEY UPDATE: labels inserted meanwhile (their key's check) do not wait for it.
+        c.rows::<(String,)>(
+            "SELECT id FROM shipper_accounts WHERE id = ?1 FOR NO KEY UPDATE",
+            &[&id],
+        )?;
     }
     Ok(())
 }

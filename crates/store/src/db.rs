@@ -52,7 +52,9 @@ impl Db {
 
     /// `write`, for a write that is one statement on a shared database (`f` sends exactly one
     /// there: two would commit one by one): PostgreSQL runs it without BEGIN and COMMIT, two
-    /// round trips fewer (`PgStore::write_one_statement`). A label's is (`labels::write_made`).
+    /// round trips fewer (`PgStore::write_one_statement`). A label's is (`labels::write_made`; on
+    /// a shared database the service sends it with the labels that arrive meanwhile,
+    /// `labels::write_made_shared`).
     pub fn write_one_statement<T, E: From<StoreError>>(
         &self,
         f: impl FnOnce(&mut Tx<'_>) -> Result<T, E>,

@@ -112,10 +112,10 @@ pub struct MadeLabel<'a> {
     /// The label's own audit entry (`label.created`), written with it: on a shared database in
     /// its one statement.
     pub audit: &'a crate::audit::AuditRow,
-    /// When the account the label was made for was last changed, as read: on a shared database
-    /// a label is written only while its account is so (a desk may make it with the account as
-    /// it read it a while ago); else `InsertError::AccountChanged`.
-    pub account_updated_at: i64,
+    /// When the account the label was made for was last changed, as the desk read it a while
+    /// ago (`None`: read for this label): on a shared database such a label is inserted only
+    /// while its account is so, else `InsertError::AccountChanged` (a completion checks nothing).
+    pub account_updated_at: Option<i64>,
 }
 
 /// Registers the label's numbers (each must be new), moves its range's counter past them, and
@@ -366,7 +366,8 @@ fn write_sending(
              SELECT l.id, l.env,
                  -- The account as the label was made for, or no account: refused whole, by its
                  -- NOT NULL (`account_changed`).
-                 CASE WHEN EXISTS (SELECT 1 FROM shipper_accounts a WHERE a.id = l.account AND a.updated_at = l.version)
+                 CASE WHEN l.version IS NULL
+                     OR EXISTS (SELECT 1 FROM shipper_accounts a WHERE a.id = l.account AND a.updated_at = l.version)
                      THEN l.account END,
                  l.status, l.order_number, l.search_text, l.manifest_id, l.request, l.record, l.created_at,
                  l.updated_at, l.ship_date, l.service_type, l.weight_kg, $15
@@ -413,7 +414,7 @@ pub struct OwnedMade {
     pub files: Vec<crate::files::FileRow>,
     pub completes: bool,
     pub audit: crate::audit::AuditRow,
-    pub account_updated_at: i64,
+    pub account_updated_at: Option<i64>,
 }
 
 impl OwnedMade {

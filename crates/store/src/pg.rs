@@ -649,7 +649,6 @@ mod together_tests {
         }
         let batches = batches.into_inner().unwrap();
         assert_eq!(batches.iter().sum::<usize>(), 8);
-        assert_eq!(batches[0], 1, "the first alone, at once");
         assert!(batches.len() < 8, "the others together: {batches:?}");
     }
 }

@@ -527,7 +527,7 @@ fn a_label_is_whole_when_the_database_lost_the_font_parts_the_desk_sent_before()
     let url = shared_database();
     let a = Server::start_on(Some((url.clone(), "A".into())), None);
     let account = yodel_account(&a);
-    // After two labels the desk knows the database keeps their fonts and sends them no more.
+    // After the first label the desk knows the database keeps its fonts and sends them no more.
     for _ in 0..3 {
         a.sandbox_ok("POST", "/v3/labels", Some(&yodel_label(&account, 1)));
     }

@@ -59,7 +59,7 @@ fn a_label_is_written_whole_with_its_numbers_and_files_or_not_at_all() {
         files: &files,
         completes: false,
         audit: &created("lbl-1"),
-        account_updated_at: 1,
+        account_updated_at: None,
     };
     write(&made).expect("the label is written");
     assert_eq!(
@@ -382,7 +382,7 @@ fn made(n: u64) -> labels::OwnedMade {
         )],
         completes: false,
         audit: created(&id),
-        account_updated_at: 1,
+        account_updated_at: Some(1),
     }
 }
 
@@ -417,6 +417,19 @@ fn labels_made_at_once_are_written_together_whole_or_not_at_all() {
     assert!(together(&second).is_err());
     for m in &second {
         assert_rows(db.look(|c| labels::get(c, Env::Live, &m.row.id)), None, "no label");
+    }
+    // A label made with its account as read before it changed (`updated_at` 1 then, 2 now):
+    // refused whole on a shared database (one desk's file has no other desk to change it).
+    let mut stale = made(7);
+    stale.account_updated_at = Some(2);
+    let refused = together(std::slice::from_ref(&stale));
+    if support::backend() == Backend::Postgres {
+        assert!(matches!(refused, Err(InsertError::AccountChanged)), "{refused:?}");
+        assert_rows(db.look(|c| labels::get(c, Env::Live, "lbl-7")), None, "no label");
+        assert!(
+            db.step(|c| tracking::register(c, Env::Live, "yodel", &stale.numbers[0], "probe")),
+            "nor its number"
+        );
     }
 }
 
