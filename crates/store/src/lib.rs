@@ -885,9 +885,11 @@ mod wal_size_tests {
         writing.store(false, Ordering::Relaxed);
         let reads: usize = readers.into_iter().map(|r| r.join().unwrap()).sum();
         assert!(reads > 100, "the readers read {reads} times");
-        // 600 writes of 256 KiB: 150 MiB went through the WAL.
+        // 600 writes of 256 KiB: 150 MiB went through the WAL; without the wait it grew to 100 to
+        // 160 MB. A wait can miss a reader the machine did not run in time (the CI's tests beside
+        // this one: 58 MiB once), and the next comes 100 ms later, so the bound allows a few.
         assert!(
-            biggest <= WAL_MOST_BYTES + 8 * 1024 * 1024,
+            biggest <= WAL_KEPT_BYTES + 8 * 1024 * 1024,
             "the WAL grew to {biggest} bytes"
         );
     }
