@@ -48,6 +48,11 @@ impl Block {
     fn within(&self, range: &TrackingRange) -> bool {
         self.left == 0 || (range.start <= self.next && self.next.saturating_add(self.left - 1) <= range.end)
     }
+
+    /// The first `n` serials left (no more than are left).
+    fn first(&self, n: u64) -> Vec<u64> {
+        (self.next..).take(n.min(self.left) as usize).collect()
+    }
 }
 
 /// The most serials a desk reserves ahead: what it leaves unused when it stops (a gap in the
@@ -139,7 +144,7 @@ impl Allocator {
         let block = blocks.get_mut(scope).filter(|b| b.within(&range));
         let (have, size) = match block {
             Some(b) if b.left >= n => {
-                let got: Vec<u64> = (0..n).map(|i| b.next + i).collect();
+                let got = b.first(n);
                 b.next = b.next.saturating_add(n);
                 b.left -= n;
                 return Ok(Ok(got));
@@ -151,7 +156,7 @@ impl Allocator {
                 } else {
                     1
                 };
-                ((0..b.left).map(|i| b.next + i).collect(), size)
+                (b.first(b.left), size)
             }
             None => (Vec::new(), 1),
         };

@@ -632,14 +632,17 @@ impl Service {
         // (An async label is only accepted here: it is written without its account checked.)
         let (account, kept) = match (job, &ships_order) {
             (None, None) if !req.is_async => self.label_account(env, id, "shipper_account.id")?,
-            _ => (self.account_row(env, id, "shipper_account.id")?, false),
+            _ => {
+                let account = self.account_row(env, id, "shipper_account.id")?;
+                return self.prepare_label_for(env, req, job, ships_order, account, false);
+            }
         };
-        match self.prepare_label_for(env, req, job, ships_order.clone(), account, kept) {
+        match self.prepare_label_for(env, req, job, None, account, kept) {
             // Refused on the account as read a while ago: on the account as it is now.
             Err(_) if kept => {
                 self.accounts_seen.forget(id);
                 let (account, _) = self.label_account(env, id, "shipper_account.id")?;
-                self.prepare_label_for(env, req, job, ships_order, account, false)
+                self.prepare_label_for(env, req, job, None, account, false)
             }
             prepared => prepared,
         }

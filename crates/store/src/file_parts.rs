@@ -153,11 +153,7 @@ impl Kept {
 
 /// Whether `e` is a part sent without its bytes and not in the database (its null refused).
 pub(crate) fn is_missing(e: &crate::StoreError) -> bool {
-    let crate::StoreError::Postgres(e) = e else {
-        return false;
-    };
-    e.as_db_error()
-        .is_some_and(|d| *d.code() == postgres::error::SqlState::NOT_NULL_VIOLATION && d.table() == Some("file_parts"))
+    matches!(e, crate::StoreError::Postgres(e) if crate::pg::null_refused(e, "file_parts", None))
 }
 
 fn cache() -> &'static Mutex<HashMap<PartHash, Arc<[u8]>>> {

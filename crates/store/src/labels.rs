@@ -389,18 +389,9 @@ fn write_sending(
             let first = made.first().and_then(|m| m.serials.first());
             Err(InsertError::NumberTaken(first.copied().unwrap_or(0)))
         }
-        Err(e) if account_changed(&e) => Err(InsertError::AccountChanged),
+        Err(e) if crate::pg::null_refused(&e, "labels", Some("shipper_account_id")) => Err(InsertError::AccountChanged),
         Err(e) => Err(refused(e.into())),
     }
-}
-
-/// Whether `e` is a label's account found changed since it was read (its null refused).
-fn account_changed(e: &postgres::Error) -> bool {
-    e.as_db_error().is_some_and(|d| {
-        *d.code() == postgres::error::SqlState::NOT_NULL_VIOLATION
-            && d.table() == Some("labels")
-            && d.column() == Some("shipper_account_id")
-    })
 }
 
 /// A label as made, owned (`MadeLabel` borrows it): what a thread hands to the labels written
@@ -446,11 +437,11 @@ pub fn write_made_shared(
     let one = |m: &MadeLabel| store.autocommit(|client| write_made(&mut Tx::Postgres { client, desk }, m));
     together.write(label, |labels| {
         let made: Vec<MadeLabel> = labels.iter().map(OwnedMade::made).collect();
-        if let [m] = made.as_slice() {
-            return vec![one(m)];
-        }
         match store.autocommit(|client| write_made_together(&mut Tx::Postgres { client, desk }, &made)) {
             Ok(()) => made.iter().map(|_| Ok(())).collect(),
+            // A label alone: its refusal is its answer. Together: each is written alone, so one
+            // refused takes no other with it.
+            Err(e) if made.len() == 1 => vec![Err(e)],
             Err(_) => made.iter().map(one).collect(),
         }
     })

@@ -521,6 +521,16 @@ pub fn scratch_database(admin_url: &str, prefix: &str) -> Result<String, Service
     Ok(format!("{base}/{name}"))
 }
 
+/// Whether PostgreSQL refused a NULL in `table` (in `column`, if named): how a statement's
+/// guards say no without another round trip (a kept font part missing, a label's account changed).
+pub(crate) fn null_refused(e: &postgres::Error, table: &str, column: Option<&str>) -> bool {
+    e.as_db_error().is_some_and(|d| {
+        *d.code() == postgres::error::SqlState::NOT_NULL_VIOLATION
+            && d.table() == Some(table)
+            && column.is_none_or(|c| d.column() == Some(c))
+    })
+}
+
 /// A search text as PostgreSQL's TEXT can keep it: without NUL characters, which it refuses
 /// (SQLite keeps them; a search never looks for one). Records are JSON, where NUL is escaped.
 pub(crate) fn searchable(text: &str) -> std::borrow::Cow<'_, str> {
