@@ -329,6 +329,10 @@ pub struct History {
     #[serde(flatten)]
     pub window: crate::record::ListWindow,
     pub rows: Vec<HistoryRow>,
+    /// A search of only common words reads so many labels a page: when it stopped before the
+    /// oldest, the time of the last label it read (`next_token` reads on from there).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub searched_back_to: Option<String>,
 }
 
 /// A label with what the desk shows beside it.

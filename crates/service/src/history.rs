@@ -50,7 +50,11 @@ impl Service {
     /// A page of History: the `GET /labels` query, each label with its recipient, service name
     /// and last print job.
     pub fn history(&self, env: Env, q: &ListQuery) -> Result<History, ServiceError> {
-        let (window, rows) = self.label_rows(env, q)?;
+        let crate::labels::LabelsPage {
+            window,
+            rows,
+            searched_back_to,
+        } = self.label_rows(env, q)?;
         let (printed, made_by) = self.store.read(|c| {
             let printed = rows
                 .iter()
@@ -90,6 +94,10 @@ impl Service {
                 })
             })
             .collect::<Result<Vec<_>, ServiceError>>()?;
-        Ok(History { window, rows })
+        Ok(History {
+            window,
+            rows,
+            searched_back_to: searched_back_to.map(crate::clock::iso_micros),
+        })
     }
 }

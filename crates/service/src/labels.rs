@@ -1239,11 +1239,7 @@ impl Service {
     }
 
     /// A page of label rows by the list query of `GET /labels` (History's too).
-    pub(crate) fn label_rows(
-        &self,
-        env: Env,
-        q: &ListQuery,
-    ) -> Result<(packdesk_model::record::ListWindow, Vec<LabelRow>), ServiceError> {
+    pub(crate) fn label_rows(&self, env: Env, q: &ListQuery) -> Result<LabelsPage, ServiceError> {
         let w = crate::list::window(q, self.clock.now())?;
         crate::list::check_status(q.status.as_deref(), LABEL_STATUSES)?;
         let filter = LabelFilter {
@@ -1272,22 +1268,40 @@ impl Service {
         if filter.search.is_some() {
             self.catch_up_search(|| true)?;
         }
-        let rows = self
+        let listed = self
             .store
             .read(|c| table::list(c, env, &filter, w.limit, w.after.as_ref()))?;
-        let page = paging::page(rows, w.limit, |r| paging::Cursor {
+        let mut page = paging::page(listed.rows, w.limit, |r| paging::Cursor {
             created_at: r.created_at,
             id: r.id.clone(),
         });
-        Ok((w.window(page.next_token), page.items))
+        // A search of common words read so many labels and left the older for the next page.
+        let searched_to = listed.searched_to.filter(|_| page.next_token.is_none());
+        if let Some(last) = &searched_to {
+            page.next_token = Some(paging::encode(last));
+        }
+        Ok(LabelsPage {
+            window: w.window(page.next_token),
+            rows: page.items,
+            searched_back_to: searched_to.map(|c| c.created_at),
+        })
     }
 
     pub fn list_labels(&self, env: Env, q: &ListQuery) -> Result<LabelList, ServiceError> {
-        let (window, rows) = self.label_rows(env, q)?;
+        let LabelsPage { window, rows, .. } = self.label_rows(env, q)?;
         let labels = rows
             .iter()
             .map(|r| crate::records::typed(self.label_json(r)?))
             .collect::<Result<Vec<_>, _>>()?;
         Ok(LabelList { window, labels })
     }
+}
+
+/// A page of labels (`GET /labels`, History).
+pub(crate) struct LabelsPage {
+    pub window: packdesk_model::record::ListWindow,
+    pub rows: Vec<LabelRow>,
+    /// A search of only common words stopped at the label made then (microseconds), older ones
+    /// left for the next page (`labels::Listed::searched_to`).
+    pub searched_back_to: Option<i64>,
 }

@@ -173,7 +173,7 @@ impl Service {
             ..LabelFilter::default()
         };
         let found = self.store.read(|c| {
-            for row in packdesk_store::labels::list(c, env, &filter, 5, None)? {
+            for row in packdesk_store::labels::list(c, env, &filter, 5, None)?.rows {
                 if let Some(order_id) = packdesk_store::orders::order_of_label(c, &row.id)? {
                     return Ok(Some((row, order_id)));
                 }

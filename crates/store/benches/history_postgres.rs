@@ -136,7 +136,9 @@ fn main() {
             let name = format!("desk-{}", i % DESKS);
             let t = Instant::now();
             let page = desk
-                .read(|client| labels::list(&mut Tx::Postgres { client, desk: &name }, Env::Live, &f, 50, None))
+                .read(|client| {
+                    labels::list(&mut Tx::Postgres { client, desk: &name }, Env::Live, &f, 50, None).map(|l| l.rows)
+                })
                 .unwrap();
             times.push(t.elapsed());
             found += usize::from(!page.is_empty());

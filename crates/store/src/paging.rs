@@ -34,6 +34,16 @@ pub fn decode(token: &str) -> Result<Cursor, ServiceError> {
     })
 }
 
+/// The newest creation time a page takes: the filter's `created_at_max`, or the page's start if
+/// older. A list's statement bounds `created_at` by it as well as by its row value
+/// `(created_at, id) < (..)`: SQLite starts the index's range at the plain bound, not at the row
+/// value (nor at the lower of two bounds, which it cannot tell), so each page read the index from
+/// the newest row again; the 20th page of a History search of 50,000 labels a page took three
+/// times its first (`lookup_sqlite` bench).
+pub fn newest(created_at_max: i64, after: Option<&Cursor>) -> i64 {
+    after.map_or(created_at_max, |a| a.created_at.min(created_at_max))
+}
+
 /// A page of rows plus the token of the next page (None on the last page).
 #[derive(Debug)]
 pub struct Page<T> {

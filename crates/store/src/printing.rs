@@ -341,7 +341,7 @@ pub fn list_jobs(
         &[
             &env,
             &f.created_at_min,
-            &f.created_at_max,
+            &crate::paging::newest(f.created_at_max, after),
             &f.status,
             &f.owner_id,
             &t,

@@ -204,7 +204,7 @@ pub fn list(
         &[
             &env,
             &f.created_at_min,
-            &f.created_at_max,
+            &crate::paging::newest(f.created_at_max, after),
             &f.shipper_account_id,
             &f.status,
             &t,

@@ -186,7 +186,7 @@ pub fn list(
         &[
             &env,
             &f.created_at_min,
-            &f.created_at_max,
+            &crate::paging::newest(f.created_at_max, after),
             &f.status,
             &f.event,
             &f.record_id,

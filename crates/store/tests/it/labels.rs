@@ -295,7 +295,7 @@ fn a_label_gets_its_documents_and_its_completion_and_is_found_by_its_words_and_s
         (LabelStatus::Created, "{\"done\":true}", 99, 25 * HOUR)
     );
     let ids = |f: &LabelFilter, limit: usize| -> Vec<(String, i64)> {
-        db.look(|c| labels::list(c, Env::Live, f, limit, None))
+        db.look(|c| labels::list(c, Env::Live, f, limit, None).map(|l| l.rows))
             .into_iter()
             .map(|l| (l.id, l.updated_at))
             .collect()

@@ -585,11 +585,13 @@ fn any_desk_searches_the_shared_history_and_an_order_number_is_used_once_across_
             created_at_max: i64::MAX,
             ..Default::default()
         };
-        a.read(|client| labels::list(&mut Tx::Postgres { client, desk: "desk-a" }, Env::Live, &f, 3, after))
-            .unwrap()
-            .into_iter()
-            .map(|l| l.id)
-            .collect()
+        a.read(|client| {
+            labels::list(&mut Tx::Postgres { client, desk: "desk-a" }, Env::Live, &f, 3, after).map(|l| l.rows)
+        })
+        .unwrap()
+        .into_iter()
+        .map(|l| l.id)
+        .collect()
     };
     assert_eq!(
         search("jd000000000120", None),
@@ -625,6 +627,7 @@ fn any_desk_searches_the_shared_history_and_an_order_number_is_used_once_across_
                 10,
                 None,
             )
+            .map(|l| l.rows)
         })
         .unwrap()
         .into_iter()
@@ -1063,7 +1066,7 @@ fn a_desk_moves_into_the_shared_database_whole_and_another_key_set_is_refused_un
                 created_at_max: i64::MAX,
                 ..Default::default()
             };
-            labels::list(&mut Tx::Postgres { client, desk: "desk-b" }, Env::Live, &f, 10, None)
+            labels::list(&mut Tx::Postgres { client, desk: "desk-b" }, Env::Live, &f, 10, None).map(|l| l.rows)
         })
         .unwrap();
     assert_eq!(found.iter().map(|l| l.id.as_str()).collect::<Vec<_>>(), vec!["lbl-117"]);
