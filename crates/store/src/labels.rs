@@ -671,12 +671,22 @@ pub fn list(c: &mut Tx<'_>, env: Env, f: &LabelFilter, limit: usize, after: Opti
         " ORDER BY created_at DESC, id DESC LIMIT {}",
         args.push(limit)
     ));
-    let rows: Vec<LabelRow> = c.rows_planned_each_time(&sql, &args.refs())?;
-    let searched_to = match bounded && rows.len() < page_full {
-        true => last_read(c, env, f, after)?,
-        false => None,
+    let page = |c: &mut Tx<'_>| {
+        let rows: Vec<LabelRow> = c.rows_planned_each_time(&sql, &args.refs())?;
+        let searched_to = match bounded && rows.len() < page_full {
+            true => last_read(c, env, f, after)?,
+            false => None,
+        };
+        Ok(Listed { rows, searched_to })
     };
-    Ok(Listed { rows, searched_to })
+    if !bounded {
+        return page(c);
+    }
+    // The page and its last label read on one snapshot: labels made between them would move it.
+    c.execute("SAVEPOINT search_page", &[])?;
+    let listed = page(c);
+    c.execute("RELEASE search_page", &[])?;
+    listed
 }
 
 /// The filters of `list` other than its search and tracking numbers, after `?1`..`?3` (the
