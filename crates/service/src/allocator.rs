@@ -14,7 +14,7 @@ use packdesk_model::request::TrackingRange;
 use packdesk_model::said::{args, Saying};
 use packdesk_model::{ErrorCode, ServiceError};
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// The ranges a label draws from, and whose they are (for the error that says they are used up).
@@ -30,8 +30,9 @@ pub struct Pool<'a> {
 pub struct Allocator {
     /// One desk's file: the next serial of each scope.
     next: Mutex<HashMap<String, u64>>,
-    /// A shared database: the serials of each scope this desk reserved ahead.
-    ahead: Mutex<HashMap<String, Block>>,
+    /// A shared database: the serials of each scope this desk reserved ahead, each scope behind
+    /// a lock of its own (held across a reservation's round trip, so accounts reserve at once).
+    ahead: Mutex<HashMap<String, Arc<Mutex<Option<Block>>>>>,
 }
 
 /// Serials reserved in the database and not used yet: `left` from `next` on.
@@ -139,10 +140,11 @@ impl Allocator {
         now: Instant,
         mut draw: impl FnMut(u64) -> Result<Result<Vec<u64>, u64>, E>,
     ) -> Result<Result<Vec<u64>, u64>, E> {
-        let mut blocks = self.ahead.lock().unwrap_or_else(|p| p.into_inner());
+        let scope_lock = self.ahead_of(scope);
+        let mut block = scope_lock.lock().unwrap_or_else(|p| p.into_inner());
         // Serials outside the account's range now (changed since) are left unused.
-        let block = blocks.get_mut(scope).filter(|b| b.within(&range));
-        let (have, size) = match block {
+        let kept = block.as_mut().filter(|b| b.within(&range));
+        let (have, size) = match kept {
             Some(b) if b.left >= n => {
                 let got = b.first(n);
                 b.next = b.next.saturating_add(n);
@@ -178,15 +180,12 @@ impl Allocator {
         let Some(&first) = got.first().filter(|_| got.len() as u64 >= need) else {
             return Ok(Err(have.len() as u64));
         };
-        blocks.insert(
-            scope.to_string(),
-            Block {
-                next: first.saturating_add(need),
-                left: got.len() as u64 - need,
-                size: got.len() as u64,
-                reserved_at: now,
-            },
-        );
+        *block = Some(Block {
+            next: first.saturating_add(need),
+            left: got.len() as u64 - need,
+            size: got.len() as u64,
+            reserved_at: now,
+        });
         Ok(Ok(have
             .into_iter()
             .chain(got.into_iter().take(need as usize))
@@ -200,8 +199,15 @@ impl Allocator {
         let [range] = ranges else {
             return 0;
         };
-        let blocks = self.ahead.lock().unwrap_or_else(|p| p.into_inner());
-        blocks.get(scope).filter(|b| b.within(range)).map_or(0, |b| b.left)
+        let scope_lock = self.ahead_of(scope);
+        let block = scope_lock.lock().unwrap_or_else(|p| p.into_inner());
+        block.as_ref().filter(|b| b.within(range)).map_or(0, |b| b.left)
+    }
+
+    /// The lock of `scope`'s serials reserved ahead.
+    fn ahead_of(&self, scope: &str) -> Arc<Mutex<Option<Block>>> {
+        let mut scopes = self.ahead.lock().unwrap_or_else(|p| p.into_inner());
+        scopes.entry(scope.to_string()).or_default().clone()
     }
 
     /// A serial found issued already: never offer it (or anything below it) again.
@@ -209,8 +215,9 @@ impl Allocator {
         let mut map = self.next.lock().unwrap_or_else(|p| p.into_inner());
         let e = map.entry(scope.to_string()).or_insert(0);
         *e = (*e).max(serial.saturating_add(1));
+        drop(map);
         // What this desk reserved ahead lies past the counter, which is past the serial.
-        self.ahead.lock().unwrap_or_else(|p| p.into_inner()).remove(scope);
+        *self.ahead_of(scope).lock().unwrap_or_else(|p| p.into_inner()) = None;
     }
 
     /// Forget the scopes starting with `prefix` (after a range change): reread on next use.
@@ -349,6 +356,38 @@ mod tests {
             self.next += n;
             Ok(Ok(got))
         }
+    }
+
+    #[test]
+    fn one_accounts_reservation_waiting_for_the_database_holds_up_no_other_account() {
+        use std::sync::atomic::Ordering;
+        let a = Allocator::default();
+        let r = TrackingRange { start: 1, end: 99 };
+        let (in_draw, told_in_draw) = std::sync::mpsc::channel();
+        let (other_done, told_other_done) = std::sync::mpsc::channel::<()>();
+        let other_came_meanwhile = std::sync::atomic::AtomicBool::new(false);
+        std::thread::scope(|s| {
+            let (a, other_came_meanwhile) = (&a, &other_came_meanwhile);
+            let slow = s.spawn(move || {
+                a.reserve_ahead("slow", 1, r, Instant::now(), |_| {
+                    in_draw.send(()).unwrap();
+                    // The database answers once the other account's label has its number (or
+                    // after 10 s, when that waits for this).
+                    let came = told_other_done.recv_timeout(Duration::from_secs(10)).is_ok();
+                    other_came_meanwhile.store(came, Ordering::Relaxed);
+                    Ok::<_, ()>(Ok(vec![1]))
+                })
+            });
+            told_in_draw.recv().unwrap();
+            let other = a.reserve_ahead("other", 1, r, Instant::now(), |_| Ok::<_, ()>(Ok(vec![7])));
+            assert_eq!(other, Ok(Ok(vec![7])));
+            let _ = other_done.send(());
+            assert_eq!(slow.join().unwrap(), Ok(Ok(vec![1])));
+        });
+        assert!(
+            other_came_meanwhile.load(Ordering::Relaxed),
+            "the other account's number came while this one waited"
+        );
     }
 
     #[test]
