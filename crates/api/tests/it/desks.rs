@@ -523,20 +523,37 @@ fn an_account_changed_at_another_desk_holds_for_the_next_label_made_here() {
 }
 
 #[test]
-fn a_label_is_whole_when_the_database_lost_the_font_parts_the_desk_sent_before() {
+fn a_desk_sends_each_font_part_once_and_again_whole_when_the_database_lost_it() {
     let url = shared_database();
     let a = Server::start_on(Some((url.clone(), "A".into())), None);
     let account = yodel_account(&a);
-    // After the first label the desk knows the database keeps its fonts and sends them no more.
-    for _ in 0..3 {
-        a.sandbox_ok("POST", "/v3/labels", Some(&yodel_label(&account, 1)));
-    }
-    // The database loses them (as a restore of an older copy under a running desk would).
     let psql = |sql: &str| {
         let out = Command::new("psql").args([url.as_str(), "-tAc", sql]).output().unwrap();
         assert!(out.status.success(), "psql: {}", String::from_utf8_lossy(&out.stderr));
         String::from_utf8(out.stdout).unwrap().trim().to_string()
     };
+    // What the desk sends of each part, seen by the database (a trigger on the parts' rows).
+    psql(
+        "CREATE TABLE parts_sent (with_bytes boolean NOT NULL);
+         CREATE FUNCTION note_part_sent() RETURNS trigger LANGUAGE plpgsql AS
+             $$ BEGIN INSERT INTO parts_sent VALUES (NEW.bytes IS NOT NULL); RETURN NEW; END $$;
+         CREATE TRIGGER note_part_sent BEFORE INSERT ON file_parts FOR EACH ROW EXECUTE FUNCTION note_part_sent();",
+    );
+    let sent = |with_bytes: bool| {
+        psql(&format!(
+            "SELECT count(*) FROM parts_sent WHERE with_bytes = {with_bytes}"
+        ))
+    };
+    a.sandbox_ok("POST", "/v3/labels", Some(&yodel_label(&account, 1)));
+    let first = sent(true);
+    assert_ne!(first, "0", "the first label sends its fonts");
+    // After the first label the desk knows the database keeps its fonts and sends them no more.
+    for _ in 0..2 {
+        a.sandbox_ok("POST", "/v3/labels", Some(&yodel_label(&account, 1)));
+    }
+    // (A part sent with its bytes is offered to the table, and so seen, even when kept already.)
+    assert_eq!(sent(true), first, "no font sent twice");
+    // The database loses them (as a restore of an older copy under a running desk would).
     psql("DELETE FROM file_parts");
     let l = a.sandbox_ok("POST", "/v3/labels", Some(&yodel_label(&account, 1)));
     assert_ne!(
