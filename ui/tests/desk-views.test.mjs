@@ -186,6 +186,23 @@ test('Esc closes the History preview', async () => {
   await page.close();
 });
 
+test('History says when a search finds no label, and not while it shows labels', async () => {
+  const made = await label(yodel, 'yodel_hdn');
+  const page = await shipPage(desk);
+  await page.locator('[data-nav="history"]').click();
+  await page.getByTestId('row').filter({ hasText: made.tracking_numbers[0] }).waitFor();
+  assert.equal(await page.getByTestId('none-found').count(), 0, 'labels shown: no "No label found."');
+  await page.getByTestId('search').fill('Nobody Of This Name');
+  await page.getByTestId('search').press('Enter');
+  await page.getByTestId('none-found').waitFor();
+  assert.equal(await page.getByTestId('none-found').textContent(), 'No label found.');
+  assert.equal(await page.getByTestId('row').count(), 0);
+  // A rare word: every label was searched, so History does not say how far back.
+  assert.equal(await page.getByTestId('searched-back-to').count(), 0);
+  await page.screenshot({ path: `${shots}/history-none-found-1366x768.png` });
+  await page.close();
+});
+
 test('a failed attempt leaves no earlier label on the Ship screen', async () => {
   const page = await shipPage(desk);
   await page.getByTestId('account').selectOption(yodel);
