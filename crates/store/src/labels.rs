@@ -365,7 +365,7 @@ fn write_sending(
             ", desk)
              SELECT l.id, l.env,
                  -- The account as the label was made for, or no account: refused whole, by its
-                 -- NOT NULL (`account_changed`).
+                 -- NOT NULL (`InsertError::AccountChanged`).
                  CASE WHEN l.version IS NULL
                      OR EXISTS (SELECT 1 FROM shipper_accounts a WHERE a.id = l.account AND a.updated_at = l.version)
                      THEN l.account END,
@@ -576,7 +576,7 @@ pub struct Listed {
     pub searched_to: Option<Cursor>,
 }
 
-/// Labels a search of only common words reads for one page, newest first (`list`): about 70 ms.
+/// Labels a search of only common words reads for one page, newest first (`list`): about 100 ms.
 /// A rare phrase of common words ("Cliente 994") read every label, seconds at 500,000 labels, and
 /// held the WAL's restart meanwhile; now each page reads this many and History offers the older.
 const SEARCH_READS_AT_MOST: i64 = if cfg!(test) { 40 } else { 50_000 };
@@ -685,8 +685,13 @@ pub fn list(c: &mut Tx<'_>, env: Env, f: &LabelFilter, limit: usize, after: Opti
     // The page and its last label read on one snapshot: labels made between them would move it.
     c.execute("SAVEPOINT search_page", &[])?;
     let listed = page(c);
-    c.execute("RELEASE search_page", &[])?;
-    listed
+    if listed.is_err() {
+        let _ = c.execute("ROLLBACK TO search_page", &[]);
+    }
+    let released = c.execute("RELEASE search_page", &[]);
+    let listed = listed?;
+    released?;
+    Ok(listed)
 }
 
 /// The filters of `list` other than its search and tracking numbers, after `?1`..`?3` (the

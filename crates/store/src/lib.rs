@@ -567,7 +567,9 @@ impl Store {
         let out = f(&conn);
         drop(reading);
         let mut pool = self.readers.lock().unwrap_or_else(|p| p.into_inner());
-        if pool.idle.len() < 8 {
+        // A connection left inside a transaction (a statement that failed to end one) would
+        // serve an old snapshot and hold the WAL: not kept.
+        if pool.idle.len() < 8 && conn.is_autocommit() {
             pool.idle.push(conn);
         }
         out
@@ -887,9 +889,10 @@ mod wal_size_tests {
         assert!(reads > 100, "the readers read {reads} times");
         // 600 writes of 256 KiB: 150 MiB went through the WAL; without the wait it grew to 100 to
         // 160 MB. A wait can miss a reader the machine did not run in time (the CI's tests beside
-        // this one: 58 MiB once), and the next comes 100 ms later, so the bound allows a few.
+        // this one: 58 MiB once), and the next comes 100 ms later (8 MiB of writes here), so the
+        // bound allows a few.
         assert!(
-            biggest <= WAL_KEPT_BYTES + 8 * 1024 * 1024,
+            biggest <= WAL_MOST_BYTES + 20 * 1024 * 1024,
             "the WAL grew to {biggest} bytes"
         );
     }
