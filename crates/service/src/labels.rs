@@ -1264,6 +1264,7 @@ impl Service {
                 .as_deref()
                 .filter(|s| !s.trim().is_empty())
                 .map(packdesk_documents::translit::fold),
+            limits: *self.search_limits.read().unwrap_or_else(|p| p.into_inner()),
         };
         if filter.search.is_some() {
             self.catch_up_search(|| true)?;

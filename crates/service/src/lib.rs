@@ -223,6 +223,8 @@ pub struct Service {
     backup_failure: std::sync::Mutex<Option<String>>,
     /// The accounts of the labels made lately, as read (see `accounts::AccountsSeen`).
     accounts_seen: accounts::AccountsSeen,
+    /// How far History's search goes before it pages (`set_search_limits`).
+    search_limits: std::sync::RwLock<packdesk_store::labels::SearchLimits>,
     /// The labels this desk makes on a shared database, written together as they come
     /// (`labels::write_made_shared`).
     label_writes: packdesk_store::pg::Together<
@@ -334,6 +336,7 @@ impl Service {
             print_profiles: Default::default(),
             label_writes: Default::default(),
             accounts_seen: Default::default(),
+            search_limits: Default::default(),
             https: Default::default(),
             _lock: lock,
         };
@@ -432,6 +435,12 @@ impl Service {
     /// Where the file URLs of records point (`http://127.0.0.1:PORT`).
     pub fn base_url(&self) -> &str {
         &self.base_url
+    }
+
+    /// How far History's search goes before it reads the newest labels a page at a time (a desk
+    /// keeps the defaults; a test sets small ones).
+    pub fn set_search_limits(&self, limits: packdesk_store::labels::SearchLimits) {
+        *self.search_limits.write().unwrap_or_else(|p| p.into_inner()) = limits;
     }
 
     /// How long signed file links stay valid (the default is in `links`).

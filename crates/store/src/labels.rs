@@ -548,6 +548,25 @@ pub struct LabelFilter {
     pub created_at_max: i64,
     pub tracking_numbers: Vec<String>,
     pub search: Option<String>,
+    pub limits: SearchLimits,
+}
+
+/// How far a search of SQLite's word index goes: a word with `common_word_entries` index entries
+/// or more is common, and a search of only common words reads at most `reads_at_most` labels a
+/// page. A desk's are the defaults; a test sets small ones to see a search of a few labels page on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SearchLimits {
+    pub common_word_entries: i64,
+    pub reads_at_most: i64,
+}
+
+impl Default for SearchLimits {
+    fn default() -> Self {
+        SearchLimits {
+            common_word_entries: WORD_ENTRIES_COMMON,
+            reads_at_most: SEARCH_READS_AT_MOST,
+        }
+    }
 }
 
 /// `text`'s words parted by one plain space, whatever parted them (tabs, no-break spaces, runs
@@ -571,7 +590,7 @@ fn like_literal(text: &str) -> String {
 pub struct Listed {
     /// Newest first, up to `limit + 1`: one more than the page shows says there is a next one.
     pub rows: Vec<LabelRow>,
-    /// A search of common words only: it read `SEARCH_READS_AT_MOST` labels without filling the
+    /// A search of common words only: it read `SearchLimits::reads_at_most` labels without filling the
     /// page, and older ones are left. The last label it read: the next page starts after it.
     pub searched_to: Option<Cursor>,
 }
@@ -596,7 +615,7 @@ pub fn list(c: &mut Tx<'_>, env: Env, f: &LabelFilter, limit: usize, after: Opti
         .as_deref()
         .filter(|s| dialect == Dialect::Sqlite && s.chars().count() >= 3);
     let ranges = match indexed {
-        Some(s) => search_start(c, s, WORD_ENTRIES_COMMON)?,
+        Some(s) => search_start(c, s, f.limits.common_word_entries)?,
         None => None,
     };
     // The whole text, anywhere; LIKE's wildcards taken literally.
@@ -647,7 +666,7 @@ pub fn list(c: &mut Tx<'_>, env: Env, f: &LabelFilter, limit: usize, after: Opti
     if bounded {
         sql = format!(
             "SELECT * FROM ({sql} ORDER BY created_at DESC, id DESC LIMIT {}) AS newest WHERE 1 = 1",
-            args.push(SEARCH_READS_AT_MOST)
+            args.push(f.limits.reads_at_most)
         );
     }
     // A one-word search read without the word index (its word is common) keeps to what the index
@@ -712,7 +731,7 @@ fn scan_filters<'a>(args: &mut Args<'a>, f: &'a LabelFilter, after: Option<&'a C
     sql
 }
 
-/// The last label a search of common words read (`list`): the `SEARCH_READS_AT_MOST`th of those
+/// The last label a search of common words read (`list`): the `reads_at_most`th of those
 /// its filters take, newest first; None when no older one is left.
 fn last_read(c: &mut Tx<'_>, env: Env, f: &LabelFilter, after: Option<&Cursor>) -> crate::Result<Option<Cursor>> {
     let mut args = Args::default();
@@ -723,7 +742,7 @@ fn last_read(c: &mut Tx<'_>, env: Env, f: &LabelFilter, after: Option<&Cursor>) 
     let sql = format!(
         "SELECT created_at, id FROM labels WHERE env = ?1 AND created_at >= ?2 AND created_at <= ?3{filters} \
          ORDER BY created_at DESC, id DESC LIMIT 2 OFFSET {}",
-        args.push(SEARCH_READS_AT_MOST - 1)
+        args.push(f.limits.reads_at_most - 1)
     );
     let last_and_older: Vec<(i64, String)> = c.rows(&sql, &args.refs())?;
     Ok(match <[_; 2]>::try_from(last_and_older) {

@@ -8,6 +8,7 @@ mod backup;
 mod carrier_rules;
 mod fuzz;
 mod hardening;
+mod history;
 mod import;
 mod orders;
 mod os_keyring;
