@@ -207,6 +207,10 @@ impl Allocator {
     /// The lock of `scope`'s serials reserved ahead.
     fn ahead_of(&self, scope: &str) -> Arc<Mutex<Option<Block>>> {
         let mut scopes = self.ahead.lock().unwrap_or_else(|p| p.into_inner());
+        // The scope's name is copied only the first time (this runs for every label).
+        if let Some(block) = scopes.get(scope) {
+            return block.clone();
+        }
         scopes.entry(scope.to_string()).or_default().clone()
     }
 

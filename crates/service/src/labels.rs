@@ -1276,8 +1276,9 @@ impl Service {
             created_at: r.created_at,
             id: r.id.clone(),
         });
-        // A search of common words read so many labels and left the older for the next page.
-        let searched_to = listed.searched_to.filter(|_| page.next_token.is_none());
+        // A search of common words read so many labels and left the older for the next page
+        // (only ever on a page that is not full, so with no token of its own).
+        let searched_to = listed.searched_to;
         if let Some(last) = &searched_to {
             page.next_token = Some(paging::encode(last));
         }

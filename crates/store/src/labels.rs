@@ -642,8 +642,7 @@ pub fn list(c: &mut Tx<'_>, env: Env, f: &LabelFilter, limit: usize, after: Opti
     let by_number = dialect == Dialect::Sqlite && ranges.is_none() && !f.tracking_numbers.is_empty();
     let mut sql = if by_number {
         format!(
-            "SELECT {COLS} FROM ({}) AS hits \
-             CROSS JOIN labels ON labels.id = hits.label_id WHERE env = ?1 AND created_at >= ?2 AND created_at <= ?3",
+            "SELECT {COLS} FROM ({}) AS hits CROSS JOIN labels ON labels.id = hits.label_id WHERE {IN_WINDOW}",
             by_tracking_number(dialect, &numbers)
         )
     } else if let Some(ranges) = &ranges {
@@ -651,11 +650,11 @@ pub fn list(c: &mut Tx<'_>, env: Env, f: &LabelFilter, limit: usize, after: Opti
         format!(
             "SELECT {COLS} FROM (SELECT label_id FROM label_words WHERE word >= {} AND word < {} \
              UNION SELECT label_id FROM label_words WHERE word >= {} AND word < {}) AS hits \
-             CROSS JOIN labels ON labels.id = hits.label_id WHERE env = ?1 AND created_at >= ?2 AND created_at <= ?3",
+             CROSS JOIN labels ON labels.id = hits.label_id WHERE {IN_WINDOW}",
             w[0], w[1], w[2], w[3]
         )
     } else {
-        format!("SELECT {COLS} FROM labels WHERE env = ?1 AND created_at >= ?2 AND created_at <= ?3")
+        format!("SELECT {COLS} FROM labels WHERE {IN_WINDOW}")
     };
     sql.push_str(&scan_filters(&mut args, f, after));
     if !f.tracking_numbers.is_empty() && !by_number {
@@ -713,6 +712,10 @@ pub fn list(c: &mut Tx<'_>, env: Env, f: &LabelFilter, limit: usize, after: Opti
     Ok(listed)
 }
 
+/// A label of the environment `?1` made from `?2` to `?3` (the creation window, its newest end
+/// bounded by the page's start: `paging::newest`): what every page of `list` starts from.
+const IN_WINDOW: &str = "env = ?1 AND created_at >= ?2 AND created_at <= ?3";
+
 /// The filters of `list` other than its search and tracking numbers, after `?1`..`?3` (the
 /// environment and the creation window): the account, the status, and the page's start.
 fn scan_filters<'a>(args: &mut Args<'a>, f: &'a LabelFilter, after: Option<&'a Cursor>) -> String {
@@ -740,7 +743,7 @@ fn last_read(c: &mut Tx<'_>, env: Env, f: &LabelFilter, after: Option<&Cursor>) 
     args.push(crate::paging::newest(f.created_at_max, after));
     let filters = scan_filters(&mut args, f, after);
     let sql = format!(
-        "SELECT created_at, id FROM labels WHERE env = ?1 AND created_at >= ?2 AND created_at <= ?3{filters} \
+        "SELECT created_at, id FROM labels WHERE {IN_WINDOW}{filters} \
          ORDER BY created_at DESC, id DESC LIMIT 2 OFFSET {}",
         args.push(f.limits.reads_at_most - 1)
     );
