@@ -33,10 +33,20 @@ pub fn ok(data: serde_json::Value) -> Response {
 
 /// An operation's answer: meta 200, 3001 (accepted for async work) or a partial failure with data.
 pub fn reply<T: serde::Serialize>(r: packdesk_service::Reply<T>) -> Response {
-    json_response(
-        StatusCode::OK,
-        serde_json::json!({ "meta": r.meta(), "data": r.data }).to_string(),
-    )
+    // Written straight from the answer's types: a JSON tree built first cost a label's answer
+    // a map and a string for each of its fields.
+    #[derive(serde::Serialize)]
+    struct Envelope<'a, T> {
+        meta: packdesk_model::error::Meta,
+        data: &'a T,
+    }
+    match serde_json::to_string(&Envelope {
+        meta: r.meta(),
+        data: &r.data,
+    }) {
+        Ok(body) => json_response(StatusCode::OK, body),
+        Err(e) => ApiError(ServiceError::internal(format!("an answer not written as JSON: {e}"))).into_response(),
+    }
 }
 
 pub fn error(code: ErrorCode, path: &str, info: &str) -> Response {
