@@ -117,7 +117,25 @@ impl Face {
 /// The glyph `face` shows for `c` (0, the missing glyph, when it has none).
 pub fn glyph_of(face: Face, c: char) -> u16 {
     use ab_glyph::Font;
-    face.glyphs().glyph_id(c).0
+    match latin1_glyphs(face).get(c as usize) {
+        Some(&(gid, _)) => gid,
+        None => face.glyphs().glyph_id(c).0,
+    }
+}
+
+/// Each Latin-1 character's glyph in `face` and its advance, read from the font once: a label
+/// looks each of its characters up several times (its layout, its subset, its text), and the
+/// font's character map is a binary search each time.
+fn latin1_glyphs(face: Face) -> &'static [(u16, i32); 256] {
+    static BY_FACE: [OnceLock<[(u16, i32); 256]>; Face::ALL.len()] = [const { OnceLock::new() }; Face::ALL.len()];
+    BY_FACE[face as usize].get_or_init(|| {
+        use ab_glyph::Font;
+        let font = face.glyphs();
+        std::array::from_fn(|c| {
+            let id = font.glyph_id(char::from(c as u8));
+            (id.0, font.h_advance_unscaled(id) as i32)
+        })
+    })
 }
 
 /// The glyphs of printable ASCII in `face`.
@@ -184,7 +202,8 @@ pub struct Glyph {
     /// Where it sits relative to the pen (marks, cursive joins).
     pub x_offset: i32,
     pub y_offset: i32,
-    /// The characters it stands for (several for a ligature), for the PDF's Unicode mapping.
+    /// The characters it stands for (several for a ligature), for the PDF's Unicode mapping;
+    /// empty in a plain run (`Run::plain` holds its text).
     pub text: String,
 }
 
@@ -193,9 +212,9 @@ pub struct Glyph {
 pub struct Run {
     pub face: Face,
     pub glyphs: Vec<Glyph>,
-    /// A glyph per character, each the font's own for it, at its own advance (Latin-1): the
-    /// PDF can show it as plain text.
-    pub simple: bool,
+    /// Latin-1, a glyph per character, each the font's own for it at its own advance: the run's
+    /// text, which the PDF shows as plain text.
+    pub plain: Option<String>,
 }
 
 impl Run {
@@ -223,7 +242,7 @@ pub fn shape(s: &str, bold: bool) -> Vec<Run> {
                 .map(|(face, text)| Run {
                     face,
                     glyphs: shape_run(face, &text, rtl),
-                    simple: false,
+                    plain: None,
                 })
                 .collect();
             if rtl {
@@ -237,26 +256,26 @@ pub fn shape(s: &str, bold: bool) -> Vec<Run> {
 
 /// Latin-1 set a glyph per character at its own advance (no kerning, as the built-in PDF fonts).
 fn latin1_run(s: &str, bold: bool) -> Run {
-    use ab_glyph::Font;
     let face = if bold { Face::NotoSansBold } else { Face::NotoSans };
-    let font = face.glyphs();
+    let table = latin1_glyphs(face);
     let glyphs = s
         .chars()
         .map(|c| {
-            let id = font.glyph_id(c);
+            // Latin-1 only (`shape`): in the table.
+            let (gid, advance) = table[c as usize & 0xff];
             Glyph {
-                gid: id.0,
-                advance: font.h_advance_unscaled(id) as i32,
+                gid,
+                advance,
                 x_offset: 0,
                 y_offset: 0,
-                text: c.to_string(),
+                text: String::new(),
             }
         })
         .collect();
     Run {
         face,
         glyphs,
-        simple: true,
+        plain: Some(s.to_string()),
     }
 }
 

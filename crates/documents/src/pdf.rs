@@ -85,11 +85,10 @@ impl Page {
             font: PdfFontHandle::External(FontId(face.resource_name().to_string())),
             size: Pt(size),
         });
-        if run.simple {
-            // printpdf maps each character through the subset's cmap: one string, no offsets.
-            let text = run.glyphs.iter().map(|g| g.text.as_str()).collect();
+        if let Some(text) = &run.plain {
+            // Each character through the subset's cmap: one string, no offsets.
             self.ops.push(Op::ShowText {
-                items: vec![TextItem::Text(text)],
+                items: vec![TextItem::Text(text.clone())],
             });
             return;
         }
@@ -232,16 +231,8 @@ pub fn write(title: &str, pages: Vec<Page>) -> Vec<u8> {
     for (face, subset) in &fonts.fonts {
         // The font dictionary, then the objects it refers to, numbered in that order.
         let font_id = file.next_id();
-        let ids: Vec<(lopdf::ObjectId, u32)> = subset
-            .objects
-            .iter()
-            .enumerate()
-            .map(|(i, (id, _))| (*id, font_id + 1 + i as u32))
-            .collect();
-        let id_of = |id: lopdf::ObjectId| ids.iter().find(|(old, _)| *old == id).map_or(0, |(_, new)| *new);
-        file.lopdf_object(&subset.font, &id_of);
-        for (_, object) in &subset.objects {
-            file.lopdf_object(object, &id_of);
+        for object in subset.written(font_id).iter() {
+            file.written_object(object);
         }
         resources.push_str(&format!("/{} {font_id} 0 R", face.resource_name()));
     }

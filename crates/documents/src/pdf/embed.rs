@@ -2,6 +2,7 @@
 //! the font's PDF objects made once per process and kept (the same glyphs always give the same
 //! objects, and most documents of a desk share the ASCII subsets).
 
+use super::file::Written;
 use super::Page;
 use crate::fonts::Face;
 use printpdf::{
@@ -31,10 +32,42 @@ impl Embedded {
 pub struct Subset {
     remap: HashMap<u16, u16>,
     /// The Type0 font dictionary (what a page's resources name).
-    pub font: lopdf::Object,
+    font: lopdf::Object,
     /// The objects it refers to, by the ids its references use: the descendant font's
     /// descriptor, the font program and the ToUnicode map, their streams deflated.
     pub objects: Vec<(lopdf::ObjectId, lopdf::Object)>,
+    /// The font dictionary and its objects as PDF syntax, by the number the dictionary takes
+    /// in a file (`written`).
+    written: Mutex<Vec<(u32, Arc<[Written]>)>>,
+}
+
+impl Subset {
+    /// The font dictionary and the objects it refers to as PDF syntax, numbered from `font_id`
+    /// in that order. Written once for each number the subset takes in a file (a handful: it
+    /// follows the document's other subsets), not for each label.
+    pub fn written(&self, font_id: u32) -> Arc<[Written]> {
+        let mut kept = self.written.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((_, objects)) = kept.iter().find(|(id, _)| *id == font_id) {
+            return objects.clone();
+        }
+        let ids: Vec<(lopdf::ObjectId, u32)> = self
+            .objects
+            .iter()
+            .enumerate()
+            .map(|(i, (id, _))| (*id, font_id + 1 + i as u32))
+            .collect();
+        let id_of = |id: lopdf::ObjectId| ids.iter().find(|(old, _)| *old == id).map_or(0, |(_, new)| *new);
+        let objects: Arc<[Written]> = std::iter::once(&self.font)
+            .chain(self.objects.iter().map(|(_, o)| o))
+            .map(|o| Written::of(o, &id_of))
+            .collect();
+        // Bounded: a subset follows only so many combinations of others.
+        if kept.len() >= 8 {
+            kept.clear();
+        }
+        kept.push((font_id, objects.clone()));
+        objects
+    }
 }
 
 /// Subsets each shipped face the pages use to the glyphs they show. printpdf alone would embed
@@ -61,7 +94,9 @@ pub fn embed(pages: &[Page]) -> Embedded {
                                 for g in glyphs {
                                     gids.insert(g.gid);
                                     let text = g.cid.as_deref().unwrap_or("\u{FFFD}");
-                                    if character_of(face, g.gid).map(String::from).as_deref() != Some(text) {
+                                    let mut chars = text.chars();
+                                    let own = character_of(face, g.gid);
+                                    if (chars.next(), chars.next()) != (own, None) || own.is_none() {
                                         texts.insert(g.gid, text.to_string());
                                     }
                                 }
@@ -216,7 +251,12 @@ fn make_subset((face, gids, texts): &Key) -> Option<Subset> {
         objects.push((id, object));
     }
     objects.sort_by_key(|(id, _)| *id);
-    Some(Subset { remap, font, objects })
+    Some(Subset {
+        remap,
+        font,
+        objects,
+        written: Mutex::default(),
+    })
 }
 
 /// The objects `object` refers to.
@@ -232,16 +272,18 @@ fn references(object: &lopdf::Object, into: &mut Vec<lopdf::ObjectId>) {
 
 /// The character `face` maps to glyph `gid` (the lowest when several do).
 fn character_of(face: Face, gid: u16) -> Option<char> {
-    static BY_FACE: OnceLock<Vec<OnceLock<HashMap<u16, char>>>> = OnceLock::new();
-    let all = BY_FACE.get_or_init(|| Face::ALL.iter().map(|_| OnceLock::new()).collect());
-    let chars = all[face as usize].get_or_init(|| {
+    // By glyph id, a slot each (a label asks for each glyph it shows and each of its subset's).
+    static BY_FACE: [OnceLock<Vec<Option<char>>>; Face::ALL.len()] = [const { OnceLock::new() }; Face::ALL.len()];
+    let chars = BY_FACE[face as usize].get_or_init(|| {
         use ab_glyph::Font;
-        let mut chars: HashMap<u16, char> = HashMap::new();
-        for (glyph, c) in face.glyphs().codepoint_ids() {
-            let best = chars.entry(glyph.0).or_insert(c);
-            *best = (*best).min(c);
+        let font = face.glyphs();
+        let mut chars = vec![None; font.glyph_count()];
+        for (glyph, c) in font.codepoint_ids() {
+            if let Some(best) = chars.get_mut(glyph.0 as usize) {
+                *best = Some(best.map_or(c, |b: char| b.min(c)));
+            }
         }
         chars
     });
-    chars.get(&gid).copied()
+    chars.get(gid as usize).copied().flatten()
 }

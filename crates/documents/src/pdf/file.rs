@@ -3,6 +3,24 @@
 
 use lopdf::{Object, ObjectId, StringFormat};
 
+/// A lopdf object as PDF syntax, ready to be a file's object (`File::written_object`).
+pub struct Written {
+    bytes: Vec<u8>,
+    stream: bool,
+}
+
+impl Written {
+    /// `object`, its references renumbered by `id_of`.
+    pub fn of(object: &Object, id_of: &dyn Fn(ObjectId) -> u32) -> Written {
+        let mut bytes = Vec::new();
+        write_object(&mut bytes, object, id_of);
+        Written {
+            bytes,
+            stream: matches!(object, Object::Stream(_)),
+        }
+    }
+}
+
 pub struct File {
     out: Vec<u8>,
     /// The document ID's hash: of everything written but the streams of cached font objects
@@ -50,14 +68,13 @@ impl File {
         id
     }
 
-    /// Writes the next object from a lopdf object, its references renumbered by `id_of`.
-    pub fn lopdf_object(&mut self, object: &Object, id_of: &dyn Fn(ObjectId) -> u32) -> u32 {
+    /// Writes the next object, written as PDF syntax before (`Written::of`).
+    pub fn written_object(&mut self, object: &Written) -> u32 {
         let id = self.begin();
-        let start = self.out.len();
-        write_object(&mut self.out, object, id_of);
-        if !matches!(object, Object::Stream(_)) {
-            sha2::Digest::update(&mut self.hash, &self.out[start..]);
+        if !object.stream {
+            self.hashed(&object.bytes);
         }
+        self.out.extend_from_slice(&object.bytes);
         self.out.extend_from_slice(b"\nendobj\n");
         id
     }
