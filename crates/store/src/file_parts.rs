@@ -252,18 +252,23 @@ fn dictionary(body: &[u8]) -> &[u8] {
     }
 }
 
-/// The objects `bytes` refers to (`N 0 R`).
+/// The objects `bytes` refers to (`N 0 R`). Read word by word in place: a font's dictionary
+/// holds its widths, hundreds of numbers, and this runs for every label.
 fn references(bytes: &[u8]) -> Vec<u32> {
-    let text = String::from_utf8_lossy(bytes);
-    let words: Vec<&str> = text
-        .split(|c: char| c.is_ascii_whitespace() || "/[]<>()".contains(c))
-        .filter(|w| !w.is_empty())
-        .collect();
-    words
-        .windows(3)
-        .filter(|w| w[1] == "0" && w[2] == "R")
-        .filter_map(|w| w[0].parse().ok())
-        .collect()
+    let words = bytes
+        .split(|b| b.is_ascii_whitespace() || b"/[]<>()".contains(b))
+        .filter(|w| !w.is_empty());
+    let (mut before, mut last): (&[u8], &[u8]) = (b"", b"");
+    let mut found = Vec::new();
+    for word in words {
+        if last == b"0" && word == b"R" {
+            if let Some(n) = std::str::from_utf8(before).ok().and_then(|n| n.parse().ok()) {
+                found.push(n);
+            }
+        }
+        (before, last) = (last, word);
+    }
+    found
 }
 
 fn contains(bytes: &[u8], what: &[u8]) -> bool {
@@ -331,6 +336,13 @@ mod tests {
     fn whole(s: &Split<'_>) -> Vec<u8> {
         let parts: Vec<(usize, Arc<[u8]>)> = s.parts.iter().map(|(at, _, p)| (*at, Arc::from(*p))).collect();
         join(&s.own, &parts).unwrap()
+    }
+
+    #[test]
+    fn references_are_read_between_names_brackets_and_numbers() {
+        let dict = b"<</Type /Font/DescendantFonts[12 0 R]/W[1 0 5 0 R 7[500 600]]/ToUnicode 13 0 R/X(9 0 R)>>";
+        assert_eq!(references(dict), vec![12, 5, 13, 9]);
+        assert_eq!(references(b"0 R 1 0 R"), vec![1]);
     }
 
     #[test]
