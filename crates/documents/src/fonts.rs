@@ -261,8 +261,12 @@ fn latin1_run(s: &str, bold: bool) -> Run {
     let glyphs = s
         .chars()
         .map(|c| {
-            // Latin-1 only (`shape`): in the table.
-            let (gid, advance) = table[c as usize & 0xff];
+            // Latin-1 only (`shape`), so in the table; the font itself for anything else.
+            let (gid, advance) = table.get(c as usize).copied().unwrap_or_else(|| {
+                use ab_glyph::Font;
+                let id = face.glyphs().glyph_id(c);
+                (id.0, face.glyphs().h_advance_unscaled(id) as i32)
+            });
             Glyph {
                 gid,
                 advance,
@@ -449,7 +453,10 @@ mod tests {
         let visual = |s: &str| -> String {
             shape(s, false)
                 .iter()
-                .flat_map(|r| r.glyphs.iter().map(|g| g.text.clone()))
+                .flat_map(|r| match &r.plain {
+                    Some(text) => vec![text.clone()],
+                    None => r.glyphs.iter().map(|g| g.text.clone()).collect(),
+                })
                 .collect()
         };
         assert_eq!(visual("To: דוד לוי, Haifa"), "To: יול דוד, Haifa");

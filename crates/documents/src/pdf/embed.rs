@@ -57,9 +57,20 @@ impl Subset {
             .map(|(i, (id, _))| (*id, font_id + 1 + i as u32))
             .collect();
         let id_of = |id: lopdf::ObjectId| ids.iter().find(|(old, _)| *old == id).map_or(0, |(_, new)| *new);
+        // An object that refers to none (the font program, the ToUnicode map: most of the
+        // bytes) is the same whatever the numbering: shared with the numbering kept first.
+        let first = kept.first().map(|(_, objects)| objects.clone());
         let objects: Arc<[Written]> = std::iter::once(&self.font)
             .chain(self.objects.iter().map(|(_, o)| o))
-            .map(|o| Written::of(o, &id_of))
+            .enumerate()
+            .map(|(i, o)| {
+                let mut refers = Vec::new();
+                references(o, &mut refers);
+                match &first {
+                    Some(first) if refers.is_empty() => first[i].clone(),
+                    _ => Written::of(o, &id_of),
+                }
+            })
             .collect();
         // Bounded: a subset follows only so many combinations of others.
         if kept.len() >= 8 {

@@ -4,8 +4,9 @@
 use lopdf::{Object, ObjectId, StringFormat};
 
 /// A lopdf object as PDF syntax, ready to be a file's object (`File::written_object`).
+#[derive(Clone)]
 pub struct Written {
-    bytes: Vec<u8>,
+    bytes: std::sync::Arc<[u8]>,
     stream: bool,
 }
 
@@ -15,7 +16,7 @@ impl Written {
         let mut bytes = Vec::new();
         write_object(&mut bytes, object, id_of);
         Written {
-            bytes,
+            bytes: bytes.into(),
             stream: matches!(object, Object::Stream(_)),
         }
     }
