@@ -24,6 +24,22 @@ pub struct LabelFiles {
     pub manifest: Option<FileRef>,
 }
 
+impl LabelFiles {
+    /// Each file the label has.
+    pub fn each_mut(&mut self) -> impl Iterator<Item = &mut FileRef> {
+        [
+            &mut self.label,
+            &mut self.qr_code,
+            &mut self.invoice,
+            &mut self.customs_declaration,
+            &mut self.packing_slip,
+            &mut self.manifest,
+        ]
+        .into_iter()
+        .flatten()
+    }
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct AccountRef {

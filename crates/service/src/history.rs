@@ -71,7 +71,7 @@ impl Service {
             .zip(printed)
             .zip(made_by)
             .map(|((r, printed), made_by)| {
-                let label: packdesk_model::record::Label = crate::records::typed(self.label_json(r)?)?;
+                let label = self.label_of(r)?;
                 let req: Option<RequestView> = serde_json::from_str(&r.request).ok();
                 let to = req.as_ref().map(|q| &q.shipment.ship_to);
                 let service_name = packdesk_carriers::service_name(&label.shipper_account.slug, &label.service_type);

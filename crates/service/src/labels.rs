@@ -613,7 +613,7 @@ impl Service {
             made => made?,
         };
         self.auto_print_label(env, &label);
-        Reply::done(label).typed()
+        Ok(Reply::done(label))
     }
 
     /// Checks a label request against the account, the carrier's rules and its rate card, and
@@ -777,7 +777,7 @@ impl Service {
             match self.produce_label(draft, None) {
                 Ok(label) => {
                     self.auto_print_label(env, &label);
-                    labels.push(serde_json::from_value(label).map_err(ServiceError::internal)?);
+                    labels.push(label);
                 }
                 Err(e) if labels.is_empty() => return Err(e.into()),
                 Err(e) => return Ok((labels, Some(e.into()))),
@@ -788,7 +788,7 @@ impl Service {
 
     /// Draws the label's tracking numbers and writes it (retrying past numbers issued elsewhere),
     /// or has its upstream make it.
-    fn produce_label(&self, draft: &Draft, job: Option<&Job>) -> Result<Value, Unmade> {
+    fn produce_label(&self, draft: &Draft, job: Option<&Job>) -> Result<Label, Unmade> {
         // An async label keeps the id it was accepted with.
         let id = job.map(|j| j.id.clone()).unwrap_or_else(new_id);
         if let Some(u) = &draft.upstream {
@@ -948,7 +948,7 @@ impl Service {
         u: &crate::upstream::UpstreamAccount,
         id: String,
         job: Option<&Job>,
-    ) -> Result<Value, ServiceError> {
+    ) -> Result<Label, ServiceError> {
         use crate::upstream::Name;
         let (name, one_off) = match (&draft.upstream_name, job) {
             (Some(Name::Caller(k)), _) => (Name::Caller(k), false),
@@ -1061,7 +1061,7 @@ impl Service {
 
     /// Writes the label made, unless its account changed since it was read: then the account is
     /// read anew next time (`accounts::AccountsSeen`).
-    fn write_label(&self, d: &Draft, made: &Made, job: Option<&Job>) -> Result<Value, WriteError> {
+    fn write_label(&self, d: &Draft, made: &Made, job: Option<&Job>) -> Result<Label, WriteError> {
         let written = self.write_made_label(d, made, job);
         if let Err(WriteError::AccountChanged) = &written {
             self.accounts_seen.forget(&d.account.id);
@@ -1069,7 +1069,7 @@ impl Service {
         written
     }
 
-    fn write_made_label(&self, d: &Draft, made: &Made, job: Option<&Job>) -> Result<Value, WriteError> {
+    fn write_made_label(&self, d: &Draft, made: &Made, job: Option<&Job>) -> Result<Label, WriteError> {
         let id = made.id.clone();
         let _span = tracing::debug_span!("label", label_id = %id).entered();
         let numbers = &made.numbers;
@@ -1111,7 +1111,7 @@ impl Service {
             now,
         );
         record.ship_date = made.ship_date.clone();
-        let mut record_json = serde_json::to_value(&record).map_err(ServiceError::internal)?;
+        let record_text = serde_json::to_string(&record).map_err(ServiceError::internal)?;
         let row = LabelRow {
             id: id.clone(),
             env: d.env,
@@ -1123,7 +1123,7 @@ impl Service {
             request: self
                 .store
                 .json(serde_json::to_string(d.req).map_err(ServiceError::internal)?),
-            record: self.store.json(record_json.to_string()),
+            record: self.store.json(record_text),
             ship_date: made.ship_date.clone(),
             service_type: d.req.service_type.clone(),
             weight_kg: d.weight_kg(),
@@ -1182,7 +1182,8 @@ impl Service {
                 packdesk_store::upstream_refs::insert(tx, d.env, &id, upstream_id)?;
             }
             if let Some(job) = job {
-                self.complete_job_in(tx, job, json!({"code": 200}), record_json.clone(), now)?;
+                let data = serde_json::to_value(&record).map_err(ServiceError::internal)?;
+                self.complete_job_in(tx, job, json!({"code": 200}), data, now)?;
             }
             Ok::<_, WriteError>(())
         };
@@ -1198,20 +1199,22 @@ impl Service {
             (false, _) => self.store.write(write)?,
         }
         crate::gauges::label_made(&d.account.slug, d.env);
-        self.absolute_urls(&mut record_json);
-        Ok(record_json)
+        self.absolute_label_urls(&mut record);
+        Ok(record)
     }
 
     pub(crate) fn label_value(&self, row: &LabelRow) -> Result<Value, ServiceError> {
-        self.label_json(row)
+        serde_json::to_value(self.label_of(row)?).map_err(ServiceError::internal)
     }
 
-    pub(crate) fn label_json(&self, row: &LabelRow) -> Result<Value, ServiceError> {
-        let mut v: Value = serde_json::from_str(&row.record).map_err(ServiceError::internal)?;
-        v["status"] = Value::String(row.status.as_str().into());
-        v["updated_at"] = Value::String(crate::clock::iso_micros(row.updated_at));
-        self.absolute_urls(&mut v);
-        Ok(v)
+    /// A stored label as the interface answers it: its row's status and time, its links signed
+    /// now.
+    pub(crate) fn label_of(&self, row: &LabelRow) -> Result<Label, ServiceError> {
+        let mut label: Label = crate::records::typed_text(&row.record)?;
+        label.status = row.status;
+        label.updated_at = crate::clock::iso_micros(row.updated_at);
+        self.absolute_label_urls(&mut label);
+        Ok(label)
     }
 
     pub fn get_label(&self, env: Env, id: &str) -> Result<Label, ServiceError> {
@@ -1219,7 +1222,7 @@ impl Service {
             .store
             .read(|c| table::get(c, env, id))?
             .ok_or_else(|| ServiceError::at(ErrorCode::ItemNotFound, "id", format!("no label {id}")))?;
-        crate::records::typed(self.label_json(&row)?)
+        self.label_of(&row)
     }
 
     /// Brings History's word index up to date with the labels made since it last caught up (a
@@ -1291,10 +1294,7 @@ impl Service {
 
     pub fn list_labels(&self, env: Env, q: &ListQuery) -> Result<LabelList, ServiceError> {
         let LabelsPage { window, rows, .. } = self.label_rows(env, q)?;
-        let labels = rows
-            .iter()
-            .map(|r| crate::records::typed(self.label_json(r)?))
-            .collect::<Result<Vec<_>, _>>()?;
+        let labels = rows.iter().map(|r| self.label_of(r)).collect::<Result<Vec<_>, _>>()?;
         Ok(LabelList { window, labels })
     }
 }

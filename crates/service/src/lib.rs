@@ -500,14 +500,33 @@ impl Service {
         if let Some(files) = record.get_mut("files").and_then(|f| f.as_object_mut()) {
             for f in files.values_mut() {
                 if let Some(url) = f.get_mut("url") {
-                    if let Some(path) = url.as_str().filter(|u| u.starts_with('/')) {
-                        let id = path.rsplit('/').next().unwrap_or("");
-                        let query = self.links.query(id, now);
-                        *url = serde_json::Value::String(format!("{}{path}?{query}", self.base_url));
+                    if let Some(link) = url.as_str().and_then(|path| self.absolute_url(path, now)) {
+                        *url = serde_json::Value::String(link);
                     }
                 }
             }
         }
+    }
+
+    /// `absolute_urls` of a label kept as its type.
+    pub(crate) fn absolute_label_urls(&self, label: &mut packdesk_model::record::Label) {
+        let now = self.clock.now().timestamp();
+        for f in label.files.iter_mut().flat_map(|f| f.each_mut()) {
+            if let Some(link) = self.absolute_url(&f.url, now) {
+                f.url = link;
+            }
+        }
+    }
+
+    /// A stored file path (`/v3/files/<id>`) as a signed link on the base URL; none for a URL
+    /// that is absolute already.
+    fn absolute_url(&self, path: &str, now: i64) -> Option<String> {
+        if !path.starts_with('/') {
+            return None;
+        }
+        let id = path.rsplit('/').next().unwrap_or("");
+        let query = self.links.query(id, now);
+        Some(format!("{}{path}?{query}", self.base_url))
     }
 
     /// A stored document by a signed link (no key): refused when the signature is wrong or the

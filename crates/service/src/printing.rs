@@ -826,11 +826,14 @@ impl Service {
 
     /// Queues the print of each document a new label made (the label, its invoice and customs
     /// declaration) whose document type's profile prints automatically (never fails the label).
-    pub(crate) fn auto_print_label(&self, env: Env, label: &serde_json::Value) {
+    pub(crate) fn auto_print_label(&self, env: Env, label: &packdesk_model::record::Label) {
         use DocumentType::{CustomsDeclaration, Invoice, Label};
-        let id = label["id"].as_str().unwrap_or_default();
-        let return_label = label["return_shipment"].as_bool().unwrap_or(false);
-        self.auto_print(env, id, return_label, &[Label, Invoice, CustomsDeclaration]);
+        self.auto_print(
+            env,
+            &label.id,
+            label.return_shipment,
+            &[Label, Invoice, CustomsDeclaration],
+        );
     }
 
     /// Prints the documents of `owner_id` of the types `kinds` (a label's label, its packing slip)

@@ -25,7 +25,16 @@ pub(crate) fn row(env: Env, account: Option<&str>, status: RecordStatus, record:
 /// A record put together as JSON, read as its record type. The record types refuse unknown keys,
 /// so a record that drifted from its type is a loud internal error, not a silently dropped field.
 pub(crate) fn typed<T: serde::de::DeserializeOwned>(v: Value) -> Result<T, ServiceError> {
-    serde_json::from_value(v).map_err(|e| ServiceError::internal(format!("a record does not match its type: {e}")))
+    serde_json::from_value(v).map_err(drifted)
+}
+
+/// `typed` of a record as stored (its JSON text).
+pub(crate) fn typed_text<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, ServiceError> {
+    serde_json::from_str(text).map_err(drifted)
+}
+
+fn drifted(e: serde_json::Error) -> ServiceError {
+    ServiceError::internal(format!("a record does not match its type: {e}"))
 }
 
 impl Service {
