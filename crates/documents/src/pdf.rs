@@ -69,7 +69,7 @@ impl Page {
             },
         ]);
         for run in crate::fonts::shape(s, bold) {
-            self.glyph_run(&run, size);
+            self.glyph_run(run, size);
         }
         self.ops.push(Op::EndTextSection);
     }
@@ -77,7 +77,7 @@ impl Page {
     /// One shaped run. Each glyph is shown at its own offsets: the TJ numbers move the pen from
     /// where the glyph's width left it to where the shaper put the next glyph; a vertical offset
     /// (a mark above or below) is a text rise around that glyph.
-    fn glyph_run(&mut self, run: &crate::fonts::Run, size: f32) {
+    fn glyph_run(&mut self, run: crate::fonts::Run, size: f32) {
         let face = run.face;
         let per_mille = 1000.0 / face.units_per_em();
         let font = face.glyphs();
@@ -85,10 +85,10 @@ impl Page {
             font: PdfFontHandle::External(FontId(face.resource_name().to_string())),
             size: Pt(size),
         });
-        if let Some(text) = &run.plain {
+        if let Some(text) = run.plain {
             // Each character through the subset's cmap: one string, no offsets.
             self.ops.push(Op::ShowText {
-                items: vec![TextItem::Text(text.clone())],
+                items: vec![TextItem::Text(text)],
             });
             return;
         }
@@ -96,7 +96,7 @@ impl Page {
         let mut rise = 0;
         // Where the glyph's own width puts the pen versus where the layout wants it, in 1/1000 em.
         let mut pending = 0.0f32;
-        for g in &run.glyphs {
+        for g in run.glyphs {
             if g.y_offset != rise {
                 if !items.is_empty() {
                     self.ops.push(Op::ShowText {
@@ -117,11 +117,7 @@ impl Page {
             if pending.abs() > 0.01 {
                 items.push(TextItem::Offset(pending));
             }
-            items.push(TextItem::GlyphIds(vec![Codepoint::with_cid(
-                g.gid,
-                0.0,
-                g.text.clone(),
-            )]));
+            items.push(TextItem::GlyphIds(vec![Codepoint::with_cid(g.gid, 0.0, g.text)]));
             // ...and after it, from x_offset + own width back to the layout's advance.
             pending = (g.x_offset as f32 + own - g.advance as f32) * per_mille;
         }

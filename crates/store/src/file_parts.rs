@@ -52,7 +52,7 @@ pub fn split(bytes: &[u8]) -> Split<'_> {
     for run in runs {
         own.extend_from_slice(&bytes[from..run.start]);
         let part = &bytes[run.clone()];
-        parts.push((run.start, sha2::Sha256::digest(part).into(), part));
+        parts.push((run.start, HASHES.get_or(part, |p| sha2::Sha256::digest(p).into()), part));
         from = run.end;
     }
     own.extend_from_slice(&bytes[from..]);
@@ -161,6 +161,41 @@ fn cache() -> &'static Mutex<HashMap<PartHash, Arc<[u8]>>> {
     PARTS.get_or_init(Default::default)
 }
 
+/// What was worked out from bytes, kept by those bytes: a desk's documents carry the same font
+/// objects, byte for byte, so each label compares them (one `memcmp`) instead of reading a
+/// font's dictionary or hashing its 16 KB again. Holds a few dozen at most, as `remember` does.
+struct ByBytes<T>(Mutex<Vec<(Box<[u8]>, T)>>);
+
+/// A font object's dictionary: the objects it refers to.
+static REFERENCES: ByBytes<Vec<u32>> = ByBytes::new();
+/// A part's bytes: its hash.
+static HASHES: ByBytes<PartHash> = ByBytes::new();
+
+impl<T: Clone> ByBytes<T> {
+    const fn new() -> Self {
+        ByBytes(Mutex::new(Vec::new()))
+    }
+
+    fn get_or(&self, bytes: &[u8], work_out: impl FnOnce(&[u8]) -> T) -> T {
+        let known = self
+            .0
+            .lock()
+            .ok()
+            .and_then(|l| l.iter().find(|(b, _)| **b == *bytes).map(|(_, t)| t.clone()));
+        if let Some(t) = known {
+            return t;
+        }
+        let t = work_out(bytes);
+        if let Ok(mut l) = self.0.lock() {
+            if l.len() >= 32 {
+                l.clear();
+            }
+            l.push((bytes.into(), t.clone()));
+        }
+        t
+    }
+}
+
 /// The runs of `pdf` worth keeping once: adjacent font objects, at least `LEAST_PART` long.
 fn shared_runs(pdf: &[u8]) -> Vec<Range<usize>> {
     let Some(objects) = objects(pdf) else {
@@ -172,7 +207,7 @@ fn shared_runs(pdf: &[u8]) -> Vec<Range<usize>> {
         let body = &pdf[o.span.clone()];
         if contains(head(body), b"/Type /Font") {
             shared[i] = true;
-            for n in references(dictionary(body)) {
+            for n in REFERENCES.get_or(dictionary(body), references) {
                 if let Some(j) = objects.iter().position(|x| x.number == n) {
                     shared[j] = true;
                 }
@@ -357,12 +392,28 @@ mod tests {
         let (sa, sb) = (split(&a), split(&b));
         assert_eq!(sa.parts.len(), 1, "the font, its program, map and descriptor: one run");
         assert_eq!(sa.parts[0].1, sb.parts[0].1, "two documents share their font's run");
+        assert!(holds(&sb.parts[0].1, sb.parts[0].2), "the hash kept is the part's own");
         assert!(sa.own.len() < 700, "{} bytes of its own", sa.own.len());
         assert_eq!(whole(&sa), a);
         assert_eq!(whole(&sb), b);
         let column = sa.column().unwrap();
         let back = places(&column).unwrap();
         assert_eq!(back, vec![(sa.parts[0].0, sa.parts[0].1)]);
+    }
+
+    #[test]
+    fn what_was_worked_out_is_found_by_equal_bytes_only() {
+        let memo: ByBytes<usize> = ByBytes::new();
+        let mut worked = 0;
+        let mut count = |b: &[u8]| {
+            worked += 1;
+            b.iter().filter(|c| **c == b'x').count()
+        };
+        assert_eq!(memo.get_or(b"xxa", &mut count), 2);
+        assert_eq!(memo.get_or(b"xxa", &mut count), 2);
+        // Same length, other bytes: worked out, not taken for the first.
+        assert_eq!(memo.get_or(b"xaa", &mut count), 1);
+        assert_eq!(worked, 2);
     }
 
     #[test]

@@ -113,8 +113,7 @@ pub fn write_number(out: &mut Vec<u8>, v: f32) {
         out.push(b'-');
     }
     let milli = milli.unsigned_abs();
-    // Writing to a Vec cannot fail.
-    let _ = std::io::Write::write_fmt(out, format_args!("{}", milli / 1000));
+    write_whole(out, milli / 1000);
     let frac = milli % 1000;
     if frac != 0 {
         let digits = [frac / 100, frac / 10 % 10, frac % 10].map(|d| b'0' + d as u8);
@@ -122,6 +121,22 @@ pub fn write_number(out: &mut Vec<u8>, v: f32) {
         out.push(b'.');
         out.extend_from_slice(&digits[..kept]);
     }
+}
+
+/// `n` in decimal digits (a page has thousands of numbers: its bars and 2D code's modules; the
+/// formatting machinery cost more than the rest of the number).
+fn write_whole(out: &mut Vec<u8>, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[at..]);
 }
 
 struct Writer {
