@@ -434,10 +434,17 @@ pub fn write_made_shared(
     together: &crate::pg::Together<OwnedMade, Result<(), InsertError>>,
     label: OwnedMade,
 ) -> Result<(), InsertError> {
-    let one = |m: &MadeLabel| store.autocommit(|client| write_made(&mut Tx::Postgres { client, desk }, m));
+    // On connections of generic plans: the statement is planned once, not at every batch
+    // (`pg::Plans::Generic`).
+    let on_own = |f: &dyn Fn(&mut Tx<'_>) -> Result<(), InsertError>| {
+        store.autocommit_planned(crate::pg::Plans::Generic, |client| {
+            f(&mut Tx::Postgres { client, desk })
+        })
+    };
+    let one = |m: &MadeLabel| on_own(&|tx| write_made(tx, m));
     together.write(label, |labels| {
         let made: Vec<MadeLabel> = labels.iter().map(OwnedMade::made).collect();
-        match store.autocommit(|client| write_made_together(&mut Tx::Postgres { client, desk }, &made)) {
+        match on_own(&|tx| write_made_together(tx, &made)) {
             Ok(()) => made.iter().map(|_| Ok(())).collect(),
             // A label alone: its refusal is its answer. Together: each is written alone, so one
             // refused takes no other with it.

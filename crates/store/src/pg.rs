@@ -26,6 +26,8 @@ pub struct PgStore {
     /// TLS as the address's `sslmode` and `sslrootcert` ask (see `pg_tls`).
     connector: crate::pg_tls::Connector,
     idle: Mutex<Vec<Pooled>>,
+    /// Connections kept open whose statements take their generic plan (`Plans::Generic`).
+    idle_generic: Mutex<Vec<Pooled>>,
     /// The shared parts of files this database is known to keep (`file_parts::Kept`).
     kept_parts: Arc<Kept>,
 }
@@ -36,6 +38,19 @@ struct Pooled {
     client: Client,
     prepared: Prepared,
     last_used: Instant,
+}
+
+/// How PostgreSQL plans the statements of a connection.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Plans {
+    /// As it chooses: a plan for the values sent until a generic one looks as cheap (a search's
+    /// pattern decides its plan).
+    Chosen,
+    /// The generic plan, made once per connection. For the labels' batch statement
+    /// (`labels::write_made_shared`): the lengths of its arrays make a plan for the values sent
+    /// look cheaper than the generic one every time, so it was planned anew at every batch
+    /// (a quarter of PostgreSQL's CPU a label; docs/measurements.md, 2026-11-28 evening).
+    Generic,
 }
 
 /// Statements prepared on one connection, by their SQL: PostgreSQL parses and plans each once
@@ -235,51 +250,66 @@ impl PgStore {
             config,
             connector,
             idle: Mutex::new(Vec::new()),
+            idle_generic: Mutex::new(Vec::new()),
             kept_parts: Arc::default(),
         };
-        let mut client = store.connect()?;
+        let mut client = store.connect(Plans::Chosen)?;
         migrate(&mut client)?;
-        store.give_back(client, Prepared::default());
+        store.give_back(client, Prepared::default(), Plans::Chosen);
         Ok(store)
     }
 
-    fn connect(&self) -> Result<Client, StoreError> {
-        self.connector
+    fn connect(&self, plans: Plans) -> Result<Client, StoreError> {
+        let mut client = self
+            .connector
             .connect(&self.config)
             .map_err(|e| match self.connector.explain(&e) {
                 Some(words) => StoreError::Tls(words),
                 None => StoreError::Postgres(e),
-            })
+            })?;
+        if plans == Plans::Generic {
+            client.batch_execute("SET plan_cache_mode = force_generic_plan")?;
+        }
+        Ok(client)
+    }
+
+    fn idle(&self, plans: Plans) -> std::sync::MutexGuard<'_, Vec<Pooled>> {
+        let idle = match plans {
+            Plans::Chosen => &self.idle,
+            Plans::Generic => &self.idle_generic,
+        };
+        idle.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// A live connection and its prepared statements: from the pool (checked first when it sat
     /// unused a while), else new.
-    fn take(&self) -> Result<(Client, Prepared), StoreError> {
-        let idle = self.idle.lock().unwrap_or_else(|p| p.into_inner()).pop();
+    fn take(&self, plans: Plans) -> Result<(Client, Prepared), StoreError> {
+        let idle = self.idle(plans).pop();
         let fresh = |c| (c, Prepared::default());
         match idle {
-            Some(p) if p.client.is_closed() => self.reconnect().map(fresh),
+            Some(p) if p.client.is_closed() => self.reconnect(plans).map(fresh),
             Some(mut p) if p.last_used.elapsed() > CHECK_IDLE_AFTER => {
                 if p.client.is_valid(Duration::from_secs(5)).is_ok() {
                     Ok((p.client, p.prepared))
                 } else {
-                    self.reconnect().map(fresh)
+                    self.reconnect(plans).map(fresh)
                 }
             }
             Some(p) => Ok((p.client, p.prepared)),
-            None => self.connect().map(fresh),
+            None => self.connect(plans).map(fresh),
         }
     }
 
     /// A new connection after a pooled one was found dead: the others most likely died with it
     /// (the database restarted), so they go too.
-    fn reconnect(&self) -> Result<Client, StoreError> {
-        self.idle.lock().unwrap_or_else(|p| p.into_inner()).clear();
-        self.connect()
+    fn reconnect(&self, plans: Plans) -> Result<Client, StoreError> {
+        self.idle(Plans::Chosen).clear();
+        self.idle(Plans::Generic).clear();
+        self.connect(plans)
     }
 
-    fn give_back(&self, client: Client, prepared: Prepared) {
-        let mut idle = self.idle.lock().unwrap_or_else(|p| p.into_inner());
+    fn give_back(&self, client: Client, prepared: Prepared, plans: Plans) {
+        let mut idle = self.idle(plans);
         if client.is_closed() {
             idle.clear();
         } else if idle.len() < IDLE_CONNECTIONS {
@@ -322,15 +352,15 @@ impl PgStore {
         } else {
             "BEGIN"
         };
-        let (mut client, mut prepared) = timing::time(Phase::Lock, || self.take())?;
+        let (mut client, mut prepared) = timing::time(Phase::Lock, || self.take(Plans::Chosen))?;
         let began = Instant::now();
         if let Err(e) = client.batch_execute(begin) {
             // A dropped connection fails at BEGIN, before anything of `f` was sent: once more, anew.
             if !client.is_closed() {
-                self.give_back(client, prepared);
+                self.give_back(client, prepared, Plans::Chosen);
                 return Err(StoreError::from(e).into());
             }
-            client = self.reconnect()?;
+            client = self.reconnect(Plans::Chosen)?;
             prepared = Prepared::default();
             client.batch_execute(begin).map_err(StoreError::from)?;
         }
@@ -340,17 +370,17 @@ impl PgStore {
             // The commit waits for the server's flush of its log (unless `relaxed`).
             Ok(out) => match timing::time(Phase::Sync, || client.batch_execute("COMMIT")) {
                 Ok(()) => {
-                    self.give_back(client, prepared);
+                    self.give_back(client, prepared, Plans::Chosen);
                     Ok(out)
                 }
                 Err(e) => {
-                    self.give_back(client, prepared);
+                    self.give_back(client, prepared, Plans::Chosen);
                     Err(StoreError::from(e).into())
                 }
             },
             Err(e) => {
                 let _ = client.batch_execute("ROLLBACK");
-                self.give_back(client, prepared);
+                self.give_back(client, prepared, Plans::Chosen);
                 Err(e)
             }
         }
@@ -378,9 +408,18 @@ impl PgStore {
     /// transaction of its own, committed before its answer comes back (a write that is whole in
     /// one statement, such as `tracking::reserve`).
     pub fn autocommit<T, E: From<StoreError>>(&self, f: impl FnOnce(&mut Client) -> Result<T, E>) -> Result<T, E> {
-        let (mut client, prepared) = self.take()?;
+        self.autocommit_planned(Plans::Chosen, f)
+    }
+
+    /// `autocommit` on a connection whose statements are planned as `plans` says.
+    pub fn autocommit_planned<T, E: From<StoreError>>(
+        &self,
+        plans: Plans,
+        f: impl FnOnce(&mut Client) -> Result<T, E>,
+    ) -> Result<T, E> {
+        let (mut client, prepared) = self.take(plans)?;
         let (out, prepared) = lending(&mut client, prepared, Some(self.kept_parts.clone()), f);
-        self.give_back(client, prepared);
+        self.give_back(client, prepared, plans);
         out
     }
 }
@@ -495,7 +534,7 @@ impl SessionLock {
 impl PgStore {
     /// Takes the session lock `key` on a connection of its own, unless another desk holds it.
     pub fn try_session_lock(&self, key: i64) -> Result<Option<SessionLock>, StoreError> {
-        let mut client = self.connect()?;
+        let mut client = self.connect(Plans::Chosen)?;
         let got: bool = client.query_one("SELECT pg_try_advisory_lock($1)", &[&key])?.get(0);
         Ok(got.then_some(SessionLock { client, key }))
     }

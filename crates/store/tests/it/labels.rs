@@ -462,3 +462,27 @@ fn labels_arriving_at_once_at_a_desk_share_a_statement_and_one_refused_takes_no_
         }
     }
 }
+
+#[test]
+fn a_desks_label_statement_is_planned_once_not_at_every_label() {
+    let db = support::store_with_an_account();
+    let packdesk_store::db::Db::Postgres { store, desk } = &db.db else {
+        // Only PostgreSQL plans a statement for the values sent (`pg::Plans`).
+        return;
+    };
+    let together = packdesk_store::pg::Together::default();
+    for n in 30..38 {
+        labels::write_made_shared(store, desk, &together, made(n)).expect("each label written");
+    }
+    // The connection the labels went out on: how its statement was planned.
+    let plans: Vec<(i64, i64)> = store
+        .autocommit_planned(packdesk_store::pg::Plans::Generic, |c| {
+            let rows = c.query(
+                "SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE statement LIKE 'WITH numbers AS%'",
+                &[],
+            )?;
+            Ok::<_, packdesk_store::StoreError>(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
+        })
+        .unwrap();
+    assert_eq!(plans, vec![(8, 0)], "eight labels on its one plan (generic, custom)");
+}
