@@ -1203,8 +1203,14 @@ impl Service {
         Ok(record)
     }
 
+    /// A stored label as a failed job's webhook carries it. Read as JSON, not as its type: a
+    /// record that drifted from its type must not keep its job from being marked failed.
     pub(crate) fn label_value(&self, row: &LabelRow) -> Result<Value, ServiceError> {
-        serde_json::to_value(self.label_of(row)?).map_err(ServiceError::internal)
+        let mut v: Value = serde_json::from_str(&row.record).map_err(ServiceError::internal)?;
+        v["status"] = Value::String(row.status.as_str().into());
+        v["updated_at"] = Value::String(crate::clock::iso_micros(row.updated_at));
+        self.absolute_urls(&mut v);
+        Ok(v)
     }
 
     /// A stored label as the interface answers it: its row's status and time, its links signed

@@ -162,8 +162,10 @@ fn cache() -> &'static Mutex<HashMap<PartHash, Arc<[u8]>>> {
 }
 
 /// What was worked out from bytes, kept by those bytes: a desk's documents carry the same font
-/// objects, byte for byte, so each label compares them (one `memcmp`) instead of reading a
-/// font's dictionary or hashing its 16 KB again. Holds a few dozen at most, as `remember` does.
+/// objects, byte for byte, so each label compares them (by length, then `memcmp`) instead of
+/// reading a font's dictionary or hashing its 16 KB again. Bounded as `remember` is: a desk
+/// with several scripts and document kinds has a few dozen (a subset's objects are numbered
+/// differently in each kind).
 struct ByBytes<T>(Mutex<Vec<(Box<[u8]>, T)>>);
 
 /// A font object's dictionary: the objects it refers to.
@@ -187,7 +189,7 @@ impl<T: Clone> ByBytes<T> {
         }
         let t = work_out(bytes);
         if let Ok(mut l) = self.0.lock() {
-            if l.len() >= 32 {
+            if l.len() >= 256 {
                 l.clear();
             }
             l.push((bytes.into(), t.clone()));

@@ -46,10 +46,12 @@ pub enum Plans {
     /// As it chooses: a plan for the values sent until a generic one looks as cheap (a search's
     /// pattern decides its plan).
     Chosen,
-    /// The generic plan, made once per connection. For the labels' batch statement
-    /// (`labels::write_made_shared`): the lengths of its arrays make a plan for the values sent
-    /// look cheaper than the generic one every time, so it was planned anew at every batch
-    /// (a quarter of PostgreSQL's CPU a label; docs/measurements.md, 2026-11-28 evening).
+    /// The generic plan, made once per connection (PostgreSQL 12 or later). For the batch
+    /// statement of the labels written on their own (`labels::write_made_shared`): the lengths
+    /// of its arrays make a plan for the values sent look cheaper than the generic one every
+    /// time, so it was planned anew at every batch (a sixth of PostgreSQL's CPU a label;
+    /// docs/measurements.md, 2026-11-28 evening). A label written in a transaction (of an order,
+    /// an upstream, a job) still gets PostgreSQL's choice: those come at a packer's pace.
     Generic,
 }
 
@@ -196,7 +198,8 @@ pub(crate) fn execute_prepared(
     }
 }
 
-/// Connections kept open between calls (more are opened while clients wait, then closed).
+/// Connections kept open between calls, in each pool (more are opened while clients wait, then
+/// closed; the generic plans' pool holds about one: one batch is written at a time).
 const IDLE_CONNECTIONS: usize = 8;
 
 /// A pooled connection unused this long is checked (an empty query) before it is lent: the
@@ -428,7 +431,7 @@ impl PgStore {
 /// labels made at once: `labels::write_made_shared`): the first finds nobody writing and writes
 /// what is waiting, itself included; those that come meanwhile wait, and the next of them writes
 /// them all. A write alone goes at once; each is answered its own outcome once its statement is
-/// done (committed: every statement runs on its own, `PgStore::autocommit`).
+/// done (committed: every statement runs on its own, `PgStore::autocommit_planned`).
 pub struct Together<T, R> {
     state: Mutex<Waiting<T, R>>,
     written: std::sync::Condvar,
