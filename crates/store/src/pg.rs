@@ -306,16 +306,25 @@ impl PgStore {
     /// A new connection after a pooled one was found dead: the others most likely died with it
     /// (the database restarted), so they go too.
     fn reconnect(&self, plans: Plans) -> Result<Client, StoreError> {
-        self.idle(Plans::Chosen).clear();
-        self.idle(Plans::Generic).clear();
+        self.forget_idle();
         self.connect(plans)
     }
 
+    /// Drops the idle connections of both pools: one was found dead, and a restart or a lost
+    /// network took the others too. Both: a connection of the other pool, used less than
+    /// `CHECK_IDLE_AFTER` ago, would otherwise be taken unchecked and fail the next label.
+    fn forget_idle(&self) {
+        self.idle(Plans::Chosen).clear();
+        self.idle(Plans::Generic).clear();
+    }
+
     fn give_back(&self, client: Client, prepared: Prepared, plans: Plans) {
-        let mut idle = self.idle(plans);
         if client.is_closed() {
-            idle.clear();
-        } else if idle.len() < IDLE_CONNECTIONS {
+            self.forget_idle();
+            return;
+        }
+        let mut idle = self.idle(plans);
+        if idle.len() < IDLE_CONNECTIONS {
             idle.push(Pooled {
                 client,
                 prepared,

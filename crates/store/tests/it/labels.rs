@@ -486,3 +486,52 @@ fn a_desks_label_statement_is_planned_once_not_at_every_label() {
         .unwrap();
     assert_eq!(plans, vec![(8, 0)], "eight labels on its one plan (generic, custom)");
 }
+
+/// A database restart (or a lost network) drops every connection of the desk at once. The first
+/// statement that finds its connection dead fails (worth a retry, the desk says so); the next
+/// label must not take a dead connection of the labels' own pool (`Plans::Generic`), which sat
+/// idle too briefly to be checked first.
+#[test]
+fn after_the_database_dropped_the_desks_connections_the_next_label_goes_out_on_a_new_one() {
+    let db = support::store_with_an_account();
+    let packdesk_store::db::Db::Postgres { store, desk } = &db.db else {
+        // A SQLite file has no connections to lose.
+        return;
+    };
+    let together = packdesk_store::pg::Together::default();
+    labels::write_made_shared(store, desk, &together, made(40)).expect("a label before the restart");
+    let database: String = store
+        .read(|c| Ok::<_, packdesk_store::StoreError>(c.query_one("SELECT current_database()", &[])?.get(0)))
+        .unwrap();
+
+    // What a restart does to the desk: each of its connections closed by the server.
+    let mut admin = postgres::Client::connect(&support::cluster(), postgres::NoTls).unwrap();
+    let dropped = admin
+        .execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1",
+            &[&database],
+        )
+        .unwrap();
+    assert!(
+        dropped >= 2,
+        "the desk's reading and labels' connections both dropped ({dropped})"
+    );
+    // PostgreSQL ends a terminated backend after answering: wait until they are gone.
+    while admin
+        .query_one("SELECT count(*) FROM pg_stat_activity WHERE datname = $1", &[&database])
+        .unwrap()
+        .get::<_, i64>(0)
+        > 0
+    {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+
+    // The desk's next read finds its connection dead and fails (or, on a machine slow enough
+    // that the connection sat idle past the check, is sent on a new one).
+    let _ = store.read(|c| c.query_one("SELECT 1", &[]).map_err(packdesk_store::StoreError::from));
+    labels::write_made_shared(store, desk, &together, made(41)).expect("the next label, on a new connection");
+    let count: i64 = store
+        .read(|c| Ok::<_, packdesk_store::StoreError>(c.query_one("SELECT count(*) FROM labels", &[])?.get(0)))
+        .unwrap();
+    assert_eq!(count, 2, "both labels stored");
+}
