@@ -9,7 +9,7 @@
 mod support;
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
-use support::{cpu_time, label_body, percentiles, phase_report, post_labels, Conn, Server};
+use support::{cpu_a_label, cpu_time, label_body, percentiles, phase_report, post_labels, Conn, Server};
 
 const DESKS: usize = 3;
 const CLIENTS_PER_DESK: usize = 6;
@@ -96,15 +96,12 @@ fn main() {
         wall.as_secs_f64(),
         n as f64 / wall.as_secs_f64(),
     );
-    let per_label = |before: Duration, after: Duration| (after - before).as_secs_f64() * 1000.0 / n as f64;
-    println!(
-        "CPU a label: desks {:.3} ms, PostgreSQL {:.3} ms, the load generator {:.3} ms (of {:.3} ms the machine's {} cores had a label)",
-        per_label(cpu_before.0, cpu_after.0),
-        per_label(cpu_before.1, cpu_after.1),
-        per_label(cpu_before.2, cpu_after.2),
-        wall.as_secs_f64() * 1000.0 * std::thread::available_parallelism().map_or(1, |n| n.get()) as f64 / n as f64,
-        std::thread::available_parallelism().map_or(1, |n| n.get()),
-    );
+    let spent = [
+        ("desks", cpu_after.0 - cpu_before.0),
+        ("PostgreSQL", cpu_after.1 - cpu_before.1),
+        ("the load generator", cpu_after.2 - cpu_before.2),
+    ];
+    println!("{}", cpu_a_label(&spent, n, wall));
     // What `.ci/bench` reads.
     println!("BENCH three_desks_labels_per_s={:.0}", n as f64 / wall.as_secs_f64());
     println!("BENCH three_desks_p99_ms={p99:.2}");

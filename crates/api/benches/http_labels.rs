@@ -16,8 +16,8 @@
 mod support;
 use std::time::{Duration, Instant};
 use support::{
-    bench_certificate, cpu_time, label_body, percentiles, phase_report, post_labels, post_labels_for, window_p99s,
-    Answer, Conn, Server,
+    bench_certificate, cpu_a_label, cpu_time, label_body, percentiles, phase_report, post_labels, post_labels_for,
+    window_p99s, Answer, Conn, Server,
 };
 
 const CLIENTS: usize = 8;
@@ -157,15 +157,11 @@ fn main() {
     let labels = answers.len() as u64;
     phase_report(&answers);
     let (rate, p99) = report("POST /v3/labels", answers, wall);
-    let cpu_a_label =
-        |before: Duration, after: Duration| (after - before).as_secs_f64() * 1000.0 / labels.max(1) as f64;
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    println!(
-        "CPU a label: the desk {:.3} ms, the load generator {:.3} ms (of {:.3} ms the machine's {cores} cores had a label)",
-        cpu_a_label(cpu_before.0, cpu_after.0),
-        cpu_a_label(cpu_before.1, cpu_after.1),
-        wall.as_secs_f64() * 1000.0 * cores as f64 / labels.max(1) as f64,
-    );
+    let spent = [
+        ("the desk", cpu_after.0 - cpu_before.0),
+        ("the load generator", cpu_after.1 - cpu_before.1),
+    ];
+    println!("{}", cpu_a_label(&spent, labels as usize, wall));
     let worst_window = windows.iter().copied().fold(0.0, f64::max);
     println!(
         "p99 of each 5-second window (ms): {}",

@@ -513,6 +513,23 @@ pub fn bench_certificate(dir: &std::path::Path) -> (Vec<String>, std::sync::Arc<
     (args, std::sync::Arc::new(config))
 }
 
+/// "CPU a label: desks 0.640 ms, ... (of 1.206 ms the machine's 2 cores had a label)": each
+/// part's CPU time (spent between two `cpu_time` readings) over `labels`, beside the time the
+/// machine's cores had for each label over `wall`.
+pub fn cpu_a_label(spent: &[(&str, std::time::Duration)], labels: usize, wall: std::time::Duration) -> String {
+    let labels = labels.max(1) as f64;
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let parts: Vec<String> = spent
+        .iter()
+        .map(|(who, cpu)| format!("{who} {:.3} ms", cpu.as_secs_f64() * 1000.0 / labels))
+        .collect();
+    format!(
+        "CPU a label: {} (of {:.3} ms the machine's {cores} cores had a label)",
+        parts.join(", "),
+        wall.as_secs_f64() * 1000.0 * cores as f64 / labels,
+    )
+}
+
 /// CPU time (user and system) the processes `of` (by process id and name) have spent so far.
 pub fn cpu_time(of: impl Fn(u32, &str) -> bool) -> std::time::Duration {
     // SAFETY: sysconf reads a constant of the system.
