@@ -22,6 +22,10 @@ export type ScanDeps = {
   /** The orders a search for `number` finds (GET /desk/orders?s=). */
   findOrders: (number: string) => Promise<Order[]>;
   settings: () => Pick<DeskSettings, 'ship_on_scan' | 'scan_sounds'> & { verify_items?: boolean };
+  /** Settles once the desk's settings and presets are loaded: a scan waits for it, since a
+   * scanner fired as the screen opens would otherwise be taken on the defaults (items not
+   * checked, not shipped on scan, no preset shown). */
+  ready?: Promise<unknown>;
   play: (kind: Sound) => void;
   /** Whether a label is being made. */
   busy: () => boolean;
@@ -126,6 +130,7 @@ export class ScanStation {
     // from the last one is a number no order has, and the station jams.
     form.reference = '';
     if (number) this.last = number;
+    await this.#deps.ready;
     if (this.#deps.busy()) {
       if (number) this.say('warning', t('scanStation.stillMaking', { number }));
       return;

@@ -28,6 +28,7 @@ function station(
   orders: Order[] | ((number: string) => Promise<Order[]>),
   settings: { ship_on_scan: boolean; scan_sounds: boolean; verify_items?: boolean } = { ship_on_scan: false, scan_sounds: true },
   badge?: (code: string) => Promise<string | null>,
+  ready?: Promise<unknown>,
 ) {
   const form = new ShipForm();
   const heard: Sound[] = [];
@@ -40,6 +41,7 @@ function station(
     form,
     findOrders: (number) => (searched.push(number), typeof orders === 'function' ? orders(number) : Promise.resolve(orders.filter((o) => o.order_number.includes(number)))),
     settings: () => settings,
+    ready,
     play: (kind) => heard.push(kind),
     busy: () => desk.busy,
     weightKnown: (o) => !!o.weight,
@@ -402,6 +404,22 @@ describe('the packing list (verify_items)', () => {
     expect(s.packing?.boxes).toBe(2);
     expect(s.packing?.lines[0].in_boxes).toEqual([1, 1]);
     expect(packer.scans).toEqual(['5012345678900', '5012345678900']); // the command is no item
+  });
+
+  it('takes a scan fired as the screen opens only once the desk’s settings are there', async () => {
+    const desk = { ship_on_scan: false, scan_sounds: true, verify_items: false };
+    const loaded = deferred<void>();
+    const { s, form, scan } = station([packed()], desk, undefined, loaded.promise);
+    const scanned = scan('1001');
+    await settle();
+    expect(form.reference).toBe(''); // the field is emptied at once for the next scan
+    expect(form.order).toBeNull();
+    // The desk's settings arrive: this desk checks items.
+    desk.verify_items = true;
+    loaded.resolve();
+    await scanned;
+    expect(form.order?.order_number).toBe('1001');
+    expect(s.packing?.lines.map((l) => l.packed)).toEqual([0, 0]);
   });
 
   it("says what a box closed on the scale weighs, in the screen's language", async () => {
