@@ -192,7 +192,7 @@ fn main() {
                 .map_or(f64::NAN, |b| b / 1e6)
         };
         println!(
-            "{:>6.0} s  {:>8} labels  RSS {:>6.1} MB (anon {:.1}, file {:.1}, {} threads; SQLite {:.1}, C heap in use {:.1}, free {:.1})  WAL {:>6.1} MB  folder {:>8.1} MB  printed {:>8}  webhooks {:>7}",
+            "{:>6.0} s  {:>8} labels  RSS {:>6.1} MB (anon {:.1}, file {:.1}, {} threads; SQLite {:.1}, heap in use {:.1}, heap free {:.1})  WAL {:>6.1} MB  folder {:>8.1} MB  printed {:>8}  webhooks {:>7}",
             s.0.as_secs_f64(),
             s.1,
             s.2 as f64 / 1e6,

@@ -1,32 +1,24 @@
-//! Memory the allocators hold on to (issue 42's soak), and how fast they hand it out.
-//!
-//! Packdesk's own code allocates from mimalloc: a heap per thread, no lock shared between them.
-//! glibc's arenas, capped (below) for the soak's memory, had the desk's threads wait on each
-//! other's locks: a tenth of its samples in their futexes at 1,450 labels/s; with mimalloc the
-//! desk's CPU a label fell by a sixth (docs/measurements.md, 2026-11-28 night). It runs without
-//! transparent huge pages (`no_thp`): with them a thread's pages came in 2 MiB and the soak's
-//! memory was 160 MB, not 95.
-//!
-//! glibc still serves the C code: SQLite (its page caches, about 38 MB) and the system's
-//! libraries. glibc gives the threads that allocate arenas of their own (up to eight per core)
-//! and keeps in each what was freed there: SQLite's caches and a label's buffers then made the
-//! arenas' free memory grow from 30 to 83 MB in ten minutes at 500 labels/s. So there is one
-//! arena per core, and freed pages go back to the system every few seconds (`malloc_trim`). A
-//! block of 128 KiB or more is always mapped on its own and unmapped when freed: glibc otherwise
-//! raises that threshold to the largest block freed, after which such blocks fragment the arenas.
+//! Memory the allocator holds on to (issue 42's soak). glibc gives the threads that allocate
+//! arenas of their own (up to eight per core) and keeps in each what was freed there: at 500
+//! labels/s the memory in use stayed at 49 MB (38 of it SQLite's caches) while what the arenas
+//! kept free grew from 30 to 83 MB in ten minutes, each arena holding its own share of a
+//! label's short-lived buffers. So there is one arena per core (on two cores the soak's memory
+//! stayed at 100-103 MB from its second minute to its fifth, against 123-127 MB and growing,
+//! labels no slower; four arenas 112-114 MB), and freed pages go back to the system every few
+//! seconds (`malloc_trim`). (Two arenas tried when the print worker still read its queue for
+//! every label made it fall behind by a quarter; it no longer does.) A block of 128 KiB or more
+//! is always mapped on its own and unmapped when freed: glibc otherwise raises that threshold to
+//! the largest block freed, after which such blocks fragment the arenas (10 minutes: +20.8 % RSS
+//! after the first minute, the arenas' free memory 12 -> 22 MB; with it +10.2 %, 14 MB flat).
 //! docs/measurements.md.
 #![allow(unsafe_code)]
 
 use std::time::Duration;
 
-/// The allocator of every Packdesk binary (the server, the desktop app, their tests): see above.
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 /// How often freed memory goes back.
 const TRIM_EVERY: Duration = Duration::from_secs(5);
 
-/// Caps glibc's arenas (`MALLOC_ARENA_MAX` in the environment says otherwise), fixes
+/// Caps the allocator's arenas (`MALLOC_ARENA_MAX` in the environment says otherwise), fixes
 /// the size above which blocks are mapped on their own (`MALLOC_MMAP_THRESHOLD_`), and
 /// starts (once per process) the thread that gives freed memory back to the system. Called first
 /// in `main`, before any other thread: glibc fixes its arena limit once more than eight arenas
@@ -80,9 +72,8 @@ fn trim() {
 fn trim() {}
 
 /// The process's memory by what holds it, for `/metrics` (the soak reads them to tell a cache
-/// filling from a leak): `sqlite` (its page caches and statements), `heap_in_use` (glibc's heap:
-/// the C code's allocations, SQLite's among them) and `heap_free` (freed, kept by glibc). The
-/// rest of the resident memory is mimalloc's (Packdesk's own) and the mapped files.
+/// filling from a leak): `sqlite` (its page caches and statements), `heap_in_use` (every
+/// allocation, SQLite's among them) and `heap_free` (freed, kept by the allocator).
 pub fn record_gauges() {
     // SAFETY: reads SQLite's own counter (under its mutex); no pointers.
     let sqlite = unsafe { rusqlite::ffi::sqlite3_memory_used() };
@@ -95,7 +86,7 @@ pub fn record_gauges() {
 
 const MEMORY_BYTES: &str = "packdesk_memory_bytes";
 
-/// glibc's heap: bytes allocated (mapped large blocks too), bytes free in its arenas.
+/// The allocator's heap: bytes allocated (mapped large blocks too), bytes free in its arenas.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 fn heap() -> Option<(usize, usize)> {
     // SAFETY: mallinfo2 takes no pointers; it locks each arena while it counts it.
