@@ -77,6 +77,7 @@ sayings! {
     DomesticOnly = "domesticOnly", "{service} stays within one country and this parcel goes {from} to {to}";
     AbroadOnly = "abroadOnly", "{service} goes abroad only and this parcel goes {from} to {to}";
     ParcelNotWeighed = "parcelNotWeighed", "parcel {n} of order {order} weighs {weight}: weigh it and give its weight above 0";
+    BoxNotWeighed = "boxNotWeighed", "box {n} of order {order} weighs {weight}: put it on the scale or give its weight above 0";
     RangeUsedUp = "rangeUsedUp", "The tracking-number range of {account} (pool {pool}) is used up: {left} left, {needed} needed. Add the carrier's next range to this account (Accounts → the account → Tracking ranges)";
     NoRange = "noRange", "The tracking-number range of {account} (pool {pool}) has no tracking-number range set. Add the carrier's next range to this account (Accounts → the account → Tracking ranges)";
     RoleRefused = "roleRefused", "{action}: only {who} may do this, and {actor} is a {role}; ask one to sign in (Switch operator)";

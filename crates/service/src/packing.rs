@@ -229,10 +229,15 @@ impl Service {
         })
     }
 
+    /// The order's packing as it stands (read once by a shipping, for each of its checks).
+    pub(crate) fn packing_state(&self, order: &Order) -> Result<PackState, ServiceError> {
+        Ok(self.store.read(|c| table::state(c, order))?)
+    }
+
     /// "Ship what is packed": how many of each item the packing list holds, for a label of its
     /// own (a supervisor's action when operators sign in); none: every item is packed, the order
     /// ships whole.
-    pub(crate) fn packed_part(&self, order: &Order) -> Result<Option<Vec<i64>>, ServiceError> {
+    pub(crate) fn packed_part(&self, order: &Order, state: &PackState) -> Result<Option<Vec<i64>>, ServiceError> {
         if let Some(c) = crate::audit::caller().filter(|c| c.via == Via::Session) {
             if !c.role.may(Role::Supervisor) {
                 return Err(ServiceError::at(
@@ -248,7 +253,6 @@ impl Service {
                 ));
             }
         }
-        let state = self.store.read(|c| table::state(c, order))?;
         if state.complete {
             return Ok(None);
         }
@@ -268,8 +272,11 @@ impl Service {
     /// item each box holds, and its weight. Each becomes a parcel of the label (or a label of its
     /// own). Shipped from the desk's own screen where it was packed, the box still open weighs
     /// what this desk's scale shows then (a batch, a script or another desk weigh nothing).
-    pub(crate) fn packed_boxes(&self, order: &Order) -> Result<Option<Vec<PackedBox>>, ServiceError> {
-        let state = self.store.read(|c| table::state(c, order))?;
+    pub(crate) fn packed_boxes(
+        &self,
+        order: &Order,
+        state: &PackState,
+    ) -> Result<Option<Vec<PackedBox>>, ServiceError> {
         let mut boxes = state.packed_boxes(order.items.len());
         if boxes.len() < 2 {
             return Ok(None);
@@ -286,11 +293,10 @@ impl Service {
     }
 
     /// With `verify_items`, an order with items ships only once every item is packed.
-    pub(crate) fn check_packed(&self, order: &Order) -> Result<(), ServiceError> {
+    pub(crate) fn check_packed(&self, order: &Order, state: &PackState) -> Result<(), ServiceError> {
         if order.items.is_empty() || !order.to_ship() || !self.desk_settings()?.verify_items {
             return Ok(());
         }
-        let state = self.store.read(|c| table::state(c, order))?;
         match state.complete {
             true => Ok(()),
             false => Err(ServiceError::at(

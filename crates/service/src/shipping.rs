@@ -23,6 +23,7 @@ use packdesk_model::request::{
 use packdesk_model::said::{args, Saying};
 use packdesk_model::status::{BatchOrderStatus, BatchStatus, OrderStatus, ReturnLabelWhen};
 use packdesk_model::{ErrorCode, ServiceError};
+use packdesk_store::accounts::AccountRow;
 use packdesk_store::batches::Outcome;
 
 /// A weight a label may carry at the desk: above 0 (NaN is not).
@@ -33,6 +34,25 @@ fn weighed(w: &Weight) -> bool {
 /// A weight as the operator reads it: `0 kg`.
 fn weight_words(w: &Weight) -> String {
     format!("{} {}", w.value, w.unit.as_str())
+}
+
+/// Every parcel weighed, else a problem for each that is not, `saying` naming it (a parcel, or
+/// the packed box it stands for) by its place, counted from 1.
+fn all_weighed(parcels: &[Parcel], order: &Order, saying: Saying) -> Result<(), ServiceError> {
+    let mut problems = Problems::default();
+    for (i, parcel) in parcels.iter().enumerate().filter(|(_, x)| !weighed(&x.weight)) {
+        problems.say(
+            ErrorCode::InvalidRequest,
+            format!("parcels[{i}].weight.value"),
+            saying,
+            args([
+                ("n", &(i + 1)),
+                ("order", &order.order_number),
+                ("weight", &weight_words(&parcel.weight)),
+            ]),
+        );
+    }
+    problems.into_result()
 }
 
 /// The label's order number: the order's own for its first label, `-2`, `-3`... for more
@@ -189,7 +209,7 @@ fn box_parcels(
     }
     let template = preset.parcel.clone().unwrap_or_default();
     let mut given = given.map(Vec::into_iter);
-    boxes
+    let parcels = boxes
         .iter()
         .enumerate()
         .map(|(n, packed)| {
@@ -218,7 +238,11 @@ fn box_parcels(
                 items: label_items(&contents),
             })
         })
-        .collect()
+        .collect::<Result<Vec<_>, ServiceError>>()?;
+    // Checked here, where each parcel is still its box: a box labelled on its own is the
+    // only parcel of its label, and "parcel 1" would not say which box.
+    all_weighed(&parcels, order, Saying::BoxNotWeighed)?;
+    Ok(parcels)
 }
 
 /// The packing slip's lines: each box's items in turn, else the label's items.
@@ -246,6 +270,122 @@ fn slip_items(whole: &Order, order: &Order, boxes: Option<&[Vec<i64>]>) -> Vec<S
     }
 }
 
+/// The label request of an order shipped by a preset (on its `account`); `made_before`: the order's labels
+/// before this one (its order number's suffix).
+fn label_request(
+    account: &AccountRow,
+    order: &Order,
+    preset: &Preset,
+    by: &ChosenBy,
+    parcels: Option<Vec<Parcel>>,
+    made_before: usize,
+) -> Result<LabelRequest, ServiceError> {
+    let carrier = packdesk_carriers::carrier(&account.slug);
+    let ship_from = match &preset.ship_from {
+        Some(a) => a.clone(),
+        None => account
+            .address
+            .as_deref()
+            .and_then(|a| serde_json::from_str::<Address>(a).ok())
+            .ok_or_else(|| {
+                ServiceError::invalid(
+                    "preset",
+                    format!("preset `{}` has no ship_from and its account no address", preset.name),
+                )
+            })?,
+    };
+    if let Some(c) = carrier {
+        check_route(order, preset, by, c, &ship_from)?;
+    }
+    let parcels = match parcels.or_else(|| order.parcels.clone()).filter(|p| !p.is_empty()) {
+        Some(p) => {
+            // The desk labels weighed parcels only (the /v3 contract still takes 0 from API
+            // clients): a label reading 0 kg is a parcel nobody weighed.
+            all_weighed(&p, order, Saying::ParcelNotWeighed)?;
+            p
+        }
+        None => {
+            let template = preset.parcel.clone().unwrap_or_default();
+            let weight = packed_weight(order, template.tare).or(template.weight).ok_or_else(|| {
+                ServiceError::invalid(
+                    "parcels",
+                    format!(
+                        "order {} has no weight and preset `{}` none to assume: weigh the parcel",
+                        order.order_number, preset.name
+                    ),
+                )
+            })?;
+            if !weighed(&weight) {
+                let from = match order_weight(order) {
+                    Some(_) => "the order's weights".to_string(),
+                    None => format!("preset `{}`", preset.name),
+                };
+                return Err(ServiceError::invalid(
+                    "parcels",
+                    format!(
+                        "order {} weighs {} by {from}: weigh the parcel and give its weight above 0",
+                        order.order_number,
+                        weight_words(&weight),
+                    ),
+                ));
+            }
+            vec![Parcel {
+                description: None,
+                box_type: template.box_type,
+                weight,
+                dimension: template.dimension,
+                items: label_items(order),
+            }]
+        }
+    };
+    // Across a customs border the parcel carries its declaration (and the invoice the preset
+    // asks for), as the same shipment made at the Ship form or over /v3 does.
+    let (from, to) = (
+        ship_from.country.as_deref().unwrap_or(""),
+        order.ship_to.country.as_deref().unwrap_or(""),
+    );
+    let mut parcels = parcels;
+    let (customs, invoice) = match packdesk_carriers::countries::crosses_customs_border(from, to) {
+        true => {
+            let (customs, items) = customs_of(order, preset, from, to)?;
+            if parcels.iter().all(|p| p.items.is_none()) {
+                parcels[0].items = Some(items);
+            }
+            let invoice = preset.customs.as_ref().is_some_and(|c| c.invoice).then_some(None);
+            (Some(customs), invoice)
+        }
+        false => (None, None),
+    };
+    // The order number goes on the label where the carrier takes it.
+    let allows = |field: &str| carrier.is_some_and(|c| c.allows_field(field));
+    Ok(LabelRequest {
+        service_type: preset.service_type.clone(),
+        shipper_account: IdRef {
+            id: preset.shipper_account.id.clone(),
+        },
+        shipment: Shipment {
+            ship_from,
+            ship_to: order.ship_to.clone(),
+            parcels,
+            delivery_instructions: None,
+        },
+        is_async: false,
+        return_shipment: false,
+        paper_size: preset.paper_size,
+        file_type: preset.file_type,
+        ship_date: None,
+        service_options: preset.service_options.clone(),
+        is_document: false,
+        invoice,
+        references: allows("references").then(|| vec![order.order_number.clone()]),
+        billing: None,
+        customs,
+        order_number: allows("order_number").then(|| label_order_number(order, made_before)),
+        order_id: allows("order_id").then(|| order.id.clone()),
+        postal_code_override: false,
+    })
+}
+
 impl Service {
     /// Makes the label of an order by its preset, prints it and the packing slip, marks the order
     /// shipped (in the label's transaction). An order already shipped needs `again`; with
@@ -257,12 +397,13 @@ impl Service {
             OrderStatus::Shipped if !req.again => return Err(self.store.read(|c| shipped_before(c, &order))?),
             _ => {}
         }
+        let packing = self.packing_state(&order)?;
         let part = match req.packed_only {
-            true => self.packed_part(&order)?,
+            true => self.packed_part(&order, &packing)?,
             false => None,
         };
         if part.is_none() {
-            self.check_packed(&order)?;
+            self.check_packed(&order, &packing)?;
         }
         let shipped = order.clone();
         // What this label takes: the part packed, else what is left of the order.
@@ -296,7 +437,7 @@ impl Service {
         // parcel of the label, or a label of its own where the carrier takes one parcel a label.
         let taken = part.clone().unwrap_or_else(|| shipped.remaining());
         let boxes = self
-            .packed_boxes(&shipped)?
+            .packed_boxes(&shipped, &packing)?
             .filter(|b| (0..taken.len()).all(|n| b.iter().map(|x| x.quantities[n]).sum::<i64>() == taken[n]));
         let parcels = match &boxes {
             Some(b) => Some(box_parcels(&shipped, b, preset, req.parcels)?),
@@ -305,7 +446,8 @@ impl Service {
         // Where the carrier puts fewer parcels under a label than there are boxes, the boxes go
         // in labels of as many as it takes (one each, mostly); not for an order shipped again,
         // whose boxes are no part of what it shipped before.
-        let per_label = self.parcels_per_label(env, preset)?;
+        let account = self.account_row(env, &preset.shipper_account.id, "preset")?;
+        let per_label = packdesk_carriers::carrier(&account.slug).map_or(usize::MAX, |c| c.parcels_per_label as usize);
         let plan: Vec<PlannedLabel> = match (&boxes, parcels) {
             (Some(b), Some(p)) if b.len() > per_label && !req.again => b
                 .chunks(per_label)
@@ -329,7 +471,7 @@ impl Service {
         for (n, PlannedLabel { part, parcels }) in plan.into_iter().enumerate() {
             let contents = contents_of(shipped.clone(), part.as_deref());
             let made_before = shipped.label_ids.len() + n;
-            let mut label_req = self.label_request(env, &contents, preset, &by, parcels, made_before)?;
+            let mut label_req = label_request(&account, &contents, preset, &by, parcels, made_before)?;
             label_req.postal_code_override = req.postal_code_override;
             let shipment = OrderShipment {
                 id: shipped.id.clone(),
@@ -372,143 +514,6 @@ impl Service {
             labels,
             return_label,
             return_label_error,
-        })
-    }
-
-    /// How many parcels one label of the preset's carrier takes.
-    fn parcels_per_label(&self, env: Env, preset: &Preset) -> Result<usize, ServiceError> {
-        let account = self.account_row(env, &preset.shipper_account.id, "preset")?;
-        Ok(packdesk_carriers::carrier(&account.slug).map_or(usize::MAX, |c| c.parcels_per_label as usize))
-    }
-
-    /// The label request of an order shipped by a preset; `made_before`: the order's labels
-    /// before this one (its order number's suffix).
-    fn label_request(
-        &self,
-        env: Env,
-        order: &Order,
-        preset: &Preset,
-        by: &ChosenBy,
-        parcels: Option<Vec<Parcel>>,
-        made_before: usize,
-    ) -> Result<LabelRequest, ServiceError> {
-        let account = self.account_row(env, &preset.shipper_account.id, "preset")?;
-        let carrier = packdesk_carriers::carrier(&account.slug);
-        let ship_from = match &preset.ship_from {
-            Some(a) => a.clone(),
-            None => account
-                .address
-                .as_deref()
-                .and_then(|a| serde_json::from_str::<Address>(a).ok())
-                .ok_or_else(|| {
-                    ServiceError::invalid(
-                        "preset",
-                        format!("preset `{}` has no ship_from and its account no address", preset.name),
-                    )
-                })?,
-        };
-        if let Some(c) = carrier {
-            check_route(order, preset, by, c, &ship_from)?;
-        }
-        let parcels = match parcels.or_else(|| order.parcels.clone()).filter(|p| !p.is_empty()) {
-            Some(p) => {
-                // The desk labels weighed parcels only (the /v3 contract still takes 0 from API
-                // clients): a label reading 0 kg is a parcel nobody weighed.
-                let mut problems = Problems::default();
-                for (i, parcel) in p.iter().enumerate().filter(|(_, x)| !weighed(&x.weight)) {
-                    problems.say(
-                        ErrorCode::InvalidRequest,
-                        format!("parcels[{i}].weight.value"),
-                        Saying::ParcelNotWeighed,
-                        args([
-                            ("n", &(i + 1)),
-                            ("order", &order.order_number),
-                            ("weight", &weight_words(&parcel.weight)),
-                        ]),
-                    );
-                }
-                problems.into_result()?;
-                p
-            }
-            None => {
-                let template = preset.parcel.clone().unwrap_or_default();
-                let weight = packed_weight(order, template.tare).or(template.weight).ok_or_else(|| {
-                    ServiceError::invalid(
-                        "parcels",
-                        format!(
-                            "order {} has no weight and preset `{}` none to assume: weigh the parcel",
-                            order.order_number, preset.name
-                        ),
-                    )
-                })?;
-                if !weighed(&weight) {
-                    let from = match order_weight(order) {
-                        Some(_) => "the order's weights".to_string(),
-                        None => format!("preset `{}`", preset.name),
-                    };
-                    return Err(ServiceError::invalid(
-                        "parcels",
-                        format!(
-                            "order {} weighs {} by {from}: weigh the parcel and give its weight above 0",
-                            order.order_number,
-                            weight_words(&weight),
-                        ),
-                    ));
-                }
-                vec![Parcel {
-                    description: None,
-                    box_type: template.box_type,
-                    weight,
-                    dimension: template.dimension,
-                    items: label_items(order),
-                }]
-            }
-        };
-        // Across a customs border the parcel carries its declaration (and the invoice the preset
-        // asks for), as the same shipment made at the Ship form or over /v3 does.
-        let (from, to) = (
-            ship_from.country.as_deref().unwrap_or(""),
-            order.ship_to.country.as_deref().unwrap_or(""),
-        );
-        let mut parcels = parcels;
-        let (customs, invoice) = match packdesk_carriers::countries::crosses_customs_border(from, to) {
-            true => {
-                let (customs, items) = customs_of(order, preset, from, to)?;
-                if parcels.iter().all(|p| p.items.is_none()) {
-                    parcels[0].items = Some(items);
-                }
-                let invoice = preset.customs.as_ref().is_some_and(|c| c.invoice).then_some(None);
-                (Some(customs), invoice)
-            }
-            false => (None, None),
-        };
-        // The order number goes on the label where the carrier takes it.
-        let allows = |field: &str| carrier.is_some_and(|c| c.allows_field(field));
-        Ok(LabelRequest {
-            service_type: preset.service_type.clone(),
-            shipper_account: IdRef {
-                id: preset.shipper_account.id.clone(),
-            },
-            shipment: Shipment {
-                ship_from,
-                ship_to: order.ship_to.clone(),
-                parcels,
-                delivery_instructions: None,
-            },
-            is_async: false,
-            return_shipment: false,
-            paper_size: preset.paper_size,
-            file_type: preset.file_type,
-            ship_date: None,
-            service_options: preset.service_options.clone(),
-            is_document: false,
-            invoice,
-            references: allows("references").then(|| vec![order.order_number.clone()]),
-            billing: None,
-            customs,
-            order_number: allows("order_number").then(|| label_order_number(order, made_before)),
-            order_id: allows("order_id").then(|| order.id.clone()),
-            postal_code_override: false,
         })
     }
 

@@ -525,11 +525,21 @@ fn boxes_for_a_carrier_of_one_parcel_a_label_get_a_label_each_weighed_on_the_sca
     // takes no weight off a scale it cannot see: box 2 weighs its items.
     weigh(45, 4);
 
-    let shipped = s.sandbox_ok(
-        "POST",
-        &format!("/desk/orders/{id}/ship"),
-        Some(&json!({"preset": "Whistl"})),
+    // A box given no weight is named as the box it is, though it would be its label's only
+    // parcel; no label is made.
+    let ship = format!("/desk/orders/{id}/ship");
+    let unweighed = json!({"preset": "Whistl", "parcels": [{"weight": {"value": 1.2, "unit": "kg"}},
+        {"weight": {"value": 0, "unit": "kg"}}]});
+    let (_, v) = s.call("POST", &ship, &s.sandbox, Some(&unweighed));
+    assert_eq!(support::detail_paths(&v), ["parcels[1].weight.value"], "{v}");
+    let info = v["meta"]["details"][0]["info"].as_str().unwrap();
+    assert!(info.contains("box 2 of order P-800 weighs 0 kg"), "{info}");
+    assert_eq!(
+        s.sandbox_ok("GET", &format!("/desk/orders/{id}"), None)["label_ids"],
+        json!([])
     );
+
+    let shipped = s.sandbox_ok("POST", &ship, Some(&json!({"preset": "Whistl"})));
     let labels = shipped["labels"].as_array().unwrap();
     assert_eq!(labels.len(), 2, "a label per box: {shipped}");
     assert_eq!(shipped["label"]["id"], labels[0]["id"]);
