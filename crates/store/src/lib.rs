@@ -838,7 +838,7 @@ mod wal_size_tests {
         let dir = tempfile::tempdir().unwrap();
         let store = a_store_of_blobs(dir.path());
         let mut biggest = 0;
-        for i in 0..400 {
+        for i in 0..800 {
             store
                 .write_relaxed(|tx| {
                     tx.execute("INSERT OR REPLACE INTO t VALUES (?1, randomblob(262144))", [i % 50])
@@ -847,8 +847,10 @@ mod wal_size_tests {
                 .unwrap();
             biggest = biggest.max(std::fs::metadata(dir.path().join("db.sqlite3-wal")).map_or(0, |m| m.len()));
         }
-        // 400 writes of 256 KiB: 100 MiB went through the WAL.
-        assert!(biggest < 2 * WAL_RESET_BYTES, "the WAL grew to {biggest} bytes");
+        // 800 writes of 256 KiB: 200 MiB went through the WAL. Past `WAL_MOST_BYTES` a restart
+        // still waits for the checkpointer's pass to end, and the writes made meanwhile grow the
+        // WAL on (a debug build beside the other tests' work: to 70-74 MiB).
+        assert!(biggest < 2 * WAL_MOST_BYTES, "the WAL grew to {biggest} bytes");
     }
 
     /// Short reads one after another, as a busy desk's lookups and workers make them, always left
