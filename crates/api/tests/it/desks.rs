@@ -558,19 +558,7 @@ fn a_desk_sends_each_font_part_once_and_again_whole_when_the_database_lost_it() 
         "the fonts were sent again"
     );
     let (_, pdf) = a.download(l["files"]["label"]["url"].as_str().unwrap(), &a.sandbox);
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("label.pdf");
-    std::fs::write(&path, &pdf).unwrap();
-    let text = Command::new("pdftotext")
-        .args([path.to_str().unwrap(), "-"])
-        .output()
-        .unwrap();
-    assert!(
-        text.status.success(),
-        "the label's PDF reads: {}",
-        String::from_utf8_lossy(&text.stderr)
-    );
-    let words: String = String::from_utf8_lossy(&text.stdout).split_whitespace().collect();
+    let words: String = support::pdf_text(&pdf, false).split_whitespace().collect();
     assert!(words.contains(&tracking_numbers(&l)[0]), "{words}");
 }
 

@@ -204,13 +204,7 @@ fn each_close_out_gives_the_driver_a_collection_sheet_to_sign_printed_on_its_own
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("sheet.pdf");
     std::fs::write(&path, &pdf).unwrap();
-    let out = std::process::Command::new("pdftotext")
-        .arg("-layout")
-        .arg(&path)
-        .arg("-")
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
+    let text = support::pdf_text(&pdf, true);
     let rows: Vec<String> = text
         .lines()
         .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
@@ -253,15 +247,7 @@ fn a_german_desk_writes_its_collection_sheet_and_manifest_in_german() {
     let manifest = &out["results"][0]["manifest"];
     let text_of = |file: &str| {
         let (_, pdf) = s.download(manifest["files"][file]["url"].as_str().unwrap(), &s.sandbox);
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("doc.pdf");
-        std::fs::write(&path, &pdf).unwrap();
-        let out = std::process::Command::new("pdftotext")
-            .arg(&path)
-            .arg("-")
-            .output()
-            .unwrap();
-        String::from_utf8_lossy(&out.stdout).to_string()
+        support::pdf_text(&pdf, false)
     };
     let sheet = text_of("collection_sheet");
     for words in [

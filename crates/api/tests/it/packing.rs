@@ -438,16 +438,7 @@ fn an_order_packed_in_two_boxes_ships_as_two_parcels_each_with_its_items_and_the
 
     // The packing slip says which item is in which box.
     let (_, slip) = s.download(label["files"]["packing_slip"]["url"].as_str().unwrap(), &s.sandbox);
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("slip.pdf");
-    std::fs::write(&path, slip).unwrap();
-    let out = std::process::Command::new("pdftotext")
-        .args(["-layout"])
-        .arg(&path)
-        .arg("-")
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
+    let text = support::pdf_text(&slip, true);
     let row = |what: &str| {
         text.lines()
             .find(|l| l.contains(what))
@@ -578,15 +569,7 @@ fn boxes_for_a_carrier_of_one_parcel_a_label_get_a_label_each_weighed_on_the_sca
 
     // One packing slip, with the first label, naming both boxes' tracking numbers.
     let (_, slip) = s.download(labels[0]["files"]["packing_slip"]["url"].as_str().unwrap(), &s.sandbox);
-    let file = dir.path().join("slip.pdf");
-    std::fs::write(&file, slip).unwrap();
-    let out = std::process::Command::new("pdftotext")
-        .args(["-layout"])
-        .arg(&file)
-        .arg("-")
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
+    let text = support::pdf_text(&slip, true);
     for l in labels {
         let number = l["tracking_numbers"][0].as_str().unwrap();
         assert!(text.contains(number), "{number} on the slip: {text}");

@@ -131,7 +131,7 @@ fn an_order_ships_by_its_rule_prints_label_and_slip_and_is_not_shipped_twice() {
         slip.starts_with(b"%PDF-"),
         "the packing slip went to the office printer"
     );
-    let text = pdf_text(&slip);
+    let text = support::pdf_text(&slip, false);
     assert!(
         text.contains("PACKING SLIP") && text.contains("SO-1") && text.contains("MUG-1"),
         "{text}"
@@ -438,19 +438,6 @@ fn a_batch_ships_in_order_in_the_background_and_names_the_orders_it_could_not_sh
         Some(&json!({"order_ids": ["nope", ids[0]]})),
     );
     assert_eq!(v["meta"]["details"][0]["path"], "order_ids[0]", "{v}");
-}
-
-/// The text of a PDF, as `pdftotext` reads it.
-fn pdf_text(pdf: &[u8]) -> String {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("doc.pdf");
-    std::fs::write(&path, pdf).unwrap();
-    let out = std::process::Command::new("pdftotext")
-        .arg(&path)
-        .arg("-")
-        .output()
-        .expect("pdftotext (poppler-utils)");
-    String::from_utf8_lossy(&out.stdout).to_string()
 }
 
 #[test]

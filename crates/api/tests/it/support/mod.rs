@@ -303,6 +303,25 @@ pub fn pdfinfo_pages(info: &str) -> usize {
 }
 
 /// A label record's tracking numbers.
+/// The text of a PDF, as `pdftotext` reads it; `layout`: each row of the page kept on one line
+/// (a table's columns side by side).
+pub fn pdf_text(pdf: &[u8], layout: bool) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("doc.pdf");
+    std::fs::write(&path, pdf).unwrap();
+    let mut command = Command::new("pdftotext");
+    if layout {
+        command.arg("-layout");
+    }
+    let out = command.arg(&path).arg("-").output().expect("pdftotext (poppler-utils)");
+    assert!(
+        out.status.success(),
+        "the PDF reads: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
 pub fn tracking_numbers(label: &Value) -> Vec<String> {
     label["tracking_numbers"]
         .as_array()
