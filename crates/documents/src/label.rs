@@ -240,16 +240,17 @@ fn zpl_text(s: &str) -> String {
 /// `raster` as a `^GFA` graphic field with ASCII hex rows, top-left at (x, y) dots.
 pub(crate) fn zpl_graphic(x: i64, y: i64, raster: &crate::fonts::Raster) -> String {
     let row_bytes = raster.width.div_ceil(8);
-    let mut hex = String::with_capacity(row_bytes * raster.height * 2);
+    let mut bytes = Vec::with_capacity(row_bytes * raster.height);
     for row in raster.pixels.chunks(raster.width) {
         for byte in row.chunks(8) {
-            let b = byte
-                .iter()
-                .enumerate()
-                .fold(0u8, |acc, (i, on)| if *on { acc | (0x80 >> i) } else { acc });
-            hex.push_str(&format!("{b:02X}"));
+            bytes.push(
+                byte.iter()
+                    .enumerate()
+                    .fold(0u8, |acc, (i, on)| if *on { acc | (0x80 >> i) } else { acc }),
+            );
         }
     }
+    let hex = hex::encode_upper(bytes);
     let total = row_bytes * raster.height;
     format!("^FO{x},{y}^GFA,{total},{total},{row_bytes},{hex}^FS\n")
 }

@@ -56,10 +56,7 @@ impl Sessions {
 
 /// A new token: 256 random bits, hex.
 fn new_token() -> String {
-    crate::vault::random_bytes::<32>()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    hex::encode(crate::vault::random_bytes::<32>())
 }
 
 fn caller_of(s: &Session) -> Caller {

@@ -83,8 +83,7 @@ impl UpstreamAccount {
             Name::Desk(n) => ("desk", n.as_str()),
         };
         let digest = sha2::Sha256::digest(format!("{}\n{path}\n{kind}\n{name}\n{body}", self.local_account_id));
-        let hex: String = digest.iter().take(16).map(|b| format!("{b:02x}")).collect();
-        format!("packdesk-{hex}")
+        format!("packdesk-{}", hex::encode(&digest[..16]))
     }
 
     /// POSTs `body` with the key derived from `name` and the body.

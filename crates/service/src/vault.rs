@@ -337,18 +337,12 @@ impl KeyKeeper for OsKeyring {
 
 /// Bytes as lowercase hex.
 pub fn to_hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    hex::encode(bytes)
 }
 
 /// Hex to bytes; None unless every pair is a hex byte.
 pub fn from_hex(hex: &str) -> Option<Vec<u8>> {
-    if !hex.len().is_multiple_of(2) {
-        return None;
-    }
-    (0..hex.len())
-        .step_by(2)
-        .map(|i| hex.get(i..i + 2).and_then(|h| u8::from_str_radix(h, 16).ok()))
-        .collect()
+    hex::decode(hex).ok()
 }
 
 /// Random bytes from the OS.

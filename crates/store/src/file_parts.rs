@@ -317,17 +317,12 @@ fn find(bytes: &[u8], what: &[u8]) -> Option<usize> {
 }
 
 fn hex(hash: &PartHash) -> String {
-    hash.iter().map(|b| format!("{b:02x}")).collect()
+    hex::encode(hash)
 }
 
 fn unhex(text: &str) -> Option<PartHash> {
     let mut hash = [0u8; 32];
-    if text.len() != 64 {
-        return None;
-    }
-    for (i, b) in hash.iter_mut().enumerate() {
-        *b = u8::from_str_radix(text.get(2 * i..2 * i + 2)?, 16).ok()?;
-    }
+    hex::decode_to_slice(text, &mut hash).ok()?;
     Some(hash)
 }
 

@@ -11,10 +11,7 @@ pub struct Cursor {
 
 /// Opaque to clients: hex of "created_at:id".
 pub fn encode(c: &Cursor) -> String {
-    format!("{}:{}", c.created_at, c.id)
-        .bytes()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    hex::encode(format!("{}:{}", c.created_at, c.id))
 }
 
 pub fn decode(token: &str) -> Result<Cursor, ServiceError> {

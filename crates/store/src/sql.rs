@@ -141,7 +141,14 @@ pub trait Insertable: TableRow {
 
 /// `?1, ?2, ..., ?n`.
 pub fn placeholders(n: usize) -> String {
-    (1..=n).map(|i| format!("?{i}")).collect::<Vec<_>>().join(", ")
+    use std::fmt::Write;
+    let mut out = String::with_capacity(n * 5);
+    for i in 1..=n {
+        let separator = if i == 1 { "" } else { ", " };
+        // Writing to a String cannot fail.
+        let _ = write!(out, "{separator}?{i}");
+    }
+    out
 }
 
 /// The values of a statement put together piece by piece (a search's words, optional filters),

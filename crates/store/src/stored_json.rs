@@ -320,10 +320,7 @@ mod tests {
     #[test]
     fn the_dictionary_of_format_1_never_changes() {
         use sha2::Digest;
-        let sha: String = sha2::Sha256::digest(DICTIONARY.as_bytes())
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect();
+        let sha = hex::encode(sha2::Sha256::digest(DICTIONARY.as_bytes()));
         assert_eq!(sha, SHA256_OF_FORMAT_1);
     }
 

@@ -95,7 +95,7 @@ impl File {
     /// same pages give the same file.
     pub fn finish(mut self, root: u32, info: u32) -> Vec<u8> {
         let digest = sha2::Digest::finalize(self.hash);
-        let id: String = digest[..16].iter().map(|b| format!("{b:02X}")).collect();
+        let id = hex::encode_upper(&digest[..16]);
         let xref = self.out.len();
         let mut table = format!("xref\n0 {}\n0000000000 65535 f\r\n", self.offsets.len());
         for offset in &self.offsets[1..] {
@@ -159,9 +159,7 @@ fn write_object(out: &mut Vec<u8>, object: &Object, id_of: &dyn Fn(ObjectId) -> 
         Object::Name(name) => write_name(out, name),
         Object::String(bytes, StringFormat::Hexadecimal) => {
             out.push(b'<');
-            for b in bytes {
-                out.extend_from_slice(format!("{b:02X}").as_bytes());
-            }
+            out.extend_from_slice(hex::encode_upper(bytes).as_bytes());
             out.push(b'>');
         }
         Object::String(bytes, StringFormat::Literal) => {
@@ -227,7 +225,8 @@ fn write_name(out: &mut Vec<u8>, name: &[u8]) {
         if (b'!'..=b'~').contains(&b) && !b"#%()/<>[]{}".contains(&b) {
             out.push(b);
         } else {
-            out.extend_from_slice(format!("#{b:02X}").as_bytes());
+            out.push(b'#');
+            out.extend_from_slice(hex::encode_upper([b]).as_bytes());
         }
     }
 }
