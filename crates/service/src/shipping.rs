@@ -270,8 +270,8 @@ fn slip_items(whole: &Order, order: &Order, boxes: Option<&[Vec<i64>]>) -> Vec<S
     }
 }
 
-/// The label request of an order shipped by a preset (on its `account`); `made_before`: the order's labels
-/// before this one (its order number's suffix).
+/// The label request of an order shipped by a preset (on its `account`); `made_before`: the
+/// order's labels before this one (its order number's suffix).
 fn label_request(
     account: &AccountRow,
     order: &Order,
