@@ -1238,7 +1238,7 @@ impl Service {
         const BATCH: usize = 5_000;
         let mut total = 0;
         while go_on() {
-            let n = self.store.write(|tx| table::catch_up_words(tx, BATCH))?;
+            let n = self.store.write_long(|tx| table::catch_up_words(tx, BATCH))?;
             total += n;
             if n < BATCH {
                 break;

@@ -246,7 +246,7 @@ impl Service {
         }
         p.into_result()?;
         let now = self.now_us();
-        let (created, updated, saved) = self.store.write(|tx| {
+        let (created, updated, saved) = self.store.write_long(|tx| {
             let numbers: Vec<&str> = orders.iter().map(|o| o.order_number.as_str()).collect();
             table::lock_numbers(tx, env, &numbers)?;
             let (mut created, mut updated, mut saved) = (0, 0, Vec::new());

@@ -50,6 +50,16 @@ impl Db {
         }
     }
 
+    /// `write`, for a write that may run long (an order import, the search index's catch-up): on
+    /// the desk's own file the labels waiting in the batch open before it commit first
+    /// (`Store::write_long`); PostgreSQL commits each write on its own anyway.
+    pub fn write_long<T, E: From<StoreError>>(&self, f: impl FnOnce(&mut Tx<'_>) -> Result<T, E>) -> Result<T, E> {
+        match self {
+            Db::Sqlite(s) => s.write_long(|tx| f(&mut Tx::Sqlite(tx))),
+            Db::Postgres { store, desk } => store.write(|client| f(&mut Tx::Postgres { client, desk })),
+        }
+    }
+
     /// `write`, for a write that is one statement on a shared database (`f` sends exactly one
     /// there: two would commit one by one): PostgreSQL runs it without BEGIN and COMMIT, two
     /// round trips fewer (`PgStore::write_one_statement`). A label's is (`labels::write_made`; on

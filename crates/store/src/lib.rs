@@ -39,6 +39,7 @@ pub mod transmissions;
 pub mod upstream_refs;
 pub mod webhooks;
 mod writer;
+use writer::Length;
 
 use packdesk_model::{ErrorCode, ServiceError};
 use rusqlite::{Connection, OpenFlags};
@@ -490,7 +491,15 @@ impl Store {
     /// Runs `f` in one write transaction; it commits only if `f` returns Ok, else rolls back.
     /// It returns once the commit is on disk (it survives a power cut).
     pub fn write<T, E: From<StoreError>>(&self, f: impl FnOnce(&Connection) -> Result<T, E>) -> Result<T, E> {
-        let (out, seq) = self.commit(f)?;
+        let (out, seq) = self.commit(f, Length::Short)?;
+        time(Phase::Sync, || self.durability.wait_for(seq))?;
+        Ok(out)
+    }
+
+    /// `write`, for a write that may hold the writer long (`Length::Long`): the writes of the
+    /// batch open before it commit first instead of waiting for it.
+    pub fn write_long<T, E: From<StoreError>>(&self, f: impl FnOnce(&Connection) -> Result<T, E>) -> Result<T, E> {
+        let (out, seq) = self.commit(f, Length::Long)?;
         time(Phase::Sync, || self.durability.wait_for(seq))?;
         Ok(out)
     }
@@ -499,7 +508,7 @@ impl Store {
     /// attempts: a delivery is at least once anyway): it does not wait for the disk (the next
     /// durable commit's sync covers it), so such records never slow a label.
     pub fn write_relaxed<T, E: From<StoreError>>(&self, f: impl FnOnce(&Connection) -> Result<T, E>) -> Result<T, E> {
-        self.commit(f).map(|(out, _)| out)
+        self.commit(f, Length::Short).map(|(out, _)| out)
     }
 
     /// Returns once every commit made so far, relaxed ones too, is on disk: one sync for many

@@ -13,7 +13,8 @@
 //! once (a lone write is committed as before); one that finishes with others on their way
 //! leaves the batch open for them and waits for its outcome. Every write finishes under the writer
 //! lock, and the last of a batch always sees nobody coming, so a batch is always committed (or a
-//! batch of `MOST_IN_A_BATCH` writes is, whoever is coming). A caller returns only after the
+//! batch of `MOST_IN_A_BATCH` writes is, whoever is coming). A write that may hold the writer
+//! long (`Length::Long`) commits the batch open before it first. A caller returns only after the
 //! batch's commit (and, for `Store::write`, the WAL's sync after it; `write_relaxed` does not wait
 //! for the sync), so what is answered is on disk as before.
 
@@ -29,6 +30,16 @@ const UNDO_WRITE: &str = "ROLLBACK TO write; RELEASE write";
 
 /// At most this many writes share a commit (a bound on how long the first of them waits).
 const MOST_IN_A_BATCH: usize = 32;
+
+/// How long a write may hold the writer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Length {
+    /// Milliseconds at most (a label, a scan): it joins the batch open, if any.
+    Short,
+    /// Maybe long (an import of a thousand orders, the search index's catch-up): the batch open
+    /// commits first, so that the labels in it do not wait for this write to end.
+    Long,
+}
 
 /// The writer connection and the batch open on it.
 pub(crate) struct Writer {
@@ -70,12 +81,17 @@ impl Store {
     pub(crate) fn commit<T, E: From<StoreError>>(
         &self,
         f: impl FnOnce(&Connection) -> Result<T, E>,
+        length: Length,
     ) -> Result<(T, u64), E> {
         let batches = &self.batches;
         batches.coming.fetch_add(1, Ordering::SeqCst);
         let mut w = time(Phase::Lock, || self.writer.lock().unwrap_or_else(|p| p.into_inner()));
         batches.coming.fetch_sub(1, Ordering::SeqCst);
         let writing = std::time::Instant::now();
+        if let (Length::Long, Some((open, _))) = (length, w.open) {
+            // The writes of the open batch commit now rather than after this one.
+            self.decide(&mut w, open, false, true);
+        }
         let batch = match w.open {
             Some((batch, _)) => batch,
             None => {
@@ -106,13 +122,13 @@ impl Store {
                 }
                 Err(panic) => {
                     let _ = w.conn.execute_batch(UNDO_WRITE);
-                    self.decide(&mut w, batch, false);
+                    self.decide(&mut w, batch, false, false);
                     drop(w);
                     std::panic::resume_unwind(panic);
                 }
             },
         };
-        let decided = self.decide(&mut w, batch, true);
+        let decided = self.decide(&mut w, batch, true, false);
         timing::spent(Phase::Write, writing.elapsed());
         let by_this_write = decided.is_some();
         let outcome = match decided {
@@ -142,9 +158,9 @@ impl Store {
     }
 
     /// After a write of `batch` (`waits`: it reads the batch's outcome; a write that panicked
-    /// does not): commits the batch when nobody is coming to join it, answering its outcome for
-    /// this write; else leaves it open (`None`).
-    fn decide(&self, w: &mut Writer, batch: u64, waits: bool) -> Option<Result<u64, StoreError>> {
+    /// does not): commits the batch when nobody is coming to join it (or `now`), answering its
+    /// outcome for this write; else leaves it open (`None`).
+    fn decide(&self, w: &mut Writer, batch: u64, waits: bool, now: bool) -> Option<Result<u64, StoreError>> {
         let (_, members) = w.open.as_mut()?;
         *members += usize::from(waits);
         let members = *members;
@@ -152,7 +168,7 @@ impl Store {
         // batch is lost, the others' too.
         let lost = w.conn.is_autocommit();
         let coming = self.batches.coming.load(Ordering::SeqCst);
-        if !lost && coming > 0 && members < MOST_IN_A_BATCH {
+        if !now && !lost && coming > 0 && members < MOST_IN_A_BATCH {
             return None;
         }
         w.open = None;
@@ -324,6 +340,28 @@ mod tests {
         let refused = refused.join().unwrap().unwrap_err();
         assert!(refused.chain().contains("refused after writing"), "{}", refused.chain());
         assert_eq!(rows(&store), [1, 3]);
+    }
+
+    #[test]
+    fn a_long_write_lets_the_batch_open_before_it_commit_first() {
+        let (_dir, store) = store();
+        let first = first_of_a_batch(&store);
+        store
+            .write_long(|c| {
+                // The first write is answered while this one still holds the writer.
+                let waited = std::time::Instant::now();
+                while !first.is_finished() && waited.elapsed() < std::time::Duration::from_secs(10) {
+                    std::thread::sleep(std::time::Duration::from_millis(1));
+                }
+                assert!(first.is_finished(), "the first write waited for the long one");
+                c.execute("INSERT INTO t VALUES (2)", []).map(|_| ()).map_err(db_error)
+            })
+            .unwrap();
+        first
+            .join()
+            .unwrap()
+            .expect("the first write committed before the long one");
+        assert_eq!(rows(&store), [1, 2]);
     }
 
     #[test]
