@@ -302,7 +302,6 @@ pub fn pdfinfo_pages(info: &str) -> usize {
         .unwrap()
 }
 
-/// A label record's tracking numbers.
 /// The text of a PDF, as `pdftotext` reads it; `layout`: each row of the page kept on one line
 /// (a table's columns side by side).
 pub fn pdf_text(pdf: &[u8], layout: bool) -> String {
@@ -322,6 +321,7 @@ pub fn pdf_text(pdf: &[u8], layout: bool) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// A label record's tracking numbers.
 pub fn tracking_numbers(label: &Value) -> Vec<String> {
     label["tracking_numbers"]
         .as_array()
