@@ -491,15 +491,22 @@ impl Store {
     /// Runs `f` in one write transaction; it commits only if `f` returns Ok, else rolls back.
     /// It returns once the commit is on disk (it survives a power cut).
     pub fn write<T, E: From<StoreError>>(&self, f: impl FnOnce(&Connection) -> Result<T, E>) -> Result<T, E> {
-        let (out, seq) = self.commit(f, Length::Short)?;
-        time(Phase::Sync, || self.durability.wait_for(seq))?;
-        Ok(out)
+        self.write_durably(f, Length::Short)
     }
 
     /// `write`, for a write that may hold the writer long (`Length::Long`): the writes of the
     /// batch open before it commit first instead of waiting for it.
     pub fn write_long<T, E: From<StoreError>>(&self, f: impl FnOnce(&Connection) -> Result<T, E>) -> Result<T, E> {
-        let (out, seq) = self.commit(f, Length::Long)?;
+        self.write_durably(f, Length::Long)
+    }
+
+    /// Commits `f` (see `writer.rs`) and returns once the commit is on disk.
+    fn write_durably<T, E: From<StoreError>>(
+        &self,
+        f: impl FnOnce(&Connection) -> Result<T, E>,
+        length: Length,
+    ) -> Result<T, E> {
+        let (out, seq) = self.commit(f, length)?;
         time(Phase::Sync, || self.durability.wait_for(seq))?;
         Ok(out)
     }
