@@ -172,11 +172,11 @@ test('Void asks in the desk’s dialog, naming the label; Esc keeps it, the yes 
   await page.keyboard.press('Escape');
   await ask.waitFor({ state: 'detached' });
   assert.equal((await ok(desk.api('GET', `/v3/labels/${label.id}`))).status, 'created', 'Esc: not voided');
-  assert.equal(await row.getByTestId('status').textContent(), 'created');
+  assert.equal(await row.getByTestId('status').textContent(), 'Made');
 
   await row.getByTestId('void').click();
   await page.getByTestId('confirm-ok').click();
-  await row.getByTestId('status').filter({ hasText: 'cancelled' }).waitFor();
+  await row.getByTestId('status').filter({ hasText: 'Voided' }).waitFor();
   assert.equal((await ok(desk.api('GET', `/v3/labels/${label.id}`))).status, 'cancelled');
   assert.equal(await row.getByTestId('void').count(), 0);
   await page.close();

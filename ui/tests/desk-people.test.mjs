@@ -102,7 +102,7 @@ test('a packer ships and cannot void; a supervisor takes over by badge and PIN a
   await page.keyboard.press('Enter');
   await page.getByTestId('confirm-ok').focus();
   await page.keyboard.press('Enter');
-  await page.getByTestId('row').first().getByTestId('status').filter({ hasText: 'cancelled' }).waitFor();
+  await page.getByTestId('row').first().getByTestId('status').filter({ hasText: 'Voided' }).waitFor();
 
   // The audit log (Alt+0), newest first: the void by Sue, the label by Pat, the sign-ins.
   await page.keyboard.press('Alt+0');

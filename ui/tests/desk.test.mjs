@@ -75,7 +75,7 @@ test('a first start leads to a sandbox account, then ships with the keyboard and
   assert.equal((await api('GET', `/v3/labels/${found[0].id}`)).data.status, 'created', 'cancelled: not voided');
   await page.getByTestId('void').click();
   await page.getByTestId('confirm-ok').click();
-  await page.waitForFunction(() => document.querySelector('[data-testid="status"]')?.textContent === 'cancelled');
+  await page.waitForFunction(() => document.querySelector('[data-testid="status"]')?.textContent === 'Voided');
   assert.equal((await api('GET', `/v3/labels/${found[0].id}`)).data.status, 'cancelled');
   assert.equal(await page.getByTestId('row').getByRole('button', { name: 'Reprint' }).count(), 0, 'a voided label offers no reprint');
   const reprint = await api('POST', '/desk/print', { label_id: found[0].id });

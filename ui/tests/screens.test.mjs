@@ -166,11 +166,23 @@ test('History filters by account and status, pages through 120 labels, prints an
   await page.getByTestId('filter-account').selectOption(a);
   await page.waitForFunction(() => document.querySelectorAll('[data-testid="row"]').length === 50);
   assert.match(await page.getByTestId('row').first().textContent(), /H-119/);
-  await page.getByTestId('next-page').click();
+  // Below the table, where the mouse is after reading the page.
+  await page.getByTestId('next-page-bottom').click();
   await page.waitForFunction(() => document.querySelector('[data-testid="row"]')?.textContent.includes('H-69'));
-  // By keyboard: Enter on Older reaches the last page, whose disabled Older hands the focus to
-  // Newer (not to the page, where the next Tab would start from the top).
-  await page.getByTestId('next-page').focus();
+  await page.getByTestId('prev-page-bottom').click();
+  await page.waitForFunction(() => document.querySelector('[data-testid="row"]')?.textContent.includes('H-119'));
+  // By keyboard, Older comes right after the filters (not after the 50 rows' buttons).
+  await page.getByTestId('search').focus();
+  const passed = [];
+  while (passed.length < 60 && passed.at(-1) !== 'next-page') {
+    await page.keyboard.press('Tab');
+    passed.push(await page.evaluate(() => document.activeElement?.getAttribute('data-testid')));
+  }
+  assert.deepEqual([...new Set(passed)], ['from', 'until', 'filter-account', 'filter-status', 'next-page']);
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => document.querySelector('[data-testid="row"]')?.textContent.includes('H-69'));
+  // Enter on Older reaches the last page, whose disabled Older hands the focus to Newer (not to
+  // the page, where the next Tab would start from the top).
   await page.keyboard.press('Enter');
   await page.waitForFunction(() => document.querySelectorAll('[data-testid="row"]').length === 20);
   assert.ok(await page.getByTestId('next-page').isDisabled(), 'the last page has no older one');
