@@ -41,6 +41,17 @@ pub(crate) enum Length {
     Long,
 }
 
+/// Who looks at the open batch, deciding whether it commits now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Looking {
+    /// A write of the batch, done: it reads the batch's outcome.
+    Member,
+    /// A write that panicked (undone): it reads nothing.
+    Panicked,
+    /// A long write about to run: the batch commits before it.
+    BeforeLongWrite,
+}
+
 /// The writer connection and the batch open on it.
 pub(crate) struct Writer {
     pub(crate) conn: Connection,
@@ -90,7 +101,7 @@ impl Store {
         let writing = std::time::Instant::now();
         if let (Length::Long, Some((open, _))) = (length, w.open) {
             // The writes of the open batch commit now rather than after this one.
-            self.decide(&mut w, open, false, true);
+            self.decide(&mut w, open, Looking::BeforeLongWrite);
         }
         let batch = match w.open {
             Some((batch, _)) => batch,
@@ -122,13 +133,13 @@ impl Store {
                 }
                 Err(panic) => {
                     let _ = w.conn.execute_batch(UNDO_WRITE);
-                    self.decide(&mut w, batch, false, false);
+                    self.decide(&mut w, batch, Looking::Panicked);
                     drop(w);
                     std::panic::resume_unwind(panic);
                 }
             },
         };
-        let decided = self.decide(&mut w, batch, true, false);
+        let decided = self.decide(&mut w, batch, Looking::Member);
         timing::spent(Phase::Write, writing.elapsed());
         let by_this_write = decided.is_some();
         let outcome = match decided {
@@ -157,10 +168,13 @@ impl Store {
         }
     }
 
-    /// After a write of `batch` (`waits`: it reads the batch's outcome; a write that panicked
-    /// does not): commits the batch when nobody is coming to join it (or `now`), answering its
-    /// outcome for this write; else leaves it open (`None`).
-    fn decide(&self, w: &mut Writer, batch: u64, waits: bool, now: bool) -> Option<Result<u64, StoreError>> {
+    /// After a write of `batch` (or before a long one): commits the batch when nobody is coming
+    /// to join it (at once before a long write), answering its outcome for this write; else
+    /// leaves it open (`None`).
+    fn decide(&self, w: &mut Writer, batch: u64, looking: Looking) -> Option<Result<u64, StoreError>> {
+        // Only a member of the batch reads its outcome (a write that panicked does not).
+        let waits = looking == Looking::Member;
+        let now = looking == Looking::BeforeLongWrite;
         let (_, members) = w.open.as_mut()?;
         *members += usize::from(waits);
         let members = *members;
