@@ -117,7 +117,7 @@ impl Service {
         let key = format!(
             "pdk_{}_{}",
             req.environment.as_str(),
-            crate::vault::to_hex(&crate::vault::random_bytes::<24>())
+            hex::encode(crate::vault::random_bytes::<24>())
         );
         let now = self.now_us();
         let row = IntegrationKeyRow {

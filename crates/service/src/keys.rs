@@ -20,7 +20,7 @@ pub(crate) fn hash(key: &str) -> [u8; 32] {
 
 /// A fresh key for `env` and the row that stores it (hash to authenticate, sealed to show).
 fn new_key(env: Env, vault: &Vault, now_us: i64) -> (String, packdesk_store::keys::KeyRow) {
-    let hex = crate::vault::to_hex(&random_bytes::<24>());
+    let hex = hex::encode(random_bytes::<24>());
     let key = format!("pdk_{}_{hex}", env.as_str());
     let row = packdesk_store::keys::KeyRow {
         env,

@@ -4,7 +4,6 @@
 //! random key kept in the store. It cannot be guessed, moved to another file or extended; it is
 //! checked in constant time. The same path with the key header keeps working.
 
-use crate::vault::{from_hex, to_hex};
 use hmac::{Hmac, Mac};
 use packdesk_model::ServiceError;
 use packdesk_store::db::Db;
@@ -30,9 +29,10 @@ pub enum LinkRefused {
 impl FileLinks {
     /// Loads the store's link key, making it on first use (every process on the store shares it).
     pub fn load(store: &Db) -> Result<FileLinks, ServiceError> {
-        let fresh = to_hex(&crate::vault::random_bytes::<32>());
+        let fresh = hex::encode(crate::vault::random_bytes::<32>());
         let hex = store.write(|tx| packdesk_store::meta::init(tx, META_KEY, &fresh))?;
-        let key = from_hex(&hex)
+        let key = hex::decode(&hex)
+            .ok()
             .filter(|k| k.len() >= 32)
             .ok_or_else(|| ServiceError::internal("the file link key in the store is damaged"))?;
         Ok(FileLinks {
@@ -58,13 +58,14 @@ impl FileLinks {
     /// The query of a link to `file_id` made at `now_secs`: `expires=...&signature=...`.
     pub fn query(&self, file_id: &str, now_secs: i64) -> String {
         let expires = now_secs + self.ttl_secs.load(Ordering::Relaxed);
-        let sig = to_hex(&self.mac(file_id, expires).finalize().into_bytes());
+        let sig = hex::encode(self.mac(file_id, expires).finalize().into_bytes());
         format!("expires={expires}&signature={sig}")
     }
 
     /// Checks a link's expiry and signature (constant time).
     pub fn check(&self, file_id: &str, expires: i64, signature: &str, now_secs: i64) -> Result<(), LinkRefused> {
-        let ok = from_hex(signature)
+        let ok = hex::decode(signature)
+            .ok()
             .is_some_and(|sig| sig.len() == 32 && self.mac(file_id, expires).verify_slice(&sig).is_ok());
         if !ok {
             return Err(LinkRefused::BadSignature);

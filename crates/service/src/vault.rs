@@ -133,14 +133,15 @@ impl Vault {
     /// The key as a join code: every desk of a shared database seals and opens the API keys and
     /// carrier credentials with the same key, which each further desk is given once.
     pub fn join_code(&self) -> String {
-        to_hex(&self.key)
+        hex::encode(&self.key)
     }
 
     /// Gives a desk the warehouse's key from its join code: written as the data folder's key file
     /// (the desktop app then moves it into the OS keyring). A desk holding that key already
     /// changes nothing; one holding another key is refused untouched.
     pub fn adopt_join_code(key_file: &Path, keeper: &dyn KeyKeeper, code: &str) -> Result<(), ServiceError> {
-        let key = from_hex(code.trim())
+        let key = hex::decode(code.trim())
+            .ok()
             .filter(|k| k.len() == 32)
             .ok_or_else(|| ServiceError::invalid("join_code", "a join code is 64 hexadecimal digits"))?;
         let held = match read_key_file(key_file)? {
@@ -322,7 +323,7 @@ impl KeyKeeper for OsKeyring {
     fn get(&self) -> Result<Option<Vec<u8>>, String> {
         self.with_entry(|entry| match entry.get_password() {
             Ok(hex) => Ok(Some(
-                from_hex(hex.trim()).ok_or("the keyring entry is not a vault key")?,
+                hex::decode(hex.trim()).map_err(|_| "the keyring entry is not a vault key")?,
             )),
             Err(keyring::Error::NoEntry) => Ok(None),
             Err(e) => Err(e.to_string()),
@@ -330,19 +331,9 @@ impl KeyKeeper for OsKeyring {
     }
 
     fn set(&self, key: &[u8]) -> Result<(), String> {
-        let hex = to_hex(key);
+        let hex = hex::encode(key);
         self.with_entry(move |entry| entry.set_password(&hex).map_err(|e| e.to_string()))
     }
-}
-
-/// Bytes as lowercase hex.
-pub fn to_hex(bytes: &[u8]) -> String {
-    hex::encode(bytes)
-}
-
-/// Hex to bytes; None unless every pair is a hex byte.
-pub fn from_hex(hex: &str) -> Option<Vec<u8>> {
-    hex::decode(hex).ok()
 }
 
 /// Random bytes from the OS.
@@ -377,15 +368,6 @@ mod tests {
             2,
             "no temporary file is left behind"
         );
-    }
-
-    #[test]
-    fn hex_goes_both_ways_and_refuses_what_is_not_hex() {
-        assert_eq!(to_hex(&[0, 0xab, 0x7f]), "00ab7f");
-        assert_eq!(from_hex("00ab7f"), Some(vec![0, 0xab, 0x7f]));
-        for bad in ["0", "zz", "0g", "ab c"] {
-            assert_eq!(from_hex(bad), None, "{bad}");
-        }
     }
 
     #[test]

@@ -37,7 +37,7 @@ impl Split<'_> {
         let each: Vec<String> = self
             .parts
             .iter()
-            .map(|(at, hash, _)| format!("{at} {}", hex(hash)))
+            .map(|(at, hash, _)| format!("{at} {}", hex::encode(hash)))
             .collect();
         Some(each.join(" "))
     }
@@ -314,10 +314,6 @@ fn contains(bytes: &[u8], what: &[u8]) -> bool {
 
 fn find(bytes: &[u8], what: &[u8]) -> Option<usize> {
     bytes.windows(what.len()).position(|w| w == what)
-}
-
-fn hex(hash: &PartHash) -> String {
-    hex::encode(hash)
 }
 
 fn unhex(text: &str) -> Option<PartHash> {
