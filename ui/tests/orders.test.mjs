@@ -444,6 +444,12 @@ test('boxes for a carrier of one parcel a label: each box is weighed on the scal
   assert.equal(await page.getByTestId('box-weights').textContent(), 'Box 1 weighs 1.2 kg');
   await scan('SHIRT-1');
   await note('Every item of order WH-1 is packed. Enter ships it.');
+  // Enter with nothing on the scale: no label, the box named and what to do, nothing lost.
+  await scaleShows(0);
+  await page.keyboard.press('Enter');
+  await note(/Order WH-1 is not shipped: .*box 2 of order WH-1 is not on the scale .*put the box on the scale and ship again/);
+  await page.screenshot({ path: `${process.env.SCREENSHOTS ?? '/tmp'}/ship-packing-box-not-weighed.png` });
+  assert.equal((await ok(api('GET', '/desk/orders?s=WH-1'))).orders.find((o) => o.order_number === 'WH-1').label_ids.length, 0, 'no label made');
   // Box 2 on the scale as the labels are made.
   await scaleShows(45);
   await page.screenshot({ path: `${process.env.SCREENSHOTS ?? '/tmp'}/ship-packing-box-weighed.png` });

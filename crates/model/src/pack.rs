@@ -105,6 +105,9 @@ pub struct CountedScan<'a> {
 pub struct PackedBox {
     pub quantities: Vec<i64>,
     pub weight: Option<Weight>,
+    /// The box still open, shipped at the desk where it was packed: `weight` is what the desk's
+    /// scale showed as the order shipped (none: nothing stable on it).
+    pub weighed_as_shipped: bool,
 }
 
 impl PackState {
@@ -185,6 +188,7 @@ impl PackState {
                 PackedBox {
                     quantities: q,
                     weight: self.box_weights.get(b - 1).copied().flatten(),
+                    weighed_as_shipped: false,
                 }
             })
             .collect()

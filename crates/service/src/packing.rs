@@ -287,6 +287,7 @@ impl Service {
         if at_this_desk && open_box_packed {
             if let Some(open) = boxes.last_mut().filter(|b| b.weight.is_none()) {
                 open.weight = self.scale_weight();
+                open.weighed_as_shipped = true;
             }
         }
         Ok(Some(boxes))
