@@ -78,6 +78,8 @@ sayings! {
     AbroadOnly = "abroadOnly", "{service} goes abroad only and this parcel goes {from} to {to}";
     ParcelNotWeighed = "parcelNotWeighed", "parcel {n} of order {order} weighs {weight}: weigh it and give its weight above 0";
     BoxNotWeighed = "boxNotWeighed", "box {n} of order {order} weighs {weight}: put it on the scale or give its weight above 0";
+    BoxOffScale = "boxOffScale", "box {n} of order {order} was closed off the scale, its items have no weight and preset `{preset}` has none to assume: give each box's weight, or put each box on the scale as it is closed";
+    BoxNotOnScale = "boxNotOnScale", "box {n} of order {order} is not on the scale (it shows no weight), its items have no weight and preset `{preset}` has none to assume: put the box on the scale and ship again, or give each box's weight";
     RangeUsedUp = "rangeUsedUp", "The tracking-number range of {account} (pool {pool}) is used up: {left} left, {needed} needed. Add the carrier's next range to this account (Accounts → the account → Tracking ranges)";
     NoRange = "noRange", "The tracking-number range of {account} (pool {pool}) has no tracking-number range set. Add the carrier's next range to this account (Accounts → the account → Tracking ranges)";
     RoleRefused = "roleRefused", "{action}: only {who} may do this, and {actor} is a {role}; ask one to sign in (Switch operator)";

@@ -218,18 +218,24 @@ fn box_parcels(
             let weight = match (&own, packed.weight) {
                 (Some(p), _) => p.weight,
                 (None, Some(scale)) => scale,
-                (None, None) => packed_weight(&contents, template.tare).or(template.weight).ok_or_else(|| {
-                    let (n, order, preset) = (n + 1, &order.order_number, &preset.name);
-                    ServiceError::invalid(
-                        "parcels",
-                        if packed.weighed_as_shipped {
-                            // The open box: the packer has it in hand, the scale just read nothing.
-                            format!("box {n} of order {order} is not on the scale (it shows no weight), its items have no weight and preset `{preset}` has none to assume: put the box on the scale and ship again, or give each box's weight (one parcel per box)")
-                        } else {
-                            format!("box {n} of order {order} was closed off the scale and holds items without a weight, and preset `{preset}` has none to assume: give each box's weight (one parcel per box), or put each box on the scale as it is closed")
-                        },
-                    )
-                })?,
+                (None, None) => packed_weight(&contents, template.tare)
+                    .or(template.weight)
+                    .ok_or_else(|| {
+                        ServiceError::said(
+                            ErrorCode::InvalidRequest,
+                            "parcels",
+                            match packed.weighed_as_shipped {
+                                // The open box: the packer has it in hand, the scale just read nothing.
+                                true => Saying::BoxNotOnScale,
+                                false => Saying::BoxOffScale,
+                            },
+                            args([
+                                ("n", &(n + 1)),
+                                ("order", &order.order_number),
+                                ("preset", &preset.name),
+                            ]),
+                        )
+                    })?,
             };
             Ok(Parcel {
                 description: Some(format!("Box {} of {}", n + 1, boxes.len())),
