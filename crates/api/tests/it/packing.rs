@@ -577,3 +577,37 @@ fn boxes_for_a_carrier_of_one_parcel_a_label_get_a_label_each_weighed_on_the_sca
     assert!(text.contains("4 items in 2 boxes"), "{text}");
     assert!(labels[1]["files"]["packing_slip"].is_null(), "{}", labels[1]);
 }
+
+#[test]
+fn boxes_closed_off_the_scale_with_nothing_to_weigh_them_by_are_named_and_no_label_made() {
+    let s = Server::start();
+    desk_with_an_order(&s, "P-900");
+    // Items without weights, a preset without a parcel weight, no scale: nothing to weigh by.
+    let order = json!({"order_number": "P-901", "ship_to": support::address("Jane Doe", "GBR", "M1 1AE"),
+        "items": [{"description": "Blue mug", "quantity": 1, "sku": "MUG-1"},
+            {"description": "Shirt", "quantity": 1, "sku": "SHIRT-1"}]});
+    let id = s.sandbox_ok("POST", "/desk/orders", Some(&order))["orders"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    scan(&s, &id, "MUG-1");
+    s.sandbox_ok(
+        "POST",
+        &format!("/desk/orders/{id}/pack"),
+        Some(&json!({"next_box": true})),
+    );
+    scan(&s, &id, "SHIRT-1");
+    let (_, v) = s.call("POST", &format!("/desk/orders/{id}/ship"), &s.sandbox, Some(&json!({})));
+    assert_eq!(support::detail_paths(&v), ["parcels"], "{v}");
+    let detail = &v["meta"]["details"][0];
+    assert_eq!(detail["key"], "boxOffScale", "{v}");
+    let info = detail["info"].as_str().unwrap();
+    assert!(
+        info.starts_with("box 1 of order P-901 was closed off the scale") && info.contains("preset `Parcels`"),
+        "{info}"
+    );
+    assert_eq!(
+        s.sandbox_ok("GET", &format!("/desk/orders/{id}"), None)["label_ids"],
+        json!([])
+    );
+}
