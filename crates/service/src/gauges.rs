@@ -16,6 +16,10 @@ pub(crate) fn label_made(slug: &str, env: Env) {
 impl Service {
     /// Sets the gauges from the store and the backups folder (each scrape calls it).
     pub fn record_gauges(&self) -> Result<(), ServiceError> {
+        if let Some(held) = self.store.writer_held() {
+            // Its rise over a time, divided by that time: the part of it the writer was busy.
+            metrics::gauge!("packdesk_writer_held_seconds").set(held.as_secs_f64());
+        }
         let q = self.store.read(packdesk_store::gauges::queue_counts)?;
         // Every state, a zero too: an alert on a state needs its series.
         for state in PrintJobStatus::NAMES.iter().filter_map(|w| PrintJobStatus::parse(w)) {

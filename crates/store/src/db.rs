@@ -114,6 +114,15 @@ impl Db {
         }
     }
 
+    /// How long writes have held this desk's one writer since it opened (SQLite; a shared
+    /// database has no one writer).
+    pub fn writer_held(&self) -> Option<std::time::Duration> {
+        match self {
+            Db::Sqlite(s) => Some(s.writer_held()),
+            Db::Postgres { .. } => None,
+        }
+    }
+
     pub fn is_shared(&self) -> bool {
         matches!(self, Db::Postgres { .. })
     }

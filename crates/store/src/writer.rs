@@ -22,8 +22,10 @@ use crate::timing::{self, time, Phase};
 use crate::{Store, StoreError};
 use rusqlite::Connection;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Condvar, Mutex};
+use std::ops::{Deref, DerefMut};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
 
 /// Undoes one write of a batch, and only it.
 const UNDO_WRITE: &str = "ROLLBACK TO write; RELEASE write";
@@ -77,6 +79,36 @@ pub(crate) struct Batches {
     coming: AtomicUsize,
     decided: Mutex<HashMap<u64, Decided>>,
     changed: Condvar,
+    /// Nanoseconds the writer has been held by writes, in all: the part of a second it is held
+    /// is how near the desk is to the most labels one writer can take (issue 42).
+    held_nanos: AtomicU64,
+}
+
+/// The writer, held by a write: counts the time it is held when let go.
+struct Held<'a> {
+    writer: MutexGuard<'a, Writer>,
+    since: Instant,
+    held_nanos: &'a AtomicU64,
+}
+
+impl Deref for Held<'_> {
+    type Target = Writer;
+    fn deref(&self) -> &Writer {
+        &self.writer
+    }
+}
+
+impl DerefMut for Held<'_> {
+    fn deref_mut(&mut self) -> &mut Writer {
+        &mut self.writer
+    }
+}
+
+impl Drop for Held<'_> {
+    fn drop(&mut self) {
+        let nanos = u64::try_from(self.since.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        self.held_nanos.fetch_add(nanos, Ordering::Relaxed);
+    }
 }
 
 /// A batch's outcome: its commit's number (for the sync), or why it failed; and how many of its
@@ -96,9 +128,14 @@ impl Store {
     ) -> Result<(T, u64), E> {
         let batches = &self.batches;
         batches.coming.fetch_add(1, Ordering::SeqCst);
-        let mut w = time(Phase::Lock, || self.writer.lock().unwrap_or_else(|p| p.into_inner()));
+        let writer = time(Phase::Lock, || self.writer.lock().unwrap_or_else(|p| p.into_inner()));
         batches.coming.fetch_sub(1, Ordering::SeqCst);
-        let writing = std::time::Instant::now();
+        let writing = Instant::now();
+        let mut w = Held {
+            writer,
+            since: writing,
+            held_nanos: &batches.held_nanos,
+        };
         if let (Length::Long, Some((open, _))) = (length, w.open) {
             // The writes of the open batch commit now rather than after this one.
             self.decide(&mut w, open, Looking::BeforeLongWrite);
@@ -166,6 +203,11 @@ impl Store {
             (Err(e), Err(_)) if by_this_write => Err(e),
             (Err(_), Err(e)) => Err(e.into()),
         }
+    }
+
+    /// How long writes have held the writer since the store opened.
+    pub fn writer_held(&self) -> Duration {
+        Duration::from_nanos(self.batches.held_nanos.load(Ordering::Relaxed))
     }
 
     /// After a write of `batch` (or before a long one): commits the batch when nobody is coming

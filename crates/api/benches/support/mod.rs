@@ -173,13 +173,23 @@ impl Server {
         self.status("VmRSS") * 1024
     }
 
-    /// A number of the server process's `/proc/<pid>/status` (`VmRSS`, `RssAnon`, `RssFile`
-    /// in kB; `Threads`); 0 when unknown.
     /// The process id of the desk's server.
     pub fn pid(&self) -> u32 {
         self.child.id()
     }
 
+    /// A sample of the desk's `/metrics` without labels (`packdesk_writer_held_seconds`), if it
+    /// has one.
+    pub fn metric(&self, name: &str) -> Option<f64> {
+        let (code, text) = Conn::open(&self.addr).request("GET", "/metrics", &self.live_key, "");
+        assert_eq!(code, 200, "{text}");
+        text.lines()
+            .find_map(|l| l.strip_prefix(name)?.strip_prefix(' '))
+            .and_then(|v| v.trim().parse().ok())
+    }
+
+    /// A number of the server process's `/proc/<pid>/status` (`VmRSS`, `RssAnon`, `RssFile`
+    /// in kB; `Threads`); 0 when unknown.
     pub fn status(&self, field: &str) -> u64 {
         std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
             .ok()

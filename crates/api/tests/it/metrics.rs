@@ -86,6 +86,12 @@ fn metrics_parse_and_their_counters_move_as_labels_are_made() {
     ] {
         assert!(after.contains_key(gauge), "{gauge} in {after:?}");
     }
+    // One desk's writer: held by the three labels' writes (none on a shared database).
+    let held = |m: &HashMap<String, f64>| m.get("packdesk_writer_held_seconds").copied();
+    match on_shared_database() {
+        true => assert_eq!(held(&after), None, "{after:?}"),
+        false => assert!(held(&after).unwrap_or(0.0) > held(&before).unwrap_or(0.0), "{after:?}"),
+    }
     // The account's pools and what is left in them.
     assert!(
         after
