@@ -1,13 +1,15 @@
 //! The one writer connection of a desk's SQLite file, and its commits shared (issue 42).
 //!
 //! Each write is all or nothing to its caller. Under the writer, though, the writes of several
-//! threads that arrive together share one SQLite transaction: each runs in a savepoint of it
-//! (rolled back alone when it fails), and the last one in commits them all. A write sees what the
-//! writes before it in its batch wrote (as it would had they committed first); they commit or fail
-//! together, and a write refused on what it saw waits for the batch too: if the batch fails, it is
-//! told to send again rather than given a reason that may be gone. A commit writes every page it changed into the WAL, and a label touches some twenty pages
-//! (each table and index it goes into, the database header, the counters); shared, a page that
-//! several labels change (a table's right-most leaf, the header) is written once for all of them.
+//! threads that arrive together share one SQLite transaction: each after the first runs in a
+//! savepoint of it (rolled back alone when it fails; the first, alone in the batch so far, rolls
+//! the batch back), and the last one in commits them all. A write sees what the writes before it
+//! in its batch wrote (as it would had they committed first); they commit or fail together, and a
+//! write refused on what it saw waits for the batch too: if the batch fails, it is told to send
+//! again rather than given a reason that may be gone. A commit writes every page it changed into
+//! the WAL, and a label touches some twenty pages (each table and index it goes into, the database
+//! header, the counters); shared, a page that several labels change (a table's right-most leaf,
+//! the header) is written once for all of them.
 //!
 //! Who commits: a write that finishes with nobody waiting for the writer commits the batch at
 //! once (a lone write is committed as before); one that finishes with others on their way
@@ -41,6 +43,17 @@ pub(crate) enum Length {
     /// Maybe long (an import of a thousand orders, the search index's catch-up): the batch open
     /// commits first, so that the labels in it do not wait for this write to end.
     Long,
+}
+
+/// How a write is undone, alone, when it fails or panics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Undo {
+    /// The first write of a batch: by rolling the batch back, which holds nothing else yet. No
+    /// savepoint, whose copy of every page the write changes (SQLite's sub-journal) was a sixth
+    /// of the writer's time (issue 42).
+    Batch,
+    /// A later write: by its savepoint of the batch.
+    Savepoint,
 }
 
 /// Who looks at the open batch, deciding whether it commits now.
@@ -140,41 +153,61 @@ impl Store {
             // The writes of the open batch commit now rather than after this one.
             self.decide(&mut w, open, Looking::BeforeLongWrite);
         }
-        let batch = match w.open {
-            Some((batch, _)) => batch,
+        let (batch, undo) = match w.open {
+            Some((batch, _)) => (batch, Undo::Savepoint),
             None => {
                 w.conn.execute_batch("BEGIN IMMEDIATE").map_err(StoreError::from)?;
                 let batch = w.next_batch;
                 w.next_batch += 1;
                 w.open = Some((batch, 0));
-                batch
+                (batch, Undo::Batch)
             }
         };
-        // This write in a savepoint of the batch: undone alone when it fails or panics.
-        let out = match w.conn.execute_batch("SAVEPOINT write") {
+        let undo_this_write = |w: &mut Writer| match undo {
+            Undo::Savepoint => {
+                let _ = w.conn.execute_batch(UNDO_WRITE);
+            }
+            Undo::Batch => {
+                let _ = w.conn.execute_batch("ROLLBACK");
+                w.open = None;
+            }
+        };
+        let begun = match undo {
+            Undo::Savepoint => w.conn.execute_batch("SAVEPOINT write"),
+            Undo::Batch => Ok(()),
+        };
+        let out = match begun {
             Err(e) => Err(E::from(StoreError::from(e))),
             Ok(()) => match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&w.conn))) {
-                Ok(out) => {
-                    let end = match out.is_ok() {
-                        true => "RELEASE write",
-                        false => UNDO_WRITE,
-                    };
-                    match w.conn.execute_batch(end) {
-                        Ok(()) => out,
-                        Err(e) => {
-                            // Not released: undone, so the batch does not commit it.
-                            let _ = w.conn.execute_batch(UNDO_WRITE);
-                            out.and(Err(E::from(StoreError::from(e))))
-                        }
-                    }
+                Ok(Err(e)) => {
+                    undo_this_write(&mut w);
+                    Err(e)
                 }
+                Ok(Ok(out)) if undo == Undo::Batch => Ok(out),
+                Ok(Ok(out)) => match w.conn.execute_batch("RELEASE write") {
+                    Ok(()) => Ok(out),
+                    Err(e) => {
+                        // Not released: undone, so the batch does not commit it.
+                        undo_this_write(&mut w);
+                        Err(E::from(StoreError::from(e)))
+                    }
+                },
                 Err(panic) => {
-                    let _ = w.conn.execute_batch(UNDO_WRITE);
+                    undo_this_write(&mut w);
                     self.decide(&mut w, batch, Looking::Panicked);
                     drop(w);
                     std::panic::resume_unwind(panic);
                 }
             },
+        };
+        let out = match (out, undo) {
+            // The first write of its batch, refused: the batch it rolled back held nothing else,
+            // so its refusal stands at once.
+            (Err(e), Undo::Batch) => {
+                timing::spent(Phase::Write, writing.elapsed());
+                return Err(e);
+            }
+            (out, _) => out,
         };
         let decided = self.decide(&mut w, batch, Looking::Member);
         timing::spent(Phase::Write, writing.elapsed());
@@ -378,6 +411,26 @@ mod tests {
         }
         store.batches.coming.fetch_sub(1, Ordering::SeqCst);
         refused
+    }
+
+    #[test]
+    fn the_first_write_of_a_batch_refused_rolls_the_batch_back_and_the_next_begins_anew() {
+        let (_dir, store) = store();
+        // One more said to be coming: a refused write that only undid itself would leave the
+        // batch open for it and wait.
+        store.batches.coming.fetch_add(1, Ordering::SeqCst);
+        let refused = store.write(|c| {
+            c.execute("INSERT INTO t VALUES (1)", []).map_err(db_error)?;
+            Err::<(), _>(packdesk_model::ServiceError::internal("refused after writing"))
+        });
+        store.batches.coming.fetch_sub(1, Ordering::SeqCst);
+        let refused = refused.unwrap_err();
+        assert!(refused.chain().contains("refused after writing"), "{}", refused.chain());
+        assert!(store.writer.lock().unwrap().open.is_none(), "no batch left open");
+        store
+            .write(|c| c.execute("INSERT INTO t VALUES (2)", []).map(|_| ()).map_err(db_error))
+            .unwrap();
+        assert_eq!(rows(&store), [2]);
     }
 
     #[test]
