@@ -22,6 +22,7 @@ export type OperatorRequest = Schemas['OperatorRequest'];
 export type AuditEntry = Schemas['AuditEntry'];
 export type Transmission = Schemas['Transmission'];
 export type Label = Schemas['Label'];
+export type LabelStatus = Schemas['LabelStatus'];
 export type PackRequest = Schemas['PackRequest'];
 export type PackState = Schemas['PackState'];
 export type PackScan = Schemas['PackScan'];

@@ -194,6 +194,10 @@ test('History filters by account and status, pages through 120 labels, prints an
   assert.equal(await page.getByTestId('page').textContent(), 'Page 1');
   await page.getByTestId('filter-status').selectOption('');
   await page.waitForFunction(() => document.querySelectorAll('[data-testid="row"]').length === 50);
+  // Every status a label can have is offered, in the desk's words (closing out too).
+  const offered = await page.getByTestId('filter-status').locator('option').evaluateAll((os) => os.map((o) => [o.value, o.textContent]));
+  assert.deepEqual(offered.map(([v]) => v), ['', 'created', 'manifesting', 'manifested', 'cancelled', 'creating', 'cancelling', 'failed']);
+  assert.ok(offered.some(([v, text]) => v === 'manifesting' && text === 'Closing out'), JSON.stringify(offered));
 
   // Three chosen: print all (three jobs on the printer), then one PDF of them.
   for (let i = 0; i < 3; i++) await page.getByTestId('select').nth(i).check();
