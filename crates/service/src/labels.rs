@@ -269,7 +269,6 @@ fn doc_items(req: &LabelRequest) -> Vec<DocItem> {
         .collect()
 }
 
-/// The rate entry of a quote.
 /// A new label's or document's id: a UUID whose first bits are the time (version 7), so the
 /// indexes on ids (the label's, its files', its numbers', its log entries') grow at their end,
 /// where labels made together share their pages, instead of each label changing pages all over
@@ -278,6 +277,7 @@ fn new_id() -> String {
     uuid::Uuid::now_v7().to_string()
 }
 
+/// The rate entry of a quote.
 pub fn rate_entry(account: &AccountRow, service: &ServiceTypeDef, q: &Quote, ship_date: NaiveDate) -> RateEntry {
     let mut delivery = ship_date;
     let mut days = q.transit_days;
