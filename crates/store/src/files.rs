@@ -4,7 +4,7 @@
 
 use crate::db::Tx;
 use crate::file_parts::{self, PartHash};
-use crate::sql::{table_row, TableRow};
+use crate::sql::{table_row, Dialect, TableRow};
 use crate::StoreError;
 use packdesk_model::status::{Env, FileKind};
 use std::sync::Arc;
@@ -82,6 +82,12 @@ pub fn insert(c: &mut Tx<'_>, f: &FileRow) -> crate::Result<()> {
 
 /// Keeps a part (once: another file wrote it before, or another desk writes it now).
 fn keep_part(c: &mut Tx<'_>, hash: &PartHash, bytes: &[u8]) -> crate::Result<()> {
+    // Mostly kept already (a font's subset, in every label of that font): on SQLite looked up
+    // first, so that its bytes are not copied into a statement only to be dropped on the
+    // conflict, under the writer (issue 42). (On PostgreSQL the lookup would be a round trip.)
+    if c.dialect() == Dialect::Sqlite && c.exists("SELECT 1 FROM file_parts WHERE hash = ?1", &[&hash.to_vec()])? {
+        return Ok(());
+    }
     c.execute(
         "INSERT INTO file_parts (hash, bytes) VALUES (?1, ?2) ON CONFLICT (hash) DO NOTHING",
         &[&hash.to_vec(), &bytes.to_vec()],
