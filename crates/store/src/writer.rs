@@ -413,19 +413,53 @@ mod tests {
         refused
     }
 
+    /// Runs `write` on another thread while one more write is said to be coming, and answers
+    /// what it returned: a write that only undid itself would leave its batch open for the one
+    /// coming and wait for it, which fails here instead of hanging the run.
+    fn first_write_with_one_coming<T: Send + 'static>(
+        store: &Arc<Store>,
+        write: impl FnOnce(&Store) -> T + Send + 'static,
+    ) -> std::thread::Result<T> {
+        store.batches.coming.fetch_add(1, Ordering::SeqCst);
+        let (done, answer) = std::sync::mpsc::channel();
+        let on_its_own = store.clone();
+        std::thread::spawn(move || {
+            let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| write(&on_its_own)));
+            let _ = done.send(out);
+        });
+        let out = answer.recv_timeout(std::time::Duration::from_secs(10));
+        store.batches.coming.fetch_sub(1, Ordering::SeqCst);
+        out.expect("the first write waited for a batch only it was in")
+    }
+
     #[test]
     fn the_first_write_of_a_batch_refused_rolls_the_batch_back_and_the_next_begins_anew() {
         let (_dir, store) = store();
-        // One more said to be coming: a refused write that only undid itself would leave the
-        // batch open for it and wait.
-        store.batches.coming.fetch_add(1, Ordering::SeqCst);
-        let refused = store.write(|c| {
-            c.execute("INSERT INTO t VALUES (1)", []).map_err(db_error)?;
-            Err::<(), _>(packdesk_model::ServiceError::internal("refused after writing"))
+        let refused = first_write_with_one_coming(&store, |store| {
+            store.write(|c| {
+                c.execute("INSERT INTO t VALUES (1)", []).map_err(db_error)?;
+                Err::<(), _>(packdesk_model::ServiceError::internal("refused after writing"))
+            })
         });
-        store.batches.coming.fetch_sub(1, Ordering::SeqCst);
-        let refused = refused.unwrap_err();
+        let refused = refused.unwrap().unwrap_err();
         assert!(refused.chain().contains("refused after writing"), "{}", refused.chain());
+        assert!(store.writer.lock().unwrap().open.is_none(), "no batch left open");
+        store
+            .write(|c| c.execute("INSERT INTO t VALUES (2)", []).map(|_| ()).map_err(db_error))
+            .unwrap();
+        assert_eq!(rows(&store), [2]);
+    }
+
+    #[test]
+    fn the_first_write_of_a_batch_that_panics_leaves_nothing_and_the_next_begins_anew() {
+        let (_dir, store) = store();
+        let panicked = first_write_with_one_coming(&store, |store| {
+            store.write(|c| -> Result<(), packdesk_model::ServiceError> {
+                c.execute("INSERT INTO t VALUES (1)", []).map_err(db_error)?;
+                panic!("a bug mid-write")
+            })
+        });
+        assert!(panicked.is_err(), "the panic reaches the caller");
         assert!(store.writer.lock().unwrap().open.is_none(), "no batch left open");
         store
             .write(|c| c.execute("INSERT INTO t VALUES (2)", []).map(|_| ()).map_err(db_error))
