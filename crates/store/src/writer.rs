@@ -432,6 +432,16 @@ mod tests {
         out.expect("the first write waited for a batch only it was in")
     }
 
+    /// After a first write undone with its batch: no batch is left open, and the next write (2)
+    /// commits alone.
+    fn the_batch_is_gone_and_the_next_write_commits_alone(store: &Store) {
+        assert!(store.writer.lock().unwrap().open.is_none(), "no batch left open");
+        store
+            .write(|c| c.execute("INSERT INTO t VALUES (2)", []).map(|_| ()).map_err(db_error))
+            .unwrap();
+        assert_eq!(rows(store), [2]);
+    }
+
     #[test]
     fn the_first_write_of_a_batch_refused_rolls_the_batch_back_and_the_next_begins_anew() {
         let (_dir, store) = store();
@@ -443,11 +453,7 @@ mod tests {
         });
         let refused = refused.unwrap().unwrap_err();
         assert!(refused.chain().contains("refused after writing"), "{}", refused.chain());
-        assert!(store.writer.lock().unwrap().open.is_none(), "no batch left open");
-        store
-            .write(|c| c.execute("INSERT INTO t VALUES (2)", []).map(|_| ()).map_err(db_error))
-            .unwrap();
-        assert_eq!(rows(&store), [2]);
+        the_batch_is_gone_and_the_next_write_commits_alone(&store);
     }
 
     #[test]
@@ -460,11 +466,7 @@ mod tests {
             })
         });
         assert!(panicked.is_err(), "the panic reaches the caller");
-        assert!(store.writer.lock().unwrap().open.is_none(), "no batch left open");
-        store
-            .write(|c| c.execute("INSERT INTO t VALUES (2)", []).map(|_| ()).map_err(db_error))
-            .unwrap();
-        assert_eq!(rows(&store), [2]);
+        the_batch_is_gone_and_the_next_write_commits_alone(&store);
     }
 
     #[test]
