@@ -156,6 +156,7 @@ impl Store {
         let (batch, undo) = match w.open {
             Some((batch, _)) => (batch, Undo::Savepoint),
             None => {
+                end_a_transaction_left_open(&w.conn)?;
                 w.conn.execute_batch("BEGIN IMMEDIATE").map_err(StoreError::from)?;
                 let batch = w.next_batch;
                 w.next_batch += 1;
@@ -305,6 +306,17 @@ impl Store {
             decided = self.batches.changed.wait(decided).unwrap_or_else(|p| p.into_inner());
         }
     }
+}
+
+/// Rolls back a transaction a failed `ROLLBACK` left open on the writer (its writes were never
+/// answered as written), so that the next batch can begin rather than every write failing on
+/// "cannot start a transaction within a transaction".
+fn end_a_transaction_left_open(conn: &Connection) -> Result<(), StoreError> {
+    if conn.is_autocommit() {
+        return Ok(());
+    }
+    tracing::warn!("the writer was left in a transaction by a rollback that failed: rolling it back now");
+    conn.execute_batch("ROLLBACK").map_err(StoreError::from)
 }
 
 /// An SQLite error saying the transaction was rolled back, with why.
@@ -466,6 +478,18 @@ mod tests {
             })
         });
         assert!(panicked.is_err(), "the panic reaches the caller");
+        the_batch_is_gone_and_the_next_write_commits_alone(&store);
+    }
+
+    #[test]
+    fn a_transaction_a_failed_rollback_left_open_is_rolled_back_before_the_next_write() {
+        let (_dir, store) = store();
+        {
+            // As a `ROLLBACK` that failed leaves it: a transaction open, holding a write nobody
+            // was told had been made, and no batch.
+            let w = store.writer.lock().unwrap();
+            w.conn.execute_batch("BEGIN; INSERT INTO t VALUES (1)").unwrap();
+        }
         the_batch_is_gone_and_the_next_write_commits_alone(&store);
     }
 
