@@ -105,9 +105,18 @@ pub struct CountedScan<'a> {
 pub struct PackedBox {
     pub quantities: Vec<i64>,
     pub weight: Option<Weight>,
-    /// The box still open, shipped at the desk where it was packed: `weight` is what the desk's
-    /// scale showed as the order shipped (none: nothing stable on it).
-    pub weighed_as_shipped: bool,
+    /// When `weight` was read off the scale (none: nothing stable on it then).
+    pub weighed: Weighed,
+}
+
+/// When a packed box was weighed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Weighed {
+    /// As it was closed (`NextBox`).
+    AsClosed,
+    /// The box still open, shipped at the desk where it was packed: what the desk's scale showed
+    /// as the order shipped.
+    AsShipped,
 }
 
 impl PackState {
@@ -188,7 +197,7 @@ impl PackState {
                 PackedBox {
                     quantities: q,
                     weight: self.box_weights.get(b - 1).copied().flatten(),
-                    weighed_as_shipped: false,
+                    weighed: Weighed::AsClosed,
                 }
             })
             .collect()

@@ -8,7 +8,7 @@ use crate::audit::Via;
 use crate::orders::{not_found, order_of};
 use crate::Service;
 use packdesk_model::order::Order;
-use packdesk_model::pack::{PackRequest, PackScan, PackState, PackedBox};
+use packdesk_model::pack::{PackRequest, PackScan, PackState, PackedBox, Weighed};
 use packdesk_model::request::Weight;
 use packdesk_model::status::{Env, OrderStatus, PackEvent, PackResult, Role, ScanCommand};
 use packdesk_model::{ErrorCode, ServiceError};
@@ -287,7 +287,7 @@ impl Service {
         if at_this_desk && open_box_packed {
             if let Some(open) = boxes.last_mut().filter(|b| b.weight.is_none()) {
                 open.weight = self.scale_weight();
-                open.weighed_as_shipped = true;
+                open.weighed = Weighed::AsShipped;
             }
         }
         Ok(Some(boxes))

@@ -14,7 +14,7 @@ use packdesk_carriers::registry::Carrier;
 use packdesk_documents::packing_slip::{render_packing_slip_pdf, PackingSlip, SlipItem};
 use packdesk_model::error::Problems;
 use packdesk_model::order::{Order, OrderItem};
-use packdesk_model::pack::PackedBox;
+use packdesk_model::pack::{PackedBox, Weighed};
 use packdesk_model::preset::{BatchOrder, Preset, ShipBatch, ShipBatchRequest, ShipOrderRequest, ShippedOrder};
 use packdesk_model::record::{FileRef, Label};
 use packdesk_model::request::{
@@ -224,10 +224,10 @@ fn box_parcels(
                         ServiceError::said(
                             ErrorCode::InvalidRequest,
                             "parcels",
-                            match packed.weighed_as_shipped {
+                            match packed.weighed {
                                 // The open box: the packer has it in hand, the scale just read nothing.
-                                true => Saying::BoxNotOnScale,
-                                false => Saying::BoxOffScale,
+                                Weighed::AsShipped => Saying::BoxNotOnScale,
+                                Weighed::AsClosed => Saying::BoxOffScale,
                             },
                             args([
                                 ("n", &(n + 1)),
