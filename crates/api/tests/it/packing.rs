@@ -6,9 +6,8 @@ use crate::people::{as_operator, operator_session};
 use crate::support::{self, Server};
 use serde_json::{json, Value};
 
-/// An account, a default preset, `verify_items` on, and order `number`: 2 × a mug (its barcode),
-/// 1 × a shirt (its SKU only), 1 × a card with no code at all. Answers the order's id.
-fn desk_with_an_order(s: &Server, number: &str) -> String {
+/// A desk that packs: an account, a default preset on it, and `verify_items` on.
+fn packing_desk(s: &Server) {
     let account = support::yodel_account(s);
     let preset = json!({"name": "Parcels", "shipper_account": {"id": account}, "service_type": "yodel_std",
         "ship_from": support::address("Sender Co", "GBR", "E16 2AA"), "is_default": true});
@@ -16,6 +15,12 @@ fn desk_with_an_order(s: &Server, number: &str) -> String {
     let mut settings = s.live_ok("GET", "/desk/settings", None);
     settings["verify_items"] = json!(true);
     s.live_ok("PUT", "/desk/settings", Some(&settings));
+}
+
+/// A packing desk and order `number`: 2 × a mug (its barcode), 1 × a shirt (its SKU only), 1 × a
+/// card with no code at all, each with its weight. Answers the order's id.
+fn desk_with_an_order(s: &Server, number: &str) -> String {
+    packing_desk(s);
     let kg = |v: f64| json!({"value": v, "unit": "kg"});
     let order = json!({"order_number": number, "ship_to": support::address("Jane Doe", "GBR", "M1 1AE"),
         "items": [
@@ -581,7 +586,7 @@ fn boxes_for_a_carrier_of_one_parcel_a_label_get_a_label_each_weighed_on_the_sca
 #[test]
 fn boxes_closed_off_the_scale_with_nothing_to_weigh_them_by_are_named_and_no_label_made() {
     let s = Server::start();
-    desk_with_an_order(&s, "P-900");
+    packing_desk(&s);
     // Items without weights, a preset without a parcel weight, no scale: nothing to weigh by.
     let order = json!({"order_number": "P-901", "ship_to": support::address("Jane Doe", "GBR", "M1 1AE"),
         "items": [{"description": "Blue mug", "quantity": 1, "sku": "MUG-1"},
