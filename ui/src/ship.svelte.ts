@@ -563,7 +563,7 @@ class PrintResults {
   private async follow(only?: string) {
     clearTimeout(this.#timer);
     const mine = ++this.#round;
-    const open = this.list.filter((o) => o.labelId === only || (!only && this.moving(o)) || (!only && !o.dismissed && failing(o)) || !o.lines.length);
+    const open = this.list.filter((o) => o.labelId === only || (!only && mayChange(o)) || !o.lines.length);
     for (const o of open) {
       try {
         const jobs = (await api.printJobsOf(o.labelId)).print_jobs;
@@ -573,15 +573,20 @@ class PrintResults {
         // The next look tries again.
       }
     }
-    const moving = this.list.some((o) => this.moving(o));
+    const onTheirWay = this.list.some(moving);
     // A failure may end without the operator here: the worker's retry, a print from History.
-    const waiting = this.list.some((o) => !o.dismissed && failing(o));
-    if (moving || waiting) this.#timer = setTimeout(() => this.follow(), moving ? 250 : 5000);
-  }
-
-  private moving(o: PrintOutcome): boolean {
-    return o.lines.some((l) => l.job && (l.job.status === 'queued' || l.job.status === 'printing'));
+    const waiting = this.list.some(mayChange);
+    if (onTheirWay || waiting) this.#timer = setTimeout(() => this.follow(), onTheirWay ? 250 : 5000);
   }
 }
+
+/** Whether a label's print is still on its way (a job queued or sending). */
+const moving = (o: PrintOutcome) => o.lines.some((l) => l.job && (l.job.status === 'queued' || l.job.status === 'printing'));
+
+/** Whether another look at a label's print jobs may show something new: a job on its way, or a
+ * failed job shown (the print worker retries it). A document with no printer or no job stays as
+ * it is, however often it is looked at: a desk that prints no packing slips, scanning all day, is
+ * not asked about every label it made (each look is one request). */
+export const mayChange = (o: PrintOutcome) => moving(o) || (!o.dismissed && o.lines.some((l) => l.failed && l.job));
 
 export const printResults = new PrintResults();
