@@ -574,7 +574,7 @@ class PrintResults {
       }
     }
     const onTheirWay = this.list.some(moving);
-    // A failure may end without the operator here: the worker's retry, a print from History.
+    // A failed job may end without the operator here: the print worker's retry, a print from History.
     const waiting = this.list.some(mayChange);
     if (onTheirWay || waiting) this.#timer = setTimeout(() => this.follow(), onTheirWay ? 250 : 5000);
   }
