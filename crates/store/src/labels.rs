@@ -1258,6 +1258,38 @@ mod tests {
             .unwrap();
     }
 
+    /// The newest-first pages (History, `GET /labels`, the print jobs' list) read their ascending
+    /// index backwards (migration 20), never sorting the labels of the window.
+    #[test]
+    fn newest_first_pages_read_the_page_index_backwards() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = crate::Store::open(&dir.path().join("db.sqlite3")).unwrap();
+        for (table, index) in [
+            ("labels", "labels_page"),
+            ("print_jobs", "print_jobs_page"),
+            ("webhook_deliveries", "webhook_deliveries_page"),
+        ] {
+            let plan: Vec<String> = store
+                .read(|c| {
+                    let sql = format!(
+                        "EXPLAIN QUERY PLAN SELECT id FROM {table} WHERE {IN_WINDOW} AND (created_at, id) < (?4, ?5) \
+                         ORDER BY created_at DESC, id DESC LIMIT 51"
+                    );
+                    let mut st = c.prepare(&sql)?;
+                    let rows = st.query_map(rusqlite::params!["sandbox", 0, i64::MAX, i64::MAX, ""], |r| {
+                        r.get::<_, String>(3)
+                    })?;
+                    Ok::<_, crate::StoreError>(rows.collect::<Result<_, _>>()?)
+                })
+                .unwrap();
+            assert!(plan.iter().any(|step| step.contains(index)), "{table}: {plan:?}");
+            assert!(
+                !plan.iter().any(|step| step.contains("TEMP B-TREE")),
+                "{table} sorted: {plan:?}"
+            );
+        }
+    }
+
     #[test]
     fn a_label_is_found_by_its_tracking_number_through_the_number_index() {
         let dir = tempfile::tempdir().unwrap();

@@ -792,6 +792,20 @@ const MIGRATIONS: &[&[Step]] = &[
     &[Step::Sqlite(
         "-- a label's request and record may be deflated (stored_json.rs)",
     )],
+    // 20: the newest-first indexes of the tables a label writes to, ascending on SQLite (issue
+    // 42). It reads an index backwards as fast, but a descending one takes each new row at its
+    // left end, where a full page is split in half (at the right end it is left full and a new
+    // one begun): half-empty pages, and more of them written a label. PostgreSQL keeps its own.
+    &[Step::Sqlite(
+        r#"
+    DROP INDEX labels_page;
+    CREATE INDEX labels_page ON labels (env, created_at, id);
+    DROP INDEX print_jobs_page;
+    CREATE INDEX print_jobs_page ON print_jobs (env, created_at, id);
+    DROP INDEX webhook_deliveries_page;
+    CREATE INDEX webhook_deliveries_page ON webhook_deliveries (env, created_at, id);
+    "#,
+    )],
 ];
 
 /// The schema version this build writes.
