@@ -612,7 +612,6 @@ impl Service {
             }
             made => made?,
         };
-        self.auto_print_label(env, &label);
         Ok(Reply::done(label))
     }
 
@@ -775,10 +774,7 @@ impl Service {
         let mut labels = Vec::with_capacity(drafts.len());
         for draft in &drafts {
             match self.produce_label(draft, None) {
-                Ok(label) => {
-                    self.auto_print_label(env, &label);
-                    labels.push(label);
-                }
+                Ok(label) => labels.push(label),
                 Err(e) if labels.is_empty() => return Err(e.into()),
                 Err(e) => return Ok((labels, Some(e.into()))),
             }
@@ -933,8 +929,7 @@ impl Service {
     pub(crate) fn finish_label(&self, job: &Job) -> Result<(), ServiceError> {
         let req: LabelRequest = job.request()?;
         let draft = self.prepare_label(job.env, &req, Some(job), None)?;
-        let label = self.produce_label(&draft, Some(job))?;
-        self.auto_print_label(job.env, &label);
+        self.produce_label(&draft, Some(job))?;
         Ok(())
     }
 
@@ -1151,6 +1146,7 @@ impl Service {
             account_updated_at: d.account_kept.then_some(d.account.updated_at),
         };
         let label = owned.made();
+        let prints = self.label_print_jobs(d.env, &id, record.return_shipment, &owned.files);
         // A label of no order, upstream or async job is one statement on a shared database
         // (`write_made`: its numbers, files and audit entry in it): sent without BEGIN and COMMIT.
         let one_statement = d.ships_order.is_none() && made.upstream_id.is_none() && job.is_none();
@@ -1185,18 +1181,31 @@ impl Service {
                 let data = serde_json::to_value(&record).map_err(ServiceError::internal)?;
                 self.complete_job_in(tx, job, json!({"code": 200}), data, now)?;
             }
+            self.queue_label_prints(tx, &prints)?;
             Ok::<_, WriteError>(())
         };
         match (one_statement, &self.store) {
-            // On a shared database with the labels made meanwhile at this desk, in one statement.
-            (true, packdesk_store::db::Db::Postgres { store, desk }) => time(Phase::Write, || {
-                table::write_made_shared(store, desk, &self.label_writes, owned)
+            // On a shared database with the labels made meanwhile at this desk, in one statement;
+            // its print jobs after it, in a commit of their own (they would not be in it).
+            (true, packdesk_store::db::Db::Postgres { store, desk }) => {
+                time(Phase::Write, || {
+                    table::write_made_shared(store, desk, &self.label_writes, owned)
+                })?;
+                if !prints.is_empty() {
+                    if let Err(e) = self.store.write(|tx| self.queue_label_prints(tx, &prints)) {
+                        tracing::error!(label_id = %id, error = %e.chain(), "print jobs could not be written: not printed automatically");
+                    }
+                }
+            }
+            (true, _) => self.store.write(|tx| {
+                table::write_made(tx, &label)?;
+                self.queue_label_prints(tx, &prints)?;
+                Ok::<_, WriteError>(())
             })?,
-            // Nothing but the label's statement in it: anything more would commit on its own.
-            (true, _) => self
-                .store
-                .write_one_statement(|tx| Ok::<_, WriteError>(table::write_made(tx, &label)?))?,
             (false, _) => self.store.write(write)?,
+        }
+        if !prints.is_empty() {
+            self.wake_printer();
         }
         crate::gauges::label_made(&d.account.slug, d.env);
         self.absolute_label_urls(&mut record);

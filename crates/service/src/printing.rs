@@ -35,6 +35,8 @@ pub const PRINT_JOB_STATUSES: &[&str] = PrintJobStatus::NAMES;
 pub const STORED_ZPL_DPI: u32 = 203;
 /// How long a printer has to take a job.
 pub const PRINT_TIMEOUT: Duration = Duration::from_secs(10);
+/// A send taking longer than this has its job shown `printing` until its outcome.
+const MARK_SENDING_AFTER: Duration = Duration::from_millis(100);
 /// Automatic retries of a failed job stop after this many attempts.
 const MAX_AUTO_ATTEMPTS: i64 = 20;
 const RETRY_EVERY: Duration = Duration::from_secs(15);
@@ -190,7 +192,9 @@ fn queued_job(
     now: i64,
 ) -> PrintJobRow {
     PrintJobRow {
-        id: uuid::Uuid::new_v4().to_string(),
+        // Time-ordered like a label's id: each new job goes at the end of the id's index (a
+        // random id wrote a page anywhere in it for each job, and the checkpointer copied each).
+        id: uuid::Uuid::now_v7().to_string(),
         env,
         printer_id: printer_id.into(),
         document_type,
@@ -694,10 +698,7 @@ impl Service {
             .read(|c| table::job(c, id))?
             .ok_or_else(|| not_found("print job", "id", id))?;
         job.attempts += 1;
-        job.status = PrintJobStatus::Printing;
-        job.updated_at = self.now_us();
-        self.store.write_relaxed(|tx| table::put_job(tx, &job))?;
-        let outcome = (|| -> Result<packdesk_print::Delivery, String> {
+        let outcome = self.marked_while_slow(&job, || -> Result<packdesk_print::Delivery, String> {
             let printer = self
                 .store
                 .read(|c| table::printer(c, &job.printer_id))
@@ -713,7 +714,7 @@ impl Service {
                 timeout: PRINT_TIMEOUT,
             };
             packdesk_print::send(&transport, &bytes, &options).map_err(|e| e.0)
-        })();
+        });
         let now = self.now_us();
         match outcome {
             Ok(d) => {
@@ -735,6 +736,40 @@ impl Service {
             self.store.write_relaxed(|tx| table::put_job(tx, &job))?;
         }
         Ok(job)
+    }
+
+    /// Runs `send`, the send of `job`, and marks the job `printing` once the send has taken
+    /// `MARK_SENDING_AFTER` (a printer slow to take it, or off: up to `PRINT_TIMEOUT`), so the
+    /// desk shows it on its way. A quick send is written once, with its outcome: the mark was a
+    /// commit more for every label printed (issue 42). Marked or not, a job cut off by a stop is
+    /// sent again (`requeue_interrupted_prints`).
+    fn marked_while_slow<T>(&self, job: &PrintJobRow, send: impl FnOnce() -> T) -> T {
+        use std::sync::mpsc::{channel, RecvTimeoutError};
+        std::thread::scope(|scope| {
+            let (sent, sending) = channel::<()>();
+            let mark = move || {
+                if sending.recv_timeout(MARK_SENDING_AFTER) != Err(RecvTimeoutError::Timeout) {
+                    return;
+                }
+                let mut marked = job.clone();
+                marked.status = PrintJobStatus::Printing;
+                marked.updated_at = self.now_us();
+                if let Err(e) = self.store.write_relaxed(|tx| table::put_job(tx, &marked)) {
+                    tracing::warn!(print_job_id = %job.id, error = %ServiceError::from(e).chain(), "a print job could not be marked as sending");
+                }
+            };
+            // The scope waits for the mark: it is written before the outcome, never after it.
+            let marker = std::thread::Builder::new()
+                .name("print-mark".into())
+                .stack_size(256 * 1024)
+                .spawn_scoped(scope, mark);
+            if let Err(e) = &marker {
+                tracing::warn!(print_job_id = %job.id, error = %e, "no thread to mark a slow print job: it shows queued until its outcome");
+            }
+            let out = send();
+            let _ = sent.send(());
+            out
+        })
     }
 
     /// Prints a job again now (failed or not: reprints use the stored bytes).
@@ -824,20 +859,67 @@ impl Service {
         Ok(job_record(&self.execute_print_job(&job.id)?))
     }
 
-    /// Queues the print of each document a new label made (the label, its invoice and customs
-    /// declaration) whose document type's profile prints automatically (never fails the label).
-    pub(crate) fn auto_print_label(&self, env: Env, label: &packdesk_model::record::Label) {
+    /// The print jobs of the documents a new label made (the label, its invoice and customs
+    /// declaration) whose document type's profile prints automatically, queued: the label's own
+    /// commit writes them (`queue_label_prints`), so a crash leaves both or neither and the label
+    /// waits for one sync of the disk, not two. A store that does not answer leaves the documents
+    /// unprinted, and says so: History shows them without a print job, to print by hand.
+    pub(crate) fn label_print_jobs(
+        &self,
+        env: Env,
+        owner_id: &str,
+        return_label: bool,
+        files: &[files::FileRow],
+    ) -> Vec<PrintJobRow> {
         use DocumentType::{CustomsDeclaration, Invoice, Label};
-        self.auto_print(
-            env,
-            &label.id,
-            label.return_shipment,
-            &[Label, Invoice, CustomsDeclaration],
-        );
+        let profiles = match self.print_profiles() {
+            Ok(p) => p,
+            Err(e) => {
+                tracing::error!(owner_id, error = %ServiceError::from(e).chain(), "print profiles could not be read: nothing printed automatically");
+                return Vec::new();
+            }
+        };
+        let now = self.now_us();
+        [Label, Invoice, CustomsDeclaration]
+            .into_iter()
+            .filter_map(|kind| {
+                let profile = profile_for(&profiles, kind, return_label).filter(|p| p.auto_print)?;
+                let file = files.iter().find(|f| f.kind == label_file(kind))?;
+                let job = queued_job(
+                    env,
+                    &profile.printer_id,
+                    kind,
+                    owner_id,
+                    &file.id,
+                    profile.copies,
+                    profile.stock,
+                    now,
+                );
+                Some(job)
+            })
+            .collect()
     }
 
-    /// Prints the documents of `owner_id` of the types `kinds` (a label's label, its packing slip)
-    /// whose profile says so. The profiles are read once: this runs for every label made.
+    /// Writes a new label's print jobs (`label_print_jobs`) in its transaction. A job whose
+    /// printer was removed meanwhile is left out (never the label).
+    pub(crate) fn queue_label_prints(
+        &self,
+        tx: &mut packdesk_store::db::Tx<'_>,
+        jobs: &[PrintJobRow],
+    ) -> Result<(), ServiceError> {
+        for job in jobs {
+            if table::printer(tx, &job.printer_id)?.is_none() {
+                tracing::warn!(owner_id = %job.owner_id, printer_id = %job.printer_id, "the printer of the profile was removed: not printed automatically");
+                continue;
+            }
+            table::put_job(tx, job)?;
+        }
+        Ok(())
+    }
+
+    /// Prints the documents of `owner_id` of the types `kinds` (a shipped order's packing slip)
+    /// whose profile says so, each job in a commit of its own (a label's are in the label's:
+    /// `label_print_jobs`).
     pub(crate) fn auto_print(&self, env: Env, owner_id: &str, return_label: bool, kinds: &[DocumentType]) {
         // A store that does not answer leaves the documents unprinted, and says so: History shows
         // them without a print job, to print by hand.

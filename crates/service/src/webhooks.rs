@@ -247,7 +247,8 @@ impl Service {
         table::insert_delivery(
             tx,
             &DeliveryRow {
-                id: uuid::Uuid::new_v4().to_string(),
+                // Time-ordered: a new delivery goes at the end of the id's index (`queued_job`).
+                id: uuid::Uuid::now_v7().to_string(),
                 env,
                 event,
                 record_id: record_id.into(),
