@@ -1241,17 +1241,31 @@ impl Service {
     }
 
     /// Brings History's word index up to date with the labels made since it last caught up (a
-    /// search does this first; the background does it at start), one batch per transaction so
-    /// label writes never wait behind more than a batch. Stops early when `go_on` says so.
+    /// search does this first; the background does it at start), in transactions of a size that
+    /// holds the writer about `CATCH_UP_HOLD` each, so label writes never wait behind more: the
+    /// words of a label go to places all over a large index, and one transaction of a second's
+    /// labels (500 in the soak) held the writer longer as the index grew (issue 42). Stops early
+    /// when `go_on` says so.
     pub fn catch_up_search(&self, go_on: impl Fn() -> bool) -> Result<usize, ServiceError> {
-        const BATCH: usize = 5_000;
+        const CATCH_UP_HOLD: std::time::Duration = std::time::Duration::from_millis(2);
+        const MOST: usize = 5_000;
+        let mut batch = 64;
         let mut total = 0;
         while go_on() {
-            let n = self.store.write_long(|tx| table::catch_up_words(tx, BATCH))?;
+            let (n, held) = self.store.write_long(|tx| {
+                let start = std::time::Instant::now();
+                let n = table::catch_up_words(tx, batch)?;
+                Ok::<_, ServiceError>((n, start.elapsed()))
+            })?;
             total += n;
-            if n < BATCH {
+            if n < batch {
                 break;
             }
+            batch = match held {
+                h if h < CATCH_UP_HOLD / 2 => (batch * 2).min(MOST),
+                h if h > CATCH_UP_HOLD => (batch / 2).max(16),
+                _ => batch,
+            };
         }
         Ok(total)
     }
