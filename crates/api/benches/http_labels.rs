@@ -173,10 +173,14 @@ fn main() {
         held_a_label * 1e3,
         1.0 / held_a_label.max(1e-9),
     );
-    let worst_window = windows.iter().copied().fold(0.0, f64::max);
+    let worst_window = windows.iter().map(|(_, p99)| *p99).fold(0.0, f64::max);
     println!(
         "p99 of each 5-second window (ms): {}",
-        windows.iter().map(|p| format!("{p:.1}")).collect::<Vec<_>>().join(" ")
+        windows
+            .iter()
+            .map(|(_, p99)| format!("{p99:.1}"))
+            .collect::<Vec<_>>()
+            .join(" ")
     );
     // The search index is written behind the labels: a moment for it to catch up.
     std::thread::sleep(Duration::from_secs(2));

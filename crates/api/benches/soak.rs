@@ -247,14 +247,13 @@ fn main() {
     let window_p99 = support::window_p99s(&answers, start, WINDOW);
     let slow_windows: Vec<String> = window_p99
         .iter()
-        .enumerate()
-        .filter(|(_, p99)| **p99 > SLOW_WINDOW_MS)
-        .map(|(w, p99)| format!("{}s {p99:.1}", w as u64 * WINDOW.as_secs()))
+        .filter(|(_, p99)| *p99 > SLOW_WINDOW_MS)
+        .map(|(w, p99)| format!("{}s {p99:.1}", w * WINDOW.as_secs()))
         .collect();
     let mut all: Vec<Duration> = answers.iter().map(|a| a.took).collect();
     let (p50, p99, max) = support::percentiles(&mut all);
     let rate = answers.len() as f64 / length.as_secs_f64();
-    let worst_window = window_p99.iter().cloned().fold(0.0, f64::max);
+    let worst_window = window_p99.iter().map(|(_, p99)| *p99).fold(0.0, f64::max);
     // Where the desk spent the slowest labels' time (their `Server-Timing`).
     support::phase_report(&answers);
     println!(
@@ -268,7 +267,7 @@ fn main() {
     println!(
         "soak {minutes} min: {} labels = {rate:.0}/s  p50 {p50:.2} ms  p99 {p99:.2} ms  max {max:.2} ms; the 5-s windows' p99 {:.2}..{worst_window:.2} ms; History search p50 {s50:.1} ms p99 {s99:.1} ms",
         answers.len(),
-        window_p99.iter().cloned().fold(f64::MAX, f64::min),
+        window_p99.iter().map(|(_, p99)| *p99).fold(f64::MAX, f64::min),
     );
 
     // Memory after the first minute (in a run of two minutes or less, after its first half).

@@ -479,18 +479,19 @@ fn labels_from(
     handles.into_iter().flat_map(|h| h.join().unwrap()).collect()
 }
 
-/// The p99 (ms) of each `window` of the answers, by when they were sent from `start` (a window
-/// with fewer than 100 answers is left out: its p99 would be its maximum).
-pub fn window_p99s(answers: &[Answer], start: std::time::Instant, window: std::time::Duration) -> Vec<f64> {
+/// The p99 (ms) of each `window` of the answers, by when they were sent from `start`, with the
+/// window's number (from 0 at `start`): a window with fewer than 100 answers is left out (its p99
+/// would be its maximum), so the number, not the place in the list, says when a window was.
+pub fn window_p99s(answers: &[Answer], start: std::time::Instant, window: std::time::Duration) -> Vec<(u64, f64)> {
     let mut windows: std::collections::BTreeMap<u64, Vec<std::time::Duration>> = Default::default();
     for a in answers {
         let at = a.sent.saturating_duration_since(start).as_nanos() / window.as_nanos();
         windows.entry(at as u64).or_default().push(a.took);
     }
     windows
-        .into_values()
-        .filter(|w| w.len() >= 100)
-        .map(|mut w| percentiles(&mut w).1)
+        .into_iter()
+        .filter(|(_, w)| w.len() >= 100)
+        .map(|(n, mut w)| (n, percentiles(&mut w).1))
         .collect()
 }
 
