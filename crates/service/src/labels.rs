@@ -1181,7 +1181,7 @@ impl Service {
                 let data = serde_json::to_value(&record).map_err(ServiceError::internal)?;
                 self.complete_job_in(tx, job, json!({"code": 200}), data, now)?;
             }
-            self.queue_label_prints(tx, &prints)?;
+            self.queue_auto_prints(tx, &prints)?;
             Ok::<_, WriteError>(())
         };
         match (one_statement, &self.store) {
@@ -1192,14 +1192,14 @@ impl Service {
                     table::write_made_shared(store, desk, &self.label_writes, owned)
                 })?;
                 if !prints.is_empty() {
-                    if let Err(e) = self.store.write(|tx| self.queue_label_prints(tx, &prints)) {
+                    if let Err(e) = self.store.write(|tx| self.queue_auto_prints(tx, &prints)) {
                         tracing::error!(label_id = %id, error = %e.chain(), "print jobs could not be written: not printed automatically");
                     }
                 }
             }
             (true, _) => self.store.write(|tx| {
                 table::write_made(tx, &label)?;
-                self.queue_label_prints(tx, &prints)?;
+                self.queue_auto_prints(tx, &prints)?;
                 Ok::<_, WriteError>(())
             })?,
             (false, _) => self.store.write(write)?,

@@ -568,28 +568,17 @@ impl Service {
             }
         }
         let profile = profile_for(&self.print_profiles()?, document, return_label);
-        let job = self.new_print_job(
-            env,
-            document,
-            &owner,
-            &file,
-            profile,
-            b.printer_id.as_deref(),
-            copies,
-            true,
-        )?;
+        let job = self.new_print_job(env, document, &owner, &file, profile, b.printer_id.as_deref(), copies)?;
         if self.printing_paused() {
             return Ok(job_record(&job));
         }
         Ok(job_record(&self.execute_print_job(&job.id)?))
     }
 
-    /// Writes a queued print job for a stored file. Any printer takes any document: what it does not
-    /// speak is converted when the job is sent (`job_bytes`), and a conversion that fails is the
-    /// job's recorded failure.
-    #[allow(clippy::too_many_arguments)]
-    /// Queues a print of `owner`'s `document`; one `asked` for (not printed by a profile on its
-    /// own) is audited as printed, or reprinted when it went to a printer before.
+    /// Writes a queued print job, asked for, of `owner`'s stored `document`, audited as printed
+    /// (or reprinted when it went to a printer before). Any printer takes any document: what it
+    /// does not speak is converted when the job is sent (`job_bytes`), and a conversion that fails
+    /// is the job's recorded failure.
     #[allow(clippy::too_many_arguments)]
     fn new_print_job(
         &self,
@@ -600,7 +589,6 @@ impl Service {
         profile: Option<ProfileRow>,
         printer_id: Option<&str>,
         copies: Option<i64>,
-        asked: bool,
     ) -> Result<PrintJobRow, ServiceError> {
         let (file_id, paper_size) = (file.id.as_str(), file.paper_size.as_str());
         let printer_id = match (printer_id, &profile) {
@@ -622,12 +610,10 @@ impl Service {
             .unwrap_or_else(|| paper_size.to_string());
         let job = queued_job(env, &printer.id, document, owner, file_id, copies, stock, self.now_us());
         self.store.write(|tx| {
-            if asked {
-                let again = table::last_job_of(tx, owner, document)?.is_some();
-                let action = format!("{document}.{}", if again { "reprinted" } else { "printed" });
-                let detail = json!({"print_job_id": job.id, "printer": printer.name, "copies": copies});
-                self.audit(tx, Some(env), &action, Some(owner), detail)?;
-            }
+            let again = table::last_job_of(tx, owner, document)?.is_some();
+            let action = format!("{document}.{}", if again { "reprinted" } else { "printed" });
+            let detail = json!({"print_job_id": job.id, "printer": printer.name, "copies": copies});
+            self.audit(tx, Some(env), &action, Some(owner), detail)?;
             table::put_job(tx, &job).map_err(ServiceError::from)
         })?;
         Ok(job)
@@ -859,19 +845,20 @@ impl Service {
         Ok(job_record(&self.execute_print_job(&job.id)?))
     }
 
-    /// The print jobs of the documents a new label made (the label, its invoice and customs
-    /// declaration) whose document type's profile prints automatically, queued: the label's own
-    /// commit writes them (`queue_label_prints`), so a crash leaves both or neither and the label
-    /// waits for one sync of the disk, not two. A store that does not answer leaves the documents
+    /// The print jobs, queued, of `owner_id`'s documents of the types `kinds` whose profile
+    /// prints automatically; `file_of` names each type's file (none: nothing to print). The one
+    /// rule of what prints on its own: a new label's documents (written in the label's own commit,
+    /// so a crash leaves both or neither and the label waits for one sync, not two) and a shipped
+    /// order's packing slip (`auto_print`). A store that does not answer leaves the documents
     /// unprinted, and says so: History shows them without a print job, to print by hand.
-    pub(crate) fn label_print_jobs(
+    pub(crate) fn auto_print_jobs(
         &self,
         env: Env,
         owner_id: &str,
         return_label: bool,
-        files: &[files::FileRow],
+        kinds: &[DocumentType],
+        file_of: impl Fn(DocumentType) -> Option<String>,
     ) -> Vec<PrintJobRow> {
-        use DocumentType::{CustomsDeclaration, Invoice, Label};
         let profiles = match self.print_profiles() {
             Ok(p) => p,
             Err(e) => {
@@ -880,29 +867,47 @@ impl Service {
             }
         };
         let now = self.now_us();
-        [Label, Invoice, CustomsDeclaration]
-            .into_iter()
-            .filter_map(|kind| {
+        kinds
+            .iter()
+            .filter_map(|&kind| {
                 let profile = profile_for(&profiles, kind, return_label).filter(|p| p.auto_print)?;
-                let file = files.iter().find(|f| f.kind == label_file(kind))?;
-                let job = queued_job(
+                let file_id = file_of(kind)?;
+                Some(queued_job(
                     env,
                     &profile.printer_id,
                     kind,
                     owner_id,
-                    &file.id,
+                    &file_id,
                     profile.copies,
                     profile.stock,
                     now,
-                );
-                Some(job)
+                ))
             })
             .collect()
     }
 
-    /// Writes a new label's print jobs (`label_print_jobs`) in its transaction. A job whose
+    /// The documents a new label prints on its own: `auto_print_jobs` of its label, invoice and
+    /// customs declaration among the files it made.
+    pub(crate) fn label_print_jobs(
+        &self,
+        env: Env,
+        owner_id: &str,
+        return_label: bool,
+        files: &[files::FileRow],
+    ) -> Vec<PrintJobRow> {
+        use DocumentType::{CustomsDeclaration, Invoice, Label};
+        self.auto_print_jobs(
+            env,
+            owner_id,
+            return_label,
+            &[Label, Invoice, CustomsDeclaration],
+            |kind| files.iter().find(|f| f.kind == label_file(kind)).map(|f| f.id.clone()),
+        )
+    }
+
+    /// Writes print jobs made by `auto_print_jobs` in the caller's transaction. A job whose
     /// printer was removed meanwhile is left out (never the label).
-    pub(crate) fn queue_label_prints(
+    pub(crate) fn queue_auto_prints(
         &self,
         tx: &mut packdesk_store::db::Tx<'_>,
         jobs: &[PrintJobRow],
@@ -917,41 +922,26 @@ impl Service {
         Ok(())
     }
 
-    /// Prints the documents of `owner_id` of the types `kinds` (a shipped order's packing slip)
-    /// whose profile says so, each job in a commit of its own (a label's are in the label's:
-    /// `label_print_jobs`).
+    /// Prints the stored documents of `owner_id` of the types `kinds` (a shipped order's packing
+    /// slip) whose profile says so, in a commit of their own (a label's are in the label's).
     pub(crate) fn auto_print(&self, env: Env, owner_id: &str, return_label: bool, kinds: &[DocumentType]) {
-        // A store that does not answer leaves the documents unprinted, and says so: History shows
-        // them without a print job, to print by hand.
-        let profiles = match self.print_profiles() {
-            Ok(p) => p,
-            Err(e) => {
-                tracing::error!(owner_id, error = %ServiceError::from(e).chain(), "print profiles could not be read: nothing printed automatically");
-                return;
-            }
-        };
-        let mut queued = false;
-        for &kind in kinds {
-            let Some(profile) = profile_for(&profiles, kind, return_label).filter(|p| p.auto_print) else {
-                continue;
-            };
-            let file = match self.store.read(|c| files::of_owner(c, env, owner_id, label_file(kind))) {
-                Ok(Some(file)) => file,
-                Ok(None) => continue,
+        let jobs = self.auto_print_jobs(env, owner_id, return_label, kinds, |kind| {
+            match self.store.read(|c| files::of_owner(c, env, owner_id, label_file(kind))) {
+                Ok(file) => file.map(|f| f.id),
                 Err(e) => {
                     tracing::error!(owner_id, kind = kind.as_str(), error = %ServiceError::from(e).chain(), "document could not be read: not printed automatically");
-                    continue;
-                }
-            };
-            match self.new_print_job(env, kind, owner_id, &file, Some(profile), None, None, false) {
-                Ok(_) => queued = true,
-                Err(e) => {
-                    tracing::warn!(owner_id, kind = kind.as_str(), error = %e, "document not printed automatically")
+                    None
                 }
             }
+        });
+        if jobs.is_empty() {
+            return;
         }
-        if queued {
-            self.wake_printer();
+        match self.store.write(|tx| self.queue_auto_prints(tx, &jobs)) {
+            Ok(()) => self.wake_printer(),
+            Err(e) => {
+                tracing::error!(owner_id, error = %e.chain(), "print jobs could not be written: not printed automatically")
+            }
         }
     }
 
