@@ -83,6 +83,18 @@ impl Db {
         }
     }
 
+    /// `write_long` without waiting for the disk, for records made again from durable ones when
+    /// lost (History's word index, whose catch-up mark moves in the same transaction).
+    pub fn write_long_relaxed<T, E: From<StoreError>>(
+        &self,
+        f: impl FnOnce(&mut Tx<'_>) -> Result<T, E>,
+    ) -> Result<T, E> {
+        match self {
+            Db::Sqlite(s) => s.write_long_relaxed(|tx| f(&mut Tx::Sqlite(tx))),
+            Db::Postgres { store, desk } => store.write_relaxed(|client| f(&mut Tx::Postgres { client, desk })),
+        }
+    }
+
     /// Returns once every commit made so far, `write_relaxed`'s too, is on disk.
     pub fn sync(&self) -> Result<(), StoreError> {
         match self {

@@ -518,6 +518,15 @@ impl Store {
         self.commit(f, Length::Short).map(|(out, _)| out)
     }
 
+    /// `write_relaxed`, for a write that may hold the writer long (`Length::Long`): derived
+    /// records made again from durable ones after a power cut (History's word index).
+    pub fn write_long_relaxed<T, E: From<StoreError>>(
+        &self,
+        f: impl FnOnce(&Connection) -> Result<T, E>,
+    ) -> Result<T, E> {
+        self.commit(f, Length::Long).map(|(out, _)| out)
+    }
+
     /// Returns once every commit made so far, relaxed ones too, is on disk: one sync for many
     /// relaxed writes whose loss would cost more than a repeat of a few milliseconds' worth.
     pub fn sync(&self) -> Result<(), StoreError> {
