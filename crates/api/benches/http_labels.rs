@@ -17,7 +17,7 @@ mod support;
 use std::time::{Duration, Instant};
 use support::{
     bench_certificate, cpu_a_label, cpu_time, label_body, percentiles, phase_report, post_labels, post_labels_for,
-    window_p99s, Answer, Conn, Server,
+    window_p99s, window_range, Answer, Conn, Server,
 };
 
 const CLIENTS: usize = 8;
@@ -173,7 +173,7 @@ fn main() {
         held_a_label * 1e3,
         1.0 / held_a_label.max(1e-9),
     );
-    let worst_window = windows.iter().map(|(_, p99)| *p99).fold(0.0, f64::max);
+    let (_, worst_window) = window_range(&windows);
     println!(
         "p99 of each 5-second window (ms): {}",
         windows

@@ -3,8 +3,8 @@
 //! delivered to a receiver of the bench's own), each printed on a raw 9100 printer of the bench's
 //! own, and History searched every second. Every 5 seconds the p99 of the labels answered in
 //! them (and where the slowest labels spent their time, from their `Server-Timing`); every
-//! sample, taken between two searches, the server's memory (RSS), its write-ahead log and its
-//! data folder.
+//! sample, the server's memory (the lowest RSS read over one of its periods of giving freed
+//! memory back, `RSS_READ_FOR`), its write-ahead log and its data folder.
 //! `cargo bench -p packdesk-api --bench soak` runs 30 minutes (`PACKDESK_SOAK_MINUTES` says
 //! otherwise); the quick run (no `--bench`, as the test command runs it) one minute.
 //! It says whether memory grew by at most 10 % after the first minute, the 5-second p99 stayed
@@ -25,8 +25,14 @@ const CLIENTS: usize = 6;
 const WINDOW: Duration = Duration::from_secs(5);
 /// A window's p99 past this is listed (goal 1's bound for one desk's minute).
 const SLOW_WINDOW_MS: f64 = 15.0;
-/// Reads of the RSS a sample takes the median of (20 ms apart).
-const RSS_READS: usize = 5;
+/// A memory sample is the lowest of reads of the RSS this far apart over `RSS_READ_FOR`: a
+/// little longer than the server's period of giving freed memory back (`memory::TRIM_EVERY`,
+/// 5 s), so it includes a moment just after one. Between two, the RSS also holds what was freed
+/// since the last (on 2026-12-02 single reads a few seconds apart differed by 5 MB and more, as
+/// did a median of five reads 20 ms apart), and a search in flight or a label's buffers for a
+/// moment; a leak raises the lowest read as much as any.
+const RSS_READ_EVERY: Duration = Duration::from_millis(100);
+const RSS_READ_FOR: Duration = Duration::from_millis(5_600);
 
 fn main() {
     let full = std::env::args().any(|a| a == "--bench");
@@ -166,13 +172,10 @@ fn main() {
             let mut n = 0;
             while !stop.load(Ordering::Relaxed) {
                 n += 1;
-                // Held through the search: the memory samples wait for it to end (below).
-                let mut searched = searches.lock().unwrap();
                 let t = Instant::now();
                 let (code, _) = conn.request("GET", &format!("/desk/history?s=Cliente%20{n}&limit=50"), &key, "");
                 assert_eq!(code, 200);
-                searched.push(t.elapsed());
-                drop(searched);
+                searches.lock().unwrap().push(t.elapsed());
                 std::thread::sleep(Duration::from_secs(1));
             }
         })
@@ -181,29 +184,21 @@ fn main() {
     // Samples: (at, labels answered, RSS, write-ahead log, data folder).
     let mut samples: Vec<(Duration, usize, u64, u64, u64)> = Vec::new();
     let folder_at_start = server.data_folder_bytes();
-    while start.elapsed() < length {
-        std::thread::sleep(
-            every
-                .min(length.saturating_sub(start.elapsed()))
-                .max(Duration::from_millis(1)),
-        );
-        // Between two searches, and the median of a few reads: a search in flight, a label's
-        // large buffers, hold some megabytes for a moment (freed once answered: one read in
-        // three of the 30-minute soak of 2026-12-02 was 3-10 MB above its neighbours), which is
-        // not growth.
-        let between_searches = searches.lock().unwrap();
-        let mut reads: Vec<u64> = (0..RSS_READS)
-            .map(|_| {
-                std::thread::sleep(Duration::from_millis(20));
-                server.rss_bytes()
-            })
-            .collect();
-        reads.sort_unstable();
+    let mut sample_at = Duration::ZERO;
+    while sample_at < length {
+        // Each sample ends at its minute (or the run's end), its reads of the RSS before it.
+        sample_at = (sample_at + every).min(length);
+        std::thread::sleep(sample_at.saturating_sub(RSS_READ_FOR).saturating_sub(start.elapsed()));
+        let mut lowest = server.rss_bytes();
+        while start.elapsed() < sample_at {
+            std::thread::sleep(RSS_READ_EVERY);
+            lowest = lowest.min(server.rss_bytes());
+        }
         let done = answers.lock().unwrap().len();
         samples.push((
             start.elapsed(),
             done,
-            reads[RSS_READS / 2],
+            lowest,
             server.wal_bytes(),
             server.data_folder_bytes(),
         ));
@@ -234,7 +229,6 @@ fn main() {
             printed.load(Ordering::Relaxed),
             rx.posts()
         );
-        drop(between_searches);
     }
     stop.store(true, Ordering::Relaxed);
     for client in clients {
@@ -253,7 +247,7 @@ fn main() {
     let mut all: Vec<Duration> = answers.iter().map(|a| a.took).collect();
     let (p50, p99, max) = support::percentiles(&mut all);
     let rate = answers.len() as f64 / length.as_secs_f64();
-    let worst_window = window_p99.iter().map(|(_, p99)| *p99).fold(0.0, f64::max);
+    let (best_window, worst_window) = support::window_range(&window_p99);
     // Where the desk spent the slowest labels' time (their `Server-Timing`).
     support::phase_report(&answers);
     println!(
@@ -265,9 +259,8 @@ fn main() {
     let mut searched = searches.lock().unwrap().clone();
     let (s50, s99, _) = support::percentiles(&mut searched);
     println!(
-        "soak {minutes} min: {} labels = {rate:.0}/s  p50 {p50:.2} ms  p99 {p99:.2} ms  max {max:.2} ms; the 5-s windows' p99 {:.2}..{worst_window:.2} ms; History search p50 {s50:.1} ms p99 {s99:.1} ms",
+        "soak {minutes} min: {} labels = {rate:.0}/s  p50 {p50:.2} ms  p99 {p99:.2} ms  max {max:.2} ms; the 5-s windows' p99 {best_window:.2}..{worst_window:.2} ms; History search p50 {s50:.1} ms p99 {s99:.1} ms",
         answers.len(),
-        window_p99.iter().map(|(_, p99)| *p99).fold(f64::MAX, f64::min),
     );
 
     // Memory after the first minute (in a run of two minutes or less, after its first half).

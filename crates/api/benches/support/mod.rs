@@ -495,6 +495,13 @@ pub fn window_p99s(answers: &[Answer], start: std::time::Instant, window: std::t
         .collect()
 }
 
+/// The lowest and the highest of the windows' p99s (`window_p99s`), in ms; (0, 0) for none.
+pub fn window_range(windows: &[(u64, f64)]) -> (f64, f64) {
+    let p99s = windows.iter().map(|(_, p99)| *p99);
+    let best = p99s.clone().fold(f64::MAX, f64::min);
+    (if windows.is_empty() { 0.0 } else { best }, p99s.fold(0.0, f64::max))
+}
+
 /// A certificate for 127.0.0.1 made for the benchmark (`dir/desk.crt`, `dir/desk.key`, given to
 /// the desk as the warehouse's), and a TLS client trusting it alone.
 pub fn bench_certificate(dir: &std::path::Path) -> (Vec<String>, std::sync::Arc<rustls::ClientConfig>) {
