@@ -352,12 +352,13 @@ impl Answer {
 /// p99 over every answer, and its mean over the slowest 1 %, beside what the client measured
 /// (`client`: the time outside the desk's handler: the network, the client's and the desk's
 /// scheduling).
-pub fn phase_report(answers: &[Answer]) {
+pub fn phase_report<A: std::borrow::Borrow<Answer>>(answers: &[A]) {
+    let answers: Vec<&Answer> = answers.iter().map(|a| a.borrow()).collect();
     let mut by_phase: std::collections::BTreeMap<String, Vec<f64>> = Default::default();
-    let mut slow: Vec<&Answer> = answers.iter().collect();
+    let mut slow: Vec<&Answer> = answers.clone();
     slow.sort_by_key(|a| std::cmp::Reverse(a.took));
     slow.truncate((answers.len() / 100).max(1));
-    for a in answers {
+    for a in &answers {
         for (name, ms) in a.phases() {
             by_phase.entry(name.to_string()).or_default().push(ms);
         }
