@@ -847,9 +847,9 @@ impl Service {
 
     /// The print jobs, queued, of `owner_id`'s documents of the types `kinds` whose profile
     /// prints automatically; `file_of` names each type's file (none: nothing to print). The one
-    /// rule of what prints on its own: a new label's documents (written in the label's own commit,
-    /// so a crash leaves both or neither and the label waits for one sync, not two) and a shipped
-    /// order's packing slip (`auto_print`). A store that does not answer leaves the documents
+    /// rule of what prints on its own: a new label's documents and a shipped order's packing slip,
+    /// each written in the commit of what it prints (`queue_auto_prints`), so a crash leaves both
+    /// or neither and the label waits for one sync, not two. A store that does not answer leaves the documents
     /// unprinted, and says so: History shows them without a print job, to print by hand.
     pub(crate) fn auto_print_jobs(
         &self,
@@ -920,29 +920,6 @@ impl Service {
             table::put_job(tx, job)?;
         }
         Ok(())
-    }
-
-    /// Prints the stored documents of `owner_id` of the types `kinds` (a shipped order's packing
-    /// slip) whose profile says so, in a commit of their own (a label's are in the label's).
-    pub(crate) fn auto_print(&self, env: Env, owner_id: &str, return_label: bool, kinds: &[DocumentType]) {
-        let jobs = self.auto_print_jobs(env, owner_id, return_label, kinds, |kind| {
-            match self.store.read(|c| files::of_owner(c, env, owner_id, label_file(kind))) {
-                Ok(file) => file.map(|f| f.id),
-                Err(e) => {
-                    tracing::error!(owner_id, kind = kind.as_str(), error = %ServiceError::from(e).chain(), "document could not be read: not printed automatically");
-                    None
-                }
-            }
-        });
-        if jobs.is_empty() {
-            return;
-        }
-        match self.store.write(|tx| self.queue_auto_prints(tx, &jobs)) {
-            Ok(()) => self.wake_printer(),
-            Err(e) => {
-                tracing::error!(owner_id, error = %e.chain(), "print jobs could not be written: not printed automatically")
-            }
-        }
     }
 
     pub(crate) fn wake_printer(&self) {

@@ -577,11 +577,17 @@ impl Service {
             file_type: row.file_type.clone(),
         };
         let file_ref = serde_json::to_string(&file_ref).map_err(ServiceError::internal)?;
+        // Its print job, when its profile prints on its own, in the slip's commit: a crash
+        // leaves both or neither.
+        let prints = self.auto_print_jobs(env, &label.id, false, &[document], |_| Some(row.id.clone()));
         self.store.write(|tx| {
             packdesk_store::files::insert(tx, &row)?;
-            packdesk_store::labels::add_file(tx, &label.id, kind, &file_ref)
+            packdesk_store::labels::add_file(tx, &label.id, kind, &file_ref)?;
+            self.queue_auto_prints(tx, &prints)
         })?;
-        self.auto_print(env, &label.id, false, &[document]);
+        if !prints.is_empty() {
+            self.wake_printer();
+        }
         Ok(())
     }
 }
