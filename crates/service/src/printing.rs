@@ -45,8 +45,9 @@ const SHARED_POLL: Duration = Duration::from_millis(500);
 /// While every printer with queued jobs is at work, how often the queue is read for another
 /// printer's new jobs (a sender that ends has it read at once).
 const BUSY_READ_EVERY: Duration = Duration::from_millis(25);
-/// How long a sender's outcomes may wait for one sync of them all (a power cut may send again
-/// the jobs of these milliseconds and the one being sent).
+/// How long a sender's outcomes may wait for one sync of them all, and then for a label's sync
+/// to cover them before one of their own (a power cut may send again the jobs of these
+/// milliseconds and the one being sent).
 const OUTCOMES_SYNCED_EVERY: Duration = Duration::from_millis(10);
 
 fn stock_paper(stock: &str) -> Paper {
@@ -667,7 +668,7 @@ impl Service {
     /// Has every print job outcome written so far on disk. Logged when it fails: the outcomes
     /// are then as safe as the next write makes them.
     fn sync_print_outcomes(&self) {
-        if let Err(e) = self.store.sync() {
+        if let Err(e) = self.store.sync_within(OUTCOMES_SYNCED_EVERY) {
             tracing::error!(error = %ServiceError::from(e).chain(), "print job outcomes could not be synced to disk");
         }
     }

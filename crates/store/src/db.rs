@@ -95,10 +95,11 @@ impl Db {
         }
     }
 
-    /// Returns once every commit made so far, `write_relaxed`'s too, is on disk.
-    pub fn sync(&self) -> Result<(), StoreError> {
+    /// Returns once every commit made so far, `write_relaxed`'s too, is on disk; on SQLite by
+    /// the next durable commit's sync if one ends within `grace` (`Store::sync_within`).
+    pub fn sync_within(&self, grace: std::time::Duration) -> Result<(), StoreError> {
         match self {
-            Db::Sqlite(s) => s.sync(),
+            Db::Sqlite(s) => s.sync_within(grace),
             // A commit that waits for the disk has PostgreSQL flush its log up to it, the relaxed
             // commits before it with it; only a transaction that has an id writes a commit.
             Db::Postgres { store, .. } => store.write(|client| {
