@@ -611,6 +611,47 @@ const SEARCH_READS_AT_MOST: i64 = if cfg!(test) { 40 } else { 50_000 };
 /// the whole text anywhere in the search text (on a shared database, any case; on SQLite, any
 /// case of ASCII).
 pub fn list(c: &mut Tx<'_>, env: Env, f: &LabelFilter, limit: usize, after: Option<&Cursor>) -> crate::Result<Listed> {
+    let page_full = limit + 1;
+    let query = page_query(c, env, f, page_full as i64, after)?;
+    let page = |c: &mut Tx<'_>| {
+        let rows: Vec<LabelRow> = c.rows_planned_each_time(&query.sql, &query.args.refs())?;
+        let searched_to = match query.bounded && rows.len() < page_full {
+            true => last_read(c, env, f, after)?,
+            false => None,
+        };
+        Ok(Listed { rows, searched_to })
+    };
+    if !query.bounded {
+        return page(c);
+    }
+    // The page and its last label read on one snapshot: labels made between them would move it.
+    c.execute("SAVEPOINT search_page", &[])?;
+    let listed = page(c);
+    if listed.is_err() {
+        let _ = c.execute("ROLLBACK TO search_page", &[]);
+    }
+    let released = c.execute("RELEASE search_page", &[]);
+    let listed = listed?;
+    released?;
+    Ok(listed)
+}
+
+/// The statement of one page of `list` and its values.
+struct PageQuery<'a> {
+    sql: String,
+    args: Args<'a>,
+    /// A search of only common words (SQLite): the newest `reads_at_most` labels are read.
+    bounded: bool,
+}
+
+/// The statement `list` runs for a page of `limit` rows (searches read the word index first).
+fn page_query<'a>(
+    c: &mut Tx<'_>,
+    env: Env,
+    f: &'a LabelFilter,
+    limit: i64,
+    after: Option<&'a Cursor>,
+) -> crate::Result<PageQuery<'a>> {
     let dialect = c.dialect();
     // SQLite: a search of 3+ characters starts from the word index's hits (CROSS JOIN keeps that
     // order of loops: otherwise SQLite walks the whole page index probing each row); the LIKE
@@ -630,8 +671,6 @@ pub fn list(c: &mut Tx<'_>, env: Env, f: &LabelFilter, limit: usize, after: Opti
         .as_deref()
         .filter(|s| dialect == Dialect::Sqlite || !s.is_empty())
         .map(|s| format!("%{}%", like_literal(s)));
-    let page_full = limit + 1;
-    let limit = page_full as i64;
 
     // ?1, ?2 and ?3 below.
     let mut args = Args::default();
@@ -646,14 +685,15 @@ pub fn list(c: &mut Tx<'_>, env: Env, f: &LabelFilter, limit: usize, after: Opti
         .join(", ");
     // SQLite: tracking numbers likewise start from the number index's hits (a scan finds its label
     // at once, where walking the page index for it read up to every label).
-    let by_number = dialect == Dialect::Sqlite && ranges.is_none() && !f.tracking_numbers.is_empty();
+    let from_words = ranges.is_some();
+    let by_number = dialect == Dialect::Sqlite && !from_words && !f.tracking_numbers.is_empty();
     let mut sql = if by_number {
         format!(
             "SELECT {COLS} FROM ({}) AS hits CROSS JOIN labels ON labels.id = hits.label_id WHERE {IN_WINDOW}",
             by_tracking_number(dialect, &numbers)
         )
-    } else if let Some(ranges) = &ranges {
-        let w = ranges.each_ref().map(|r| args.push(r));
+    } else if let Some(ranges) = ranges {
+        let w = ranges.map(|r| args.push(r));
         format!(
             "SELECT {COLS} FROM (SELECT label_id FROM label_words WHERE word >= {} AND word < {} \
              UNION SELECT label_id FROM label_words WHERE word >= {} AND word < {}) AS hits \
@@ -668,7 +708,7 @@ pub fn list(c: &mut Tx<'_>, env: Env, f: &LabelFilter, limit: usize, after: Opti
         sql.push_str(&format!(" AND id IN ({})", by_tracking_number(dialect, &numbers)));
     }
     // Only common words (SQLite): the newest labels are read, so many at most.
-    let bounded = indexed.is_some() && ranges.is_none() && !by_number;
+    let bounded = indexed.is_some() && !from_words && !by_number;
     if bounded {
         sql = format!(
             "SELECT * FROM ({sql} ORDER BY created_at DESC, id DESC LIMIT {}) AS newest WHERE 1 = 1",
@@ -677,13 +717,13 @@ pub fn list(c: &mut Tx<'_>, env: Env, f: &LabelFilter, limit: usize, after: Opti
     }
     // A one-word search read without the word index (its word is common) keeps to what the index
     // finds: the word at the start or the end of a word of the text, as on the index path.
-    if let Some(word) = indexed.filter(|s| ranges.is_none() && s.split_whitespace().count() == 1) {
+    if let Some(word) = indexed.filter(|s| !from_words && s.split_whitespace().count() == 1) {
         let w = like_literal(word);
         let edges = [format!("{w}%"), format!("% {w}%"), format!("%{w}"), format!("%{w} %")]
             .map(|edge| format!("search_text LIKE {} ESCAPE '\\'", args.push(edge)));
         sql.push_str(&format!(" AND ({})", edges.join(" OR ")));
     }
-    if let Some(p) = &pattern {
+    if let Some(p) = pattern {
         let p = args.push(p);
         match dialect {
             // Case-insensitive for ASCII. Alone (under 3 characters) this scans the rows.
@@ -696,27 +736,7 @@ pub fn list(c: &mut Tx<'_>, env: Env, f: &LabelFilter, limit: usize, after: Opti
         " ORDER BY created_at DESC, id DESC LIMIT {}",
         args.push(limit)
     ));
-    let page = |c: &mut Tx<'_>| {
-        let rows: Vec<LabelRow> = c.rows_planned_each_time(&sql, &args.refs())?;
-        let searched_to = match bounded && rows.len() < page_full {
-            true => last_read(c, env, f, after)?,
-            false => None,
-        };
-        Ok(Listed { rows, searched_to })
-    };
-    if !bounded {
-        return page(c);
-    }
-    // The page and its last label read on one snapshot: labels made between them would move it.
-    c.execute("SAVEPOINT search_page", &[])?;
-    let listed = page(c);
-    if listed.is_err() {
-        let _ = c.execute("ROLLBACK TO search_page", &[]);
-    }
-    let released = c.execute("RELEASE search_page", &[]);
-    let listed = listed?;
-    released?;
-    Ok(listed)
+    Ok(PageQuery { sql, args, bounded })
 }
 
 /// A label of the environment `?1` made from `?2` to `?3` (the creation window, its newest end
@@ -1264,28 +1284,51 @@ mod tests {
     fn newest_first_pages_read_the_page_index_backwards() {
         let dir = tempfile::tempdir().unwrap();
         let store = crate::Store::open(&dir.path().join("db.sqlite3")).unwrap();
-        for (table, index) in [
-            ("labels", "labels_page"),
-            ("print_jobs", "print_jobs_page"),
-            ("webhook_deliveries", "webhook_deliveries_page"),
-        ] {
-            let plan: Vec<String> = store
-                .read(|c| {
-                    let sql = format!(
-                        "EXPLAIN QUERY PLAN SELECT id FROM {table} WHERE {IN_WINDOW} AND (created_at, id) < (?4, ?5) \
-                         ORDER BY created_at DESC, id DESC LIMIT 51"
-                    );
-                    let mut st = c.prepare(&sql)?;
-                    let rows = st.query_map(rusqlite::params!["sandbox", 0, i64::MAX, i64::MAX, ""], |r| {
-                        r.get::<_, String>(3)
-                    })?;
-                    Ok::<_, crate::StoreError>(rows.collect::<Result<_, _>>()?)
-                })
-                .unwrap();
-            assert!(plan.iter().any(|step| step.contains(index)), "{table}: {plan:?}");
+        let after = Cursor {
+            created_at: i64::MAX,
+            id: String::new(),
+        };
+        let labels = LabelFilter {
+            created_at_max: i64::MAX,
+            ..Default::default()
+        };
+        let none: Option<String> = None;
+        // The statements the lists run, for a page after the first with no filter but the window.
+        let jobs: [&dyn Param; 8] = [&Env::Sandbox, &0i64, &i64::MAX, &none, &none, &i64::MAX, &"", &51i64];
+        let deliveries: [&dyn Param; 9] = [
+            &Env::Sandbox,
+            &0i64,
+            &i64::MAX,
+            &none,
+            &none,
+            &none,
+            &i64::MAX,
+            &"",
+            &51i64,
+        ];
+        let plans = store
+            .read(|c| {
+                let c = &mut Tx::Sqlite(c);
+                let label_page = page_query(c, Env::Sandbox, &labels, 51, Some(&after))?;
+                let mut plan = |sql: &str, args: &[&dyn Param]| {
+                    let steps: Vec<(i64, i64, i64, String)> = c.rows(&format!("EXPLAIN QUERY PLAN {sql}"), args)?;
+                    Ok::<_, crate::StoreError>(steps.into_iter().map(|s| s.3).collect::<Vec<_>>())
+                };
+                Ok::<_, crate::StoreError>([
+                    ("labels_page", plan(&label_page.sql, &label_page.args.refs())?),
+                    ("print_jobs_page", plan(&crate::printing::list_jobs_sql(), &jobs)?),
+                    (
+                        "webhook_deliveries_page",
+                        plan(&crate::webhooks::list_sql(), &deliveries)?,
+                    ),
+                ])
+            })
+            .unwrap();
+        for (index, plan) in plans {
+            assert!(plan.iter().any(|step| step.contains(index)), "{index}: {plan:?}");
             assert!(
                 !plan.iter().any(|step| step.contains("TEMP B-TREE")),
-                "{table} sorted: {plan:?}"
+                "{index} sorted: {plan:?}"
             );
         }
     }

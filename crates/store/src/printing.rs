@@ -332,12 +332,7 @@ pub fn list_jobs(
     let (t, id) = after.map(|c| (c.created_at, c.id.as_str())).unwrap_or((i64::MAX, ""));
     // A list with optional filters and a time window: planned for its values each time.
     c.rows_planned_each_time(
-        &format!(
-            "SELECT {} FROM print_jobs WHERE env = ?1 AND created_at >= ?2 AND created_at <= ?3
-             AND (CAST(?4 AS TEXT) IS NULL OR status = ?4) AND (CAST(?5 AS TEXT) IS NULL OR owner_id = ?5)
-             AND (created_at, id) < (?6, ?7) ORDER BY created_at DESC, id DESC LIMIT ?8",
-            PrintJobRow::COLUMNS
-        ),
+        &list_jobs_sql(),
         &[
             &env,
             &f.created_at_min,
@@ -348,6 +343,16 @@ pub fn list_jobs(
             &id,
             &((limit + 1) as i64),
         ],
+    )
+}
+
+/// `list_jobs`'s statement: environment, window (?1-?3), status, owner, the page's start, limit.
+pub(crate) fn list_jobs_sql() -> String {
+    format!(
+        "SELECT {} FROM print_jobs WHERE env = ?1 AND created_at >= ?2 AND created_at <= ?3
+         AND (CAST(?4 AS TEXT) IS NULL OR status = ?4) AND (CAST(?5 AS TEXT) IS NULL OR owner_id = ?5)
+         AND (created_at, id) < (?6, ?7) ORDER BY created_at DESC, id DESC LIMIT ?8",
+        PrintJobRow::COLUMNS
     )
 }
 

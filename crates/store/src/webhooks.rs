@@ -165,6 +165,17 @@ pub struct DeliveryFilter {
     pub created_at_max: i64,
 }
 
+/// `list`'s statement: environment, window (?1-?3), status, event, record, the page's start,
+/// limit.
+pub(crate) fn list_sql() -> String {
+    format!(
+        "SELECT {COLS} FROM webhook_deliveries WHERE env = ?1 AND created_at >= ?2 AND created_at <= ?3
+         AND (CAST(?4 AS TEXT) IS NULL OR status = ?4) AND (CAST(?5 AS TEXT) IS NULL OR event = ?5)
+         AND (CAST(?6 AS TEXT) IS NULL OR record_id = ?6)
+         AND (created_at, id) < (?7, ?8) ORDER BY created_at DESC, id DESC LIMIT ?9"
+    )
+}
+
 /// Newest first, `limit + 1` rows so the caller knows whether there is a next page.
 pub fn list(
     c: &mut Tx<'_>,
@@ -177,12 +188,7 @@ pub fn list(
     // An absent filter is a NULL PostgreSQL cannot type by itself: hence the casts.
     // A list with optional filters and a time window: planned for its values each time.
     c.rows_planned_each_time(
-        &format!(
-            "SELECT {COLS} FROM webhook_deliveries WHERE env = ?1 AND created_at >= ?2 AND created_at <= ?3
-             AND (CAST(?4 AS TEXT) IS NULL OR status = ?4) AND (CAST(?5 AS TEXT) IS NULL OR event = ?5)
-             AND (CAST(?6 AS TEXT) IS NULL OR record_id = ?6)
-             AND (created_at, id) < (?7, ?8) ORDER BY created_at DESC, id DESC LIMIT ?9"
-        ),
+        &list_sql(),
         &[
             &env,
             &f.created_at_min,
