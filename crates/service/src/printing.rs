@@ -1053,15 +1053,17 @@ impl Service {
                                 unsynced_since.get_or_insert_with(std::time::Instant::now);
                             }
                         }
-                        if unsynced_since.is_some() {
-                            s.sync_print_outcomes();
-                        }
                         s.print_signal
                             .busy
                             .lock()
                             .unwrap_or_else(|p| p.into_inner())
                             .remove(&printer);
                         s.wake_printer();
+                        // After the printer is free: the sync may wait for a label's
+                        // (`sync_within`), which the printer's next job need not.
+                        if unsynced_since.is_some() {
+                            s.sync_print_outcomes();
+                        }
                 });
             }
             let g = self.print_signal.queued.lock().unwrap_or_else(|p| p.into_inner());
