@@ -50,6 +50,16 @@ const BUSY_READ_EVERY: Duration = Duration::from_millis(25);
 /// milliseconds and the one being sent).
 const OUTCOMES_SYNCED_EVERY: Duration = Duration::from_millis(10);
 
+/// Why a job is sent. The worker's round sends only a job still waiting (queued, or failed and
+/// due): its list was read before the printer's previous round had ended, and may hold a job that
+/// round printed (on a shared database the list's read and a round's outcome met often enough to
+/// print a batch's label twice). A person's print or retry sends it whatever it was.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum SentFor {
+    Queue,
+    Asked,
+}
+
 fn stock_paper(stock: &str) -> Paper {
     match stock {
         "4x4" => Paper {
@@ -662,7 +672,7 @@ impl Service {
 
     /// Sends a job to its printer now and records the outcome.
     pub fn execute_print_job(&self, id: &str) -> Result<PrintJobRow, ServiceError> {
-        self.send_print_job(id, true)
+        self.send_print_job(id, true, SentFor::Asked)
     }
 
     /// Has every print job outcome written so far on disk. Logged when it fails: the outcomes
@@ -678,12 +688,15 @@ impl Service {
     /// found `printing` at start is queued again anyway (sent again either way). Not waiting twice
     /// for the disk for each job let the print worker keep up with 500 labels/s (it sent about 300
     /// a second on a slower day).
-    fn send_print_job(&self, id: &str, outcome_synced: bool) -> Result<PrintJobRow, ServiceError> {
+    fn send_print_job(&self, id: &str, outcome_synced: bool, sent_for: SentFor) -> Result<PrintJobRow, ServiceError> {
         let _span = tracing::info_span!("print_job", print_job_id = %id).entered();
         let mut job = self
             .store
             .read(|c| table::job(c, id))?
             .ok_or_else(|| not_found("print job", "id", id))?;
+        if sent_for == SentFor::Queue && !matches!(job.status, PrintJobStatus::Queued | PrintJobStatus::Failed) {
+            return Ok(job);
+        }
         job.attempts += 1;
         let outcome = self.marked_while_slow(&job, || -> Result<packdesk_print::Delivery, String> {
             let printer = self
@@ -1044,7 +1057,7 @@ impl Service {
                             }
                             let synced = s.store.is_shared();
                             let sent = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                                s.send_print_job(id, synced)
+                                s.send_print_job(id, synced, SentFor::Queue)
                             }));
                             if sent.is_err() {
                                 tracing::error!(print_job_id = %id, "print job failed unexpectedly (a bug); it stays queued");
