@@ -50,14 +50,11 @@ const BUSY_READ_EVERY: Duration = Duration::from_millis(25);
 /// milliseconds and the one being sent).
 const OUTCOMES_SYNCED_EVERY: Duration = Duration::from_millis(10);
 
-/// Why a job is sent. The worker's round sends only a job still waiting (queued, or failed and
-/// due): its list was read before the printer's previous round had ended, and may hold a job that
-/// round printed (on a shared database the list's read and a round's outcome met often enough to
-/// print a batch's label twice). A person's print or retry sends it whatever it was.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum SentFor {
-    Queue,
-    Asked,
+/// What a printer's round did (`send_print_round`).
+struct PrintRound {
+    sent: usize,
+    /// Its last outcomes were written without waiting for the disk.
+    outcomes_unsynced: bool,
 }
 
 fn stock_paper(stock: &str) -> Paper {
@@ -672,13 +669,33 @@ impl Service {
 
     /// Sends a job to its printer now and records the outcome.
     pub fn execute_print_job(&self, id: &str) -> Result<PrintJobRow, ServiceError> {
-        self.send_print_job(id, true, SentFor::Asked)
+        self.send_print_job(self.print_job(id)?, true)
     }
 
-    /// Has every print job outcome written so far on disk. Logged when it fails: the outcomes
-    /// are then as safe as the next write makes them.
-    fn sync_print_outcomes(&self) {
-        if let Err(e) = self.store.sync_within(OUTCOMES_SYNCED_EVERY) {
+    fn print_job(&self, id: &str) -> Result<PrintJobRow, ServiceError> {
+        self.store
+            .read(|c| table::job(c, id))?
+            .ok_or_else(|| not_found("print job", "id", id))
+    }
+
+    /// The worker's send of a queued job: only while it still waits (queued, or failed and due),
+    /// as read now. The round's list was read before the printer's previous round had ended and
+    /// may hold a job that round printed (on a shared database that printed a batch's label
+    /// twice). Says whether it sent the job (and wrote an outcome).
+    fn send_waiting_print_job(&self, id: &str, outcome_synced: bool) -> Result<bool, ServiceError> {
+        let job = self.print_job(id)?;
+        if !matches!(job.status, PrintJobStatus::Queued | PrintJobStatus::Failed) {
+            return Ok(false);
+        }
+        self.send_print_job(job, outcome_synced)?;
+        Ok(true)
+    }
+
+    /// Has every print job outcome written so far on disk, waiting up to `grace` for a label's
+    /// sync to cover them (`sync_within`). Logged when it fails: the outcomes are then as safe as
+    /// the next write makes them.
+    fn sync_print_outcomes(&self, grace: Duration) {
+        if let Err(e) = self.store.sync_within(grace) {
             tracing::error!(error = %ServiceError::from(e).chain(), "print job outcomes could not be synced to disk");
         }
     }
@@ -688,15 +705,8 @@ impl Service {
     /// found `printing` at start is queued again anyway (sent again either way). Not waiting twice
     /// for the disk for each job let the print worker keep up with 500 labels/s (it sent about 300
     /// a second on a slower day).
-    fn send_print_job(&self, id: &str, outcome_synced: bool, sent_for: SentFor) -> Result<PrintJobRow, ServiceError> {
-        let _span = tracing::info_span!("print_job", print_job_id = %id).entered();
-        let mut job = self
-            .store
-            .read(|c| table::job(c, id))?
-            .ok_or_else(|| not_found("print job", "id", id))?;
-        if sent_for == SentFor::Queue && !matches!(job.status, PrintJobStatus::Queued | PrintJobStatus::Failed) {
-            return Ok(job);
-        }
+    fn send_print_job(&self, mut job: PrintJobRow, outcome_synced: bool) -> Result<PrintJobRow, ServiceError> {
+        let _span = tracing::info_span!("print_job", print_job_id = %job.id).entered();
         job.attempts += 1;
         let outcome = self.marked_while_slow(&job, || -> Result<packdesk_print::Delivery, String> {
             let printer = self
@@ -948,17 +958,74 @@ impl Service {
         if self.printing_paused() {
             return 0;
         }
-        let work = match self.print_work() {
-            Ok(w) => w,
+        self.run_print_round(&self.print_work_ids())
+    }
+
+    /// The ids of what the print worker would send now: a round's list (tests keep it to send a
+    /// stale one).
+    #[cfg(any(test, feature = "testing"))]
+    pub fn print_work_ids(&self) -> Vec<String> {
+        match self.print_work() {
+            Ok(work) => work.into_iter().map(|j| j.id).collect(),
             Err(e) => {
                 tracing::error!(error = %e.chain(), "print jobs cannot be read");
-                return 0;
+                Vec::new()
             }
-        };
-        for j in &work {
-            let _ = self.execute_print_job(&j.id);
         }
-        work.len()
+    }
+
+    /// A printer sender's round of `jobs`, its outcomes synced at its end; answers how many it
+    /// sent (a job no longer waiting is not).
+    #[cfg(any(test, feature = "testing"))]
+    pub fn run_print_round(&self, jobs: &[String]) -> usize {
+        let round = self.send_print_round(jobs);
+        if round.outcomes_unsynced {
+            self.sync_print_outcomes(Duration::ZERO);
+        }
+        round.sent
+    }
+
+    /// Sends `jobs` one after another, each only while it still waits (`send_waiting_print_job`).
+    /// Outcomes wait for the disk together: one sync for the sends of `OUTCOMES_SYNCED_EVERY`
+    /// (why: `send_print_job`); the round's last are left to its caller (`outcomes_unsynced`),
+    /// which syncs them once the printer is free. A shared database's outcomes each wait (other
+    /// desks read them).
+    fn send_print_round(&self, jobs: &[String]) -> PrintRound {
+        let mut sent = 0;
+        let mut unsynced_since: Option<std::time::Instant> = None;
+        let synced = self.store.is_shared();
+        for id in jobs {
+            // A pause stops the rest of the round (they stay queued).
+            if self.printing_paused() {
+                break;
+            }
+            // Mid-round the printer waits for this sync: no grace.
+            if unsynced_since.is_some_and(|t| t.elapsed() >= OUTCOMES_SYNCED_EVERY) {
+                self.sync_print_outcomes(Duration::ZERO);
+                unsynced_since = None;
+            }
+            let outcome =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.send_waiting_print_job(id, synced)));
+            match outcome {
+                Ok(Ok(true)) => {
+                    sent += 1;
+                    if !synced {
+                        unsynced_since.get_or_insert_with(std::time::Instant::now);
+                    }
+                }
+                Ok(Ok(false)) => {}
+                Ok(Err(e)) => {
+                    tracing::error!(print_job_id = %id, error = %e.chain(), "print job could not be sent");
+                }
+                Err(_) => {
+                    tracing::error!(print_job_id = %id, "print job failed unexpectedly (a bug); it stays queued");
+                }
+            }
+        }
+        PrintRound {
+            sent,
+            outcomes_unsynced: unsynced_since.is_some(),
+        }
     }
 
     /// Failed jobs whose last attempt is older than `RETRY_EVERY` (the printer may be back).
@@ -1042,41 +1109,19 @@ impl Service {
                 senders_started += 1;
                 let s = std::sync::Arc::clone(self);
                 io.spawn_blocking(move || {
-                        // Outcomes wait for the disk together: one sync for the sends of
-                        // `OUTCOMES_SYNCED_EVERY` (why: `send_print_job`). A shared database's
-                        // outcomes each wait (other desks read them).
-                        let mut unsynced_since: Option<std::time::Instant> = None;
-                        for id in &jobs {
-                            // A pause stops the rest of the round (they stay queued).
-                            if s.printing_paused() {
-                                break;
-                            }
-                            if unsynced_since.is_some_and(|t| t.elapsed() >= OUTCOMES_SYNCED_EVERY) {
-                                s.sync_print_outcomes();
-                                unsynced_since = None;
-                            }
-                            let synced = s.store.is_shared();
-                            let sent = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                                s.send_print_job(id, synced, SentFor::Queue)
-                            }));
-                            if sent.is_err() {
-                                tracing::error!(print_job_id = %id, "print job failed unexpectedly (a bug); it stays queued");
-                            }
-                            if !synced {
-                                unsynced_since.get_or_insert_with(std::time::Instant::now);
-                            }
-                        }
-                        s.print_signal
-                            .busy
-                            .lock()
-                            .unwrap_or_else(|p| p.into_inner())
-                            .remove(&printer);
-                        s.wake_printer();
-                        // After the printer is free: the sync may wait for a label's
-                        // (`sync_within`), which the printer's next job need not.
-                        if unsynced_since.is_some() {
-                            s.sync_print_outcomes();
-                        }
+                    let round = s.send_print_round(&jobs);
+                    tracing::debug!(printer_id = %printer, sent = round.sent, listed = jobs.len(), "print round");
+                    s.print_signal
+                        .busy
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .remove(&printer);
+                    s.wake_printer();
+                    // After the printer is free: the sync may wait for a label's
+                    // (`sync_within`), which the printer's next job need not.
+                    if round.outcomes_unsynced {
+                        s.sync_print_outcomes(OUTCOMES_SYNCED_EVERY);
+                    }
                 });
             }
             let g = self.print_signal.queued.lock().unwrap_or_else(|p| p.into_inner());

@@ -573,6 +573,41 @@ fn a_failed_job_printed_since_by_a_reprint_is_not_retried_into_a_second_copy() {
     );
 }
 
+/// The worker reads the queue while a printer's round may still be sending: its next round's
+/// list can hold a job that round printed (on a shared database a batch's label printed twice).
+#[test]
+fn a_round_given_a_job_printed_since_its_list_was_read_does_not_print_it_again() {
+    let (s, _clock, _dir) = manual_service();
+    let (port, copies) = raw_printer();
+    let printer = add_printer(&s, port, "zpl", 203);
+    s.set_print_profile(
+        "label",
+        json!({"printer_id": printer, "auto_print": true}).to_request().unwrap(),
+    )
+    .unwrap();
+    let label = zpl_label(&s, 1);
+    let listed = s.print_work_ids();
+    assert_eq!(listed.len(), 1, "the label's job is queued");
+    assert_eq!(s.run_print_round(&listed), 1);
+    assert_eq!(
+        copies.recv_timeout(std::time::Duration::from_secs(10)).unwrap(),
+        stored(&s, &label)
+    );
+    // The next round got the list read before the first one ended.
+    assert_eq!(s.run_print_round(&listed), 0, "nothing sent");
+    assert!(
+        copies.recv_timeout(std::time::Duration::from_millis(500)).is_err(),
+        "no second copy"
+    );
+    let q = packdesk_model::request::ListQuery::default();
+    let jobs = wire(s.list_print_jobs(Env::Sandbox, &q).unwrap())["print_jobs"].clone();
+    assert_eq!(
+        (jobs[0]["status"].as_str(), jobs[0]["attempts"].as_i64()),
+        (Some("printed"), Some(1)),
+        "{jobs}"
+    );
+}
+
 #[test]
 fn a_packer_reprints_the_days_labels_and_a_supervisor_an_older_one() {
     use packdesk_model::status::Role;
