@@ -806,6 +806,29 @@ const MIGRATIONS: &[&[Step]] = &[
     CREATE INDEX webhook_deliveries_page ON webhook_deliveries (env, created_at, id);
     "#,
     )],
+    // 21: two b-trees fewer in every label's commit (issue 42). No statement reads tracking
+    // numbers by label (a label's numbers are in its record): `tracking_numbers_label` goes on
+    // both. On SQLite the key leads with the number, which a scanned number is looked up by, so
+    // the number's own index goes too (the key still makes a second issue impossible; the table
+    // is copied once, about a second a million numbers). PostgreSQL keeps its key and index.
+    &[
+        Step::Both("DROP INDEX tracking_numbers_label;"),
+        Step::Sqlite(
+            r#"
+    CREATE TABLE tracking_numbers_by_number (
+        env TEXT NOT NULL,
+        slug TEXT NOT NULL,
+        number TEXT NOT NULL,
+        label_id TEXT NOT NULL,
+        PRIMARY KEY (number, slug, env)
+    ) WITHOUT ROWID;
+    INSERT INTO tracking_numbers_by_number (env, slug, number, label_id)
+        SELECT env, slug, number, label_id FROM tracking_numbers;
+    DROP TABLE tracking_numbers;
+    ALTER TABLE tracking_numbers_by_number RENAME TO tracking_numbers;
+    "#,
+        ),
+    ],
 ];
 
 /// The schema version this build writes.
@@ -913,6 +936,40 @@ mod tests {
         assert_eq!(read("async").0, "2026-11-18", "the day it was made (1795000000 s)");
     }
 
+    /// A database of schema 20 with tracking numbers issued: after the upgrade each is still
+    /// there, found by its number through the key, and cannot be issued a second time.
+    #[test]
+    fn tracking_numbers_issued_before_the_number_key_keep_their_labels_and_stay_unique() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        for (to, sql) in scripts(Dialect::Sqlite).take(20) {
+            conn.execute_batch(&sql).unwrap();
+            conn.pragma_update(None, "user_version", to as i64).unwrap();
+        }
+        let issue = "INSERT INTO tracking_numbers (env, slug, number, label_id) VALUES (?1, ?2, ?3, ?4)";
+        conn.execute(issue, ["sandbox", "yodel", "JD1", "label-1"]).unwrap();
+        conn.execute(issue, ["live", "yodel", "JD1", "label-2"]).unwrap();
+        migrate(&mut conn).unwrap();
+        assert_eq!(version(&conn).unwrap(), LATEST);
+        let label: String = conn
+            .query_row(
+                "SELECT label_id FROM tracking_numbers WHERE +env = 'live' AND number = 'JD1'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(label, "label-2");
+        let again = conn.execute(issue, ["sandbox", "yodel", "JD1", "label-3"]);
+        assert!(again.is_err(), "a number issued twice: {again:?}");
+        let indexes: i64 = conn
+            .query_row(
+                "SELECT COUNT(*) FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'tracking_numbers'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(indexes, 0, "the key alone");
+    }
+
     #[test]
     fn a_shared_step_reaches_postgresql_with_its_type_names() {
         assert_eq!(
@@ -921,11 +978,11 @@ mod tests {
         );
     }
 
-    /// SQLite's file reaches the latest version; the shared database the last one with a step of
-    /// its own (19 is SQLite's alone: deflated labels).
+    /// Both databases reach the latest version (19 and 20 are SQLite's alone: deflated labels,
+    /// ascending page indexes; 21 has a step for each).
     #[test]
     fn both_databases_reach_the_latest_version() {
         assert_eq!(scripts(Dialect::Sqlite).last().map(|(to, _)| to), Some(LATEST));
-        assert_eq!(scripts(Dialect::Postgres).last().map(|(to, _)| to), Some(18));
+        assert_eq!(scripts(Dialect::Postgres).last().map(|(to, _)| to), Some(LATEST));
     }
 }
