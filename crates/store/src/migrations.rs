@@ -806,11 +806,13 @@ const MIGRATIONS: &[&[Step]] = &[
     CREATE INDEX webhook_deliveries_page ON webhook_deliveries (env, created_at, id);
     "#,
     )],
-    // 21: two b-trees fewer in every label's commit (issue 42). No statement reads tracking
+    // 21: three b-trees fewer in every label's commit (issue 42). No statement reads tracking
     // numbers by label (a label's numbers are in its record): `tracking_numbers_label` goes on
     // both. On SQLite the key leads with the number, which a scanned number is looked up by, so
-    // the number's own index goes too (the key still makes a second issue impossible; the table
-    // is copied once, about a second a million numbers). PostgreSQL keeps its key and index.
+    // the number's own index goes too (the key still makes a second issue impossible), and a
+    // print job's row (a few hundred bytes) is kept in its id's b-tree (WITHOUT ROWID: the id's
+    // own index goes). The tables are copied once, about a second a million rows. PostgreSQL
+    // keeps its keys and indexes.
     &[
         Step::Both("DROP INDEX tracking_numbers_label;"),
         Step::Sqlite(
@@ -826,6 +828,34 @@ const MIGRATIONS: &[&[Step]] = &[
         SELECT env, slug, number, label_id FROM tracking_numbers;
     DROP TABLE tracking_numbers;
     ALTER TABLE tracking_numbers_by_number RENAME TO tracking_numbers;
+    CREATE TABLE print_jobs_by_id (
+        id TEXT PRIMARY KEY,
+        env TEXT NOT NULL,
+        printer_id TEXT NOT NULL,
+        document_type TEXT NOT NULL,
+        owner_id TEXT NOT NULL,
+        file_id TEXT NOT NULL,
+        copies INTEGER NOT NULL,
+        stock TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('queued', 'printing', 'printed', 'failed')),
+        error TEXT,
+        attempts INTEGER NOT NULL,
+        bytes_sent INTEGER,
+        reference TEXT,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        printed_at INTEGER,
+        operator TEXT
+    ) WITHOUT ROWID;
+    INSERT INTO print_jobs_by_id SELECT id, env, printer_id, document_type, owner_id, file_id, copies,
+        stock, status, error, attempts, bytes_sent, reference, created_at, updated_at, printed_at, operator
+        FROM print_jobs;
+    DROP TABLE print_jobs;
+    ALTER TABLE print_jobs_by_id RENAME TO print_jobs;
+    CREATE INDEX print_jobs_page ON print_jobs (env, created_at, id);
+    CREATE INDEX print_jobs_status ON print_jobs (status, updated_at);
+    CREATE INDEX print_jobs_owner ON print_jobs (owner_id, document_type, created_at);
+    CREATE INDEX print_jobs_failed ON print_jobs (owner_id) WHERE status = 'failed';
     "#,
         ),
     ],
@@ -968,6 +998,43 @@ mod tests {
             )
             .unwrap();
         assert_eq!(indexes, 0, "the key alone");
+    }
+
+    /// A database of schema 20 with a print job: after the upgrade (the jobs kept in their id's
+    /// b-tree) the job is there whole, with the indexes the queue and History read.
+    #[test]
+    fn print_jobs_made_before_the_id_keyed_table_are_kept_whole() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        for (to, sql) in scripts(Dialect::Sqlite).take(20) {
+            conn.execute_batch(&sql).unwrap();
+            conn.pragma_update(None, "user_version", to as i64).unwrap();
+        }
+        let job = "'job-1', 'sandbox', 'printer-1', 'label', 'label-1', 'file-1', 2, '4x6', 'failed', \
+                   'the printer is off', 3, NULL, NULL, 10, 20, NULL, 'op-1'";
+        conn.execute_batch(&format!("INSERT INTO print_jobs VALUES ({job})"))
+            .unwrap();
+        migrate(&mut conn).unwrap();
+        let same: i64 = conn
+            .query_row(&format!("SELECT COUNT(*) FROM print_jobs WHERE (id, env, printer_id, document_type, owner_id, file_id, copies, stock, status, error, attempts, bytes_sent, reference, created_at, updated_at, printed_at, operator) IS ({job})"), [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(same, 1, "the job as it was");
+        let indexes: Vec<String> = conn
+            .prepare("SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'print_jobs' ORDER BY name")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(
+            indexes,
+            [
+                "print_jobs_failed",
+                "print_jobs_owner",
+                "print_jobs_page",
+                "print_jobs_status"
+            ],
+            "no index of the id's own"
+        );
     }
 
     #[test]
