@@ -678,15 +678,19 @@ impl Service {
             .ok_or_else(|| not_found("print job", "id", id))
     }
 
-    /// The worker's send of a queued job: only while it still waits (queued, or failed and due),
-    /// as read now. The round's list was read before the printer's previous round had ended and
-    /// may hold a job that round printed (on a shared database that printed a batch's label
-    /// twice). Says whether it sent the job (and wrote an outcome).
+    /// The worker's send of a listed job: only while it still waits (queued, or failed and due
+    /// again), as read now. The round's list may be older than the job's last outcome: read
+    /// before the printer's previous round had ended (on a shared database that printed a batch's
+    /// label twice), or a long round's later jobs retried or reprinted meanwhile. Says whether it
+    /// sent the job (and wrote an outcome).
     fn send_waiting_print_job(&self, id: &str, outcome_synced: bool) -> Result<bool, ServiceError> {
-        let job = self.print_job(id)?;
-        if !matches!(job.status, PrintJobStatus::Queued | PrintJobStatus::Failed) {
+        let cutoff = self.retry_cutoff();
+        let Some(job) = self
+            .store
+            .read(|c| table::still_waiting(c, id, MAX_AUTO_ATTEMPTS, cutoff))?
+        else {
             return Ok(false);
-        }
+        };
         self.send_print_job(job, outcome_synced)?;
         Ok(true)
     }
@@ -1030,10 +1034,15 @@ impl Service {
 
     /// Failed jobs whose last attempt is older than `RETRY_EVERY` (the printer may be back).
     fn failed_print_jobs_due(&self) -> Result<Vec<PrintJobRow>, ServiceError> {
-        let cutoff = self.now_us() - RETRY_EVERY.as_micros() as i64;
+        let cutoff = self.retry_cutoff();
         Ok(self
             .store
             .read(|c| table::retry_due(c, MAX_AUTO_ATTEMPTS, cutoff, 256))?)
+    }
+
+    /// A failed job last tried before this (microseconds) is due again.
+    fn retry_cutoff(&self) -> i64 {
+        self.now_us() - RETRY_EVERY.as_micros() as i64
     }
 
     /// The jobs the print worker sends now: the queued ones and the failed ones due again.

@@ -279,22 +279,38 @@ pub fn backlog(c: &mut Tx<'_>, printer_id: &str) -> crate::Result<(i64, i64, Opt
     .unwrap_or((0, 0, None)))
 }
 
-/// A failed job whose document was sent to a printer again since (a reprint, a manual retry's
-/// new job): retrying it too would print the document twice.
-const SUPERSEDED: &str = "EXISTS (SELECT 1 FROM print_jobs later WHERE later.owner_id = print_jobs.owner_id
+/// A failed job worth another try: fewer than `?1` attempts, last tried before `?2`, and its
+/// document not sent to a printer again since (a reprint, a manual retry's new job): retrying it
+/// too would print the document twice.
+const DUE_AGAIN: &str = "status = 'failed' AND attempts < ?1 AND updated_at <= ?2
+         AND NOT EXISTS (SELECT 1 FROM print_jobs later WHERE later.owner_id = print_jobs.owner_id
          AND later.document_type = print_jobs.document_type AND later.created_at > print_jobs.created_at
          AND later.status IN ('queued', 'printing', 'printed'))";
 
-/// This desk's failed jobs worth another try: fewer than `max_attempts` and last tried before
-/// `cutoff`, the longest waiting first (filtered here, so newer failures are never starved by old
-/// ones), none superseded.
+/// This desk's failed jobs worth another try (`DUE_AGAIN`), the longest waiting first
+/// (filtered here, so newer failures are never starved by old ones).
 pub fn retry_due(c: &mut Tx<'_>, max_attempts: i64, cutoff: i64, limit: usize) -> crate::Result<Vec<PrintJobRow>> {
     own(
         c,
-        &format!("SELECT {} FROM print_jobs WHERE {{desk = ?desk AND }}status = 'failed' AND attempts < ?1 AND updated_at <= ?2
-             AND NOT {} ORDER BY updated_at, id LIMIT ?3", PrintJobRow::COLUMNS, SUPERSEDED),
+        &format!(
+            "SELECT {} FROM print_jobs WHERE {{desk = ?desk AND }}{DUE_AGAIN} ORDER BY updated_at, id LIMIT ?3",
+            PrintJobRow::COLUMNS
+        ),
         &[&max_attempts, &cutoff, &(limit as i64)],
         |c, sql, params| c.rows(sql, params),
+    )
+}
+
+/// The job `id` if it still waits for the print worker as read now: queued, or failed and due
+/// again (`DUE_AGAIN`, as `retry_due` lists them). A round's list may be older than the job's
+/// last outcome.
+pub fn still_waiting(c: &mut Tx<'_>, id: &str, max_attempts: i64, cutoff: i64) -> crate::Result<Option<PrintJobRow>> {
+    c.row(
+        &format!(
+            "SELECT {} FROM print_jobs WHERE id = ?3 AND (status = 'queued' OR ({DUE_AGAIN}))",
+            PrintJobRow::COLUMNS
+        ),
+        &[&max_attempts, &cutoff, &id],
     )
 }
 

@@ -608,6 +608,33 @@ fn a_round_given_a_job_printed_since_its_list_was_read_does_not_print_it_again()
     );
 }
 
+/// Likewise a failed job listed as due again, which a round tried since: not tried again at once.
+#[test]
+fn a_round_given_a_failed_job_tried_since_its_list_was_read_waits_for_the_next_retry() {
+    let (s, clock, _dir) = manual_service();
+    let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let printer = add_printer(&s, port, "zpl", 203);
+    s.set_print_profile(
+        "label",
+        json!({"printer_id": printer, "auto_print": true}).to_request().unwrap(),
+    )
+    .unwrap();
+    zpl_label(&s, 1);
+    assert_eq!(s.run_print_jobs(), 1, "the printer is off: the job fails");
+    clock.advance(chrono::Duration::hours(1));
+    let listed = s.print_work_ids();
+    assert_eq!(listed.len(), 1, "due again");
+    assert_eq!(s.run_print_round(&listed), 1, "tried again, fails again");
+    assert_eq!(s.run_print_round(&listed), 0, "just tried: not due");
+    let q = packdesk_model::request::ListQuery::default();
+    let jobs = wire(s.list_print_jobs(Env::Sandbox, &q).unwrap())["print_jobs"].clone();
+    assert_eq!(
+        (jobs[0]["status"].as_str(), jobs[0]["attempts"].as_i64()),
+        (Some("failed"), Some(2)),
+        "{jobs}"
+    );
+}
+
 #[test]
 fn a_packer_reprints_the_days_labels_and_a_supervisor_an_older_one() {
     use packdesk_model::status::Role;
