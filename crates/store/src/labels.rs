@@ -684,8 +684,8 @@ fn page_query<'a>(
         .map(|t| args.push(t))
         .collect::<Vec<_>>()
         .join(", ");
-    // SQLite: tracking numbers likewise start from the number index's hits (a scan finds its label
-    // at once, where walking the page index for it read up to every label).
+    // SQLite: tracking numbers likewise start from their key's hits (it leads with the number: a
+    // scan finds its label at once, where walking the page index for it read up to every label).
     let from_words = ranges.is_some();
     let by_number = dialect == Dialect::Sqlite && !from_words && !f.tracking_numbers.is_empty();
     let mut sql = if by_number {

@@ -811,8 +811,8 @@ const MIGRATIONS: &[&[Step]] = &[
     // both. On SQLite the key leads with the number, which a scanned number is looked up by, so
     // the number's own index goes too (the key still makes a second issue impossible), and a
     // print job's row (a few hundred bytes) is kept in its id's b-tree (WITHOUT ROWID: the id's
-    // own index goes). The tables are copied once, about a second a million rows. PostgreSQL
-    // keeps its keys and indexes.
+    // own index goes). The tables are copied once, in their new keys' order. PostgreSQL keeps
+    // its keys and indexes.
     &[
         Step::Both("DROP INDEX tracking_numbers_label;"),
         Step::Sqlite(
@@ -825,7 +825,7 @@ const MIGRATIONS: &[&[Step]] = &[
         PRIMARY KEY (number, slug, env)
     ) WITHOUT ROWID;
     INSERT INTO tracking_numbers_by_number (env, slug, number, label_id)
-        SELECT env, slug, number, label_id FROM tracking_numbers;
+        SELECT env, slug, number, label_id FROM tracking_numbers ORDER BY number, slug, env;
     DROP TABLE tracking_numbers;
     ALTER TABLE tracking_numbers_by_number RENAME TO tracking_numbers;
     CREATE TABLE print_jobs_by_id (
@@ -849,7 +849,7 @@ const MIGRATIONS: &[&[Step]] = &[
     ) WITHOUT ROWID;
     INSERT INTO print_jobs_by_id SELECT id, env, printer_id, document_type, owner_id, file_id, copies,
         stock, status, error, attempts, bytes_sent, reference, created_at, updated_at, printed_at, operator
-        FROM print_jobs;
+        FROM print_jobs ORDER BY id;
     DROP TABLE print_jobs;
     ALTER TABLE print_jobs_by_id RENAME TO print_jobs;
     CREATE INDEX print_jobs_page ON print_jobs (env, created_at, id);
