@@ -508,12 +508,37 @@ export function documentLines(documents: string[], profiles: PrintProfile[], pri
 /** Whether a label's documents need the operator: one did not print. */
 export const failing = (o: PrintOutcome) => o.lines.some((l) => l.failed);
 
+/** Whether all a label's documents lacked was a printer set for them: the desk's setting, the
+ * same for every label made since, not something of this label's. */
+const onlyNoPrinter = (o: PrintOutcome) => failing(o) && o.lines.every((l) => !l.failed || l.noPrinter);
+
+/**
+ * The Ship screen's notices: the label shown (`shown`, printed or not), each label whose
+ * documents did not print until dismissed, and the earlier ones that only lacked a printer as one
+ * notice (`unprinted`, when there are two or more; never the labels of the latest parcel,
+ * `latest`, its order's other boxes too): a desk without a packing-slip printer would otherwise
+ * stack a notice for every order it ships and push the form off the screen.
+ */
+export function shipNotices(list: PrintOutcome[], shown: string | undefined, latest: string[]): { single: PrintOutcome[]; unprinted: PrintOutcome[] } {
+  const open = list.filter((o) => !o.dismissed && (o.labelId === shown || failing(o)));
+  const unprinted = open.filter((o) => !latest.includes(o.labelId) && onlyNoPrinter(o));
+  if (unprinted.length < 2) return { single: open, unprinted: [] };
+  const grouped = new Set(unprinted);
+  return { single: open.filter((o) => !grouped.has(o)), unprinted };
+}
+
+/** The documents no printer was set for, in the desk's order, across `outcomes`. */
+export const documentsWithoutPrinter = (outcomes: PrintOutcome[]) =>
+  DOCUMENTS.filter((d) => outcomes.some((o) => o.lines.some((l) => l.document === d && l.noPrinter && l.failed)));
+
 /**
  * The labels made at this desk and where their documents went, newest first, followed until
  * each document printed or failed (a failed one is retried by the print worker: a later print
  * shows, and its notice goes). A failure stays until the operator dismisses it, whichever screen
  * shows in between.
  */
+const KEPT_MOST = 1000;
+
 class PrintResults {
   list = $state<PrintOutcome[]>([]);
   #printers: Printer[] = [];
@@ -531,8 +556,9 @@ class PrintResults {
     } catch {
       // Without them a line says "no printer set": the jobs, once there, say better.
     }
-    // Kept: the failures not dismissed, and a few more for the screen to show.
-    const kept = this.list.filter((o, i) => i < 10 || (failing(o) && !o.dismissed));
+    // Kept: the failures not dismissed (the newest thousand: a desk that never dismisses its
+    // "no printer" notice does not keep every label of the day), and a few more for the screen.
+    const kept = this.list.filter((o, i) => i < 10 || (failing(o) && !o.dismissed)).slice(0, KEPT_MOST);
     this.list = [{ labelId: label.id, title, documents, profiles, lines: [], dismissed: false }, ...kept];
     await this.follow();
   }
@@ -551,6 +577,11 @@ class PrintResults {
   dismiss(labelId: string) {
     const o = this.of(labelId);
     if (o) o.dismissed = true;
+  }
+
+  dismissAll(labelIds: string[]) {
+    const ids = new Set(labelIds);
+    for (const o of this.list) if (ids.has(o.labelId)) o.dismissed = true;
   }
 
   async retry(labelId: string, job: PrintJob) {

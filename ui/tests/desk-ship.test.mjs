@@ -27,13 +27,17 @@ before(async () => {
 
 after(() => desk?.stop());
 
-/** Types a recipient in Spain and a weight, then Ctrl+Enter from the scan field, as the operator does. */
-async function makeLabel(page, name) {
+/** Types a recipient in Spain and a weight, then Ctrl+Enter from the scan field, as the operator
+ * does; answers the new label's tracking number (`previous`: the one the screen showed before). */
+async function makeLabel(page, name, previous = null) {
   for (const [k, v] of Object.entries(es(name, '08001'))) await field(page, `shipment.ship_to.${k}`).fill(v);
   await field(page, weightField).fill('1,5');
   await page.getByTestId('scan').focus();
   await page.keyboard.press('Control+Enter');
-  await page.getByTestId('tracking').waitFor();
+  await page.waitForFunction((prev) => {
+    const shown = document.querySelector('[data-testid="tracking"]')?.textContent?.trim();
+    return !!shown && shown !== prev;
+  }, previous);
   return (await page.getByTestId('tracking').textContent()).trim();
 }
 
@@ -94,7 +98,7 @@ test('a label with no printer for labels stays a red notice until dismissed; wit
   try {
     const zebra = await ok(api('POST', '/desk/printers', { name: 'Zebra ZD421', transport: 'raw', address: `127.0.0.1:${printer.port}`, format: 'zpl' }, desk.liveKey));
     await ok(api('PUT', '/desk/print-profiles/label', { printer_id: zebra.id, stock: '4x6', auto_print: true }, desk.liveKey));
-    const printed = await makeLabel(page, 'Berta Gil');
+    const printed = await makeLabel(page, 'Berta Gil', (await page.getByTestId('tracking').textContent()).trim());
     const line = documentsOf(page, printed).locator('[data-testid="document-line"][data-status="printed"]');
     await line.waitFor();
     assert.equal((await line.textContent()).trim(), 'Label → Zebra ZD421 — Printed');
@@ -143,6 +147,33 @@ test('a label the printer refused says so with Retry, once; retried and printed,
   } finally {
     printer?.close();
     await api('DELETE', '/desk/print-profiles/label', undefined, desk.liveKey);
+    await page.close();
+  }
+});
+
+test('labels made while no printer is set share one notice, and the form stays on the screen', async () => {
+  const page = await deskPage();
+  try {
+    const made = [];
+    for (const name of ['Dora Sanz', 'Eva Mora', 'Flor Vidal', 'Gema Ríos']) made.push(await makeLabel(page, name, made.at(-1)));
+    const last = made.at(-1);
+    await documentsOf(page, last).getByTestId('document-line').waitFor();
+    assert.equal(await documentsOf(page, last).getAttribute('data-failed'), 'true', 'the label just made has its own notice');
+    const earlier = page.getByTestId('unprinted-notice');
+    await page.waitForFunction(() => document.querySelector('[data-testid="unprinted-notice"]')?.getAttribute('data-count') === '3');
+    const text = await earlier.textContent();
+    assert.match(text, /3 earlier labels not printed/);
+    assert.match(text, /No printer is set for labels\. Set one in Printers, then print them from History\./);
+    for (const tracking of made.slice(0, 3)) assert.ok(text.includes(tracking), `${tracking} is named`);
+    assert.equal(await page.getByTestId('documents').count(), 1, 'one notice for the earlier labels, not one each');
+    const account = await page.getByTestId('account').boundingBox();
+    assert.ok(account && account.y + account.height <= 768, `the form's first field is on the screen (${JSON.stringify(account)})`);
+    await page.screenshot({ path: `${shots}/ship-unprinted-1366x768.png` });
+    await earlier.getByTestId('dismiss-unprinted').click();
+    await earlier.waitFor({ state: 'detached' });
+    assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('data-testid')), 'scan', 'the cursor is back for the next scan');
+    assert.equal(await documentsOf(page, last).count(), 1, 'the label just made keeps its notice');
+  } finally {
     await page.close();
   }
 });
