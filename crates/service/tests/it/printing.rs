@@ -80,6 +80,26 @@ fn stored(s: &Service, label: &Value) -> Vec<u8> {
         .0
 }
 
+/// The desk's labels print on `printer` as they are made.
+fn labels_print_on(s: &Service, printer: &str) {
+    s.set_print_profile(
+        "label",
+        json!({"printer_id": printer, "auto_print": true}).to_request().unwrap(),
+    )
+    .unwrap();
+}
+
+/// The status and attempts of the desk's one print job.
+fn only_job(s: &Service) -> (String, i64) {
+    let q = packdesk_model::request::ListQuery::default();
+    let jobs = wire(s.list_print_jobs(Env::Sandbox, &q).unwrap())["print_jobs"].clone();
+    assert_eq!(jobs.as_array().map(Vec::len), Some(1), "{jobs}");
+    (
+        jobs[0]["status"].as_str().unwrap().to_string(),
+        jobs[0]["attempts"].as_i64().unwrap(),
+    )
+}
+
 fn print(s: &Service, body: Value) -> Value {
     wire(s.print(Env::Sandbox, body.to_request().unwrap()).unwrap())
 }
@@ -143,11 +163,7 @@ fn a_printer_that_is_off_leaves_the_label_created_and_a_failed_job_that_retries(
     // A port nobody listens on yet.
     let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let printer = add_printer(s, port, "zpl", 203);
-    s.set_print_profile(
-        "label",
-        json!({"printer_id": printer, "auto_print": true}).to_request().unwrap(),
-    )
-    .unwrap();
+    labels_print_on(s, &printer);
     let label = zpl_label(s, 1);
     assert_eq!(label["status"], "created");
     assert_eq!(s.run_print_jobs(), 1, "the label was queued for printing");
@@ -541,11 +557,7 @@ fn a_failed_job_printed_since_by_a_reprint_is_not_retried_into_a_second_copy() {
     let (s, clock, _dir) = manual_service();
     let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let printer = add_printer(&s, port, "zpl", 203);
-    s.set_print_profile(
-        "label",
-        json!({"printer_id": printer, "auto_print": true}).to_request().unwrap(),
-    )
-    .unwrap();
+    labels_print_on(&s, &printer);
     let label = zpl_label(&s, 1);
     assert_eq!(s.run_print_jobs(), 1);
     // The printer comes back and the operator prints the label again by hand.
@@ -580,11 +592,7 @@ fn a_round_given_a_job_printed_since_its_list_was_read_does_not_print_it_again()
     let (s, _clock, _dir) = manual_service();
     let (port, copies) = raw_printer();
     let printer = add_printer(&s, port, "zpl", 203);
-    s.set_print_profile(
-        "label",
-        json!({"printer_id": printer, "auto_print": true}).to_request().unwrap(),
-    )
-    .unwrap();
+    labels_print_on(&s, &printer);
     let label = zpl_label(&s, 1);
     let listed = s.print_work_ids();
     assert_eq!(listed.len(), 1, "the label's job is queued");
@@ -599,13 +607,7 @@ fn a_round_given_a_job_printed_since_its_list_was_read_does_not_print_it_again()
         copies.recv_timeout(std::time::Duration::from_millis(500)).is_err(),
         "no second copy"
     );
-    let q = packdesk_model::request::ListQuery::default();
-    let jobs = wire(s.list_print_jobs(Env::Sandbox, &q).unwrap())["print_jobs"].clone();
-    assert_eq!(
-        (jobs[0]["status"].as_str(), jobs[0]["attempts"].as_i64()),
-        (Some("printed"), Some(1)),
-        "{jobs}"
-    );
+    assert_eq!(only_job(&s), ("printed".to_string(), 1));
 }
 
 /// Likewise a failed job listed as due again, which a round tried since: not tried again at once.
@@ -614,11 +616,7 @@ fn a_round_given_a_failed_job_tried_since_its_list_was_read_waits_for_the_next_r
     let (s, clock, _dir) = manual_service();
     let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let printer = add_printer(&s, port, "zpl", 203);
-    s.set_print_profile(
-        "label",
-        json!({"printer_id": printer, "auto_print": true}).to_request().unwrap(),
-    )
-    .unwrap();
+    labels_print_on(&s, &printer);
     zpl_label(&s, 1);
     assert_eq!(s.run_print_jobs(), 1, "the printer is off: the job fails");
     clock.advance(chrono::Duration::hours(1));
@@ -626,13 +624,7 @@ fn a_round_given_a_failed_job_tried_since_its_list_was_read_waits_for_the_next_r
     assert_eq!(listed.len(), 1, "due again");
     assert_eq!(s.run_print_round(&listed), 1, "tried again, fails again");
     assert_eq!(s.run_print_round(&listed), 0, "just tried: not due");
-    let q = packdesk_model::request::ListQuery::default();
-    let jobs = wire(s.list_print_jobs(Env::Sandbox, &q).unwrap())["print_jobs"].clone();
-    assert_eq!(
-        (jobs[0]["status"].as_str(), jobs[0]["attempts"].as_i64()),
-        (Some("failed"), Some(2)),
-        "{jobs}"
-    );
+    assert_eq!(only_job(&s), ("failed".to_string(), 2));
 }
 
 #[test]
