@@ -531,14 +531,15 @@ export function shipNotices(list: PrintOutcome[], shown: string | undefined, lat
 export const documentsWithoutPrinter = (outcomes: PrintOutcome[]) =>
   DOCUMENTS.filter((d) => outcomes.some((o) => o.lines.some((l) => l.document === d && l.noPrinter && l.failed)));
 
+/** The most label outcomes the Ship screen keeps (`PrintResults.add`). */
+const KEPT_MOST = 1000;
+
 /**
  * The labels made at this desk and where their documents went, newest first, followed until
  * each document printed or failed (a failed one is retried by the print worker: a later print
  * shows, and its notice goes). A failure stays until the operator dismisses it, whichever screen
  * shows in between.
  */
-const KEPT_MOST = 1000;
-
 class PrintResults {
   list = $state<PrintOutcome[]>([]);
   #printers: Printer[] = [];
